@@ -1,0 +1,35 @@
+"""amteach: play and study Anti-Monopoly in Jupyter."""
+
+from .engine.board import Board, standard_board
+from .engine.choices import Choice, Trade
+from .engine.errors import (
+    AmteachError,
+    DataError,
+    IllegalChoice,
+    InputError,
+    RulesError,
+    SaveError,
+    ScenarioError,
+)
+from .engine.game import Game, Pending, Setup
+from .engine.rules import RuleSet, preset_names
+
+__all__ = [
+    "AmteachError",
+    "Board",
+    "Choice",
+    "DataError",
+    "Game",
+    "IllegalChoice",
+    "InputError",
+    "Pending",
+    "RuleSet",
+    "RulesError",
+    "SaveError",
+    "ScenarioError",
+    "Setup",
+    "Trade",
+    "preset_names",
+    "standard_board",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""The rules of Anti-Monopoly: pure Python, no widgets, no file writes."""

@@ -1,0 +1,1367 @@
+"""The game: state, legal choices, applying a choice, the log, save, load and undo.
+
+One `Game` is one play of Anti-Monopoly. At every moment `game.pending` says whose decision it
+is and which kinds of choice are legal; `game.apply(choice)` carries one out, or raises
+`IllegalChoice` naming the rule and leaves the state untouched. Chance (dice, card order) comes
+from one seeded stream, so a game is its set-up plus its decisions: that is what a save holds,
+and undo replays all but the last decision.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import events as ev
+from .board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
+from .choices import (
+    CHOICE_KINDS,
+    TAX_OPTIONS,
+    TITLE_CHOICES,
+    Choice,
+    Trade,
+)
+from .errors import IllegalChoice, SaveError, ScenarioError
+from .rules import RuleSet
+
+TREASURY = ev.TREASURY
+NOBODY = -1
+GAME_TYPES = ("A", "B", "two-hour")
+SAVE_FORMAT = "amteach-game"
+SAVE_VERSION = 1
+
+# phases: what kind of decision the game waits for
+PRE_ROLL = "pre_roll"
+BUY = "buy"
+INCOME_TAX = "income_tax"
+RAISE = "raise"
+POST_ROLL = "post_roll"
+TRADE_ANSWER = "trade_answer"
+FINAL_ADJUST = "final_adjust"
+OVER = "over"
+
+_PHASE_KINDS = {
+    PRE_ROLL: ("roll", "pay_fine", "build", "sell_building", "mortgage", "redeem", "trade", "end_game"),
+    POST_ROLL: ("build", "sell_building", "mortgage", "redeem", "trade", "end_turn", "end_game"),
+    BUY: ("buy", "decline", "sell_building", "mortgage"),
+    INCOME_TAX: ("income_tax",),
+    RAISE: ("sell_building", "mortgage"),
+    TRADE_ANSWER: ("accept", "reject"),
+    FINAL_ADJUST: ("build", "sell_building", "mortgage", "redeem", "end_turn"),
+    OVER: (),
+}
+
+R_TURN = "turn order"
+R_BUY = "rule 9 (buying)"
+R_BUILD = "rule 11 (building)"
+R_MONOPOLY = "rule 10 and decision 5 (monopolized city)"
+R_SUPPLY = "building supply (decisions: 35 houses, 15 apartments)"
+R_MORTGAGE = "rule 12 and decision 7 (mortgages)"
+R_SELL = "rule 13 and decision 6 (selling buildings)"
+R_TRADE = "rule 23 and decision 8 (trading)"
+R_BORROW = "rule 26 (no borrowing)"
+R_HOLD = "decision 3 (Prison and Price War)"
+R_TAX = "decision 1 (income tax)"
+R_TWO_HOUR = "decision 12 (two-hour game)"
+
+
+def _percent_of(amount: int, percent: int) -> int:
+    """`percent` % of `amount` in whole dollars, rounded half up."""
+    return (amount * percent + 50) // 100
+
+
+@dataclass(frozen=True, slots=True)
+class TitleSetup:
+    space: int
+    houses: int = 0
+    apartment: bool = False
+    mortgaged: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSetup:
+    name: str
+    role: int
+    cash: int | None = None
+    position: int = 0
+    held: int | None = None
+    titles: tuple[TitleSetup, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """Everything a game starts from. With the decisions taken, it fixes the whole game."""
+
+    players: tuple[PlayerSetup, ...]
+    rules: RuleSet
+    seed: int
+    game_type: str = "A"
+    dice: tuple[tuple[int, ...], ...] = ()
+    cards: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+
+    def to_json(self) -> dict[str, Any]:
+        """The set-up in the scenario file format (titles keyed by space index)."""
+        rules = self.rules.to_dict()
+        return {
+            "rules": {"preset": rules.pop("preset_name"), **rules},
+            "seed": self.seed,
+            "game": self.game_type,
+            "players": [
+                {
+                    "name": p.name,
+                    "role": ROLES[p.role],
+                    "cash": p.cash,
+                    "position": p.position,
+                    "held": p.held,
+                    "titles": {
+                        str(t.space): {"houses": t.houses, "apartment": t.apartment, "mortgaged": t.mortgaged}
+                        for t in p.titles
+                    },
+                }
+                for p in self.players
+            ],
+            "dice": [list(d) for d in self.dice],
+            "cards": {"competitor": list(self.cards[0]), "monopolist": list(self.cards[1])},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """Whose decision it is, in which phase, and which kinds of choice are legal."""
+
+    player: int
+    phase: str
+    kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TaxOptions:
+    """Both income-tax amounts and the sums behind the percentage."""
+
+    flat: int
+    percent: int
+    cash: int
+    property: int
+    improvements: int
+    rates: tuple[int, int, int]
+
+    @property
+    def cheaper(self) -> str:
+        return "percent" if self.percent < self.flat else "flat"
+
+
+@dataclass(slots=True)
+class _Debt:
+    debtor: int
+    creditor: int
+    amount: int
+    event: ev.Event  # emitted when paid in full
+    announced: bool = False
+
+
+@dataclass(slots=True)
+class _Checkpoint:
+    events: int
+    decisions: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Game:
+    """One game of Anti-Monopoly, from its set-up and the decisions taken so far."""
+
+    __slots__ = (
+        "actor",
+        "apartment",
+        "board",
+        "bankrupt",
+        "cash",
+        "current",
+        "debts",
+        "decisions",
+        "decks",
+        "end_reason",
+        "events",
+        "extra_pending",
+        "final_queue",
+        "final_reason",
+        "game_type",
+        "held",
+        "houses",
+        "is_extra",
+        "last_dice",
+        "mortgage_values",
+        "mortgaged",
+        "names",
+        "offer",
+        "offer_phase",
+        "owner",
+        "pending_buy",
+        "phase",
+        "position",
+        "redeem_values",
+        "rng",
+        "roles",
+        "round",
+        "rules",
+        "seed",
+        "setup",
+        "supply_apartments",
+        "supply_houses",
+        "table",
+        "then",
+        "total_money",
+        "treasury",
+        "turns_taken",
+        "winner",
+        "_forced_dice",
+    )
+
+    # -- construction -------------------------------------------------------------------
+    def __init__(self, setup: Setup, board: Board | None = None) -> None:
+        self.board = board or standard_board()
+        _validate_setup(setup, self.board)
+        self.setup = setup
+        self.rules = rules = setup.rules
+        self.seed = setup.seed
+        self.game_type = setup.game_type
+        self.names = tuple(p.name for p in setup.players)
+        self.roles = tuple(p.role for p in setup.players)
+        self.table = ev.Table(self.names, self.roles, self.board)
+        n = len(setup.players)
+        self.cash = [rules.starting_cash if p.cash is None else p.cash for p in setup.players]
+        self.position = [p.position for p in setup.players]
+        self.held = [-1 if p.held is None else p.held for p in setup.players]
+        self.bankrupt = [False] * n
+        self.turns_taken = [0] * n
+        spaces = self.board.spaces
+        self.owner = [NOBODY] * len(spaces)
+        self.houses = [0] * len(spaces)
+        self.apartment = [False] * len(spaces)
+        self.mortgaged = [False] * len(spaces)
+        self.mortgage_values = [_percent_of(s.price, rules.mortgage_percent) for s in spaces]
+        self.redeem_values = [_percent_of(s.price, rules.redeem_percent) for s in spaces]
+        self.treasury = 0
+        self.supply_houses = rules.supply_houses
+        self.supply_apartments = rules.supply_apartments
+        for seat, player in enumerate(setup.players):
+            for title in player.titles:
+                self.owner[title.space] = seat
+                self.mortgaged[title.space] = title.mortgaged
+                self.houses[title.space] = title.houses
+                self.apartment[title.space] = title.apartment
+                self.supply_houses -= title.houses
+                self.supply_apartments -= title.apartment
+        self.total_money = sum(self.cash)
+        self.rng = random.Random(setup.seed)
+        self.decks = []
+        for role in (COMPETITOR, MONOPOLIST):
+            ids = [card.id for card in self.board.deck(role)]
+            self.rng.shuffle(ids)
+            forced = list(setup.cards[role])
+            rest = [card_id for card_id in ids if card_id not in forced]
+            self.decks.append(deque(forced + rest))
+        self._forced_dice = deque(setup.dice)
+        self.events: list[ev.Event] = []
+        self.decisions: list[Choice] = []
+        self.debts: deque[_Debt] = deque()
+        self.then = ""
+        self.round = 1
+        self.current = 0
+        self.actor = 0
+        self.phase = PRE_ROLL
+        self.is_extra = False
+        self.extra_pending = False
+        self.last_dice = 7
+        self.pending_buy = NOBODY
+        self.offer: Trade | None = None
+        self.offer_phase = PRE_ROLL
+        self.final_queue: deque[int] = deque()
+        self.final_reason = ""
+        self.winner: int | None = None
+        self.end_reason: str | None = None
+        self._begin_turn(0)
+
+    @classmethod
+    def new(
+        cls,
+        players: list[tuple[str, str]] | list[dict[str, Any]],
+        rules: RuleSet | str = "default",
+        seed: int | None = None,
+        game: str = "A",
+        **rule_overrides: Any,
+    ) -> Game:
+        """A new game: `players` as (name, role) pairs in turn order."""
+        if isinstance(rules, str):
+            rules = RuleSet.preset(rules, **rule_overrides)
+        elif rule_overrides:
+            rules = rules.replace(**rule_overrides)
+        seats = []
+        for i, player in enumerate(players):
+            name, role = (player["name"], player["role"]) if isinstance(player, dict) else player
+            seats.append(PlayerSetup(name=str(name), role=_role_index(role, f"players[{i}].role")))
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        return cls(Setup(players=tuple(seats), rules=rules, seed=int(seed), game_type=game))
+
+    # -- what is going on ---------------------------------------------------------------------
+    @property
+    def pending(self) -> Pending | None:
+        """Whose decision it is and the legal kinds of choice; None once the game is over."""
+        if self.phase == OVER:
+            return None
+        return Pending(self.actor, self.phase, tuple(self._legal_kinds()))
+
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def players(self) -> range:
+        return range(len(self.names))
+
+    def alive(self) -> list[int]:
+        return [p for p in self.players if not self.bankrupt[p]]
+
+    def seat(self, key: int | str) -> int:
+        """A seat number from a player's index or name."""
+        if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(self.names):
+            return key
+        for seat, name in enumerate(self.names):
+            if name.casefold() == str(key).strip().casefold():
+                return seat
+        raise KeyError(f"there is no player {key!r}; players: {', '.join(self.names)}")
+
+    def hold_name(self, player: int) -> str:
+        return ev.HOLD_NAMES[self.roles[player]]
+
+    # -- money and titles (the UI, bots and analysis read these; they never recompute a rule) --
+    def titles_of(self, player: int) -> list[int]:
+        return [s for s in self.board.titles if self.owner[s] == player]
+
+    def monopoly_count(self, player: int, city: str) -> int:
+        """How many unmortgaged streets of `city` the player owns."""
+        owner, mortgaged = self.owner, self.mortgaged
+        return sum(1 for s in self.board.cities[city] if owner[s] == player and not mortgaged[s])
+
+    def is_monopolized(self, player: int, city: str) -> bool:
+        """Decision 5: a monopolist's city is monopolized while they own enough unmortgaged streets."""
+        return self.roles[player] == MONOPOLIST and self.monopoly_count(player, city) >= self.rules.monopoly_streets
+
+    def rent_for(self, space: int, dice_total: int | None = None) -> tuple[int, str, int]:
+        """One landing's rent on an owned title now: (amount, basis, count). Zero when mortgaged,
+        or when the owner is a monopolist in Prison. Utilities use `dice_total` (default 7)."""
+        owner = self.owner[space]
+        if owner == NOBODY or self.mortgaged[space]:
+            return 0, "mortgaged", 0
+        role = self.roles[owner]
+        if role == MONOPOLIST and self.held[owner] >= 0:
+            return 0, "prison", 0
+        rules = self.rules
+        sp = self.board.spaces[space]
+        kind = sp.kind
+        if kind == "street":
+            if role == COMPETITOR:
+                if self.apartment[space]:
+                    return sp.competitor_rents[-1], "apartment", 0
+                houses = self.houses[space]
+                return sp.competitor_rents[houses], ("houses" if houses else "bare"), houses
+            count = self.monopoly_count(owner, sp.city)
+            if count < rules.monopoly_streets:
+                return sp.monopolist_rents[0], "single", count
+            if self.apartment[space]:
+                return sp.monopolist_rents[-1], "apartment", 0
+            houses = self.houses[space]
+            if houses:
+                return sp.monopolist_rents[1 + houses], "monopoly_houses", houses
+            return sp.monopolist_rents[1], "monopoly", count
+        if kind == "transport":
+            if role == COMPETITOR:
+                return rules.transport_fare_competitor, "transport_competitor", 1
+            count = self._unmortgaged_owned(owner, self.board.transports)
+            return rules.transport_fares_monopolist[count - 1], "transport_monopolist", count
+        dice = 7 if dice_total is None else dice_total
+        if role == COMPETITOR:
+            multiplier = rules.utility_multiplier_competitor
+        else:
+            multiplier = rules.utility_multipliers_monopolist[self._unmortgaged_owned(owner, self.board.utilities) - 1]
+        return multiplier * dice, "utility", multiplier
+
+    def _unmortgaged_owned(self, player: int, spaces: tuple[int, ...]) -> int:
+        return sum(1 for s in spaces if self.owner[s] == player and not self.mortgaged[s])
+
+    def buildings_paid(self, space: int) -> int:
+        """What was paid for the buildings on a street (the 'improvements' of the income tax)."""
+        cost = self.board.spaces[space].house_cost
+        if self.apartment[space]:
+            return cost * (self.rules.max_houses(self.roles[self.owner[space]]) + 1)
+        return cost * self.houses[space]
+
+    def tax_options(self, player: int) -> TaxOptions:
+        """Decision 1: both income-tax amounts, and the sums behind the percentage."""
+        prop = improvements = 0
+        prices = self.board.spaces
+        for s in self.board.titles:
+            if self.owner[s] == player and not self.mortgaged[s]:
+                prop += prices[s].price
+                improvements += self.buildings_paid(s)
+        rates = self.rules.income_tax_percents(self.roles[player])
+        cash = self.cash[player]
+        percent = (rates[0] * cash + rates[1] * prop + rates[2] * improvements + 50) // 100
+        return TaxOptions(self.rules.income_tax_flat, percent, cash, prop, improvements, rates)
+
+    def liquidation_value(self, player: int) -> int:
+        """Cash plus all that selling every building and mortgaging every title would raise."""
+        total = self.cash[player]
+        pct = self.rules.building_sellback_percent
+        for s in self.board.titles:
+            if self.owner[s] == player:
+                total += _percent_of(self.buildings_paid(s), pct)
+                if not self.mortgaged[s]:
+                    total += self.mortgage_values[s]
+        return total
+
+    def net_worth(self, player: int) -> int:
+        """Cash + unmortgaged titles at price + mortgaged titles at price less the redeem price
+        + buildings at what was paid for them."""
+        total = self.cash[player]
+        for s in self.board.titles:
+            if self.owner[s] == player:
+                price = self.board.spaces[s].price
+                total += price - self.redeem_values[s] if self.mortgaged[s] else price
+                total += self.buildings_paid(s)
+        return total
+
+    def rule25_wealth(self, player: int) -> int:
+        """Decision 11: cash + one landing's rent on every unmortgaged title (utilities at 7)."""
+        rules_dice = self.rules.settlement_utility_dice
+        return self.cash[player] + sum(
+            self.rent_for(s, rules_dice)[0] for s in self.board.titles if self.owner[s] == player
+        )
+
+    def wealth(self, player: int) -> dict[str, int]:
+        """Cash, titles at price and buildings at cost: the parts of net worth for charts."""
+        titles = buildings = 0
+        for s in self.board.titles:
+            if self.owner[s] == player:
+                price = self.board.spaces[s].price
+                titles += price - self.redeem_values[s] if self.mortgaged[s] else price
+                buildings += self.buildings_paid(s)
+        cash = self.cash[player]
+        return {"cash": cash, "titles": titles, "buildings": buildings, "net_worth": cash + titles + buildings}
+
+    # -- legal choices ---------------------------------------------------------------------
+    def _legal_kinds(self) -> list[str]:
+        kinds = []
+        for kind in _PHASE_KINDS[self.phase]:
+            if kind in TITLE_CHOICES:
+                if self._title_targets(kind):
+                    kinds.append(kind)
+            elif self._why_not(Choice(kind, "flat" if kind == "income_tax" else None)) is None:
+                kinds.append(kind)
+        return kinds
+
+    def legal_choices(self) -> list[Choice]:
+        """Every legal choice now, each with its argument; trades (open-ended) are left out:
+        test one with `is_legal`."""
+        out: list[Choice] = []
+        for kind in _PHASE_KINDS[self.phase]:
+            if kind in TITLE_CHOICES:
+                out.extend(Choice(kind, s) for s in self._title_targets(kind))
+            elif kind == "income_tax":
+                out.extend(Choice(kind, option) for option in TAX_OPTIONS)
+            elif kind != "trade" and self._why_not(Choice(kind)) is None:
+                out.append(Choice(kind))
+        return out
+
+    def _title_targets(self, kind: str) -> list[int]:
+        return [s for s in self.board.titles if self.owner[s] == self.actor and self._why_not(Choice(kind, s)) is None]
+
+    def is_legal(self, choice: Any) -> bool:
+        try:
+            return self._why_not(self.parse_choice(choice)) is None
+        except (IllegalChoice, KeyError, ValueError):
+            return False
+
+    def check(self, choice: Any) -> Choice:
+        """The choice as a `Choice`, or IllegalChoice naming the rule it breaks."""
+        parsed = self.parse_choice(choice)
+        problem = self._why_not(parsed)
+        if problem is not None:
+            raise IllegalChoice(*problem)
+        return parsed
+
+    def _why_not(self, choice: Choice) -> tuple[str, str] | None:
+        """None if legal, else (message, rule). Reads the state; never changes it."""
+        kind = choice.kind
+        phase = self.phase
+        if phase == OVER:
+            return "the game is over", R_TURN
+        if kind not in _PHASE_KINDS[phase]:
+            allowed = ", ".join(self._legal_kinds()) or "none"
+            return (
+                f"{self.names[self.actor]} cannot {kind.replace('_', ' ')} now ({phase.replace('_', ' ')}); "
+                f"legal now: {allowed}",
+                R_TURN,
+            )
+        p = self.actor
+        cash = self.cash[p]
+        rules = self.rules
+        if kind == "roll":
+            return None
+        if kind == "pay_fine":
+            if self.held[p] < 0:
+                return f"{self.names[p]} is not held in Prison or Price War", R_HOLD
+            if cash < rules.fine:
+                return f"the fine is ${rules.fine} but {self.names[p]} has ${cash}", R_BORROW
+            return None
+        if kind == "buy":
+            price = self.board.spaces[self.pending_buy].price
+            if cash < price:
+                return (
+                    f"{self.board.spaces[self.pending_buy].name} costs ${price} but {self.names[p]} has ${cash}",
+                    R_BORROW,
+                )
+            return None
+        if kind in ("decline", "accept", "reject"):
+            return None
+        if kind == "end_turn":
+            return None
+        if kind == "end_game":
+            if self.game_type != "two-hour":
+                return "only the two-hour game ends when time is up", R_TWO_HOUR
+            return None
+        if kind == "income_tax":
+            if choice.arg not in TAX_OPTIONS:
+                return f"income tax is paid 'flat' or 'percent', not {choice.arg!r}", R_TAX
+            return None
+        if kind in TITLE_CHOICES:
+            return self._why_not_title(kind, choice.arg)
+        if kind == "trade":
+            return self._why_not_trade(choice.arg)
+        return f"unknown choice {kind!r}", R_TURN  # pragma: no cover - kinds come from _PHASE_KINDS
+
+    def _why_not_title(self, kind: str, space: Any) -> tuple[str, str] | None:
+        p = self.actor
+        if not isinstance(space, int) or not 0 <= space < len(self.board.spaces):
+            return f"{kind.replace('_', ' ')} needs a title, not {space!r}", R_TURN
+        sp = self.board.spaces[space]
+        name = self.names[p]
+        if self.owner[space] != p:
+            return f"{name} does not own {sp.name}", R_BUILD if kind == "build" else R_MORTGAGE
+        rules = self.rules
+        cash = self.cash[p]
+        role = self.roles[p]
+        if kind == "build":
+            if sp.kind != "street":
+                return f"buildings go on streets only, and {sp.name} is not a street", R_BUILD
+            if self.mortgaged[space]:
+                return f"{sp.name} is mortgaged; redeem it before building", R_MORTGAGE
+            if role == MONOPOLIST and not self.is_monopolized(p, sp.city):
+                have = self.monopoly_count(p, sp.city)
+                return (
+                    f"a Monopolist builds only in a monopolized city; {name} owns {have} unmortgaged "
+                    f"{sp.city} street{'s' if have != 1 else ''} and needs {rules.monopoly_streets}",
+                    R_MONOPOLY,
+                )
+            if self.apartment[space]:
+                return f"{sp.name} already has an apartment, the most it can hold", R_BUILD
+            if self.houses[space] >= rules.max_houses(role):
+                if not rules.unlimited_supply and self.supply_apartments <= 0:
+                    return "the Treasury has no apartments left", R_SUPPLY
+            elif not rules.unlimited_supply and self.supply_houses <= 0:
+                return "the Treasury has no houses left", R_SUPPLY
+            if cash < sp.house_cost:
+                return f"building on {sp.name} costs ${sp.house_cost} but {name} has ${cash}", R_BORROW
+            return None
+        if kind == "sell_building":
+            if not (self.houses[space] or self.apartment[space]):
+                return f"{sp.name} has no buildings to sell", R_SELL
+            return None
+        if kind == "mortgage":
+            if self.mortgaged[space]:
+                return f"{sp.name} is already mortgaged", R_MORTGAGE
+            if self.houses[space] or self.apartment[space]:
+                return f"sell the buildings on {sp.name} before mortgaging it", R_MORTGAGE
+            if role == MONOPOLIST and sp.kind == "street" and self._breaks_built_monopoly(p, sp.city, {space}):
+                return (
+                    f"mortgaging {sp.name} would break {name}'s monopoly of {sp.city} while buildings stand there",
+                    R_MONOPOLY,
+                )
+            return None
+        # redeem
+        if not self.mortgaged[space]:
+            return f"{sp.name} is not mortgaged", R_MORTGAGE
+        if cash < self.redeem_values[space]:
+            return f"redeeming {sp.name} costs ${self.redeem_values[space]} but {name} has ${cash}", R_BORROW
+        return None
+
+    def _breaks_built_monopoly(self, player: int, city: str, leaving: set[int]) -> bool:
+        """Would losing `leaving` take a monopolist's built-up city below a monopoly?"""
+        streets = self.board.cities[city]
+        if not any(self.owner[s] == player and (self.houses[s] or self.apartment[s]) for s in streets):
+            return False
+        keep = sum(1 for s in streets if self.owner[s] == player and not self.mortgaged[s] and s not in leaving)
+        return keep < self.rules.monopoly_streets
+
+    def _why_not_trade(self, trade: Any) -> tuple[str, str] | None:
+        if not isinstance(trade, Trade):
+            return "a trade needs a partner, titles and cash", R_TRADE
+        p, q = self.actor, trade.other
+        if not (0 <= q < len(self.names)) or q == p or self.bankrupt[q]:
+            return "a trade needs another player still in the game", R_TRADE
+        if not trade.give and not trade.get:
+            return "a trade must include at least one title; cash alone would be a loan", R_BORROW
+        if len(set(trade.give)) != len(trade.give) or len(set(trade.get)) != len(trade.get):
+            return "a title is listed twice", R_TRADE
+        for side, titles in ((p, trade.give), (q, trade.get)):
+            for s in titles:
+                if not (0 <= s < len(self.board.spaces)) or self.owner[s] != side:
+                    label = self.board.spaces[s].name if 0 <= s < len(self.board.spaces) else str(s)
+                    return f"{self.names[side]} does not own {label}", R_TRADE
+                if self.houses[s] or self.apartment[s]:
+                    return f"{self.board.spaces[s].name} has buildings; only bare streets are traded", R_TRADE
+            if self.roles[side] == MONOPOLIST:
+                for city in {self.board.spaces[s].city for s in titles if self.board.spaces[s].kind == "street"}:
+                    if self._breaks_built_monopoly(side, city, set(titles)):
+                        return (
+                            f"the trade would break {self.names[side]}'s monopoly of {city} while buildings stand there",
+                            R_MONOPOLY,
+                        )
+        if trade.pay > 0 and self.cash[p] < trade.pay:
+            return f"{self.names[p]} has only ${self.cash[p]} to pay ${trade.pay}", R_BORROW
+        if trade.pay < 0 and self.cash[q] < -trade.pay:
+            return f"{self.names[q]} has only ${self.cash[q]} to pay ${-trade.pay}", R_BORROW
+        return None
+
+    # -- parsing ----------------------------------------------------------------------------
+    def parse_choice(self, choice: Any) -> Choice:
+        """A Choice from a Choice, "roll", ("build", "Rush St."), or {"build": 11}.
+        Titles by name or index, trade partners by name or seat. Raises IllegalChoice when
+        the choice cannot be read."""
+        if isinstance(choice, Choice):
+            kind, arg = choice.kind, choice.arg
+        elif isinstance(choice, str):
+            kind, arg = choice.strip(), None
+        elif isinstance(choice, tuple | list) and len(choice) == 2:
+            kind, arg = choice
+        elif isinstance(choice, dict) and len(choice) == 1:
+            ((kind, arg),) = choice.items()
+        else:
+            raise IllegalChoice(f"cannot read the choice {choice!r}", R_TURN)
+        if kind not in CHOICE_KINDS:
+            raise IllegalChoice(f"unknown choice {kind!r}; choices are: {', '.join(CHOICE_KINDS)}", R_TURN)
+        try:
+            if kind in TITLE_CHOICES:
+                return Choice(kind, self._title_index(arg))
+            if kind == "income_tax":
+                return Choice(kind, str(arg).strip() if arg is not None else None)
+            if kind == "trade":
+                return Choice(kind, arg if isinstance(arg, Trade) else self._parse_trade(arg))
+        except KeyError as err:
+            raise IllegalChoice(str(err.args[0]), R_TURN) from None
+        if arg is not None:
+            raise IllegalChoice(f"{kind} takes no argument", R_TURN)
+        return Choice(kind)
+
+    def _title_index(self, key: Any) -> int:
+        if key is None:
+            raise KeyError("name the title")
+        space = self.board.space(key)
+        return space.index
+
+    def _parse_trade(self, raw: Any) -> Trade:
+        if not isinstance(raw, dict) or "with" not in raw:
+            raise KeyError("a trade needs 'with', and may have 'give', 'get' and 'pay'")
+        unknown = set(raw) - {"with", "give", "get", "pay"}
+        if unknown:
+            raise KeyError(f"a trade has no field {sorted(unknown)[0]!r}")
+        pay = raw.get("pay", 0) or 0
+        if isinstance(pay, bool) or not isinstance(pay, int):
+            raise KeyError(f"a trade's pay must be a whole number, not {pay!r}")
+        return Trade(
+            other=self.seat(raw["with"]),
+            give=tuple(self._title_index(t) for t in raw.get("give") or ()),
+            get=tuple(self._title_index(t) for t in raw.get("get") or ()),
+            pay=pay,
+        )
+
+    # -- applying a choice ----------------------------------------------------------------------
+    def apply(self, choice: Any, player: int | str | None = None) -> list[ev.Event]:
+        """Carry out one decision for the pending player and return the events it caused.
+
+        `player`, if given, must be the pending player (a stale button raises IllegalChoice).
+        """
+        if player is not None and self.phase != OVER:
+            seat = self.seat(player)
+            if seat != self.actor:
+                raise IllegalChoice(
+                    f"it is {self.names[self.actor]}'s decision, not {self.names[seat]}'s", R_TURN
+                )
+        parsed = self.check(choice)
+        start = len(self.events)
+        self.decisions.append(parsed)
+        getattr(self, "_do_" + parsed.kind)(parsed.arg)
+        return self.events[start:]
+
+    def _emit(self, event: ev.Event) -> None:
+        self.events.append(event)
+
+    # turn flow
+    def _begin_turn(self, player: int) -> None:
+        self.current = self.actor = player
+        self.is_extra = self.extra_pending = False
+        self.turns_taken[player] += 1
+        self._emit(ev.TurnStarted(self.table, player, self.round))
+        if self.held[player] >= self.rules.held_turns_before_forced_fine:
+            fine = ev.Payment(self.table, player, TREASURY, self.rules.fine, "fine")
+            self._owe(player, TREASURY, self.rules.fine, fine)
+            self._settle("released")
+        else:
+            self.phase = PRE_ROLL
+
+    def _do_roll(self, _: None) -> None:
+        p = self.current
+        if self.held[p] >= 0:
+            dice = self._throw(2, "doubles_attempt")
+            if dice[0] != dice[1]:
+                self.held[p] += 1
+                self._emit(ev.StayedHeld(self.table, p, self.held[p]))
+                self.phase = POST_ROLL
+                return
+            self.held[p] = -1
+            self._emit(ev.LeftHold(self.table, p, "doubles"))
+            self.extra_pending = True
+        else:
+            dice = self._throw(2, "move")
+            self.extra_pending = dice[0] == dice[1] and not self.is_extra
+        self.last_dice = dice[0] + dice[1]
+        self._advance(p, self.last_dice, "dice")
+
+    def _throw(self, count: int, purpose: str) -> tuple[int, ...]:
+        if self._forced_dice:
+            dice = self._forced_dice.popleft()
+            if len(dice) != count:
+                raise ScenarioError(
+                    f"the next forced throw {list(dice)} has {len(dice)} dice, but this throw needs {count}",
+                    field="dice",
+                )
+        else:
+            rand = self.rng.random
+            dice = tuple(int(rand() * 6) + 1 for _ in range(count))
+        self._emit(ev.DiceThrown(self.table, self.actor, dice, purpose))
+        return dice
+
+    def _advance(self, p: int, steps: int, by: str) -> None:
+        start = self.position[p]
+        end = (start + steps) % len(self.board.spaces)
+        self._move_to(p, end, by)
+
+    def _move_to(self, p: int, end: int, by: str) -> None:
+        """Move forward to `end`; reaching or passing START pays the START money."""
+        start = self.position[p]
+        self.position[p] = end
+        self._emit(ev.Moved(self.table, p, start, end, by))
+        if end <= start or end == 0:
+            pay = self.rules.start_payment
+            if pay:
+                self.cash[p] += pay
+                self.treasury -= pay
+                self._emit(ev.Payment(self.table, TREASURY, p, pay, "start", 0))
+        self._land(p, end)
+
+    def _land(self, p: int, space: int) -> None:
+        board = self.board
+        sp = board.spaces[space]
+        kind = sp.kind
+        if kind in ("street", "transport", "utility"):
+            owner = self.owner[space]
+            if owner == NOBODY:
+                self.pending_buy = space
+                self.phase = BUY
+                return
+            if owner != p:
+                amount, basis, count = self.rent_for(space, self.last_dice)
+                if amount:
+                    rent = ev.RentPaid(self.table, p, owner, space, amount, basis, count, self.last_dice)
+                    self._owe(p, owner, amount, rent)
+                    self._settle("after_move")
+                    return
+                if basis in ("mortgaged", "prison"):
+                    self._emit(ev.NoRent(self.table, p, owner, space, basis))
+        elif space == board.go_to_hold_space:
+            self._send_to_hold(p, "space")
+        elif space == board.income_tax_space:
+            self.phase = INCOME_TAX
+            return
+        elif space == board.property_tax_space:
+            amount = self.rules.property_tax
+            self._owe(p, TREASURY, amount, ev.Payment(self.table, p, TREASURY, amount, "property_tax", space))
+            self._settle("after_move")
+            return
+        elif space == board.foundation_space:
+            if self.roles[p] == MONOPOLIST:
+                fee = self.rules.foundation_monopolist_fee
+                if fee:
+                    self._owe(p, TREASURY, fee, ev.Payment(self.table, p, TREASURY, fee, "foundation_fee", space))
+                    self._settle("after_move")
+                    return
+            else:
+                face = self._throw(1, "foundation")[0]
+                prize = dict(self.rules.foundation_competitor_prizes).get(face, 0)
+                if prize:
+                    self._pay_from_treasury(p, prize, "foundation_grant", space)
+        elif kind == "card":
+            self._draw_card(p)
+            return
+        self._after_move()
+
+    def _pay_from_treasury(self, p: int, amount: int, reason: str, space: int = -1) -> None:
+        self.cash[p] += amount
+        self.treasury -= amount
+        self._emit(ev.Payment(self.table, TREASURY, p, amount, reason, space))
+
+    def _draw_card(self, p: int) -> None:
+        role = self.roles[p]
+        deck = self.decks[role]
+        card_id = deck.popleft()
+        deck.append(card_id)
+        self._emit(ev.CardDrawn(self.table, p, card_id))
+        card = self.board.card(card_id)
+        effect = card.effect
+        if effect == "collect":
+            self._pay_from_treasury(p, card.amount, "card")
+        elif effect == "pay":
+            self._owe(p, TREASURY, card.amount, ev.Payment(self.table, p, TREASURY, card.amount, "card"))
+            self._settle("after_move")
+            return
+        elif effect in ("collect_from_each_monopolist", "collect_from_each_competitor"):
+            payer_role = MONOPOLIST if effect.endswith("monopolist") else COMPETITOR
+            for q in self._seats_after(p):
+                if self.roles[q] == payer_role and not self.bankrupt[q]:
+                    self._owe(q, p, card.amount, ev.Payment(self.table, q, p, card.amount, "card"))
+            self._settle("after_move")
+            return
+        elif effect == "all_monopolists_collect":
+            for q in self.players:
+                if self.roles[q] == MONOPOLIST and not self.bankrupt[q]:
+                    self._pay_from_treasury(q, card.amount, "card")
+        elif effect == "move_to":
+            self._move_to(p, card.target, "card")
+            return
+        elif effect in ("go_to_price_war", "go_to_prison"):
+            self._send_to_hold(p, "card")
+        elif effect == "roll_for":
+            dice = self._throw(2, "card")
+            if sum(dice) >= card.target:
+                self._pay_from_treasury(p, card.amount, "card")
+        self._after_move()
+
+    def _seats_after(self, p: int) -> list[int]:
+        n = len(self.names)
+        return [(p + k) % n for k in range(1, n)]
+
+    def _send_to_hold(self, p: int, cause: str) -> None:
+        self.position[p] = self.board.hold_space
+        self.held[p] = 0
+        self.extra_pending = False
+        self._emit(ev.SentToHold(self.table, p, cause))
+
+    def _after_move(self) -> None:
+        p = self.current
+        if self.bankrupt[p]:
+            self._next_turn()
+        elif self.extra_pending and self.held[p] < 0:
+            self.extra_pending = False
+            self.is_extra = True
+            self.actor = p
+            self.phase = PRE_ROLL
+        else:
+            self.actor = p
+            self.phase = POST_ROLL
+
+    # debts
+    def _owe(self, debtor: int, creditor: int, amount: int, event: ev.Event) -> None:
+        self.debts.append(_Debt(debtor, creditor, amount, event))
+
+    def _settle(self, then: str) -> None:
+        """Pay queued debts in order. Stops in the RAISE phase when a debtor must sell or
+        mortgage first; a debtor who could not pay even then is bankrupt (decision 9)."""
+        self.then = then
+        debts = self.debts
+        while debts:
+            debt = debts[0]
+            d = debt.debtor
+            if self.bankrupt[d]:
+                debts.popleft()
+                continue
+            if self.cash[d] >= debt.amount:
+                debts.popleft()
+                self.cash[d] -= debt.amount
+                if debt.creditor == TREASURY:
+                    self.treasury += debt.amount
+                else:
+                    self.cash[debt.creditor] += debt.amount
+                self._emit(debt.event)
+                if isinstance(debt.event, ev.Payment) and debt.event.reason == "fine":
+                    self.held[d] = -1
+                    self._emit(ev.LeftHold(self.table, d, "fine"))
+                continue
+            if self.liquidation_value(d) >= debt.amount:
+                if not debt.announced:
+                    debt.announced = True
+                    self._emit(ev.MustRaiseMoney(self.table, d, debt.creditor, debt.amount, self.cash[d]))
+                self.actor = d
+                self.phase = RAISE
+                return
+            debts.popleft()
+            self._go_bankrupt(d, debt.creditor, debt.amount)
+            if self.phase == OVER:
+                debts.clear()
+                return
+        then = self.then
+        self.then = ""
+        if then == "after_move":
+            self._after_move()
+        elif then == "released":
+            if self.bankrupt[self.current]:
+                self._next_turn()
+            else:
+                self.actor = self.current
+                self.phase = PRE_ROLL
+
+    def _go_bankrupt(self, d: int, creditor: int, debt: int) -> None:
+        """Decision 9: buildings back to the Treasury at half, then cash and titles to the
+        creditor (mortgaged ones as they are), or titles back to the Treasury unowned."""
+        pct = self.rules.building_sellback_percent
+        titles = tuple(self.titles_of(d))
+        for s in titles:
+            refund = _percent_of(self.buildings_paid(s), pct)
+            if refund:
+                self.supply_houses += self.houses[s]
+                self.supply_apartments += self.apartment[s]
+                self.houses[s] = 0
+                self.apartment[s] = False
+                self.cash[d] += refund
+                self.treasury -= refund
+        cash = self.cash[d]
+        self.cash[d] = 0
+        if creditor == TREASURY or self.bankrupt[creditor]:
+            self.treasury += cash
+            for s in titles:
+                self.owner[s] = NOBODY
+                self.mortgaged[s] = False
+            creditor = TREASURY
+        else:
+            self.cash[creditor] += cash
+            for s in titles:
+                self.owner[s] = creditor
+        self.bankrupt[d] = True
+        self.held[d] = -1
+        self._emit(ev.Bankrupt(self.table, d, creditor, debt, cash, titles))
+        self._check_end()
+
+    def _check_end(self) -> None:
+        alive = self.alive()
+        if len(alive) <= 1:
+            self._finish(alive[0] if alive else None, "game_a")
+            return
+        if self.game_type == "B":
+            roles_left = {self.roles[p] for p in alive}
+            if len(roles_left) == 1:
+                richest = max(alive, key=lambda p: (self.rule25_wealth(p), -p))
+                self._finish(richest, "game_b")
+
+    def _finish(self, winner: int | None, reason: str) -> None:
+        self.winner = winner
+        self.end_reason = reason
+        self.phase = OVER
+        self.debts.clear()
+        scores = tuple(self.rule25_wealth(p) if reason == "game_b" else self.cash[p] for p in self.players)
+        self._emit(ev.GameOver(self.table, winner, reason, scores))
+
+    def _next_turn(self) -> None:
+        n = len(self.names)
+        p = self.current
+        for step in range(1, n + 1):
+            q = (p + step) % n
+            if not self.bankrupt[q]:
+                break
+        if q <= p:
+            self.round += 1
+            cap = self.rules.round_cap
+            if cap is not None and self.round > cap:
+                self._start_final("round_cap")
+                return
+        self._begin_turn(q)
+
+    # decisions
+    def _do_end_turn(self, _: None) -> None:
+        if self.phase == FINAL_ADJUST:
+            self.final_queue.popleft()
+            self._next_final()
+        else:
+            self._next_turn()
+
+    def _do_buy(self, _: None) -> None:
+        p, space = self.current, self.pending_buy
+        price = self.board.spaces[space].price
+        self.cash[p] -= price
+        self.treasury += price
+        self.owner[space] = p
+        self.pending_buy = NOBODY
+        self._emit(ev.Purchased(self.table, p, space, price))
+        self._after_move()
+
+    def _do_decline(self, _: None) -> None:
+        self._emit(ev.Declined(self.table, self.current, self.pending_buy))
+        self.pending_buy = NOBODY
+        self._after_move()
+
+    def _do_income_tax(self, option: str) -> None:
+        p = self.current
+        opts = self.tax_options(p)
+        amount = opts.flat if option == "flat" else opts.percent
+        self._emit(
+            ev.IncomeTaxChoice(
+                self.table, p, option, opts.flat, opts.percent, opts.cash, opts.property, opts.improvements, opts.rates
+            )
+        )
+        self._owe(p, TREASURY, amount, ev.Payment(self.table, p, TREASURY, amount, "income_tax", self.board.income_tax_space))
+        self._settle("after_move")
+
+    def _do_pay_fine(self, _: None) -> None:
+        p = self.current
+        fine = self.rules.fine
+        self.cash[p] -= fine
+        self.treasury += fine
+        self.held[p] = -1
+        self._emit(ev.Payment(self.table, p, TREASURY, fine, "fine"))
+        self._emit(ev.LeftHold(self.table, p, "fine"))
+
+    def _do_build(self, space: int) -> None:
+        p = self.actor
+        sp = self.board.spaces[space]
+        role = self.roles[p]
+        unlimited = self.rules.unlimited_supply
+        if self.houses[space] >= self.rules.max_houses(role):
+            if not unlimited:
+                self.supply_houses += self.houses[space]
+                self.supply_apartments -= 1
+            self.houses[space] = 0
+            self.apartment[space] = True
+            building = "apartment"
+        else:
+            if not unlimited:
+                self.supply_houses -= 1
+            self.houses[space] += 1
+            building = "house"
+        self.cash[p] -= sp.house_cost
+        self.treasury += sp.house_cost
+        self._emit(ev.Built(self.table, p, space, building, sp.house_cost))
+
+    def _do_sell_building(self, space: int) -> None:
+        p = self.actor
+        pct = self.rules.building_sellback_percent
+        unlimited = self.rules.unlimited_supply
+        if self.apartment[space]:
+            refund = _percent_of(self.buildings_paid(space), pct)
+            self.apartment[space] = False
+            if not unlimited:
+                self.supply_apartments += 1
+            building = "apartment"
+        else:
+            refund = _percent_of(self.board.spaces[space].house_cost, pct)
+            self.houses[space] -= 1
+            if not unlimited:
+                self.supply_houses += 1
+            building = "house"
+        self.cash[p] += refund
+        self.treasury -= refund
+        self._emit(ev.BuildingSold(self.table, p, space, building, refund))
+        self._after_raise()
+
+    def _do_mortgage(self, space: int) -> None:
+        p = self.actor
+        amount = self.mortgage_values[space]
+        self.mortgaged[space] = True
+        self.cash[p] += amount
+        self.treasury -= amount
+        self._emit(ev.Mortgaged(self.table, p, space, amount))
+        self._after_raise()
+
+    def _after_raise(self) -> None:
+        if self.phase == RAISE and self.cash[self.actor] >= self.debts[0].amount:
+            self._settle(self.then)
+
+    def _do_redeem(self, space: int) -> None:
+        p = self.actor
+        amount = self.redeem_values[space]
+        self.mortgaged[space] = False
+        self.cash[p] -= amount
+        self.treasury += amount
+        self._emit(ev.Redeemed(self.table, p, space, amount))
+
+    def _do_trade(self, trade: Trade) -> None:
+        p = self.actor
+        self._emit(ev.TradeProposed(self.table, p, trade.other, trade.give, trade.get, trade.pay))
+        self.offer = trade
+        self.offer_phase = self.phase
+        self.actor = trade.other
+        self.phase = TRADE_ANSWER
+
+    def _do_accept(self, _: None) -> None:
+        self._answer(True)
+
+    def _do_reject(self, _: None) -> None:
+        self._answer(False)
+
+    def _answer(self, accepted: bool) -> None:
+        trade = self.offer
+        assert trade is not None
+        p, q = self.current, trade.other
+        self._emit(ev.TradeAnswered(self.table, q, p, accepted, trade.give, trade.get, trade.pay))
+        self.offer = None
+        self.actor = p
+        self.phase = self.offer_phase
+        if not accepted:
+            return
+        for s in trade.give:
+            self.owner[s] = q
+        for s in trade.get:
+            self.owner[s] = p
+        if trade.pay:
+            payer, payee, amount = (p, q, trade.pay) if trade.pay > 0 else (q, p, -trade.pay)
+            self.cash[payer] -= amount
+            self.cash[payee] += amount
+            self._emit(ev.Payment(self.table, payer, payee, amount, "trade"))
+
+    def _do_end_game(self, _: None) -> None:
+        self._start_final("two_hour")
+
+    # the final accounting (two-hour game, or the round cap)
+    def _start_final(self, reason: str) -> None:
+        self.final_reason = reason
+        self._emit(ev.FinalAccounting(self.table, reason))
+        self.final_queue = deque(self.alive())
+        self._next_final()
+
+    def _next_final(self) -> None:
+        if self.final_queue:
+            self.actor = self.current = self.final_queue[0]
+            self.phase = FINAL_ADJUST
+            return
+        for p in self.alive():
+            cash = self.cash[p]
+            keep_pct = self.rules.settlement_keep_percent(self.roles[p])
+            keep = cash * keep_pct // 100
+            handed = cash - keep
+            self.cash[p] = keep
+            self.treasury += handed
+            self._emit(ev.Payment(self.table, p, TREASURY, handed, "settlement", -1, keep_pct))
+        dice = self.rules.settlement_utility_dice
+        for space in self.board.titles:
+            owner = self.owner[space]
+            if owner == NOBODY:
+                continue
+            amount = self.rent_for(space, dice)[0]
+            if amount:
+                self.cash[owner] += amount
+                self.treasury -= amount
+                self._emit(ev.TreasurerPaid(self.table, owner, space, amount))
+        alive = self.alive()
+        winner = max(alive, key=lambda p: (self.cash[p], -p)) if alive else None
+        self._finish(winner, self.final_reason)
+
+    # -- log, save, load, undo ------------------------------------------------------------------
+    def undo(self, count: int = 1) -> None:
+        """Take back the last `count` decisions by replaying the rest from the set-up."""
+        if count < 1 or count > len(self.decisions):
+            raise IllegalChoice(f"there {'is' if len(self.decisions) == 1 else 'are'} only {len(self.decisions)} decisions to undo", "undo")
+        replayed = Game.replay(self.setup, self.decisions[:-count], self.board)
+        for name in Game.__slots__:
+            setattr(self, name, getattr(replayed, name))
+
+    @classmethod
+    def replay(cls, setup: Setup, decisions: list[Any], board: Board | None = None, source: str = "") -> Game:
+        game = cls(setup, board)
+        for i, decision in enumerate(decisions):
+            try:
+                game.apply(decision)
+            except IllegalChoice as err:
+                raise SaveError(f"decision {i + 1} ({decision}) cannot be replayed: {err}", source, f"decisions[{i}]") from None
+        return game
+
+    def to_save(self) -> dict[str, Any]:
+        """The game as JSON-ready data: the set-up, the seed and the decisions."""
+        return {
+            "format": SAVE_FORMAT,
+            "version": SAVE_VERSION,
+            "setup": self.setup.to_json(),
+            "decisions": [c.to_json() for c in self.decisions],
+        }
+
+    @classmethod
+    def from_save(cls, data: Any, source: str = "saved game") -> Game:
+        """Rebuild a saved game by replay. A corrupt save raises SaveError naming the field."""
+        from .setup_schema import parse_setup
+
+        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+            raise SaveError(f"not an amteach saved game (expected format {SAVE_FORMAT!r})", source, "format")
+        if data.get("version") != SAVE_VERSION:
+            raise SaveError(f"unsupported version {data.get('version')!r}; this amteach reads {SAVE_VERSION}", source, "version")
+        decisions = data.get("decisions")
+        if not isinstance(decisions, list):
+            raise SaveError("must be a list of decisions", source, "decisions")
+        setup = parse_setup(data.get("setup"), source, SaveError, field_prefix="setup.")
+        return cls.replay(setup, decisions, source=source)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state as plain data (the scenario runner's output, and save/load comparison)."""
+        players = []
+        for p in self.players:
+            players.append(
+                {
+                    "name": self.names[p],
+                    "role": ROLES[self.roles[p]],
+                    "cash": self.cash[p],
+                    "position": self.position[p],
+                    "held": self.held[p] >= 0,
+                    "held_turns": max(self.held[p], 0) if self.held[p] >= 0 else None,
+                    "bankrupt": self.bankrupt[p],
+                    "net_worth": self.net_worth(p),
+                    "rule25_wealth": self.rule25_wealth(p),
+                    "titles": [
+                        {
+                            "space": s,
+                            "name": self.board.spaces[s].name,
+                            "houses": self.houses[s],
+                            "apartment": self.apartment[s],
+                            "mortgaged": self.mortgaged[s],
+                        }
+                        for s in self.titles_of(p)
+                    ],
+                }
+            )
+        pending = self.pending
+        return {
+            "players": players,
+            "treasury": {
+                "balance": self.treasury,
+                "houses": self.supply_houses,
+                "apartments": self.supply_apartments,
+            },
+            "round": self.round,
+            "phase": self.phase,
+            "pending": None if pending is None else {"player": self.names[pending.player], "choices": list(pending.kinds)},
+            "winner": None if self.winner is None else self.names[self.winner],
+            "end_reason": self.end_reason,
+        }
+
+    def __repr__(self) -> str:
+        state = "over" if self.over else f"{self.names[self.actor]} to decide ({self.phase})"
+        return f"<Game seed={self.seed} round={self.round} {state}>"
+
+    def _repr_html_(self) -> str:
+        from ..render import board_html
+
+        return board_html(self)
+
+
+def _role_index(role: Any, field: str) -> int:
+    if isinstance(role, int) and role in (0, 1):
+        return role
+    text = str(role).strip().lower()
+    if text not in ROLES:
+        raise ScenarioError(f"role must be 'competitor' or 'monopolist', not {role!r}", field=field)
+    return ROLES.index(text)
+
+
+def _validate_setup(setup: Setup, board: Board, source: str = "") -> None:
+    """Decision 13 and a consistent position: raises ScenarioError naming the field."""
+
+    def fail(message: str, field: str) -> None:
+        raise ScenarioError(message, source, field)
+
+    players = setup.players
+    if not 2 <= len(players) <= 6:
+        fail(f"2 to 6 players play; found {len(players)}", "players")
+    if setup.game_type not in GAME_TYPES:
+        fail(f"game must be one of {', '.join(GAME_TYPES)}, not {setup.game_type!r}", "game")
+    counts = [sum(p.role == r for p in players) for r in (COMPETITOR, MONOPOLIST)]
+    if max(counts) > 3 or abs(counts[0] - counts[1]) > 1:
+        fail(
+            f"{counts[0]} competitors and {counts[1]} monopolists: at most 3 of each role, "
+            "and the counts may differ by at most one (decision 13)",
+            "players",
+        )
+    names = [p.name.strip() for p in players]
+    for i, name in enumerate(names):
+        if not name:
+            fail("every player needs a name", f"players[{i}].name")
+        if names.index(name) != i:
+            fail(f"two players are called {name!r}", f"players[{i}].name")
+    rules = setup.rules
+    seen: dict[int, int] = {}
+    houses = apartments = 0
+    for i, p in enumerate(players):
+        where = f"players[{i}]"
+        if p.cash is not None and p.cash < 0:
+            fail("cash cannot be negative", f"{where}.cash")
+        if not 0 <= p.position < len(board.spaces):
+            fail("position must be a space index 0..39", f"{where}.position")
+        if p.held is not None:
+            if not 0 <= p.held <= rules.held_turns_before_forced_fine:
+                fail(f"held must be 0..{rules.held_turns_before_forced_fine} turns spent", f"{where}.held")
+            if p.position != board.hold_space:
+                fail(f"a held player stands on space {board.hold_space}", f"{where}.position")
+        for t in p.titles:
+            sp = board.spaces[t.space]
+            tw = f"{where}.titles.{sp.name}"
+            if not sp.is_title:
+                fail(f"{sp.name} is not a title that can be owned", tw)
+            if t.space in seen:
+                fail(f"{sp.name} is already owned by {players[seen[t.space]].name}", tw)
+            seen[t.space] = i
+            if (t.houses or t.apartment) and sp.kind != "street":
+                fail("only streets carry buildings", tw)
+            if t.houses and t.apartment:
+                fail("a street has houses or an apartment, not both", tw)
+            if t.houses < 0 or t.houses > rules.max_houses(p.role):
+                fail(f"a {ROLES[p.role]} has 0 to {rules.max_houses(p.role)} houses on a street", tw)
+            if t.mortgaged and (t.houses or t.apartment):
+                fail("a mortgaged street carries no buildings (decision 7)", tw)
+            houses += t.houses
+            apartments += t.apartment
+    for i, p in enumerate(players):
+        if p.role != MONOPOLIST:
+            continue
+        for t in p.titles:
+            sp = board.spaces[t.space]
+            if t.houses or t.apartment:
+                owned = sum(
+                    1 for u in p.titles if board.spaces[u.space].city == sp.city and board.spaces[u.space].kind == "street" and not u.mortgaged
+                )
+                if owned < rules.monopoly_streets:
+                    fail(
+                        f"a monopolist builds only in a monopolized city (decision 5); they own {owned} unmortgaged {sp.city} street(s)",
+                        f"players[{i}].titles.{sp.name}",
+                    )
+    if not rules.unlimited_supply and (houses > rules.supply_houses or apartments > rules.supply_apartments):
+        fail(
+            f"the set-up places {houses} houses and {apartments} apartments; the supply has "
+            f"{rules.supply_houses} and {rules.supply_apartments}",
+            "players",
+        )
+    for i, throw in enumerate(setup.dice):
+        if len(throw) not in (1, 2) or any(not (isinstance(d, int) and 1 <= d <= 6) for d in throw):
+            fail("each throw is one or two dice from 1 to 6", f"dice[{i}]")
+    for role, ids in enumerate(setup.cards):
+        valid = {card.id for card in board.deck(role)}
+        for j, card_id in enumerate(ids):
+            if card_id not in valid:
+                fail(f"{card_id!r} is not a {ROLES[role]} card", f"cards.{ROLES[role]}[{j}]")
+        if len(set(ids)) != len(ids):
+            fail("a card can be forced only once (it goes to the bottom of the deck)", f"cards.{ROLES[role]}")

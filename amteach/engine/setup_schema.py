@@ -1,0 +1,122 @@
+"""Reading a set-up (scenario files and saved games share the format) into a `Setup`.
+
+pydantic checks the shape and types and tells us which field is wrong; the game's own
+`_validate_setup` then checks the rules (role split, buildings, supply).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .board import ROLES, Board, standard_board
+from .errors import InputError, RulesError, ScenarioError
+from .game import Setup, TitleSetup, PlayerSetup, _validate_setup
+from .rules import RuleSet
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=False)
+
+
+class TitleSpec(_Strict):
+    houses: int = Field(0, ge=0)
+    apartment: bool = False
+    mortgaged: bool = False
+
+
+class PlayerSpec(_Strict):
+    name: str = Field(min_length=1)
+    role: Literal["competitor", "monopolist"]
+    cash: int | None = Field(None, ge=0)
+    position: int = Field(0, ge=0, le=39)
+    held: int | None = Field(None, ge=0)
+    titles: dict[str | int, TitleSpec | None] = Field(default_factory=dict)
+
+
+class SetupSpec(_Strict):
+    rules: str | dict[str, Any] = "default"
+    game: Literal["A", "B", "two-hour"] = "A"
+    seed: int = 0
+    players: list[PlayerSpec]
+    dice: list[list[int]] = Field(default_factory=list)
+    cards: dict[Literal["competitor", "monopolist"], list[str]] = Field(default_factory=dict)
+
+
+class ScenarioSpec(SetupSpec):
+    script: list[str | dict[str, Any]] = Field(default_factory=list)
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def validate_model(model: type[BaseModel], data: Any, source: str, error: type[InputError], prefix: str = "") -> Any:
+    """Validate with pydantic and turn its first complaint into one clear InputError."""
+    if not isinstance(data, dict):
+        raise error("must be a mapping of fields (rules, players, ...)", source, prefix.rstrip(".") or "top level")
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        # drop pydantic's union-branch names (e.g. 'str', 'TitleSpec') from the path
+        loc = tuple(part for part in first["loc"] if not (isinstance(part, str) and part[:1].isupper()) and part not in ("str", "int", "dict[str,any]", "function-after[...]"))
+        message = first["msg"]
+        if first["type"] == "extra_forbidden":
+            message = "is not a field here"
+        raise error(message[0].lower() + message[1:], source, prefix + _location(loc)) from None
+
+
+def rules_from_spec(spec: str | dict[str, Any], source: str, error: type[InputError]) -> RuleSet:
+    try:
+        if isinstance(spec, str):
+            return RuleSet.preset(spec)
+        values = dict(spec)
+        preset = values.pop("preset", "default")
+        values.pop("preset_name", None)
+        return RuleSet.preset(str(preset), **values)
+    except RulesError as err:
+        field = f"rules.{err.field}" if err.field and err.field != "rules" else "rules"
+        raise error(err.reason, source, field) from None
+
+
+def setup_from_spec(spec: SetupSpec, source: str, error: type[InputError], prefix: str = "", board: Board | None = None) -> Setup:
+    board = board or standard_board()
+    rules = rules_from_spec(spec.rules, source, error)
+    players = []
+    for i, p in enumerate(spec.players):
+        titles = []
+        for key, title in p.titles.items():
+            try:
+                space = board.space(int(key) if isinstance(key, str) and key.isdigit() else key)
+            except KeyError as err:
+                raise error(str(err.args[0]), source, f"{prefix}players[{i}].titles.{key}") from None
+            title = title or TitleSpec()
+            titles.append(TitleSetup(space.index, title.houses, title.apartment, title.mortgaged))
+        position = board.hold_space if p.held is not None and p.position == 0 else p.position
+        players.append(PlayerSetup(p.name, ROLES.index(p.role), p.cash, position, p.held, tuple(titles)))
+    setup = Setup(
+        players=tuple(players),
+        rules=rules,
+        seed=spec.seed,
+        game_type=spec.game,
+        dice=tuple(tuple(throw) for throw in spec.dice),
+        cards=(tuple(spec.cards.get("competitor", ())), tuple(spec.cards.get("monopolist", ()))),
+    )
+    try:
+        _validate_setup(setup, board)
+    except ScenarioError as err:
+        raise error(err.reason, source, prefix + err.field) from None
+    return setup
+
+
+def parse_setup(data: Any, source: str, error: type[InputError] = ScenarioError, field_prefix: str = "") -> Setup:
+    spec = validate_model(SetupSpec, data, source, error, field_prefix)
+    return setup_from_spec(spec, source, error, field_prefix)
