@@ -53,7 +53,8 @@ class Event:
 
     @property
     def text(self) -> str:
-        return self._text(self.table)
+        # names such as "Rush St." already end in a full stop
+        return self._text(self.table).replace("..", ".")
 
     def _text(self, t: Table) -> str:  # pragma: no cover - every subclass overrides
         raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Package data: the board, the cards and the rule presets."""

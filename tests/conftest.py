@@ -1,0 +1,48 @@
+"""Shared helpers: build a game from a scenario mapping (the same format as the YAML files)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from amteach.engine.game import Game
+from amteach.engine.scenario import load_scenario, play_script
+
+settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+REPO = Path(__file__).resolve().parents[1]
+SPEC = REPO.parent / "shared" / "spec"
+
+
+def scenario(players: list[dict[str, Any]], script: list[Any] = (), **fields: Any) -> Game:
+    """A game set up from scenario fields, with `script` played. Example:
+
+    scenario([{"name": "Ana", "role": "competitor"}, {"name": "Ben", "role": "monopolist"}],
+             ["roll"], dice=[[3, 4]])
+    """
+    game, _ = load_scenario({"players": players, **fields})
+    return play_script(game, list(script))
+
+
+def two(ana: dict[str, Any] | None = None, ben: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Ana the Competitor and Ben the Monopolist, with any extra fields for each."""
+    return [
+        {"name": "Ana", "role": "competitor", **(ana or {})},
+        {"name": "Ben", "role": "monopolist", **(ben or {})},
+    ]
+
+
+def events_of(game: Game, kind: str) -> list[Any]:
+    return [e for e in game.events if e.type == kind]
+
+
+@pytest.fixture
+def spec_dir() -> Path:
+    assert SPEC.is_dir(), f"the specification is expected beside the repository at {SPEC}"
+    return SPEC
