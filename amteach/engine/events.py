@@ -173,7 +173,7 @@ class RentPaid(Event):
 
     def _text(self, t: Table) -> str:
         return (
-            f"{t.who(self.payer)} paid {t.who(self.payee)} ${self.amount} rent for "
+            f"{t.who(self.payer)} pays {t.who(self.payee)} ${self.amount} rent for "
             f"{t.space(self.space)}{rent_reason(t, self.payee, self.space, self.basis, self.count, self.dice)}."
         )
 

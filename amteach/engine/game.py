@@ -459,6 +459,9 @@ class Game:
             if kind in TITLE_CHOICES:
                 if self._title_targets(kind):
                     kinds.append(kind)
+            elif kind == "trade":
+                if self._trade_possible():
+                    kinds.append(kind)
             elif self._why_not(Choice(kind, "flat" if kind == "income_tax" else None)) is None:
                 kinds.append(kind)
         return kinds
@@ -475,6 +478,16 @@ class Game:
             elif kind != "trade" and self._why_not(Choice(kind)) is None:
                 out.append(Choice(kind))
         return out
+
+    def _trade_possible(self) -> bool:
+        """Some other player is in the game and a bare title exists on one side."""
+        me = self.actor
+        sides = {me} | {p for p in self.alive() if p != me}
+        if len(sides) < 2:
+            return False
+        return any(
+            self.owner[s] in sides and not self.houses[s] and not self.apartment[s] for s in self.board.titles
+        )
 
     def _title_targets(self, kind: str) -> list[int]:
         return [s for s in self.board.titles if self.owner[s] == self.actor and self._why_not(Choice(kind, s)) is None]

@@ -1,0 +1,40 @@
+"""A game shows itself in Jupyter: 40 spaces, pawns in role colours with labels and shapes,
+owners, buildings, mortgages and cash."""
+
+from __future__ import annotations
+
+import re
+
+from conftest import scenario, two
+
+from amteach.render import ROLE_COLOURS, grid_cell
+
+
+def test_grid_places_forty_spaces_on_the_ring():
+    cells = {grid_cell(i) for i in range(40)}
+    assert len(cells) == 40
+    assert all(r in (0, 10) or c in (0, 10) for r, c in cells)
+    assert grid_cell(0) == (10, 10) and grid_cell(10) == (10, 0)
+    assert grid_cell(20) == (0, 0) and grid_cell(30) == (0, 10)
+
+
+def test_repr_html_shows_pawns_owners_buildings_mortgages_and_cash():
+    game = scenario(
+        two(
+            {"titles": {"Rush St.": {"houses": 2}, "U.S. Railroad": {"mortgaged": True}}, "cash": 1234},
+            {"held": 0, "titles": {"Nob Hill": {}}},
+        )
+    )
+    html = game._repr_html_()
+    assert len(re.findall(r'data-space="\d+"', html)) == 40
+    # pawns: colour plus a label and a shape (circle / square)
+    assert 'aria-label="Ana, Competitor"' in html
+    assert 'aria-label="Ben, Monopolist, held in Prison"' in html
+    assert f"background:{ROLE_COLOURS[0]};border-radius:50%" in html
+    assert f"background:{ROLE_COLOURS[1]};border-radius:2px" in html
+    rush = html.split('data-space="11"')[1].split('data-space="12"')[0]
+    assert "owned by Ana (Competitor)" in rush and "⌂⌂" in rush
+    railroad = html.split('data-space="5"')[1].split('data-space="6"')[0]
+    assert "mortgaged" in railroad
+    assert "$1234" in html
+    assert "Round 1: Ana to decide" in html
