@@ -41,10 +41,30 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed for the dice and the cards.")
-@click.option("--rounds", type=click.IntRange(1, 1000), default=30, show_default=True, help="Round limit; then the final accounting settles the game.")
-@click.option("--rules", "preset", default="default", show_default=True, help=f"Rules preset: {', '.join(preset_names())}.")
-@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter (repeatable).")
+@click.option(
+    "--seed", type=int, default=1, show_default=True, help="Seed for the dice and the cards."
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 1000),
+    default=30,
+    show_default=True,
+    help="Round limit; then the final accounting settles the game.",
+)
+@click.option(
+    "--rules",
+    "preset",
+    default="default",
+    show_default=True,
+    help=f"Rules preset: {', '.join(preset_names())}.",
+)
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a rule parameter (repeatable).",
+)
 def demo(seed: int, rounds: int, preset: str, overrides: tuple[str, ...]) -> None:
     """Play and narrate a demo game: two Competitors and two Monopolists, all bots."""
     from .bots import CautiousStrategy, play_until_human
@@ -53,7 +73,12 @@ def demo(seed: int, rounds: int, preset: str, overrides: tuple[str, ...]) -> Non
     try:
         rules = RuleSet.preset(preset, **parse_overrides(overrides)).replace(round_cap=rounds)
         game = Game.new(
-            [("Ana", "competitor"), ("Ben", "monopolist"), ("Cleo", "competitor"), ("Dev", "monopolist")],
+            [
+                ("Ana", "competitor"),
+                ("Ben", "monopolist"),
+                ("Cleo", "competitor"),
+                ("Dev", "monopolist"),
+            ],
             rules=rules,
             seed=seed,
         )
@@ -96,7 +121,13 @@ def scenario(file: str, indent: int) -> None:
 
 @main.command()
 @click.argument("preset", required=False, default="default")
-@click.option("--set", "overrides", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter (repeatable).")
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a rule parameter (repeatable).",
+)
 def rules(preset: str, overrides: tuple[str, ...]) -> None:
     """Show every rule parameter of PRESET (default: the specification)."""
     try:

@@ -49,7 +49,9 @@ def read_json(path: str | os.PathLike[str], error: type[InputError] = SaveError)
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise error(f"not valid JSON: {err.msg}", str(path), f"line {err.lineno}, column {err.colno}") from None
+        raise error(
+            f"not valid JSON: {err.msg}", str(path), f"line {err.lineno}, column {err.colno}"
+        ) from None
 
 
 def load_scenario_file(path: str | os.PathLike[str], play: bool = True) -> Game:

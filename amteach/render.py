@@ -76,7 +76,11 @@ def _space_html(game: Game, index: int) -> str:
             marks.append('<span class="am-mortgaged" title="mortgaged">mortgaged</span>')
     elif sp.is_title:
         marks.append(f'<span class="am-price">${sp.price}</span>')
-    pawns = "".join(pawn_html(game, p) for p in game.players if not game.bankrupt[p] and game.position[p] == index)
+    pawns = "".join(
+        pawn_html(game, p)
+        for p in game.players
+        if not game.bankrupt[p] and game.position[p] == index
+    )
     return (
         f'<div class="am-space" style="grid-row:{row + 1};grid-column:{col + 1}" data-space="{index}">'
         f'{band}<div class="am-name">{escape(sp.name)}</div>{"".join(marks)}<div class="am-pawns">{pawns}</div></div>'
@@ -111,7 +115,11 @@ def players_table_html(game: Game) -> str:
     rows = []
     for p in game.players:
         role = game.roles[p]
-        status = "bankrupt" if game.bankrupt[p] else (f"in {game.hold_name(p)}" if game.held[p] >= 0 else "")
+        status = (
+            "bankrupt"
+            if game.bankrupt[p]
+            else (f"in {game.hold_name(p)}" if game.held[p] >= 0 else "")
+        )
         titles = ", ".join(game.board.spaces[s].name for s in game.titles_of(p)) or "none"
         rows.append(
             "<tr>"
@@ -123,7 +131,9 @@ def players_table_html(game: Game) -> str:
         )
     return (
         '<table class="am-players"><thead><tr><th>Player</th><th>Role</th><th>Cash</th><th>Net worth</th>'
-        "<th>Rule-25 wealth</th><th>Titles</th><th>Status</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
+        "<th>Rule-25 wealth</th><th>Titles</th><th>Status</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
     )
 
 
@@ -137,10 +147,13 @@ def board_html(game: Game, with_players: bool = True) -> str:
     else:
         status = f"Round {game.round}: {escape(game.names[game.actor])} to decide"
     legend = " &nbsp; ".join(
-        f'<span style="color:{ROLE_COLOURS[r]}">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}</span>' for r in (0, 1)
+        f'<span style="color:{ROLE_COLOURS[r]}">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}</span>'
+        for r in (0, 1)
     )
     supply = f"Treasury supply: {game.supply_houses} houses, {game.supply_apartments} apartments"
     centre = f'<div class="am-centre"><div class="am-title">ANTI-MONOPOLY</div><div>{status}</div><div>{legend}</div><div>{supply}</div></div>'
-    board = f'<div class="am-board" role="img" aria-label="Anti-Monopoly board">{spaces}{centre}</div>'
+    board = (
+        f'<div class="am-board" role="img" aria-label="Anti-Monopoly board">{spaces}{centre}</div>'
+    )
     side = players_table_html(game) if with_players else ""
     return f'{STYLE}<div class="am-wrap">{board}{side}</div>'

@@ -12,8 +12,12 @@ from hypothesis import HealthCheck, settings
 from amteach.engine.game import Game
 from amteach.engine.scenario import load_scenario, play_script
 
-settings.register_profile("ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,7 +34,9 @@ def scenario(players: list[dict[str, Any]], script: list[Any] = (), **fields: An
     return play_script(game, list(script))
 
 
-def two(ana: dict[str, Any] | None = None, ben: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def two(
+    ana: dict[str, Any] | None = None, ben: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Ana the Competitor and Ben the Monopolist, with any extra fields for each."""
     return [
         {"name": "Ana", "role": "competitor", **(ana or {})},

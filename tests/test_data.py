@@ -28,10 +28,19 @@ def test_board_figures_equal_the_specification(spec_dir):
             assert space.mortgage == int(row["mortgage"])
             assert space.redeem == int(row["redeem"])
         if space.kind == "street":
-            expected_c = [int(row[f"c_rent_{k}"]) for k in range(5)] + [int(row["c_rent_apartment"])]
+            expected_c = [int(row[f"c_rent_{k}"]) for k in range(5)] + [
+                int(row["c_rent_apartment"])
+            ]
             expected_m = [
                 int(row[c])
-                for c in ("m_rent_single", "m_rent_two_owned", "m_rent_1", "m_rent_2", "m_rent_3", "m_rent_apartment")
+                for c in (
+                    "m_rent_single",
+                    "m_rent_two_owned",
+                    "m_rent_1",
+                    "m_rent_2",
+                    "m_rent_3",
+                    "m_rent_apartment",
+                )
             ]
             assert list(space.competitor_rents) == expected_c
             assert list(space.monopolist_rents) == expected_m
@@ -79,7 +88,9 @@ def test_street_rent_ladders_follow_the_published_formulas():
             continue
         base, house = space.price // 10, space.house_cost
         assert list(space.competitor_rents) == [base + k * house // 10 for k in (0, 1, 2, 3, 4, 5)]
-        assert list(space.monopolist_rents) == [base, 2 * base] + [2 * base + k * house // 5 for k in (1, 2, 3, 4)]
+        assert list(space.monopolist_rents) == [base, 2 * base] + [
+            2 * base + k * house // 5 for k in (1, 2, 3, 4)
+        ]
 
 
 def test_board_has_eight_cities_four_transports_two_utilities():
@@ -112,7 +123,9 @@ def test_default_rule_parameters_match_the_decisions_table():
 
 def test_edition_2005_preset_changes_only_the_foundation_fee():
     """decisions.md: preset edition-2005 uses 160 for the monopolist's Foundation fee."""
-    assert RuleSet.preset("edition-2005").changed_from_default() == {"foundation_monopolist_fee": 160}
+    assert RuleSet.preset("edition-2005").changed_from_default() == {
+        "foundation_monopolist_fee": 160
+    }
 
 
 def _board_rows():

@@ -21,7 +21,10 @@ def test_grid_places_forty_spaces_on_the_ring():
 def test_repr_html_shows_pawns_owners_buildings_mortgages_and_cash():
     game = scenario(
         two(
-            {"titles": {"Rush St.": {"houses": 2}, "U.S. Railroad": {"mortgaged": True}}, "cash": 1234},
+            {
+                "titles": {"Rush St.": {"houses": 2}, "U.S. Railroad": {"mortgaged": True}},
+                "cash": 1234,
+            },
             {"held": 0, "titles": {"Nob Hill": {}}},
         )
     )

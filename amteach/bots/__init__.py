@@ -1,5 +1,19 @@
 """Bot players: a `Strategy` takes the game and the legal choices and returns one of them."""
 
-from .strategies import STRATEGIES, CautiousStrategy, RandomStrategy, Strategy, make_strategy, play_until_human
+from .strategies import (
+    STRATEGIES,
+    CautiousStrategy,
+    RandomStrategy,
+    Strategy,
+    make_strategy,
+    play_until_human,
+)
 
-__all__ = ["STRATEGIES", "CautiousStrategy", "RandomStrategy", "Strategy", "make_strategy", "play_until_human"]
+__all__ = [
+    "STRATEGIES",
+    "CautiousStrategy",
+    "RandomStrategy",
+    "Strategy",
+    "make_strategy",
+    "play_until_human",
+]

@@ -60,7 +60,9 @@ class CautiousStrategy:
     cheaper income tax, and turns down trades."""
 
     name = "cautious"
-    describe = "Keeps a safety cushion of cash, buys only what it can easily afford, and rarely builds."
+    describe = (
+        "Keeps a safety cushion of cash, buys only what it can easily afford, and rarely builds."
+    )
 
     def __init__(self, reserve: int = 300, tax: str = "cheaper") -> None:
         self.reserve = reserve
@@ -80,8 +82,16 @@ class CautiousStrategy:
             return sells[0] if sells else next(c for c in legal if c.kind == "mortgage")
         if "decline" in kinds:
             price = game.board.spaces[game.pending_buy].price
-            return Choice("buy") if "buy" in kinds and cash - price >= self.reserve else Choice("decline")
-        builds = [c for c in legal if c.kind == "build" and cash - game.board.spaces[c.arg].house_cost >= 3 * self.reserve]
+            return (
+                Choice("buy")
+                if "buy" in kinds and cash - price >= self.reserve
+                else Choice("decline")
+            )
+        builds = [
+            c
+            for c in legal
+            if c.kind == "build" and cash - game.board.spaces[c.arg].house_cost >= 3 * self.reserve
+        ]
         if builds:
             return max(builds, key=lambda c: game.board.spaces[c.arg].price)
         if "pay_fine" in kinds and cash >= 2 * self.reserve:

@@ -161,13 +161,15 @@ def parse_board(rows: list[dict[str, str]], source: str = "board.csv") -> list[S
         c_rents: tuple[int, ...] = ()
         m_rents: tuple[int, ...] = ()
         if kind in TITLE_KINDS:
-            price, mortgage, redeem = (_int(row, c, source, line) for c in ("price", "mortgage", "redeem"))
+            price, mortgage, redeem = (
+                _int(row, c, source, line) for c in ("price", "mortgage", "redeem")
+            )
         if kind == "street":
             if not city:
                 raise DataError("a street needs a city", source, f"row {line}, column city")
             values = {c: _int(row, c, source, line) for c in _STREET_COLUMNS}
             house_cost = values["house_cost"]
-            c_rents = tuple(values[f"c_rent_{k}"] for k in range(5)) + (values["c_rent_apartment"],)
+            c_rents = (*(values[f"c_rent_{k}"] for k in range(5)), values["c_rent_apartment"])
             m_rents = (
                 values["m_rent_single"],
                 values["m_rent_two_owned"],
@@ -185,7 +187,10 @@ def parse_board(rows: list[dict[str, str]], source: str = "board.csv") -> list[S
 
 
 def parse_cards(
-    rows: list[dict[str, str]], texts: dict[str, str], spaces: list[Space], source: str = "cards.csv"
+    rows: list[dict[str, str]],
+    texts: dict[str, str],
+    spaces: list[Space],
+    source: str = "cards.csv",
 ) -> list[Card]:
     cards = []
     seen = set()
@@ -193,7 +198,9 @@ def parse_cards(
         card_id = (row.get("id") or "").strip()
         deck_name = (row.get("deck") or "").strip()
         if deck_name not in ROLES:
-            raise DataError(f"deck must be one of {', '.join(ROLES)}", source, f"row {line}, column deck")
+            raise DataError(
+                f"deck must be one of {', '.join(ROLES)}", source, f"row {line}, column deck"
+            )
         effect = (row.get("effect") or "").strip()
         if effect not in CARD_EFFECTS:
             raise DataError(
@@ -205,7 +212,9 @@ def parse_cards(
         amount = _int(row, "amount", source, line) if "amount" in needs else 0
         target = _int(row, "target", source, line) if "target" in needs else 0
         if not 0 <= target < len(spaces):
-            raise DataError("target must be a space index 0..39", source, f"row {line}, column target")
+            raise DataError(
+                "target must be a space index 0..39", source, f"row {line}, column target"
+            )
         if card_id in seen or not card_id:
             raise DataError(f"card id {card_id!r} is missing or repeated", source, f"row {line}")
         seen.add(card_id)
@@ -220,7 +229,9 @@ def parse_cards(
     for role in (COMPETITOR, MONOPOLIST):
         count = sum(card.deck == role for card in cards)
         if count != 25:
-            raise DataError(f"the {ROLES[role]} deck has {count} cards, expected 25", source, "deck")
+            raise DataError(
+                f"the {ROLES[role]} deck has {count} cards, expected 25", source, "deck"
+            )
     return cards
 
 
@@ -228,7 +239,9 @@ def build_board(spaces: list[Space], cards: list[Card]) -> Board:
     def only(kind: str, name_part: str) -> int:
         found = [s.index for s in spaces if s.kind == kind and name_part in s.name]
         if len(found) != 1:
-            raise DataError(f"expected one {kind} space named like {name_part!r}", "board.csv", "name")
+            raise DataError(
+                f"expected one {kind} space named like {name_part!r}", "board.csv", "name"
+            )
         return found[0]
 
     cities: dict[str, list[int]] = {}

@@ -114,7 +114,9 @@ class Moved(Event):
 
     def _text(self, t: Table) -> str:
         how = "" if self.by == "dice" else " on a card's orders"
-        return f"{t.name(self.player)} moves{how} from {t.space(self.start)} to {t.space(self.end)}."
+        return (
+            f"{t.name(self.player)} moves{how} from {t.space(self.start)} to {t.space(self.end)}."
+        )
 
 
 _PAYMENT_TEXT = {
@@ -232,12 +234,16 @@ class IncomeTaxChoice(Event):
     rates: tuple[int, int, int]
 
     def _text(self, t: Table) -> str:
-        chosen, other = (self.flat, self.percent) if self.choice == "flat" else (self.percent, self.flat)
-        label = "the flat tax" if self.choice == "flat" else "the percentage tax"
-        verdict = "the cheaper option" if chosen < other else ("the same either way" if chosen == other else "not the cheaper option")
-        return (
-            f"{t.who(self.player)} chooses {label}: ${chosen} instead of ${other} ({verdict})."
+        chosen, other = (
+            (self.flat, self.percent) if self.choice == "flat" else (self.percent, self.flat)
         )
+        label = "the flat tax" if self.choice == "flat" else "the percentage tax"
+        verdict = (
+            "the cheaper option"
+            if chosen < other
+            else ("the same either way" if chosen == other else "not the cheaper option")
+        )
+        return f"{t.who(self.player)} chooses {label}: ${chosen} instead of ${other} ({verdict})."
 
 
 @dataclass(slots=True)
@@ -258,7 +264,9 @@ class Declined(Event):
     space: int
 
     def _text(self, t: Table) -> str:
-        return f"{t.name(self.player)} does not buy {t.space(self.space)}; it stays with the Treasury."
+        return (
+            f"{t.name(self.player)} does not buy {t.space(self.space)}; it stays with the Treasury."
+        )
 
 
 @dataclass(slots=True)
@@ -356,7 +364,9 @@ def _titles(t: Table, spaces: tuple[int, ...]) -> str:
     return ", ".join(t.space(s) for s in spaces) or "no titles"
 
 
-def _trade_terms(t: Table, player: int, other: int, give: tuple[int, ...], get: tuple[int, ...], pay: int) -> str:
+def _trade_terms(
+    t: Table, player: int, other: int, give: tuple[int, ...], get: tuple[int, ...], pay: int
+) -> str:
     parts = []
     if give:
         parts.append(f"{_titles(t, give)} to {t.name(other)}")

@@ -44,7 +44,16 @@ FINAL_ADJUST = "final_adjust"
 OVER = "over"
 
 _PHASE_KINDS = {
-    PRE_ROLL: ("roll", "pay_fine", "build", "sell_building", "mortgage", "redeem", "trade", "end_game"),
+    PRE_ROLL: (
+        "roll",
+        "pay_fine",
+        "build",
+        "sell_building",
+        "mortgage",
+        "redeem",
+        "trade",
+        "end_game",
+    ),
     POST_ROLL: ("build", "sell_building", "mortgage", "redeem", "trade", "end_turn", "end_game"),
     BUY: ("buy", "decline", "sell_building", "mortgage"),
     INCOME_TAX: ("income_tax",),
@@ -117,7 +126,11 @@ class Setup:
                     "position": p.position,
                     "held": p.held,
                     "titles": {
-                        str(t.space): {"houses": t.houses, "apartment": t.apartment, "mortgaged": t.mortgaged}
+                        str(t.space): {
+                            "houses": t.houses,
+                            "apartment": t.apartment,
+                            "mortgaged": t.mortgaged,
+                        }
                         for t in p.titles
                     },
                 }
@@ -173,10 +186,11 @@ class Game:
     """One game of Anti-Monopoly, from its set-up and the decisions taken so far."""
 
     __slots__ = (
+        "_forced_dice",
         "actor",
         "apartment",
-        "board",
         "bankrupt",
+        "board",
         "cash",
         "current",
         "debts",
@@ -216,7 +230,6 @@ class Game:
         "treasury",
         "turns_taken",
         "winner",
-        "_forced_dice",
     )
 
     # -- construction -------------------------------------------------------------------
@@ -348,7 +361,10 @@ class Game:
 
     def is_monopolized(self, player: int, city: str) -> bool:
         """Decision 5: a monopolist's city is monopolized while they own enough unmortgaged streets."""
-        return self.roles[player] == MONOPOLIST and self.monopoly_count(player, city) >= self.rules.monopoly_streets
+        return (
+            self.roles[player] == MONOPOLIST
+            and self.monopoly_count(player, city) >= self.rules.monopoly_streets
+        )
 
     def rent_for(self, space: int, dice_total: int | None = None) -> tuple[int, str, int]:
         """One landing's rent on an owned title now: (amount, basis, count). Zero when mortgaged,
@@ -386,7 +402,9 @@ class Game:
         if role == COMPETITOR:
             multiplier = rules.utility_multiplier_competitor
         else:
-            multiplier = rules.utility_multipliers_monopolist[self._unmortgaged_owned(owner, self.board.utilities) - 1]
+            multiplier = rules.utility_multipliers_monopolist[
+                self._unmortgaged_owned(owner, self.board.utilities) - 1
+            ]
         return multiplier * dice, "utility", multiplier
 
     def _unmortgaged_owned(self, player: int, spaces: tuple[int, ...]) -> int:
@@ -450,7 +468,12 @@ class Game:
                 titles += price - self.redeem_values[s] if self.mortgaged[s] else price
                 buildings += self.buildings_paid(s)
         cash = self.cash[player]
-        return {"cash": cash, "titles": titles, "buildings": buildings, "net_worth": cash + titles + buildings}
+        return {
+            "cash": cash,
+            "titles": titles,
+            "buildings": buildings,
+            "net_worth": cash + titles + buildings,
+        }
 
     # -- legal choices ---------------------------------------------------------------------
     def _legal_kinds(self) -> list[str]:
@@ -486,11 +509,16 @@ class Game:
         if len(sides) < 2:
             return False
         return any(
-            self.owner[s] in sides and not self.houses[s] and not self.apartment[s] for s in self.board.titles
+            self.owner[s] in sides and not self.houses[s] and not self.apartment[s]
+            for s in self.board.titles
         )
 
     def _title_targets(self, kind: str) -> list[int]:
-        return [s for s in self.board.titles if self.owner[s] == self.actor and self._why_not(Choice(kind, s)) is None]
+        return [
+            s
+            for s in self.board.titles
+            if self.owner[s] == self.actor and self._why_not(Choice(kind, s)) is None
+        ]
 
     def is_legal(self, choice: Any) -> bool:
         try:
@@ -587,7 +615,10 @@ class Game:
             elif not rules.unlimited_supply and self.supply_houses <= 0:
                 return "the Treasury has no houses left", R_SUPPLY
             if cash < sp.house_cost:
-                return f"building on {sp.name} costs ${sp.house_cost} but {name} has ${cash}", R_BORROW
+                return (
+                    f"building on {sp.name} costs ${sp.house_cost} but {name} has ${cash}",
+                    R_BORROW,
+                )
             return None
         if kind == "sell_building":
             if not (self.houses[space] or self.apartment[space]):
@@ -598,7 +629,11 @@ class Game:
                 return f"{sp.name} is already mortgaged", R_MORTGAGE
             if self.houses[space] or self.apartment[space]:
                 return f"sell the buildings on {sp.name} before mortgaging it", R_MORTGAGE
-            if role == MONOPOLIST and sp.kind == "street" and self._breaks_built_monopoly(p, sp.city, {space}):
+            if (
+                role == MONOPOLIST
+                and sp.kind == "street"
+                and self._breaks_built_monopoly(p, sp.city, {space})
+            ):
                 return (
                     f"mortgaging {sp.name} would break {name}'s monopoly of {sp.city} while buildings stand there",
                     R_MONOPOLY,
@@ -608,15 +643,24 @@ class Game:
         if not self.mortgaged[space]:
             return f"{sp.name} is not mortgaged", R_MORTGAGE
         if cash < self.redeem_values[space]:
-            return f"redeeming {sp.name} costs ${self.redeem_values[space]} but {name} has ${cash}", R_BORROW
+            return (
+                f"redeeming {sp.name} costs ${self.redeem_values[space]} but {name} has ${cash}",
+                R_BORROW,
+            )
         return None
 
     def _breaks_built_monopoly(self, player: int, city: str, leaving: set[int]) -> bool:
         """Would losing `leaving` take a monopolist's built-up city below a monopoly?"""
         streets = self.board.cities[city]
-        if not any(self.owner[s] == player and (self.houses[s] or self.apartment[s]) for s in streets):
+        if not any(
+            self.owner[s] == player and (self.houses[s] or self.apartment[s]) for s in streets
+        ):
             return False
-        keep = sum(1 for s in streets if self.owner[s] == player and not self.mortgaged[s] and s not in leaving)
+        keep = sum(
+            1
+            for s in streets
+            if self.owner[s] == player and not self.mortgaged[s] and s not in leaving
+        )
         return keep < self.rules.monopoly_streets
 
     def _why_not_trade(self, trade: Any) -> tuple[str, str] | None:
@@ -635,9 +679,16 @@ class Game:
                     label = self.board.spaces[s].name if 0 <= s < len(self.board.spaces) else str(s)
                     return f"{self.names[side]} does not own {label}", R_TRADE
                 if self.houses[s] or self.apartment[s]:
-                    return f"{self.board.spaces[s].name} has buildings; only bare streets are traded", R_TRADE
+                    return (
+                        f"{self.board.spaces[s].name} has buildings; only bare streets are traded",
+                        R_TRADE,
+                    )
             if self.roles[side] == MONOPOLIST:
-                for city in {self.board.spaces[s].city for s in titles if self.board.spaces[s].kind == "street"}:
+                for city in {
+                    self.board.spaces[s].city
+                    for s in titles
+                    if self.board.spaces[s].kind == "street"
+                }:
                     if self._breaks_built_monopoly(side, city, set(titles)):
                         return (
                             f"the trade would break {self.names[side]}'s monopoly of {city} while buildings stand there",
@@ -665,7 +716,9 @@ class Game:
         else:
             raise IllegalChoice(f"cannot read the choice {choice!r}", R_TURN)
         if kind not in CHOICE_KINDS:
-            raise IllegalChoice(f"unknown choice {kind!r}; choices are: {', '.join(CHOICE_KINDS)}", R_TURN)
+            raise IllegalChoice(
+                f"unknown choice {kind!r}; choices are: {', '.join(CHOICE_KINDS)}", R_TURN
+            )
         try:
             if kind in TITLE_CHOICES:
                 return Choice(kind, self._title_index(arg))
@@ -798,7 +851,9 @@ class Game:
             if owner != p:
                 amount, basis, count = self.rent_for(space, self.last_dice)
                 if amount:
-                    rent = ev.RentPaid(self.table, p, owner, space, amount, basis, count, self.last_dice)
+                    rent = ev.RentPaid(
+                        self.table, p, owner, space, amount, basis, count, self.last_dice
+                    )
                     self._owe(p, owner, amount, rent)
                     self._settle("after_move")
                     return
@@ -811,14 +866,24 @@ class Game:
             return
         elif space == board.property_tax_space:
             amount = self.rules.property_tax
-            self._owe(p, TREASURY, amount, ev.Payment(self.table, p, TREASURY, amount, "property_tax", space))
+            self._owe(
+                p,
+                TREASURY,
+                amount,
+                ev.Payment(self.table, p, TREASURY, amount, "property_tax", space),
+            )
             self._settle("after_move")
             return
         elif space == board.foundation_space:
             if self.roles[p] == MONOPOLIST:
                 fee = self.rules.foundation_monopolist_fee
                 if fee:
-                    self._owe(p, TREASURY, fee, ev.Payment(self.table, p, TREASURY, fee, "foundation_fee", space))
+                    self._owe(
+                        p,
+                        TREASURY,
+                        fee,
+                        ev.Payment(self.table, p, TREASURY, fee, "foundation_fee", space),
+                    )
                     self._settle("after_move")
                     return
             else:
@@ -847,7 +912,9 @@ class Game:
         if effect == "collect":
             self._pay_from_treasury(p, card.amount, "card")
         elif effect == "pay":
-            self._owe(p, TREASURY, card.amount, ev.Payment(self.table, p, TREASURY, card.amount, "card"))
+            self._owe(
+                p, TREASURY, card.amount, ev.Payment(self.table, p, TREASURY, card.amount, "card")
+            )
             self._settle("after_move")
             return
         elif effect in ("collect_from_each_monopolist", "collect_from_each_competitor"):
@@ -925,7 +992,9 @@ class Game:
             if self.liquidation_value(d) >= debt.amount:
                 if not debt.announced:
                     debt.announced = True
-                    self._emit(ev.MustRaiseMoney(self.table, d, debt.creditor, debt.amount, self.cash[d]))
+                    self._emit(
+                        ev.MustRaiseMoney(self.table, d, debt.creditor, debt.amount, self.cash[d])
+                    )
                 self.actor = d
                 self.phase = RAISE
                 return
@@ -992,7 +1061,9 @@ class Game:
         self.end_reason = reason
         self.phase = OVER
         self.debts.clear()
-        scores = tuple(self.rule25_wealth(p) if reason == "game_b" else self.cash[p] for p in self.players)
+        scores = tuple(
+            self.rule25_wealth(p) if reason == "game_b" else self.cash[p] for p in self.players
+        )
         self._emit(ev.GameOver(self.table, winner, reason, scores))
 
     def _next_turn(self) -> None:
@@ -1039,10 +1110,23 @@ class Game:
         amount = opts.flat if option == "flat" else opts.percent
         self._emit(
             ev.IncomeTaxChoice(
-                self.table, p, option, opts.flat, opts.percent, opts.cash, opts.property, opts.improvements, opts.rates
+                self.table,
+                p,
+                option,
+                opts.flat,
+                opts.percent,
+                opts.cash,
+                opts.property,
+                opts.improvements,
+                opts.rates,
             )
         )
-        self._owe(p, TREASURY, amount, ev.Payment(self.table, p, TREASURY, amount, "income_tax", self.board.income_tax_space))
+        self._owe(
+            p,
+            TREASURY,
+            amount,
+            ev.Payment(self.table, p, TREASURY, amount, "income_tax", self.board.income_tax_space),
+        )
         self._settle("after_move")
 
     def _do_pay_fine(self, _: None) -> None:
@@ -1192,19 +1276,28 @@ class Game:
     def undo(self, count: int = 1) -> None:
         """Take back the last `count` decisions by replaying the rest from the set-up."""
         if count < 1 or count > len(self.decisions):
-            raise IllegalChoice(f"there {'is' if len(self.decisions) == 1 else 'are'} only {len(self.decisions)} decisions to undo", "undo")
+            raise IllegalChoice(
+                f"there {'is' if len(self.decisions) == 1 else 'are'} only {len(self.decisions)} decisions to undo",
+                "undo",
+            )
         replayed = Game.replay(self.setup, self.decisions[:-count], self.board)
         for name in Game.__slots__:
             setattr(self, name, getattr(replayed, name))
 
     @classmethod
-    def replay(cls, setup: Setup, decisions: list[Any], board: Board | None = None, source: str = "") -> Game:
+    def replay(
+        cls, setup: Setup, decisions: list[Any], board: Board | None = None, source: str = ""
+    ) -> Game:
         game = cls(setup, board)
         for i, decision in enumerate(decisions):
             try:
                 game.apply(decision)
             except IllegalChoice as err:
-                raise SaveError(f"decision {i + 1} ({decision}) cannot be replayed: {err}", source, f"decisions[{i}]") from None
+                raise SaveError(
+                    f"decision {i + 1} ({decision}) cannot be replayed: {err}",
+                    source,
+                    f"decisions[{i}]",
+                ) from None
         return game
 
     def to_save(self) -> dict[str, Any]:
@@ -1222,9 +1315,15 @@ class Game:
         from .setup_schema import parse_setup
 
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-            raise SaveError(f"not an amteach saved game (expected format {SAVE_FORMAT!r})", source, "format")
+            raise SaveError(
+                f"not an amteach saved game (expected format {SAVE_FORMAT!r})", source, "format"
+            )
         if data.get("version") != SAVE_VERSION:
-            raise SaveError(f"unsupported version {data.get('version')!r}; this amteach reads {SAVE_VERSION}", source, "version")
+            raise SaveError(
+                f"unsupported version {data.get('version')!r}; this amteach reads {SAVE_VERSION}",
+                source,
+                "version",
+            )
         decisions = data.get("decisions")
         if not isinstance(decisions, list):
             raise SaveError("must be a list of decisions", source, "decisions")
@@ -1268,7 +1367,9 @@ class Game:
             },
             "round": self.round,
             "phase": self.phase,
-            "pending": None if pending is None else {"player": self.names[pending.player], "choices": list(pending.kinds)},
+            "pending": None
+            if pending is None
+            else {"player": self.names[pending.player], "choices": list(pending.kinds)},
             "winner": None if self.winner is None else self.names[self.winner],
             "end_reason": self.end_reason,
         }
@@ -1327,7 +1428,10 @@ def _validate_setup(setup: Setup, board: Board, source: str = "") -> None:
             fail("position must be a space index 0..39", f"{where}.position")
         if p.held is not None:
             if not 0 <= p.held <= rules.held_turns_before_forced_fine:
-                fail(f"held must be 0..{rules.held_turns_before_forced_fine} turns spent", f"{where}.held")
+                fail(
+                    f"held must be 0..{rules.held_turns_before_forced_fine} turns spent",
+                    f"{where}.held",
+                )
             if p.position != board.hold_space:
                 fail(f"a held player stands on space {board.hold_space}", f"{where}.position")
         for t in p.titles:
@@ -1343,7 +1447,9 @@ def _validate_setup(setup: Setup, board: Board, source: str = "") -> None:
             if t.houses and t.apartment:
                 fail("a street has houses or an apartment, not both", tw)
             if t.houses < 0 or t.houses > rules.max_houses(p.role):
-                fail(f"a {ROLES[p.role]} has 0 to {rules.max_houses(p.role)} houses on a street", tw)
+                fail(
+                    f"a {ROLES[p.role]} has 0 to {rules.max_houses(p.role)} houses on a street", tw
+                )
             if t.mortgaged and (t.houses or t.apartment):
                 fail("a mortgaged street carries no buildings (decision 7)", tw)
             houses += t.houses
@@ -1355,14 +1461,20 @@ def _validate_setup(setup: Setup, board: Board, source: str = "") -> None:
             sp = board.spaces[t.space]
             if t.houses or t.apartment:
                 owned = sum(
-                    1 for u in p.titles if board.spaces[u.space].city == sp.city and board.spaces[u.space].kind == "street" and not u.mortgaged
+                    1
+                    for u in p.titles
+                    if board.spaces[u.space].city == sp.city
+                    and board.spaces[u.space].kind == "street"
+                    and not u.mortgaged
                 )
                 if owned < rules.monopoly_streets:
                     fail(
                         f"a monopolist builds only in a monopolized city (decision 5); they own {owned} unmortgaged {sp.city} street(s)",
                         f"players[{i}].titles.{sp.name}",
                     )
-    if not rules.unlimited_supply and (houses > rules.supply_houses or apartments > rules.supply_apartments):
+    if not rules.unlimited_supply and (
+        houses > rules.supply_houses or apartments > rules.supply_apartments
+    ):
         fail(
             f"the set-up places {houses} houses and {apartments} apartments; the supply has "
             f"{rules.supply_houses} and {rules.supply_apartments}",
@@ -1377,4 +1489,7 @@ def _validate_setup(setup: Setup, board: Board, source: str = "") -> None:
             if card_id not in valid:
                 fail(f"{card_id!r} is not a {ROLES[role]} card", f"cards.{ROLES[role]}[{j}]")
         if len(set(ids)) != len(ids):
-            fail("a card can be forced only once (it goes to the bottom of the deck)", f"cards.{ROLES[role]}")
+            fail(
+                "a card can be forced only once (it goes to the bottom of the deck)",
+                f"cards.{ROLES[role]}",
+            )

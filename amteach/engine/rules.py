@@ -201,7 +201,10 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         if not isinstance(value, dict):
             raise RulesError("must map die faces 1-6 to amounts, e.g. {1: 25, 2: 50}", source, name)
         pairs = tuple(
-            sorted((_whole(name, face, source, 1, 6), _whole(name, amount, source)) for face, amount in value.items())
+            sorted(
+                (_whole(name, face, source, 1, 6), _whole(name, amount, source))
+                for face, amount in value.items()
+            )
         )
         return pairs
     raise RulesError("is not a rule parameter", source, name)  # pragma: no cover - fields are fixed

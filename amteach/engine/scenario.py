@@ -14,7 +14,9 @@ class ScriptStepError(AmteachError):
 
     def __init__(self, step: int, choice: Any, error: IllegalChoice, source: str = "") -> None:
         where = f"{source}: " if source else ""
-        super().__init__(f"{where}script step {step} ({_show(choice)}) is illegal: {error.reason} [{error.rule}]")
+        super().__init__(
+            f"{where}script step {step} ({_show(choice)}) is illegal: {error.reason} [{error.rule}]"
+        )
         self.step = step
         self.rule = error.rule
 
@@ -45,7 +47,9 @@ def play_script(game: Game, script: list[Any], source: str = "scenario") -> Game
         except IllegalChoice as err:
             raise ScriptStepError(number, step, err, source) from None
         except ScenarioError as err:
-            raise ScenarioError(f"at script step {number}: {err.reason}", source, err.field) from None
+            raise ScenarioError(
+                f"at script step {number}: {err.reason}", source, err.field
+            ) from None
     return game
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .board import ROLES, Board, standard_board
 from .errors import InputError, RulesError, ScenarioError
-from .game import Setup, TitleSetup, PlayerSetup, _validate_setup
+from .game import PlayerSetup, Setup, TitleSetup, _validate_setup
 from .rules import RuleSet
 
 
@@ -58,16 +58,27 @@ def _location(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def validate_model(model: type[BaseModel], data: Any, source: str, error: type[InputError], prefix: str = "") -> Any:
+def validate_model(
+    model: type[BaseModel], data: Any, source: str, error: type[InputError], prefix: str = ""
+) -> Any:
     """Validate with pydantic and turn its first complaint into one clear InputError."""
     if not isinstance(data, dict):
-        raise error("must be a mapping of fields (rules, players, ...)", source, prefix.rstrip(".") or "top level")
+        raise error(
+            "must be a mapping of fields (rules, players, ...)",
+            source,
+            prefix.rstrip(".") or "top level",
+        )
     try:
         return model.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
         # drop pydantic's union-branch names (e.g. 'str', 'TitleSpec') from the path
-        loc = tuple(part for part in first["loc"] if not (isinstance(part, str) and part[:1].isupper()) and part not in ("str", "int", "dict[str,any]", "function-after[...]"))
+        loc = tuple(
+            part
+            for part in first["loc"]
+            if not (isinstance(part, str) and part[:1].isupper())
+            and part not in ("str", "int", "dict[str,any]", "function-after[...]")
+        )
         message = first["msg"]
         if first["type"] == "extra_forbidden":
             message = "is not a field here"
@@ -87,7 +98,13 @@ def rules_from_spec(spec: str | dict[str, Any], source: str, error: type[InputEr
         raise error(err.reason, source, field) from None
 
 
-def setup_from_spec(spec: SetupSpec, source: str, error: type[InputError], prefix: str = "", board: Board | None = None) -> Setup:
+def setup_from_spec(
+    spec: SetupSpec,
+    source: str,
+    error: type[InputError],
+    prefix: str = "",
+    board: Board | None = None,
+) -> Setup:
     board = board or standard_board()
     rules = rules_from_spec(spec.rules, source, error)
     players = []
@@ -97,11 +114,15 @@ def setup_from_spec(spec: SetupSpec, source: str, error: type[InputError], prefi
             try:
                 space = board.space(int(key) if isinstance(key, str) and key.isdigit() else key)
             except KeyError as err:
-                raise error(str(err.args[0]), source, f"{prefix}players[{i}].titles.{key}") from None
+                raise error(
+                    str(err.args[0]), source, f"{prefix}players[{i}].titles.{key}"
+                ) from None
             title = title or TitleSpec()
             titles.append(TitleSetup(space.index, title.houses, title.apartment, title.mortgaged))
         position = board.hold_space if p.held is not None and p.position == 0 else p.position
-        players.append(PlayerSetup(p.name, ROLES.index(p.role), p.cash, position, p.held, tuple(titles)))
+        players.append(
+            PlayerSetup(p.name, ROLES.index(p.role), p.cash, position, p.held, tuple(titles))
+        )
     setup = Setup(
         players=tuple(players),
         rules=rules,
@@ -117,6 +138,8 @@ def setup_from_spec(spec: SetupSpec, source: str, error: type[InputError], prefi
     return setup
 
 
-def parse_setup(data: Any, source: str, error: type[InputError] = ScenarioError, field_prefix: str = "") -> Setup:
+def parse_setup(
+    data: Any, source: str, error: type[InputError] = ScenarioError, field_prefix: str = ""
+) -> Setup:
     spec = validate_model(SetupSpec, data, source, error, field_prefix)
     return setup_from_spec(spec, source, error, field_prefix)
