@@ -222,6 +222,28 @@ class NoRent(Event):
 
 
 @dataclass(slots=True)
+class IncomeTaxDue(Event):
+    """Decision 1: both amounts are shown before the player chooses."""
+
+    type: ClassVar[str] = "income_tax_due"
+    player: int
+    flat: int
+    percent: int
+    cash: int
+    property: int
+    improvements: int
+    rates: tuple[int, int, int]
+
+    def _text(self, t: Table) -> str:
+        r = self.rates
+        return (
+            f"{t.who(self.player)} lands on Income Tax and chooses: ${self.flat} flat, or ${self.percent} "
+            f"({r[0]}% of ${self.cash} cash + {r[1]}% of ${self.property} property + "
+            f"{r[2]}% of ${self.improvements} buildings)."
+        )
+
+
+@dataclass(slots=True)
 class IncomeTaxChoice(Event):
     type: ClassVar[str] = "income_tax_choice"
     player: int
@@ -491,6 +513,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Payment,
         RentPaid,
         NoRent,
+        IncomeTaxDue,
         IncomeTaxChoice,
         Purchased,
         Declined,

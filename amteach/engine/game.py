@@ -541,6 +541,8 @@ class Game:
         if phase == OVER:
             return "the game is over", R_TURN
         if kind not in _PHASE_KINDS[phase]:
+            if phase == FINAL_ADJUST and kind == "trade":
+                return "no trades between players in the final accounting: players deal only with the Treasury", R_TWO_HOUR
             allowed = ", ".join(self._legal_kinds()) or "none"
             return (
                 f"{self.names[self.actor]} cannot {kind.replace('_', ' ')} now ({phase.replace('_', ' ')}); "
@@ -862,6 +864,12 @@ class Game:
         elif space == board.go_to_hold_space:
             self._send_to_hold(p, "space")
         elif space == board.income_tax_space:
+            options = self.tax_options(p)
+            self._emit(
+                ev.IncomeTaxDue(
+                    self.table, p, options.flat, options.percent, options.cash, options.property, options.improvements, options.rates
+                )
+            )
             self.phase = INCOME_TAX
             return
         elif space == board.property_tax_space:
@@ -1021,13 +1029,12 @@ class Game:
         titles = tuple(self.titles_of(d))
         for s in titles:
             refund = _percent_of(self.buildings_paid(s), pct)
-            if refund:
-                self.supply_houses += self.houses[s]
-                self.supply_apartments += self.apartment[s]
-                self.houses[s] = 0
-                self.apartment[s] = False
-                self.cash[d] += refund
-                self.treasury -= refund
+            self.supply_houses += self.houses[s]
+            self.supply_apartments += self.apartment[s]
+            self.houses[s] = 0
+            self.apartment[s] = False
+            self.cash[d] += refund
+            self.treasury -= refund
         cash = self.cash[d]
         self.cash[d] = 0
         if creditor == TREASURY or self.bankrupt[creditor]:
@@ -1047,14 +1054,11 @@ class Game:
 
     def _check_end(self) -> None:
         alive = self.alive()
-        if len(alive) <= 1:
+        if self.game_type == "B" and len({self.roles[p] for p in alive}) == 1:
+            richest = max(alive, key=lambda p: (self.rule25_wealth(p), -p))
+            self._finish(richest, "game_b")
+        elif len(alive) <= 1:
             self._finish(alive[0] if alive else None, "game_a")
-            return
-        if self.game_type == "B":
-            roles_left = {self.roles[p] for p in alive}
-            if len(roles_left) == 1:
-                richest = max(alive, key=lambda p: (self.rule25_wealth(p), -p))
-                self._finish(richest, "game_b")
 
     def _finish(self, winner: int | None, reason: str) -> None:
         self.winner = winner
@@ -1139,20 +1143,18 @@ class Game:
         self._emit(ev.LeftHold(self.table, p, "fine"))
 
     def _do_build(self, space: int) -> None:
+        # the supply counts buildings not on the board; with an unlimited supply it may go
+        # below zero, and only the legality check (not this bookkeeping) looks at the limit
         p = self.actor
         sp = self.board.spaces[space]
-        role = self.roles[p]
-        unlimited = self.rules.unlimited_supply
-        if self.houses[space] >= self.rules.max_houses(role):
-            if not unlimited:
-                self.supply_houses += self.houses[space]
-                self.supply_apartments -= 1
+        if self.houses[space] >= self.rules.max_houses(self.roles[p]):
+            self.supply_houses += self.houses[space]
+            self.supply_apartments -= 1
             self.houses[space] = 0
             self.apartment[space] = True
             building = "apartment"
         else:
-            if not unlimited:
-                self.supply_houses -= 1
+            self.supply_houses -= 1
             self.houses[space] += 1
             building = "house"
         self.cash[p] -= sp.house_cost
@@ -1162,18 +1164,15 @@ class Game:
     def _do_sell_building(self, space: int) -> None:
         p = self.actor
         pct = self.rules.building_sellback_percent
-        unlimited = self.rules.unlimited_supply
         if self.apartment[space]:
             refund = _percent_of(self.buildings_paid(space), pct)
             self.apartment[space] = False
-            if not unlimited:
-                self.supply_apartments += 1
+            self.supply_apartments += 1
             building = "apartment"
         else:
             refund = _percent_of(self.board.spaces[space].house_cost, pct)
             self.houses[space] -= 1
-            if not unlimited:
-                self.supply_houses += 1
+            self.supply_houses += 1
             building = "house"
         self.cash[p] += refund
         self.treasury -= refund
