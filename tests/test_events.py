@@ -63,3 +63,24 @@ def test_events_render_lazily_from_cheap_records():
     assert not hasattr(moved, "__dict__")  # slots only
     assert (moved.start, moved.end) == (0, 11)
     assert moved.text == "Ana moves from START to Rush St."
+
+
+def test_decision1_both_income_tax_amounts_are_shown_before_the_choice():
+    """Decision 1: the game shows both amounts (flat and the role's percentage) before the choice."""
+    game = scenario(
+        two({"cash": 1000, "titles": {"Rush St.": {"houses": 2}}}), ["roll"], dice=[[1, 3]]
+    )
+    (due,) = events_of(game, "income_tax_due")
+    # competitor: 10% of cash + 10% of property (140) + 10% of buildings (2 x 100)
+    expected = (10 * 1000 + 10 * 140 + 10 * 200 + 50) // 100
+    assert (due.flat, due.percent) == (200, expected)
+    assert due.text == (
+        f"Ana (Competitor) lands on Income Tax and chooses: $200 flat, or ${expected} "
+        "(10% of $1000 cash + 10% of $140 property + 10% of $200 buildings)."
+    )
+    assert game.state_dict()["pending"] == {
+        "player": "Ana",
+        "choices": ["income_tax"],
+        "income_tax": {"flat": 200, "percent": expected},
+    }
+    assert not events_of(game, "income_tax_choice")  # nothing chosen yet

@@ -542,7 +542,10 @@ class Game:
             return "the game is over", R_TURN
         if kind not in _PHASE_KINDS[phase]:
             if phase == FINAL_ADJUST and kind == "trade":
-                return "no trades between players in the final accounting: players deal only with the Treasury", R_TWO_HOUR
+                return (
+                    "no trades between players in the final accounting: players deal only with the Treasury",
+                    R_TWO_HOUR,
+                )
             allowed = ", ".join(self._legal_kinds()) or "none"
             return (
                 f"{self.names[self.actor]} cannot {kind.replace('_', ' ')} now ({phase.replace('_', ' ')}); "
@@ -867,7 +870,14 @@ class Game:
             options = self.tax_options(p)
             self._emit(
                 ev.IncomeTaxDue(
-                    self.table, p, options.flat, options.percent, options.cash, options.property, options.improvements, options.rates
+                    self.table,
+                    p,
+                    options.flat,
+                    options.percent,
+                    options.cash,
+                    options.property,
+                    options.improvements,
+                    options.rates,
                 )
             )
             self.phase = INCOME_TAX
@@ -1366,12 +1376,17 @@ class Game:
             },
             "round": self.round,
             "phase": self.phase,
-            "pending": None
-            if pending is None
-            else {"player": self.names[pending.player], "choices": list(pending.kinds)},
+            "pending": None if pending is None else self._pending_dict(pending),
             "winner": None if self.winner is None else self.names[self.winner],
             "end_reason": self.end_reason,
         }
+
+    def _pending_dict(self, pending: Pending) -> dict[str, Any]:
+        out: dict[str, Any] = {"player": self.names[pending.player], "choices": list(pending.kinds)}
+        if pending.phase == INCOME_TAX:
+            options = self.tax_options(pending.player)
+            out["income_tax"] = {"flat": options.flat, "percent": options.percent}
+        return out
 
     def __repr__(self) -> str:
         state = "over" if self.over else f"{self.names[self.actor]} to decide ({self.phase})"
