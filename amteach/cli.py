@@ -34,6 +34,15 @@ def parse_overrides(items: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+override_option = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a rule parameter, e.g. --set foundation_monopolist_fee=160 (repeatable).",
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="amteach")
 def main() -> None:
@@ -58,13 +67,7 @@ def main() -> None:
     show_default=True,
     help=f"Rules preset: {', '.join(preset_names())}.",
 )
-@click.option(
-    "--set",
-    "overrides",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Override a rule parameter (repeatable).",
-)
+@override_option
 def demo(seed: int, rounds: int, preset: str, overrides: tuple[str, ...]) -> None:
     """Play and narrate a demo game: two Competitors and two Monopolists, all bots."""
     from .bots import CautiousStrategy, play_until_human
@@ -121,13 +124,7 @@ def scenario(file: str, indent: int) -> None:
 
 @main.command()
 @click.argument("preset", required=False, default="default")
-@click.option(
-    "--set",
-    "overrides",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Override a rule parameter (repeatable).",
-)
+@override_option
 def rules(preset: str, overrides: tuple[str, ...]) -> None:
     """Show every rule parameter of PRESET (default: the specification)."""
     try:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from amteach.engine.errors import IllegalChoice
 from amteach.engine.game import Game
 from amteach.engine.scenario import load_scenario, play_script
 
@@ -52,3 +53,21 @@ def events_of(game: Game, kind: str) -> list[Any]:
 def spec_dir() -> Path:
     assert SPEC.is_dir(), f"the specification is expected beside the repository at {SPEC}"
     return SPEC
+
+
+def ben_first(
+    ana: dict[str, Any] | None = None, ben: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Ben the Monopolist moves first, then Ana the Competitor."""
+    return list(reversed(two(ana=ana, ben=ben)))
+
+
+def assert_illegal(game: Game, choice: Any, *rule_parts: str, player: Any = None) -> IllegalChoice:
+    """The choice raises IllegalChoice naming one of `rule_parts`, and nothing changes."""
+    before, n_events, n_decisions = game.state_dict(), len(game.events), len(game.decisions)
+    with pytest.raises(IllegalChoice) as err:
+        game.apply(choice, player=player)
+    assert any(part in err.value.rule for part in rule_parts), err.value.rule
+    assert game.state_dict() == before
+    assert (len(game.events), len(game.decisions)) == (n_events, n_decisions)
+    return err.value

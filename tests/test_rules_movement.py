@@ -4,24 +4,13 @@ decisions 2, 3 and 13). Figures come from shared/spec/board-2005.csv."""
 from __future__ import annotations
 
 import pytest
-from conftest import events_of, scenario, two
+from conftest import assert_illegal, events_of, scenario, two
 
-from amteach import Game, IllegalChoice, ScenarioError
+from amteach import Game, ScenarioError
 
 
 def cash(game: Game, name: str) -> int:
     return game.cash[game.seat(name)]
-
-
-def assert_illegal(game: Game, choice, *rule_parts: str, player=None) -> IllegalChoice:
-    """The choice raises IllegalChoice naming one of `rule_parts`, and nothing changes."""
-    before, n_events, n_decisions = game.state_dict(), len(game.events), len(game.decisions)
-    with pytest.raises(IllegalChoice) as err:
-        game.apply(choice, player=player)
-    assert any(part in err.value.rule for part in rule_parts), err.value.rule
-    assert game.state_dict() == before
-    assert (len(game.events), len(game.decisions)) == (n_events, n_decisions)
-    return err.value
 
 
 # -- set-up ---------------------------------------------------------------------------------

@@ -4,28 +4,13 @@ the `edition-2005` preset charges a Monopolist 160 at the Foundation."""
 from __future__ import annotations
 
 import pytest
-from conftest import events_of, scenario, two
+from conftest import assert_illegal, ben_first, events_of, scenario, two
 
-from amteach import Game, IllegalChoice, RulesError, RuleSet, ScenarioError
-
-
-def assert_illegal(game: Game, choice, *rule_parts: str, player=None) -> IllegalChoice:
-    """The choice raises IllegalChoice naming one of `rule_parts`, and nothing changes."""
-    before, n_events, n_decisions = game.state_dict(), len(game.events), len(game.decisions)
-    with pytest.raises(IllegalChoice) as err:
-        game.apply(choice, player=player)
-    assert any(part in err.value.rule for part in rule_parts), err.value.rule
-    assert game.state_dict() == before
-    assert (len(game.events), len(game.decisions)) == (n_events, n_decisions)
-    return err.value
+from amteach import Game, RulesError, RuleSet, ScenarioError
 
 
 def rules(**overrides) -> dict:
     return {"preset": "default", **overrides}
-
-
-def ben_first(ana: dict | None = None, ben: dict | None = None) -> list[dict]:
-    return list(reversed(two(ana=ana, ben=ben)))
 
 
 # -- money at the start and at START -----------------------------------------------------------

@@ -4,23 +4,10 @@ bankruptcy to a player or to the Treasury (rule 24, decision 9)."""
 from __future__ import annotations
 
 import pytest
-from conftest import events_of, scenario, two
-
-from amteach import Game, IllegalChoice
+from conftest import assert_illegal, events_of, scenario, two
 
 RUSH, STATE, LOCUST, BASIN = 11, 13, 16, 1
 UNOWNED = -1
-
-
-def assert_illegal(game: Game, choice, *rule_parts: str, player=None) -> IllegalChoice:
-    """The choice raises IllegalChoice naming one of `rule_parts`, and nothing changes."""
-    before, n_events, n_decisions = game.state_dict(), len(game.events), len(game.decisions)
-    with pytest.raises(IllegalChoice) as err:
-        game.apply(choice, player=player)
-    assert any(part in err.value.rule for part in rule_parts), err.value.rule
-    assert game.state_dict() == before
-    assert (len(game.events), len(game.decisions)) == (n_events, n_decisions)
-    return err.value
 
 
 def trade(give=(), get=(), pay=0, with_="Ben") -> dict:

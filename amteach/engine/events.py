@@ -244,27 +244,23 @@ class IncomeTaxDue(Event):
 
 
 @dataclass(slots=True)
-class IncomeTaxChoice(Event):
+class IncomeTaxChoice(IncomeTaxDue):
+    """The choice made, with both amounts (one row of the taxes table)."""
+
     type: ClassVar[str] = "income_tax_choice"
-    player: int
     choice: str  # flat | percent
-    flat: int
-    percent: int
-    cash: int
-    property: int
-    improvements: int
-    rates: tuple[int, int, int]
 
     def _text(self, t: Table) -> str:
         chosen, other = (
             (self.flat, self.percent) if self.choice == "flat" else (self.percent, self.flat)
         )
         label = "the flat tax" if self.choice == "flat" else "the percentage tax"
-        verdict = (
-            "the cheaper option"
-            if chosen < other
-            else ("the same either way" if chosen == other else "not the cheaper option")
-        )
+        if chosen < other:
+            verdict = "the cheaper option"
+        elif chosen == other:
+            verdict = "the same either way"
+        else:
+            verdict = "not the cheaper option"
         return f"{t.who(self.player)} chooses {label}: ${chosen} instead of ${other} ({verdict})."
 
 

@@ -671,6 +671,17 @@ class Game:
     def _why_not_trade(self, trade: Any) -> tuple[str, str] | None:
         if not isinstance(trade, Trade):
             return "a trade needs a partner, titles and cash", R_TRADE
+        whole = (int,)
+        if (
+            isinstance(trade.other, bool)
+            or not isinstance(trade.other, whole)
+            or isinstance(trade.pay, bool)
+            or not isinstance(trade.pay, whole)
+            or not all(
+                isinstance(s, whole) and not isinstance(s, bool) for s in (*trade.give, *trade.get)
+            )
+        ):
+            return "a Trade holds a seat number, space numbers and a whole-dollar payment", R_TRADE
         p, q = self.actor, trade.other
         if not (0 <= q < len(self.names)) or q == p or self.bankrupt[q]:
             return "a trade needs another player still in the game", R_TRADE
@@ -752,12 +763,13 @@ class Game:
         pay = raw.get("pay", 0) or 0
         if isinstance(pay, bool) or not isinstance(pay, int):
             raise KeyError(f"a trade's pay must be a whole number, not {pay!r}")
-        return Trade(
-            other=self.seat(raw["with"]),
-            give=tuple(self._title_index(t) for t in raw.get("give") or ()),
-            get=tuple(self._title_index(t) for t in raw.get("get") or ()),
-            pay=pay,
-        )
+        sides = {}
+        for side in ("give", "get"):
+            titles = raw.get(side) or []
+            if not isinstance(titles, list | tuple):
+                raise KeyError(f"a trade's {side} must be a list of titles, not {titles!r}")
+            sides[side] = tuple(self._title_index(t) for t in titles)
+        return Trade(other=self.seat(raw["with"]), give=sides["give"], get=sides["get"], pay=pay)
 
     # -- applying a choice ----------------------------------------------------------------------
     def apply(self, choice: Any, player: int | str | None = None) -> list[ev.Event]:
@@ -774,7 +786,12 @@ class Game:
         parsed = self.check(choice)
         start = len(self.events)
         self.decisions.append(parsed)
-        getattr(self, "_do_" + parsed.kind)(parsed.arg)
+        try:
+            getattr(self, "_do_" + parsed.kind)(parsed.arg)
+        except ScenarioError:
+            # a scenario's forced throw did not fit this moment: put everything back as it was
+            self.undo()
+            raise
         return self.events[start:]
 
     def _emit(self, event: ev.Event) -> None:
@@ -867,19 +884,7 @@ class Game:
         elif space == board.go_to_hold_space:
             self._send_to_hold(p, "space")
         elif space == board.income_tax_space:
-            options = self.tax_options(p)
-            self._emit(
-                ev.IncomeTaxDue(
-                    self.table,
-                    p,
-                    options.flat,
-                    options.percent,
-                    options.cash,
-                    options.property,
-                    options.improvements,
-                    options.rates,
-                )
-            )
+            self._emit(self._tax_event(ev.IncomeTaxDue, p))
             self.phase = INCOME_TAX
             return
         elif space == board.property_tax_space:
@@ -1118,23 +1123,17 @@ class Game:
         self.pending_buy = NOBODY
         self._after_move()
 
+    def _tax_event(self, cls: type[ev.IncomeTaxDue], p: int, *choice: str) -> ev.IncomeTaxDue:
+        o = self.tax_options(p)
+        return cls(
+            self.table, p, o.flat, o.percent, o.cash, o.property, o.improvements, o.rates, *choice
+        )
+
     def _do_income_tax(self, option: str) -> None:
         p = self.current
         opts = self.tax_options(p)
         amount = opts.flat if option == "flat" else opts.percent
-        self._emit(
-            ev.IncomeTaxChoice(
-                self.table,
-                p,
-                option,
-                opts.flat,
-                opts.percent,
-                opts.cash,
-                opts.property,
-                opts.improvements,
-                opts.rates,
-            )
-        )
+        self._emit(self._tax_event(ev.IncomeTaxChoice, p, option))
         self._owe(
             p,
             TREASURY,
@@ -1307,6 +1306,10 @@ class Game:
                     source,
                     f"decisions[{i}]",
                 ) from None
+            except ScenarioError as err:
+                raise SaveError(
+                    f"{err.reason} (at decision {i + 1}, {decision})", source, f"setup.{err.field}"
+                ) from None
         return game
 
     def to_save(self) -> dict[str, Any]:
@@ -1429,8 +1432,11 @@ def _validate_setup(setup: Setup, board: Board, source: str = "") -> None:
     for i, name in enumerate(names):
         if not name:
             fail("every player needs a name", f"players[{i}].name")
-        if names.index(name) != i:
-            fail(f"two players are called {name!r}", f"players[{i}].name")
+        if [n.casefold() for n in names].index(name.casefold()) != i:
+            fail(
+                f"two players are called {name!r} (names are matched ignoring case)",
+                f"players[{i}].name",
+            )
     rules = setup.rules
     seen: dict[int, int] = {}
     houses = apartments = 0

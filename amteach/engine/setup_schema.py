@@ -58,6 +58,18 @@ def _location(loc: tuple[Any, ...]) -> str:
     return out
 
 
+_UNION_TAGS = {"str", "int", "bool", "dict[str,any]", "TitleSpec", "PlayerSpec"}
+_EXPECTED = {
+    "string_type": "text",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "bool_type": "true or false",
+    "list_type": "a list",
+}
+
+
 def validate_model(
     model: type[BaseModel], data: Any, source: str, error: type[InputError], prefix: str = ""
 ) -> Any:
@@ -71,21 +83,24 @@ def validate_model(
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
-        # drop pydantic's union-branch names (e.g. 'str', 'TitleSpec') from the path
-        loc = tuple(
-            part
-            for part in first["loc"]
-            if not (isinstance(part, str) and part[:1].isupper())
-            and part not in ("str", "int", "dict[str,any]", "function-after[...]")
-        )
-        message = first["msg"]
-        if first["type"] == "extra_forbidden":
+        errors = err.errors()
+        first = errors[0]
+        # a union reports one error per branch, tagged with the branch's type in the path
+        is_union = len(first["loc"]) > 0 and first["loc"][-1] in _UNION_TAGS
+        loc = first["loc"][:-1] if is_union else first["loc"]
+        if is_union:
+            expected = [_EXPECTED.get(e["type"], e["type"]) for e in errors if e["loc"][:-1] == loc]
+            message = "should be " + " or ".join(dict.fromkeys(expected))
+        elif first["type"] == "extra_forbidden":
             message = "is not a field here"
-        raise error(message[0].lower() + message[1:], source, prefix + _location(loc)) from None
+        else:
+            message = first["msg"][0].lower() + first["msg"][1:]
+        raise error(message, source, prefix + _location(loc)) from None
 
 
-def rules_from_spec(spec: str | dict[str, Any], source: str, error: type[InputError]) -> RuleSet:
+def rules_from_spec(
+    spec: str | dict[str, Any], source: str, error: type[InputError], prefix: str = ""
+) -> RuleSet:
     try:
         if isinstance(spec, str):
             return RuleSet.preset(spec)
@@ -95,7 +110,7 @@ def rules_from_spec(spec: str | dict[str, Any], source: str, error: type[InputEr
         return RuleSet.preset(str(preset), **values)
     except RulesError as err:
         field = f"rules.{err.field}" if err.field and err.field != "rules" else "rules"
-        raise error(err.reason, source, field) from None
+        raise error(err.reason, source, prefix + field) from None
 
 
 def setup_from_spec(
@@ -106,7 +121,7 @@ def setup_from_spec(
     board: Board | None = None,
 ) -> Setup:
     board = board or standard_board()
-    rules = rules_from_spec(spec.rules, source, error)
+    rules = rules_from_spec(spec.rules, source, error, prefix)
     players = []
     for i, p in enumerate(spec.players):
         titles = []

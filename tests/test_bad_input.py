@@ -1,0 +1,489 @@
+"""Bad input through the Python API: illegal decisions, stale buttons, bad rules, corrupt saves.
+
+Every refusal is a precise exception (IllegalChoice naming the rule; RulesError, ScenarioError
+and SaveError naming the source and the field), and a refusal never changes anything: not the
+game, not a file on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import scenario, two
+
+import amteach.files
+from amteach import (
+    AmteachError,
+    Choice,
+    Game,
+    IllegalChoice,
+    RulesError,
+    RuleSet,
+    SaveError,
+    ScenarioError,
+    Trade,
+)
+from amteach.bots import RandomStrategy
+from amteach.files import load_game, save_game
+
+PLAYERS = [("Ana", "competitor"), ("Ben", "monopolist"), ("Cleo", "competitor")]
+
+
+def snapshot(game: Game) -> tuple[Any, ...]:
+    return (
+        game.state_dict(),
+        len(game.events),
+        len(game.decisions),
+        [e.to_dict() for e in game.events],
+        list(game.decisions),
+    )
+
+
+def assert_refused(game: Game, choice: Any, rule_part: str = "", **kwargs: Any) -> IllegalChoice:
+    """The choice raises IllegalChoice naming a rule, and nothing at all changes."""
+    before = snapshot(game)
+    with pytest.raises(IllegalChoice) as err:
+        game.apply(choice, **kwargs)
+    assert err.value.rule, "IllegalChoice.rule names the rule broken"
+    assert err.value.rule in str(err.value)
+    assert rule_part in err.value.rule, err.value.rule
+    assert snapshot(game) == before
+    return err.value
+
+
+def played(seed: int = 1, decisions: int = 60, **kwargs: Any) -> Game:
+    game = Game.new(PLAYERS, seed=seed, round_cap=20, **kwargs)
+    bots = [RandomStrategy(seed + seat, trade_rate=0.2) for seat in game.players]
+    for _ in range(decisions):
+        if game.over:
+            break
+        game.apply(bots[game.actor].choose(game, game.legal_choices()))
+    return game
+
+
+# -- illegal decisions -------------------------------------------------------------------------
+
+
+def test_building_without_a_monopoly_names_decision_5():
+    game = scenario(two(ben={"titles": {"Rush St.": {}}}), ["roll"], dice=[[1, 2]])
+    game.apply("decline")
+    game.apply("end_turn")
+    assert game.pending.player == 1
+    error = assert_refused(game, ("build", "Rush St."), "decision 5")
+    assert game.board.space("Rush St.").city in str(error)
+
+
+def test_buying_without_the_cash_names_no_borrowing():
+    game = scenario(two(ana={"cash": 10}), ["roll"], dice=[[1, 2]])
+    assert game.phase == "buy"
+    assert_refused(game, "buy", "rule 26")
+
+
+def test_mortgaging_a_street_with_houses_names_the_mortgage_rule():
+    game = scenario(two(ana={"titles": {"Basin St.": {"houses": 2}}}))
+    assert_refused(game, ("mortgage", "Basin St."), "mortgage")
+
+
+def test_building_on_a_title_of_another_player_is_refused():
+    game = scenario(two(ben={"titles": {"Basin St.": {}}}))
+    assert_refused(game, ("build", "Basin St."), "rule 11")
+
+
+def test_a_choice_out_of_phase_names_the_turn_order():
+    game = scenario(two())
+    for choice in ("end_turn", "buy", "accept", ("income_tax", "flat"), "pay_fine"):
+        assert_refused(game, choice)
+    error = assert_refused(game, "end_turn", "turn order")
+    assert "roll" in str(error), "the message says what is legal now"
+
+
+def test_end_game_outside_the_two_hour_game_is_refused():
+    assert_refused(scenario(two()), "end_game", "decision 12")
+
+
+def test_unreadable_choices_raise_illegal_choice_and_change_nothing():
+    game = scenario(two(ana={"titles": {"Basin St.": {}}}))
+    for choice in (
+        "fly",
+        42,
+        None,
+        ("build",),
+        {"build": 1, "sell_building": 1},
+        {},
+        ("build", "Baker St."),
+        ("build", 99),
+        ("build", None),
+        ("roll", 3),
+        {"trade": {"give": ["Basin St."]}},
+        {"trade": {"with": "Zed", "give": ["Basin St."]}},
+        {"trade": {"with": "Ben", "give": ["Basin St."], "pay": 1.5}},
+        {"trade": {"with": "Ben", "give": ["Basin St."], "pay": True}},
+        {"trade": {"with": "Ben", "give": ["Basin St."], "lend": 100}},
+        Choice("teleport"),
+    ):
+        assert_refused(game, choice)
+        assert not game.is_legal(choice)
+
+
+def test_a_trade_naming_titles_in_an_unexpected_shape_is_refused_cleanly():
+    """`give` as one title instead of a list (a typo in a lesson script, a JSON save edited by
+    hand): refused as an IllegalChoice, not a TypeError from deep inside the engine."""
+    game = scenario(two(ana={"titles": {"Basin St.": {}}}))
+    assert_refused(game, {"trade": {"with": "Ben", "give": 1}})
+    assert not game.is_legal({"trade": {"with": "Ben", "give": 1}})
+
+
+def test_a_trade_object_with_title_names_is_refused_cleanly():
+    """A `Trade` built by hand with title names instead of space indices."""
+    game = scenario(two(ana={"titles": {"Basin St.": {}}}))
+    choice = Choice("trade", Trade(1, give=("Basin St.",)))
+    assert not game.is_legal(choice)
+    assert_refused(game, choice)
+
+
+def test_a_trade_paying_a_fraction_of_a_dollar_is_refused_however_it_is_given():
+    """Money is whole dollars: the dict form is refused, so the `Trade` form must be too."""
+    game = scenario(two(ana={"titles": {"Basin St.": {}}}))
+    basin = game.board.space("Basin St.").index
+    assert_refused(game, {"trade": {"with": "Ben", "give": ["Basin St."], "pay": 0.5}})
+    assert_refused(game, Choice("trade", Trade(1, give=(basin,), pay=0.5)))
+
+
+def test_illegal_choices_in_a_random_game_change_nothing():
+    """Every kind of choice with every argument, at many moments of a real game."""
+    game = Game.new(PLAYERS, seed=9, round_cap=15)
+    bots = [RandomStrategy(9 + seat, trade_rate=0.2) for seat in game.players]
+    refused = 0
+    for _ in range(150):
+        if game.over:
+            break
+        legal = set(game.legal_choices())
+        for kind in ("roll", "buy", "end_turn", "accept", "pay_fine", "end_game", "decline"):
+            if Choice(kind) not in legal:
+                assert_refused(game, Choice(kind))
+                refused += 1
+        for space in (0, 1, 11, 39):
+            for kind in ("build", "mortgage", "redeem", "sell_building"):
+                if Choice(kind, space) not in legal:
+                    assert_refused(game, Choice(kind, space))
+                    refused += 1
+        game.apply(bots[game.actor].choose(game, game.legal_choices()))
+    assert refused > 500
+
+
+def test_a_forced_throw_of_the_wrong_size_is_refused_and_changes_nothing():
+    """A set-up forcing a one-die throw where a move needs two: the roll is refused with an
+    error naming the field, and - like any refusal - leaves the game as it was: no decision
+    recorded, no forced throw used up, so the game still equals a replay of its decisions."""
+    game = scenario(two(), dice=[[3]])
+    before = snapshot(game)
+    with pytest.raises(AmteachError) as err:
+        game.apply("roll")
+    assert "dice" in str(err.value)
+    assert snapshot(game) == before
+    assert Game.replay(game.setup, game.decisions).state_dict() == game.state_dict()
+
+
+# -- stale buttons: the wrong player --------------------------------------------------------------
+
+
+def test_a_stale_button_for_another_seat_is_refused():
+    game = scenario(two(), ["roll"], dice=[[1, 2]])
+    assert game.pending.player == 0
+    error = assert_refused(game, "decline", player=1)
+    assert "Ana" in str(error) and "Ben" in str(error)
+    assert_refused(game, "decline", player="Ben")
+    assert_refused(game, "decline", player="ben")  # names are matched whatever the case
+    # the right player's button works
+    game.apply("decline", player="Ana")
+    assert game.decisions[-1] == Choice("decline")
+
+
+def test_a_stale_button_from_a_previous_turn_is_refused():
+    """Ana's "end turn" pressed again after Ben's turn has started."""
+    game = scenario(two(), ["roll", "decline", "end_turn"], dice=[[1, 2]])
+    assert game.pending.player == 1
+    assert_refused(game, "end_turn", player="Ana")
+    assert_refused(game, "roll", player=0)
+
+
+@pytest.mark.parametrize("player", ["Zed", 7, -1])
+def test_a_button_for_nobody_raises_and_changes_nothing(player: Any):
+    game = scenario(two())
+    before = snapshot(game)
+    with pytest.raises((IllegalChoice, KeyError)) as err:
+        game.apply("roll", player=player)
+    assert str(player) in str(err.value)
+    assert snapshot(game) == before
+
+
+def test_player_names_differing_only_in_case_are_not_confused():
+    """Names are matched case-insensitively, so two players called "Ana" and "ana" either
+    cannot sit at one table or must each be found as themselves."""
+    try:
+        game = Game.new([("Ana", "competitor"), ("ana", "monopolist")], seed=1)
+    except ScenarioError as err:
+        assert err.field.startswith("players")
+        return
+    assert [game.seat(name) for name in game.names] == list(game.players)
+
+
+# -- rules ----------------------------------------------------------------------------------------
+
+
+def test_an_unknown_preset_raises_rules_error_naming_the_presets():
+    with pytest.raises(RulesError) as err:
+        RuleSet.preset("house-rules")
+    assert err.value.field == "rules"
+    assert "house-rules" in str(err.value)
+    assert "edition-2005" in str(err.value)
+    with pytest.raises(RulesError):
+        Game.new(PLAYERS, rules="house-rules")
+
+
+def test_an_unknown_parameter_raises_rules_error_naming_it():
+    with pytest.raises(RulesError) as err:
+        Game.new(PLAYERS, free_parking=500)
+    assert err.value.field == "free_parking"
+    assert "free_parking" in str(err.value)
+    with pytest.raises(RulesError) as err:
+        RuleSet.preset("default").replace(free_parking=500)
+    assert err.value.field == "free_parking"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("foundation_monopolist_fee", -5),
+        ("fine", -1),
+        ("starting_cash", -1500),
+        ("property_tax", "lots"),
+        ("mortgage_percent", 101),
+        ("round_cap", 0),
+        ("max_houses_competitor", 5),
+        ("max_houses_monopolist", 0),
+        ("building_supply", "infinite"),
+        ("transport_fares_monopolist", [40, 80]),
+        ("income_tax_percent_competitor", [10, 10]),
+        ("foundation_competitor_prizes", {7: 25}),
+        ("starting_cash", 1.5),
+        ("fine", True),
+    ],
+)
+def test_an_impossible_value_raises_rules_error_naming_the_parameter(name: str, value: Any):
+    for make in (
+        lambda: RuleSet.preset("default", **{name: value}),
+        lambda: RuleSet.preset("edition-2005").replace(**{name: value}),
+        lambda: Game.new(PLAYERS, **{name: value}),
+    ):
+        with pytest.raises(RulesError) as err:
+            make()
+        assert err.value.field == name
+        assert name in str(err.value)
+
+
+def test_bad_players_raise_scenario_error_naming_the_field():
+    cases = [
+        ([("Ana", "competitor"), ("Ben", "banker")], "players[1].role"),
+        ([("Ana", "competitor")], "players"),
+        (
+            [
+                ("Ana", "competitor"),
+                ("Ben", "competitor"),
+                ("Cleo", "competitor"),
+                ("Dev", "monopolist"),
+            ],
+            "players",
+        ),
+        ([("Ana", "competitor"), ("Ana", "monopolist")], "players[1].name"),
+        ([("Ana", "competitor"), ("", "monopolist")], "players[1].name"),
+    ]
+    for players, field in cases:
+        with pytest.raises(ScenarioError) as err:
+            Game.new(players)
+        assert err.value.field == field, (players, err.value)
+    with pytest.raises(ScenarioError) as err:
+        Game.new(PLAYERS, game="C")
+    assert err.value.field == "game"
+
+
+# -- corrupt saves ----------------------------------------------------------------------------------
+
+
+def saved(tmp_path: Path, data: Any, name: str = "game.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+def good_save() -> dict[str, Any]:
+    return json.loads(json.dumps(played(seed=3, decisions=40).to_save()))
+
+
+def assert_save_error(path: Path, *field_parts: str) -> SaveError:
+    """load_game raises SaveError naming the file and the field, and leaves the file alone."""
+    before = path.read_bytes()
+    with pytest.raises(SaveError) as err:
+        load_game(path)
+    assert err.value.source == str(path)
+    assert str(path) in str(err.value)
+    assert err.value.field, "the field is named"
+    for part in field_parts:
+        assert part in err.value.field, (part, err.value.field)
+    assert path.read_bytes() == before, "loading never modifies the file"
+    return err.value
+
+
+def test_a_file_that_is_not_json(tmp_path: Path):
+    assert_save_error(saved(tmp_path, "{'format': amteach"), "line 1")
+    assert_save_error(saved(tmp_path, "", "empty.json"), "line 1")
+
+
+def test_a_binary_file(tmp_path: Path):
+    path = tmp_path / "game.json"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    with pytest.raises(SaveError) as err:
+        load_game(path)
+    assert str(path) in str(err.value)
+
+
+def test_a_missing_file(tmp_path: Path):
+    path = tmp_path / "nowhere.json"
+    with pytest.raises(SaveError) as err:
+        load_game(path)
+    assert str(path) in str(err.value)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d.update(format="monopoly-save"), "format"),
+        (lambda d: d.pop("format"), "format"),
+        (lambda d: d.update(version=99), "version"),
+        (lambda d: d.update(version="1"), "version"),
+        (lambda d: d.update(decisions="roll"), "decisions"),
+        (lambda d: d.pop("setup"), "setup"),
+        (lambda d: d["setup"]["players"][1].update(role="banker"), "setup.players[1].role"),
+        (lambda d: d["setup"]["players"][0].update(cash=-1), "setup.players[0].cash"),
+        (lambda d: d["setup"]["players"][0].update(colour="red"), "setup.players[0].colour"),
+        (lambda d: d["setup"].update(players=d["setup"]["players"][:1]), "setup.players"),
+        (lambda d: d["setup"].update(dice=[[9, 9]]), "setup.dice[0]"),
+        (lambda d: d["setup"]["rules"].update(fine=-50), "setup.rules.fine"),
+        (lambda d: d["setup"]["rules"].update(preset="house-rules"), "rules"),
+        (lambda d: d["setup"].update(game="C"), "setup.game"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_a_corrupt_save_names_the_field(tmp_path: Path, change: Any, field: str):
+    data = good_save()
+    change(data)
+    assert_save_error(saved(tmp_path, data), field)
+
+
+def test_a_save_that_is_a_list(tmp_path: Path):
+    assert_save_error(saved(tmp_path, [1, 2, 3]), "format")
+
+
+def test_a_decision_that_cannot_be_replayed(tmp_path: Path):
+    data = good_save()
+    index = len(data["decisions"])
+    data["decisions"].append("accept")  # nobody offered a trade
+    error = assert_save_error(saved(tmp_path, data), f"decisions[{index}]")
+    assert "accept" in str(error)
+
+
+@pytest.mark.parametrize(
+    "decision",
+    [
+        "fly",
+        42,
+        None,
+        {"build": "Baker St."},
+        {"roll": 1, "buy": 1},
+        {"trade": {"with": "Zed"}},
+        {"trade": {"with": 1, "give": 5}},
+        {"trade": {"with": 1, "give": [1], "pay": "all"}},
+    ],
+)
+def test_an_unreadable_decision_names_its_index(tmp_path: Path, decision: Any):
+    data = good_save()
+    data["decisions"].insert(2, decision)
+    assert_save_error(saved(tmp_path, data), "decisions[2]")
+
+
+def test_a_forced_throw_of_the_wrong_size_in_a_save_is_a_save_error(tmp_path: Path):
+    """A hand-edited save forcing a one-die throw where the first move needs two: loading
+    must fail with SaveError naming the file and the field, like any other corrupt save."""
+    data = good_save()
+    data["setup"]["dice"] = [[3]]
+    assert_save_error(saved(tmp_path, data), "dice")
+
+
+# -- save_game never leaves a partial file -------------------------------------------------------
+
+
+def test_a_failed_write_leaves_the_old_save_and_no_partial_file(tmp_path: Path, monkeypatch):
+    target = tmp_path / "game.json"
+    first = played(seed=5, decisions=10)
+    save_game(first, target)
+    old = target.read_bytes()
+
+    real_fdopen = os.fdopen
+
+    class FailingHalfway:
+        """A file that writes half the text, then the disk is full."""
+
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+            return False
+
+        def write(self, text):
+            self.handle.write(text[: len(text) // 2])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(
+        amteach.files.os, "fdopen", lambda fd, *a, **k: FailingHalfway(real_fdopen(fd, *a, **k))
+    )
+    with pytest.raises(OSError):
+        save_game(played(seed=6, decisions=80), target)
+    monkeypatch.undo()
+    assert target.read_bytes() == old, "the old save is untouched"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"], "no partial file is left"
+    assert load_game(target).state_dict() == first.state_dict()
+
+
+def test_a_failed_replace_leaves_no_temporary_file(tmp_path: Path, monkeypatch):
+    target = tmp_path / "game.json"
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(amteach.files.os, "replace", refuse)
+    with pytest.raises(OSError):
+        save_game(played(seed=5, decisions=10), target)
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == [], "neither the save nor a temporary file"
+
+
+def test_saving_an_unsaveable_game_writes_nothing(tmp_path: Path):
+    """If the game cannot be turned into JSON, nothing is written (the old save survives)."""
+    target = tmp_path / "game.json"
+    game = played(seed=5, decisions=10)
+    save_game(game, target)
+    old = target.read_bytes()
+    game.decisions.append(Choice("build", object()))  # corrupt the in-memory game
+    with pytest.raises((TypeError, ValueError, AmteachError)):
+        save_game(game, target)
+    assert target.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
