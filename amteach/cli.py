@@ -65,7 +65,7 @@ def main() -> None:
     "preset",
     default="default",
     show_default=True,
-    help=f"Rules preset: {', '.join(preset_names())}.",
+    help="Rules preset (list them with `amteach rules`).",
 )
 @override_option
 def demo(seed: int, rounds: int, preset: str, overrides: tuple[str, ...]) -> None:

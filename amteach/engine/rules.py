@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from .errors import RulesError
+from .errors import DataError, RulesError
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,14 @@ class RuleSet:
 @cache
 def _rules_file() -> dict[str, Any]:
     text = resources.files("amteach.data").joinpath("rules.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise DataError(f"not valid YAML: {err}", "rules.yaml") from None
+    for key in ("parameters", "presets"):
+        if not isinstance(data, dict) or not isinstance(data.get(key), dict):
+            raise DataError("must be a mapping", "rules.yaml", key)
+    return data
 
 
 def _defaults() -> dict[str, Any]:
