@@ -287,7 +287,7 @@ class Game:
         self.phase = PRE_ROLL
         self.is_extra = False
         self.extra_pending = False
-        self.last_dice = 7
+        self.last_dice = rules.settlement_utility_dice
         self.pending_buy = NOBODY
         self.offer: Trade | None = None
         self.offer_phase = PRE_ROLL
@@ -368,7 +368,7 @@ class Game:
 
     def rent_for(self, space: int, dice_total: int | None = None) -> tuple[int, str, int]:
         """One landing's rent on an owned title now: (amount, basis, count). Zero when mortgaged,
-        or when the owner is a monopolist in Prison. Utilities use `dice_total` (default 7)."""
+        or when the owner is a monopolist in Prison. Utilities use `dice_total` (default: the rules' settlement_utility_dice, 7)."""
         owner = self.owner[space]
         if owner == NOBODY or self.mortgaged[space]:
             return 0, "mortgaged", 0
@@ -398,7 +398,7 @@ class Game:
                 return rules.transport_fare_competitor, "transport_competitor", 1
             count = self._unmortgaged_owned(owner, self.board.transports)
             return rules.transport_fares_monopolist[count - 1], "transport_monopolist", count
-        dice = 7 if dice_total is None else dice_total
+        dice = self.rules.settlement_utility_dice if dice_total is None else dice_total
         if role == COMPETITOR:
             multiplier = rules.utility_multiplier_competitor
         else:
