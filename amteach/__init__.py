@@ -30,6 +30,18 @@ __all__ = [
     "Setup",
     "Trade",
     "preset_names",
+    "simulate",
     "standard_board",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # the simulator pulls in pandas; load it only when asked for
+    if name == "simulate":
+        from .sim import simulate
+
+        return simulate
+    raise AttributeError(f"module 'amteach' has no attribute {name!r}")
+
+
 __version__ = "0.1.0"

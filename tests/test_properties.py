@@ -185,7 +185,7 @@ def check_ending(game: Game) -> None:
         if reason == "two_hour":
             assert game.game_type == "two-hour", "only the two-hour game is ended by the clock"
         else:
-            assert game.round > rules.round_cap, "ended by the round cap before reaching it"
+            assert game.round == rules.round_cap, "ended by the round cap after its last round"
         assert game.cash[game.winner] == max(game.cash[p] for p in alive), "most cash wins"
     with pytest.raises(IllegalChoice):
         game.apply("roll")

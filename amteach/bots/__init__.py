@@ -2,7 +2,11 @@
 
 from .strategies import (
     STRATEGIES,
+    TAX_BEHAVIOURS,
+    Bot,
+    BuilderStrategy,
     CautiousStrategy,
+    InvestorStrategy,
     RandomStrategy,
     Strategy,
     make_strategy,
@@ -11,7 +15,11 @@ from .strategies import (
 
 __all__ = [
     "STRATEGIES",
+    "TAX_BEHAVIOURS",
+    "Bot",
+    "BuilderStrategy",
     "CautiousStrategy",
+    "InvestorStrategy",
     "RandomStrategy",
     "Strategy",
     "make_strategy",

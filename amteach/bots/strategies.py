@@ -1,24 +1,351 @@
-"""Strategies. Each reads the engine (legal choices, rents, tax options) and never a rule of
-its own, so a bot can only ever make a legal choice."""
+"""Bot strategies. A strategy reads the engine (legal choices, rents, tax options, landing
+odds) and never a rule of its own, so a bot can only ever make a legal choice.
+
+Bots are called once per decision in batches of thousands of games, so the common case
+(nothing to do but roll or end the turn) returns at once, and the full list of legal choices
+is only built by the random bot.
+"""
 
 from __future__ import annotations
 
 import random
-from typing import Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from ..engine.choices import END_TURN, REJECT, ROLL, Choice, Trade
+from ..engine.board import COMPETITOR, MONOPOLIST
+from ..engine.choices import (
+    ACCEPT,
+    BUY,
+    DECLINE,
+    END_TURN,
+    PAY_FINE,
+    REJECT,
+    ROLL,
+    TAX_FLAT,
+    TAX_PERCENT,
+    Choice,
+    Trade,
+)
 from ..engine.errors import RulesError
 from ..engine.game import Game
+
+TAX_BEHAVIOURS = ("cheaper", "flat", "percent")
 
 
 @runtime_checkable
 class Strategy(Protocol):
-    """Chooses for one seat. `describe` is one sentence a student understands."""
+    """Chooses for one seat: given the game and the legal choices, return one of them.
+    `describe` is one sentence a student understands."""
 
     name: str
     describe: str
 
-    def choose(self, game: Game, legal: list[Choice]) -> Choice: ...
+    def choose(self, game: Game, legal: Sequence[Choice]) -> Choice: ...
+
+
+class Bot:
+    """Shared behaviour of the built-in bots: income tax by a `tax` behaviour, raising money
+    by selling the least useful building or title first, and weighing trade offers."""
+
+    name: ClassVar[str] = "bot"
+    describe: ClassVar[str] = ""
+    reserve: int = 200  # cash a bot tries to keep in hand
+
+    def __init__(
+        self, tax: str = "cheaper", seed: int | None = None, reserve: int | None = None
+    ) -> None:
+        if reserve is not None:
+            self.reserve = reserve
+        if tax not in TAX_BEHAVIOURS:
+            raise RulesError(
+                f"unknown tax behaviour {tax!r}; valid: {', '.join(TAX_BEHAVIOURS)}", field="tax"
+            )
+        self.tax = tax
+        self.rng = random.Random(seed)
+        self._offered: set[tuple[int, int]] = set()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(tax={self.tax!r})"
+
+    # -- dispatch -----------------------------------------------------------------------------
+    def choose(self, game: Game, legal: Sequence[Choice]) -> Choice:
+        phase = game.phase
+        if phase == "pre_roll":
+            return self.before_throw(game) or ROLL
+        if phase == "post_roll":
+            return self.manage(game) or END_TURN
+        if phase == "buy":
+            return BUY if game.is_legal(BUY) and self.wants(game, game.pending_buy) else DECLINE
+        if phase == "income_tax":
+            return self.income_tax(game)
+        if phase == "raise":
+            return self.raise_money(game)
+        if phase == "trade_answer":
+            return ACCEPT if self.accepts(game, game.offer) else REJECT
+        if phase == "final_adjust":
+            return self.final_adjust(game) or END_TURN
+        return legal[0]
+
+    # -- hooks the bots override ------------------------------------------------------------------
+    def before_throw(self, game: Game) -> Choice | None:
+        me = game.actor
+        if game.held[me] >= 0 and game.cash[me] >= 4 * self.reserve and game.is_legal(PAY_FINE):
+            return PAY_FINE
+        return self.manage(game)
+
+    def manage(self, game: Game) -> Choice | None:
+        """Build, redeem or trade on the bot's own turn; None when there is nothing to do."""
+        return None
+
+    def wants(self, game: Game, space: int) -> bool:
+        return game.cash[game.actor] - game.board.spaces[space].price >= self.reserve
+
+    def income_tax(self, game: Game) -> Choice:
+        if self.tax == "flat":
+            return TAX_FLAT
+        if self.tax == "percent":
+            return TAX_PERCENT
+        return TAX_PERCENT if game.tax_options(game.actor).cheaper == "percent" else TAX_FLAT
+
+    def raise_money(self, game: Game) -> Choice:
+        """Sell the building that loses the least rent, else mortgage the least-earning title."""
+        sells = game.targets("sell_building")
+        if sells:
+            return Choice("sell_building", min(sells, key=lambda s: game.rent_for(s)[0]))
+        mortgages = game.targets("mortgage")
+        return Choice("mortgage", min(mortgages, key=lambda s: (game.rent_for(s)[0], s)))
+
+    def final_adjust(self, game: Game) -> Choice | None:
+        """In the final accounting most cash is handed back, so a building or a redeemed title
+        that earns more on the Treasurer's trip than the cash it costs would keep is worth it."""
+        me = game.actor
+        keep = game.rules.settlement_keep_percent(game.roles[me]) / 100
+        for space in game.targets("build"):
+            cost = game.board.spaces[space].house_cost
+            before = game.rent_for(space)[0]
+            after = game.rent_after_build(space)
+            if after - before > keep * cost:
+                return Choice("build", space)
+        for space in game.targets("redeem"):
+            rent = game.rent_if(
+                space, mortgaged=False, dice_total=game.rules.settlement_utility_dice
+            )
+            if rent > keep * game.redeem_values[space]:
+                return Choice("redeem", space)
+        return None
+
+    # -- trades --------------------------------------------------------------------------------
+    def title_value(self, game: Game, player: int, space: int, gaining: bool) -> float:
+        """What a title is worth to `player`: its price, more if it makes (or would break)
+        a monopoly for a Monopolist."""
+        sp = game.board.spaces[space]
+        value = float(sp.price)
+        if game.mortgaged[space]:
+            value -= game.redeem_values[space]
+        if sp.kind == "street" and game.roles[player] == MONOPOLIST:
+            have = game.monopoly_count(player, sp.city) - (0 if gaining else 1)
+            if have + 1 == game.rules.monopoly_streets:
+                value += 2 * sp.price
+        return value
+
+    def accepts(self, game: Game, trade: Trade | None, margin: float = 0.2) -> bool:
+        if trade is None:
+            return False
+        me, proposer = trade.other, game.current
+        gain = sum(self.title_value(game, me, s, True) for s in trade.give) + trade.pay
+        loss = sum(self.title_value(game, me, s, False) for s in trade.get)
+        # a street that gives the proposer a monopoly costs us future rent
+        for s in trade.get:
+            if game.roles[proposer] == MONOPOLIST and game.board.spaces[s].kind == "street":
+                city = game.board.spaces[s].city
+                if game.monopoly_count(proposer, city) + 1 >= game.rules.monopoly_streets:
+                    loss += 2 * game.board.spaces[s].price
+        return gain >= (1 + margin) * loss and game.cash[me] + min(trade.pay, 0) >= 0
+
+    def propose_monopoly_trade(self, game: Game) -> Choice | None:
+        """As a Monopolist owning one street of a city, offer cash for a second one."""
+        me = game.actor
+        if game.roles[me] != MONOPOLIST or game.phase != "post_roll":
+            return None
+        owner, board, need = game.owner, game.board, game.rules.monopoly_streets
+        for city, streets in board.cities.items():
+            mine = game.monopoly_count(me, city)
+            if mine != need - 1:
+                continue
+            for s in streets:
+                other = owner[s]
+                if other < 0 or other == me or game.houses[s] or game.apartment[s]:
+                    continue
+                key = (game.round, s)
+                if key in self._offered:
+                    continue
+                self._offered.add(key)
+                offer = int(board.spaces[s].price * 2.5)
+                if game.cash[me] - offer < self.reserve:
+                    continue
+                choice = Choice("trade", Trade(other, (), (s,), offer))
+                if game.is_legal(choice):
+                    return choice
+        return None
+
+
+class CautiousStrategy(Bot):
+    name = "cautious"
+    describe = (
+        "Keeps a safety cushion of cash, buys only what it can easily afford, and rarely builds."
+    )
+    reserve = 400
+
+    def __init__(
+        self, tax: str = "cheaper", seed: int | None = None, reserve: int | None = None
+    ) -> None:
+        super().__init__(tax, seed, reserve)
+        self._built_on: tuple[int, int] | None = None
+
+    def manage(self, game: Game) -> Choice | None:
+        me = game.actor
+        cash = game.cash[me]
+        if cash < 3 * self.reserve:
+            return None
+        turn = (game.round, me)
+        if self._built_on != turn:  # at most one building a turn
+            builds = [
+                s
+                for s in game.targets("build")
+                if cash - game.board.spaces[s].house_cost >= 3 * self.reserve
+            ]
+            if builds:
+                self._built_on = turn
+                return Choice("build", max(builds, key=lambda s: game.board.spaces[s].price))
+        redeem = [
+            s for s in game.targets("redeem") if cash - game.redeem_values[s] >= 2 * self.reserve
+        ]
+        return Choice("redeem", redeem[0]) if redeem else None
+
+    def accepts(self, game: Game, trade: Trade | None, margin: float = 1.0) -> bool:
+        return super().accepts(game, trade, margin)
+
+    def final_adjust(self, game: Game) -> Choice | None:
+        return None
+
+
+class BuilderStrategy(Bot):
+    name = "builder"
+    describe = "Buys every title it can and builds houses whenever it has the cash, hoping high rents pay off."
+    reserve = 75
+
+    def before_throw(self, game: Game) -> Choice | None:
+        me = game.actor
+        if (
+            game.held[me] >= 0
+            and game.cash[me] >= game.rules.fine + self.reserve
+            and game.is_legal(PAY_FINE)
+        ):
+            return PAY_FINE
+        return self.manage(game)
+
+    def manage(self, game: Game) -> Choice | None:
+        me = game.actor
+        cash = game.cash[me]
+        if cash < self.reserve + 50:
+            return None
+        builds = [
+            s
+            for s in game.targets("build")
+            if cash - game.board.spaces[s].house_cost >= self.reserve
+        ]
+        if builds:
+            return Choice(
+                "build", max(builds, key=lambda s: game.rent_after_build(s) - game.rent_for(s)[0])
+            )
+        return None
+
+
+class InvestorStrategy(Bot):
+    """Weighs every purchase and building by its expected return for its role: landing odds
+    (from the Markov chain) times the rent it would earn, per dollar spent."""
+
+    name = "investor"
+    describe = (
+        "Buys and builds where the expected rent per dollar is highest, using the odds of "
+        "landing on each space, and as a Monopolist offers to buy a second street in a city."
+    )
+    reserve = 200
+
+    def __init__(
+        self,
+        tax: str = "cheaper",
+        seed: int | None = None,
+        reserve: int | None = None,
+        min_return: float = 0.01,
+    ) -> None:
+        super().__init__(tax, seed, reserve)
+        self.min_return = min_return  # expected rent per round per dollar spent on a building
+        self._odds: tuple[Any, ...] | None = None
+
+    def _landings(self, game: Game) -> tuple[float, ...]:
+        """Expected landings per round on each space by this bot's opponents."""
+        if self._odds is None or self._odds[0] is not game.rules:
+            from ..analysis.landing import landing_odds
+
+            per_role = [
+                landing_odds(role, "pay", game.rules, game.board)
+                for role in (COMPETITOR, MONOPOLIST)
+            ]
+            self._odds = (game.rules, per_role)
+        per_role = self._odds[1]
+        me = game.actor
+        weights = [0.0] * len(game.board.spaces)
+        for p in game.alive():
+            if p != me:
+                odds = per_role[game.roles[p]]
+                rate = odds.throws_per_turn
+                for s, a in enumerate(odds.arrivals):
+                    weights[s] += a * rate
+        return tuple(weights)
+
+    def wants(self, game: Game, space: int) -> bool:
+        me = game.actor
+        sp = game.board.spaces[space]
+        spare = game.cash[me] - sp.price
+        if spare < self.reserve:
+            return False
+        if game.roles[me] == MONOPOLIST and sp.kind == "street":
+            if game.monopoly_count(me, sp.city) + 1 >= game.rules.monopoly_streets:
+                return True  # completes a monopoly: doubled rent and the right to build
+        if game.roles[me] == MONOPOLIST and sp.kind == "transport":
+            return True  # fares double with each company
+        # otherwise only titles landed on at least as often as the average title
+        landings = self._landings(game)
+        average = sum(landings[s] for s in game.board.titles) / len(game.board.titles)
+        return landings[space] >= 0.9 * average or spare >= 3 * self.reserve
+
+    def manage(self, game: Game) -> Choice | None:
+        me = game.actor
+        cash = game.cash[me]
+        trade = self.propose_monopoly_trade(game)
+        if trade is not None:
+            return trade
+        if cash < self.reserve + 50:
+            return None
+        builds = game.targets("build")
+        if builds:
+            landings = self._landings(game)
+            best, best_return = None, self.min_return
+            for s in builds:
+                cost = game.board.spaces[s].house_cost
+                if cash - cost < self.reserve:
+                    continue
+                gain = (game.rent_after_build(s) - game.rent_for(s)[0]) * landings[s] / cost
+                if gain > best_return:
+                    best, best_return = s, gain
+            if best is not None:
+                return Choice("build", best)
+        if cash >= 3 * self.reserve:
+            redeem = game.targets("redeem")
+            if redeem:
+                return Choice("redeem", redeem[0])
+        return None
 
 
 class RandomStrategy:
@@ -27,16 +354,25 @@ class RandomStrategy:
     name = "random"
     describe = "Picks any legal move at random, like a player who does not think ahead."
 
-    def __init__(self, seed: int | None = None, trade_rate: float = 0.05) -> None:
+    def __init__(
+        self, seed: int | None = None, trade_rate: float = 0.05, tax: str | None = None
+    ) -> None:
+        if tax is not None and tax not in TAX_BEHAVIOURS:
+            raise RulesError(
+                f"unknown tax behaviour {tax!r}; valid: {', '.join(TAX_BEHAVIOURS)}", field="tax"
+            )
+        self.tax = tax
         self.rng = random.Random(seed)
         self.trade_rate = trade_rate
 
-    def choose(self, game: Game, legal: list[Choice]) -> Choice:
-        if "trade" in game.pending.kinds and self.rng.random() < self.trade_rate:
+    def choose(self, game: Game, legal: Sequence[Choice]) -> Choice:
+        if self.tax is not None and game.phase == "income_tax":
+            return Bot.income_tax(self, game)  # type: ignore[arg-type]
+        if "trade" in legal_kinds(game, legal) and self.rng.random() < self.trade_rate:
             trade = self._random_trade(game)
             if trade is not None and game.is_legal(trade):
                 return trade
-        return self.rng.choice(legal)
+        return self.rng.choice(list(legal))
 
     def _random_trade(self, game: Game) -> Choice | None:
         me = game.actor
@@ -55,59 +391,35 @@ class RandomStrategy:
         return Choice("trade", Trade(other, give, get, pay))
 
 
-class CautiousStrategy:
-    """Keeps a cash reserve, buys what it can afford above it, seldom builds, pays the
-    cheaper income tax, and turns down trades."""
+STRATEGIES: dict[str, type] = {
+    cls.name: cls for cls in (CautiousStrategy, BuilderStrategy, InvestorStrategy, RandomStrategy)
+}
 
-    name = "cautious"
-    describe = (
-        "Keeps a safety cushion of cash, buys only what it can easily afford, and rarely builds."
-    )
 
-    def __init__(self, reserve: int = 300, tax: str = "cheaper") -> None:
-        self.reserve = reserve
-        self.tax = tax
+def legal_kinds(game: Game, legal: Sequence[Choice]) -> tuple[str, ...]:
+    kinds = getattr(legal, "kinds", None)
+    return kinds if kinds is not None else game.pending.kinds
 
-    def choose(self, game: Game, legal: list[Choice]) -> Choice:
-        me = game.actor
-        kinds = {c.kind for c in legal}
-        cash = game.cash[me]
-        if "income_tax" in kinds:
-            option = game.tax_options(me).cheaper if self.tax == "cheaper" else self.tax
-            return Choice("income_tax", option)
-        if "accept" in kinds:
-            return REJECT
-        if game.phase == "raise":
-            sells = [c for c in legal if c.kind == "sell_building"]
-            return sells[0] if sells else next(c for c in legal if c.kind == "mortgage")
-        if "decline" in kinds:
-            price = game.board.spaces[game.pending_buy].price
-            return (
-                Choice("buy")
-                if "buy" in kinds and cash - price >= self.reserve
-                else Choice("decline")
+
+def make_strategy(
+    name: str | type | Strategy, tax: str | None = None, seed: int | None = None
+) -> Strategy:
+    """A strategy by name ("investor"), by class, or an instance passed through."""
+    if isinstance(name, str):
+        if name not in STRATEGIES:
+            raise RulesError(
+                f"unknown bot {name!r}; valid bots: {', '.join(STRATEGIES)}", field="bot"
             )
-        builds = [
-            c
-            for c in legal
-            if c.kind == "build" and cash - game.board.spaces[c.arg].house_cost >= 3 * self.reserve
-        ]
-        if builds:
-            return max(builds, key=lambda c: game.board.spaces[c.arg].price)
-        if "pay_fine" in kinds and cash >= 2 * self.reserve:
-            return Choice("pay_fine")
-        if "roll" in kinds:
-            return ROLL
-        return END_TURN if "end_turn" in kinds else legal[0]
-
-
-STRATEGIES: dict[str, type] = {"random": RandomStrategy, "cautious": CautiousStrategy}
-
-
-def make_strategy(name: str, **options: object) -> Strategy:
-    if name not in STRATEGIES:
-        raise RulesError(f"unknown bot {name!r}; valid bots: {', '.join(STRATEGIES)}", field="bot")
-    return STRATEGIES[name](**options)
+        cls = STRATEGIES[name]
+    elif isinstance(name, type):
+        cls = name
+    elif isinstance(name, Strategy):
+        return name
+    else:
+        raise RulesError(f"a bot is a name, a class or a strategy, not {name!r}", field="bot")
+    if tax is None:
+        return cls(seed=seed)
+    return cls(tax=tax, seed=seed)
 
 
 def play_until_human(game: Game, bots: dict[int, Strategy], max_decisions: int = 100_000) -> int:
@@ -115,6 +427,6 @@ def play_until_human(game: Game, bots: dict[int, Strategy], max_decisions: int =
     Returns how many decisions the bots took."""
     taken = 0
     while not game.over and game.actor in bots and taken < max_decisions:
-        game.apply(bots[game.actor].choose(game, game.legal_choices()))
+        game.apply(bots[game.actor].choose(game, game.legal()))
         taken += 1
     return taken

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -514,11 +515,48 @@ class Game:
         )
 
     def _title_targets(self, kind: str) -> list[int]:
-        return [
-            s
-            for s in self.board.titles
-            if self.owner[s] == self.actor and self._why_not(Choice(kind, s)) is None
-        ]
+        return self.targets(kind)
+
+    def targets(self, kind: str) -> list[int]:
+        """The titles on which `kind` (build, sell_building, mortgage, redeem) is legal now."""
+        if kind not in _PHASE_KINDS[self.phase]:
+            return []
+        actor, owner, why_not = self.actor, self.owner, self._why_not_title
+        return [s for s in self.board.titles if owner[s] == actor and why_not(kind, s) is None]
+
+    def legal(self) -> LegalChoices:
+        """The legal choices as a lazy sequence: `.kinds` is cheap, the full list is built
+        only when a strategy looks at it. This is what bots are given."""
+        return LegalChoices(self)
+
+    def rent_if(
+        self,
+        space: int,
+        houses: int | None = None,
+        apartment: bool | None = None,
+        mortgaged: bool | None = None,
+        dice_total: int | None = None,
+    ) -> int:
+        """One landing's rent on an owned title if it carried these buildings or mortgage
+        state (for bots and charts weighing a build or a redeem; the engine's rules answer)."""
+        saved = self.houses[space], self.apartment[space], self.mortgaged[space]
+        if houses is not None:
+            self.houses[space] = houses
+        if apartment is not None:
+            self.apartment[space] = apartment
+        if mortgaged is not None:
+            self.mortgaged[space] = mortgaged
+        try:
+            return self.rent_for(space, dice_total)[0]
+        finally:
+            self.houses[space], self.apartment[space], self.mortgaged[space] = saved
+
+    def rent_after_build(self, space: int) -> int:
+        """The rent on a street once one more building stands on it (the next house, or the
+        apartment that replaces the role's maximum of houses)."""
+        if self.houses[space] >= self.rules.max_houses(self.roles[self.owner[space]]):
+            return self.rent_if(space, houses=0, apartment=True)
+        return self.rent_if(space, houses=self.houses[space] + 1)
 
     def is_legal(self, choice: Any) -> bool:
         try:
@@ -783,7 +821,13 @@ class Game:
                 raise IllegalChoice(
                     f"it is {self.names[self.actor]}'s decision, not {self.names[seat]}'s", R_TURN
                 )
-        parsed = self.check(choice)
+        if type(choice) is Choice and (choice.arg is None or type(choice.arg) is int):
+            parsed = choice  # a choice the engine handed out: nothing to read
+            problem = self._why_not(parsed)
+            if problem is not None:
+                raise IllegalChoice(*problem)
+        else:
+            parsed = self.check(choice)
         start = len(self.events)
         self.decisions.append(parsed)
         try:
@@ -1093,11 +1137,11 @@ class Game:
             if not self.bankrupt[q]:
                 break
         if q <= p:
-            self.round += 1
             cap = self.rules.round_cap
-            if cap is not None and self.round > cap:
-                self._start_final("round_cap")
+            if cap is not None and self.round >= cap:
+                self._start_final("round_cap")  # `round` stays at the last round played
                 return
+            self.round += 1
         self._begin_turn(q)
 
     # decisions
@@ -1399,6 +1443,37 @@ class Game:
         from ..render import board_html
 
         return board_html(self)
+
+
+class LegalChoices(Sequence[Choice]):
+    """The legal choices of the moment, computed on first use."""
+
+    __slots__ = ("_game", "_items")
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+        self._items: list[Choice] | None = None
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(self._game._legal_kinds())
+
+    def _all(self) -> list[Choice]:
+        if self._items is None:
+            self._items = self._game.legal_choices()
+        return self._items
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Any:
+        return iter(self._all())
+
+    def __contains__(self, choice: object) -> bool:
+        return choice in self._all()
 
 
 def _role_index(role: Any, field: str) -> int:

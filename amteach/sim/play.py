@@ -1,0 +1,206 @@
+"""Worker side of a batch: play games with bots and record them as compact columns.
+
+Kept light (engine, bots and numpy only) because every worker process imports it. A chunk of
+games comes back as a dict of numpy arrays, which pickles small and concatenates fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..bots import make_strategy
+from ..engine import events as ev
+from ..engine.board import ROLES
+from ..engine.game import Game, PlayerSetup, Setup
+from ..engine.rules import RuleSet
+
+END_REASONS = ("game_a", "game_b", "two_hour", "round_cap")
+NO_WINNER = -1
+
+GAME_COLUMNS = ("game", "seed", "winner", "rounds", "end_reason", "decisions", "turns")
+PLAYER_COLUMNS = (
+    "game",
+    "seat",
+    "turns",
+    "final_cash",
+    "net_worth",
+    "rule25_wealth",
+    "rent_paid",
+    "rent_received",
+    "taxes_paid",
+    "income_tax_paid",
+    "property_tax_paid",
+    "fines",
+    "titles",
+    "bankrupt_round",
+)
+ROUND_COLUMNS = ("game", "round", "seat", "cash", "titles", "buildings")
+TAX_COLUMNS = ("game", "round", "seat", "flat", "percent", "chose_percent")
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat of a batch: the role, the bot's name and its tax behaviour."""
+
+    role: str
+    bot: str
+    tax: str = "cheaper"
+
+    def label(self) -> str:
+        return f"{self.role}:{self.bot}" + ("" if self.tax == "cheaper" else f":{self.tax}")
+
+
+@dataclass(frozen=True)
+class BatchConfig:
+    """Everything a worker needs to play any game of the batch (picklable, small)."""
+
+    seats: tuple[SeatSpec, ...]
+    rules: dict[str, Any]
+    seed: int
+    game_type: str = "A"
+    record_rounds: bool = True
+
+
+def game_seed(master: int, index: int) -> int:
+    """Game `index`'s seed, from the master seed and the index alone, so results do not
+    depend on how the batch is split across workers or machines."""
+    return int(np.random.SeedSequence([master, index]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def play_game(
+    index: int, config: BatchConfig, rules: RuleSet | None = None
+) -> dict[str, list[int]]:
+    """Play game `index` of the batch to its end; return its rows as lists of ints."""
+    rules = rules or RuleSet.from_dict(config.rules)
+    seed = game_seed(config.seed, index)
+    seats = tuple(
+        PlayerSetup(name=f"{spec.role[0].upper()}{i + 1}", role=ROLES.index(spec.role))
+        for i, spec in enumerate(config.seats)
+    )
+    game = Game(Setup(players=seats, rules=rules, seed=seed, game_type=config.game_type))
+    bots = [
+        make_strategy(spec.bot, tax=spec.tax, seed=seed + i) for i, spec in enumerate(config.seats)
+    ]
+    n = len(seats)
+    rounds: dict[str, list[int]] = {c: [] for c in ROUND_COLUMNS}
+
+    def snapshot(round_number: int) -> None:
+        for p in range(n):
+            w = game.wealth(p)
+            rounds["game"].append(index)
+            rounds["round"].append(round_number)
+            rounds["seat"].append(p)
+            rounds["cash"].append(w["cash"])
+            rounds["titles"].append(w["titles"])
+            rounds["buildings"].append(w["buildings"])
+
+    record = config.record_rounds
+    if record:
+        snapshot(0)
+    last_round = game.round
+    decisions = 0
+    apply, legal = game.apply, game.legal
+    while not game.over:
+        apply(bots[game.actor].choose(game, legal()))
+        decisions += 1
+        if game.round != last_round:
+            if record:
+                snapshot(last_round)
+            last_round = game.round
+    if record:
+        snapshot(game.round)
+    return _rows(index, seed, game, decisions, rounds)
+
+
+def _rows(
+    index: int, seed: int, game: Game, decisions: int, rounds: dict[str, list[int]]
+) -> dict[str, Any]:
+    n = len(game.names)
+    rent_paid, rent_received = [0] * n, [0] * n
+    income_tax, property_tax, fines = [0] * n, [0] * n, [0] * n
+    bankrupt_round = [-1] * n
+    taxes: dict[str, list[int]] = {c: [] for c in TAX_COLUMNS}
+    current_round = 1
+    for event in game.events:
+        kind = type(event)
+        if kind is ev.TurnStarted:
+            current_round = event.round
+        elif kind is ev.RentPaid:
+            rent_paid[event.payer] += event.amount
+            rent_received[event.payee] += event.amount
+        elif kind is ev.Payment:
+            if event.reason == "income_tax":
+                income_tax[event.payer] += event.amount
+            elif event.reason == "property_tax":
+                property_tax[event.payer] += event.amount
+            elif event.reason == "fine":
+                fines[event.payer] += event.amount
+        elif kind is ev.IncomeTaxChoice:
+            taxes["game"].append(index)
+            taxes["round"].append(current_round)
+            taxes["seat"].append(event.player)
+            taxes["flat"].append(event.flat)
+            taxes["percent"].append(event.percent)
+            taxes["chose_percent"].append(int(event.choice == "percent"))
+        elif kind is ev.Bankrupt:
+            bankrupt_round[event.player] = current_round
+    winner = NO_WINNER if game.winner is None else game.winner
+    games = {
+        "game": [index],
+        "seed": [seed],
+        "winner": [winner],
+        "rounds": [game.round],
+        "end_reason": [END_REASONS.index(game.end_reason)],
+        "decisions": [decisions],
+        "turns": [sum(game.turns_taken)],
+    }
+    players: dict[str, list[int]] = {c: [] for c in PLAYER_COLUMNS}
+    for p in range(n):
+        values = (
+            index,
+            p,
+            game.turns_taken[p],
+            game.cash[p],
+            game.net_worth(p),
+            game.rule25_wealth(p),
+            rent_paid[p],
+            rent_received[p],
+            income_tax[p] + property_tax[p],
+            income_tax[p],
+            property_tax[p],
+            fines[p],
+            len(game.titles_of(p)),
+            bankrupt_round[p],
+        )
+        for column, value in zip(PLAYER_COLUMNS, values, strict=True):
+            players[column].append(value)
+    return {"games": games, "players": players, "rounds": rounds, "taxes": taxes}
+
+
+def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str, np.ndarray]]:
+    """Play games start..stop-1 and return their rows as arrays, one dict per table."""
+    rules = RuleSet.from_dict(config.rules)
+    tables: dict[str, dict[str, list[int]]] = {}
+    for index in range(start, stop):
+        rows = play_game(index, config, rules)
+        for table, columns in rows.items():
+            target = tables.setdefault(table, {c: [] for c in columns})
+            for column, values in columns.items():
+                target[column].extend(values)
+    return {
+        table: {
+            column: np.asarray(values, dtype=np.int64 if column == "seed" else np.int32)
+            for column, values in columns.items()
+        }
+        for table, columns in tables.items()
+    }
+
+
+def ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle, so workers finish their chunk."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

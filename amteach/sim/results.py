@@ -1,0 +1,306 @@
+"""A batch's results as tidy pandas DataFrames, with saving, loading and summaries."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..engine.errors import InputError
+from .play import END_REASONS, GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS, SeatSpec
+
+TABLES = ("games", "players", "rounds", "taxes")
+FORMATS = ("parquet", "csv")
+ROLE_LABELS = {"competitor": "Competitor", "monopolist": "Monopolist"}
+END_LABELS = {
+    "game_a": "Game A",
+    "game_b": "Game B",
+    "two_hour": "two-hour accounting",
+    "round_cap": "round cap",
+}
+
+# what each frame's columns mean (shown by `amteach simulate --help` and in docs/simulation.md)
+COLUMNS_DOC = {
+    "games": "game, seed, winner (seat, -1 if none), winner_role, winner_bot, rounds, end_reason, decisions, turns",
+    "players": "game, seat, role, bot, tax, turns, final_cash, net_worth, rule25_wealth, rent_paid, "
+    "rent_received, taxes_paid, income_tax_paid, property_tax_paid, fines, titles, bankrupt, bankrupt_round",
+    "rounds": "game, round (0 = start), seat, role, bot, cash, titles (at price), buildings (at cost), wealth",
+    "taxes": "game, round, seat, role, bot, flat, percent, choice, paid, cheaper",
+}
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (scipy's implementation)."""
+    from scipy.stats import binomtest
+
+    if trials == 0:
+        return (float("nan"), float("nan"))
+    ci = binomtest(int(successes), int(trials)).proportion_ci(
+        confidence_level=confidence, method="wilson"
+    )
+    return (float(ci.low), float(ci.high))
+
+
+def _category(values: Any, categories: list[str]) -> pd.Categorical:
+    return pd.Categorical(values, categories=categories)
+
+
+def build_frames(
+    chunks: list[dict[str, dict[str, np.ndarray]]], seats: tuple[SeatSpec, ...]
+) -> dict[str, pd.DataFrame]:
+    """Concatenate worker chunks (in game order) into the four tidy frames."""
+    roles = [s.role for s in seats]
+    bots = [s.bot for s in seats]
+    taxes = [s.tax for s in seats]
+    role_names = sorted(set(roles) | {"competitor", "monopolist"})
+    bot_names = sorted(set(bots))
+
+    def table(name: str, columns: tuple[str, ...]) -> pd.DataFrame:
+        parts = [chunk[name] for chunk in chunks if name in chunk]
+        data = {
+            c: np.concatenate([p[c] for p in parts]) if parts else np.array([], dtype=np.int32)
+            for c in columns
+        }
+        return pd.DataFrame(data)
+
+    def by_seat(frame: pd.DataFrame) -> pd.DataFrame:
+        seat = frame["seat"].to_numpy()
+        frame["seat"] = frame["seat"].astype(np.int8)
+        frame.insert(
+            frame.columns.get_loc("seat") + 1,
+            "role",
+            _category(np.asarray(roles, dtype=object)[seat], role_names),
+        )
+        frame.insert(
+            frame.columns.get_loc("role") + 1,
+            "bot",
+            _category(np.asarray(bots, dtype=object)[seat], bot_names),
+        )
+        return frame
+
+    games = table("games", GAME_COLUMNS)
+    winner = games["winner"].to_numpy()
+    has_winner = winner >= 0
+    safe = np.where(has_winner, winner, 0)
+    games["winner"] = games["winner"].astype(np.int8)
+    games.insert(
+        3,
+        "winner_role",
+        _category(np.where(has_winner, np.asarray(roles, dtype=object)[safe], None), role_names),
+    )
+    games.insert(
+        4,
+        "winner_bot",
+        _category(np.where(has_winner, np.asarray(bots, dtype=object)[safe], None), bot_names),
+    )
+    games["end_reason"] = pd.Categorical.from_codes(
+        games["end_reason"].to_numpy(), categories=list(END_REASONS)
+    )
+
+    players = by_seat(table("players", PLAYER_COLUMNS))
+    players.insert(
+        players.columns.get_loc("bot") + 1,
+        "tax",
+        _category(
+            np.asarray(taxes, dtype=object)[players["seat"].to_numpy()],
+            ["cheaper", "flat", "percent"],
+        ),
+    )
+    players["bankrupt"] = players["bankrupt_round"] >= 0
+    players["bankrupt_round"] = players["bankrupt_round"].astype("Int32").where(players["bankrupt"])
+    players = players[
+        [c for c in PLAYER_COLUMNS[:2]]
+        + ["role", "bot", "tax", *PLAYER_COLUMNS[2:-1], "bankrupt", "bankrupt_round"]
+    ]
+
+    rounds = by_seat(table("rounds", ROUND_COLUMNS))
+    rounds["round"] = rounds["round"].astype(np.int16)
+    rounds["wealth"] = rounds["cash"] + rounds["titles"] + rounds["buildings"]
+
+    tax = by_seat(table("taxes", TAX_COLUMNS))
+    chose = tax.pop("chose_percent").to_numpy().astype(bool)
+    tax["choice"] = _category(np.where(chose, "percent", "flat"), ["flat", "percent"])
+    tax["paid"] = np.where(chose, tax["percent"], tax["flat"]).astype(np.int32)
+    cheaper = np.where(
+        tax["percent"] < tax["flat"],
+        "percent",
+        np.where(tax["percent"] > tax["flat"], "flat", "equal"),
+    )
+    tax["cheaper"] = _category(cheaper, ["flat", "percent", "equal"])
+    return {"games": games, "players": players, "rounds": rounds, "taxes": tax}
+
+
+@dataclass
+class SimulationResult:
+    """The frames of a batch (games, players, rounds, taxes) and how it was run (meta)."""
+
+    games: pd.DataFrame
+    players: pd.DataFrame
+    rounds: pd.DataFrame
+    taxes: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def completed(self) -> int:
+        return len(self.games)
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.meta.get("interrupted", False))
+
+    # -- summaries -------------------------------------------------------------------------------
+    def win_rates(self, by: str = "role", confidence: float = 0.95) -> pd.DataFrame:
+        """Win rate with a Wilson interval, by `role`, `bot` or `seat` of the winner.
+
+        By role: the share of games a player of that role won. By bot or seat: the share of
+        that seat's (or bot's) plays that ended in a win."""
+        games = len(self.games)
+        rows = []
+        if by == "role":
+            counts = self.games["winner_role"].value_counts()
+            for role in ("competitor", "monopolist"):
+                wins = int(counts.get(role, 0))
+                rows.append({"role": role, "wins": wins, "games": games})
+        elif by in ("bot", "seat"):
+            players = self.players
+            winners = self.games.set_index("game")["winner"]
+            won = players["seat"].to_numpy() == winners.reindex(players["game"]).to_numpy()
+            grouped = (
+                players.assign(won=won).groupby(by, observed=True)["won"].agg(["sum", "count"])
+            )
+            for key, row in grouped.iterrows():
+                rows.append({by: key, "wins": int(row["sum"]), "games": int(row["count"])})
+        else:
+            raise InputError(f"win rates are by role, bot or seat, not {by!r}", field="by")
+        for row in rows:
+            row["rate"] = row["wins"] / row["games"] if row["games"] else float("nan")
+            row["ci_low"], row["ci_high"] = wilson_interval(row["wins"], row["games"], confidence)
+        return pd.DataFrame(rows)
+
+    def summary(self) -> str:
+        """Plain-English summary: win rate by role with 95% intervals, game length, endings."""
+        n = len(self.games)
+        lines = []
+        head = f"{n} games"
+        if self.interrupted:
+            head += f" (stopped early: {n} of {self.meta.get('requested', n)} finished)"
+        if "elapsed" in self.meta and self.meta["elapsed"] > 0:
+            elapsed = self.meta["elapsed"]
+            head += f" in {elapsed:.1f} s ({n / elapsed:.0f} games/s, {int(self.games['turns'].sum()) / elapsed:,.0f} player-turns/s)"
+        lines.append(head)
+        if n == 0:
+            return "\n".join(lines)
+        lines.append("Win rate by role (95% Wilson interval):")
+        for row in self.win_rates("role").itertuples():
+            lines.append(
+                f"  {ROLE_LABELS[row.role]:<11} {100 * row.rate:5.1f}%  [{100 * row.ci_low:.1f}%, {100 * row.ci_high:.1f}%]  "
+                f"{row.wins} of {row.games} games"
+            )
+        no_winner = int((self.games["winner"] < 0).sum())
+        if no_winner:
+            lines.append(f"  no winner    {100 * no_winner / n:5.1f}%")
+        rounds = self.games["rounds"]
+        lines.append(f"Game length: mean {rounds.mean():.1f} rounds, median {rounds.median():.0f}")
+        ends = self.games["end_reason"].value_counts(normalize=True)
+        lines.append(
+            "End reasons: "
+            + ", ".join(f"{END_LABELS[k]} {100 * v:.1f}%" for k, v in ends.items() if v > 0)
+        )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<SimulationResult {self.completed} games; frames: games, players, rounds, taxes>"
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(
+        self, directory: str | os.PathLike[str], format: str = "parquet", force: bool = False
+    ) -> Path:
+        """Write the four frames and meta.json into `directory`. An existing batch there is
+        kept unless `force` is true."""
+        if format not in FORMATS:
+            raise InputError(
+                f"format must be one of {', '.join(FORMATS)}, not {format!r}", field="format"
+            )
+        target = Path(directory)
+        if target.exists() and not target.is_dir():
+            raise InputError("exists and is not a folder", str(target))
+        existing = (
+            [p.name for p in target.glob("*") if p.stem in (*TABLES, "meta")]
+            if target.exists()
+            else []
+        )
+        if existing and not force:
+            raise InputError(
+                f"already holds results ({', '.join(sorted(existing))}); use --force (force=True) to replace them",
+                str(target),
+            )
+        target.mkdir(parents=True, exist_ok=True)
+        for name in existing:
+            (target / name).unlink()
+        for name in TABLES:
+            frame: pd.DataFrame = getattr(self, name)
+            if format == "parquet":
+                frame.to_parquet(target / f"{name}.parquet", index=False)
+            else:
+                frame.to_csv(target / f"{name}.csv", index=False)
+        (target / "meta.json").write_text(
+            json.dumps({**self.meta, "format": format}, indent=1), encoding="utf-8"
+        )
+        return target
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str]) -> SimulationResult:
+        """Read a batch written by `save` (Parquet or CSV)."""
+        source = Path(directory)
+        meta_path = source / "meta.json"
+        if not meta_path.is_file():
+            raise InputError("holds no saved batch (meta.json is missing)", str(source))
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise InputError(f"not valid JSON: {err.msg}", str(meta_path)) from None
+        format = meta.get("format", "parquet")
+        frames = {}
+        for name in TABLES:
+            path = source / f"{name}.{format}"
+            if not path.is_file():
+                raise InputError("is missing", str(path))
+            frames[name] = (
+                pd.read_parquet(path) if format == "parquet" else _read_csv(path, name, meta)
+            )
+        return cls(meta=meta, **frames)
+
+
+def _read_csv(path: Path, name: str, meta: dict[str, Any]) -> pd.DataFrame:
+    """CSV loses types; restore the categories and integer widths the frames use."""
+    frame = pd.read_csv(path)
+    seats = tuple(SeatSpec(**s) for s in meta.get("seats", []))
+    roles = sorted({s.role for s in seats} | {"competitor", "monopolist"})
+    bots = sorted({s.bot for s in seats})
+    for column, categories in (
+        ("role", roles),
+        ("winner_role", roles),
+        ("bot", bots),
+        ("winner_bot", bots),
+        ("tax", ["cheaper", "flat", "percent"]),
+        ("end_reason", list(END_REASONS)),
+        ("choice", ["flat", "percent"]),
+        ("cheaper", ["flat", "percent", "equal"]),
+    ):
+        if column in frame:
+            frame[column] = pd.Categorical(frame[column], categories=categories)
+    for column in ("seat", "winner"):
+        if column in frame:
+            frame[column] = frame[column].astype(np.int8)
+    if name == "rounds":
+        frame["round"] = frame["round"].astype(np.int16)
+    if "bankrupt_round" in frame:
+        frame["bankrupt_round"] = frame["bankrupt_round"].astype("Int32")
+    int_columns = [c for c in frame.columns if frame[c].dtype == np.int64 and c != "seed"]
+    frame[int_columns] = frame[int_columns].astype(np.int32)
+    return frame

@@ -1,0 +1,252 @@
+"""Running a batch of bot games: in this process, on a process pool, or on Dask."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any
+
+from ..bots import STRATEGIES, TAX_BEHAVIOURS
+from ..engine.board import ROLES
+from ..engine.errors import InputError, RulesError
+from ..engine.game import GAME_TYPES
+from ..engine.rules import RuleSet
+from .play import BatchConfig, SeatSpec, ignore_sigint, run_chunk
+from .results import SimulationResult, build_frames
+
+DEFAULT_SEATS = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
+DEFAULT_ROUND_CAP = 200
+
+
+class SeatError(InputError):
+    """An invalid seat list: an unknown role, bot or tax behaviour, or an illegal role split."""
+
+
+def parse_seats(seats: str | Iterable[Any] | None) -> tuple[SeatSpec, ...]:
+    """Seats from "competitor:investor,monopolist:builder:flat" or a list of such strings,
+    (role, bot[, tax]) tuples or SeatSpecs. Checks decision 13's role split."""
+    if seats is None:
+        seats = DEFAULT_SEATS
+    items = [s.strip() for s in seats.split(",")] if isinstance(seats, str) else list(seats)
+    specs = []
+    for i, item in enumerate(items):
+        where = f"seats[{i}]"
+        if isinstance(item, SeatSpec):
+            parts = [item.role, item.bot, item.tax]
+        elif isinstance(item, str):
+            parts = [p.strip() for p in item.split(":")]
+        else:
+            parts = [str(p) for p in item]
+        if len(parts) not in (2, 3):
+            raise SeatError(f"a seat is role:bot or role:bot:tax, not {item!r}", field=where)
+        role, bot = parts[0].lower(), parts[1].lower()
+        tax = parts[2].lower() if len(parts) == 3 else "cheaper"
+        if role not in ROLES:
+            raise SeatError(
+                f"unknown role {parts[0]!r}; valid roles: {', '.join(ROLES)}", field=where
+            )
+        if bot not in STRATEGIES:
+            raise SeatError(
+                f"unknown bot {parts[1]!r}; valid bots: {', '.join(STRATEGIES)}", field=where
+            )
+        if tax not in TAX_BEHAVIOURS:
+            raise SeatError(
+                f"unknown tax behaviour {parts[2]!r}; valid: {', '.join(TAX_BEHAVIOURS)}",
+                field=where,
+            )
+        specs.append(SeatSpec(role, bot, tax))
+    counts = [sum(s.role == r for s in specs) for r in ROLES]
+    if not 2 <= len(specs) <= 6 or max(counts) > 3 or abs(counts[0] - counts[1]) > 1:
+        raise SeatError(
+            f"{counts[0]} competitors and {counts[1]} monopolists: 2 to 6 players, at most 3 of each role, "
+            "and the counts may differ by at most one (decision 13)",
+            field="seats",
+        )
+    return tuple(specs)
+
+
+def _rules(
+    rules: RuleSet | str | dict[str, Any], overrides: dict[str, Any], round_cap: int | None
+) -> RuleSet:
+    if isinstance(rules, RuleSet):
+        base = rules.replace(**overrides) if overrides else rules
+    elif isinstance(rules, dict):
+        values = dict(rules)
+        base = RuleSet.preset(str(values.pop("preset", "default")), **values, **overrides)
+    else:
+        base = RuleSet.preset(rules, **overrides)
+    if round_cap is not None:
+        base = base.replace(round_cap=round_cap)
+    if base.round_cap is None:
+        raise RulesError("unattended play needs a round cap so every game ends", field="round_cap")
+    return base
+
+
+def _chunks(games: int, workers: int) -> list[tuple[int, int]]:
+    size = max(1, min(100, games // (workers * 8) or 1))
+    return [(start, min(start + size, games)) for start in range(0, games, size)]
+
+
+def simulate(
+    games: int = 1000,
+    seats: str | Iterable[Any] | None = None,
+    rules: RuleSet | str | dict[str, Any] = "default",
+    seed: int = 0,
+    workers: int | None = None,
+    round_cap: int | None = DEFAULT_ROUND_CAP,
+    game: str = "A",
+    client: Any = None,
+    progress: bool | str = True,
+    record_rounds: bool = True,
+    on_chunk: Callable[[int, int], None] | None = None,
+    **rule_overrides: Any,
+) -> SimulationResult:
+    """Play `games` bot games and return their tidy frames.
+
+    Game i's seed derives from `seed` and i alone, so the frames are identical whatever
+    `workers` or backend. `workers` defaults to one process per core; 1 runs here. `client`
+    (a dask.distributed Client) runs the batch on Dask instead. Ctrl-C stops cleanly: the
+    games finished so far are returned (`result.interrupted` is then true). `on_chunk(done,
+    total)` is called after each finished chunk. `progress`: True for a bar (an ipywidgets
+    bar in notebooks), "text" for a terminal bar on stderr, False for none.
+    """
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise InputError(
+            f"games must be a whole number of at least 1, not {games!r}", field="games"
+        )
+    if game not in GAME_TYPES:
+        raise InputError(f"game must be one of {', '.join(GAME_TYPES)}, not {game!r}", field="game")
+    specs = parse_seats(seats)
+    ruleset = _rules(rules, rule_overrides, round_cap)
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
+    config = BatchConfig(specs, ruleset.to_dict(), int(seed), game, record_rounds)
+    chunks = _chunks(games, workers if client is None else max(workers, _dask_workers(client)))
+    backend = "dask" if client is not None else ("process-pool" if workers > 1 else "in-process")
+    bar = _progress_bar(progress, games)
+    done: dict[int, Any] = {}
+    interrupted = False
+    started = time.perf_counter()
+
+    def finished(start: int, stop: int, result: Any) -> None:
+        done[start] = result
+        if bar is not None:
+            bar.update(stop - start)
+        if on_chunk is not None:
+            on_chunk(sum(b - a for a, b in chunks if a in done), games)
+
+    try:
+        if client is not None:
+            interrupted = _run_dask(client, chunks, config, finished)
+        elif workers == 1:
+            for start, stop in chunks:
+                finished(start, stop, run_chunk(start, stop, config))
+        else:
+            interrupted = _run_pool(workers, chunks, config, finished)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if bar is not None:
+            bar.close()
+    elapsed = time.perf_counter() - started
+    ordered = [done[start] for start, _ in chunks if start in done]
+    frames = build_frames(ordered, specs)
+    meta = {
+        "requested": games,
+        "completed": len(frames["games"]),
+        "interrupted": interrupted,
+        "seed": int(seed),
+        "seats": [vars(s) for s in specs],
+        "rules": ruleset.to_dict(),
+        "game": game,
+        "workers": workers,
+        "backend": backend,
+        "elapsed": elapsed,
+    }
+    return SimulationResult(meta=meta, **frames)
+
+
+def _run_pool(
+    workers: int, chunks: list[tuple[int, int]], config: BatchConfig, finished: Callable[..., None]
+) -> bool:
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=ignore_sigint
+    ) as pool:
+        pending = {pool.submit(run_chunk, a, b, config): (a, b) for a, b in chunks}
+        try:
+            while pending:
+                ready, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in ready:
+                    a, b = pending.pop(future)
+                    finished(a, b, future.result())
+        except KeyboardInterrupt:
+            # stop cleanly: drop what has not started, keep what finishes while we wait
+            for future in pending:
+                future.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+            for future, (a, b) in pending.items():
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    finished(a, b, future.result())
+            return True
+    return False
+
+
+def _dask_workers(client: Any) -> int:
+    try:
+        return max(1, len(client.scheduler_info().get("workers", {})))
+    except Exception:  # pragma: no cover - an unreachable scheduler shows up when mapping
+        return 1
+
+
+def _run_dask(
+    client: Any, chunks: list[tuple[int, int]], config: BatchConfig, finished: Callable[..., None]
+) -> bool:
+    from distributed import as_completed
+
+    futures = client.map(
+        run_chunk,
+        [a for a, _ in chunks],
+        [b for _, b in chunks],
+        [config] * len(chunks),
+        pure=False,
+    )
+    bounds = {future.key: chunk for future, chunk in zip(futures, chunks, strict=True)}
+    try:
+        for future in as_completed(futures):
+            a, b = bounds[future.key]
+            finished(a, b, future.result())
+    except KeyboardInterrupt:
+        client.cancel(futures)
+        return True
+    return False
+
+
+def dask_client(address: str) -> Any:
+    """A dask.distributed Client: "local" starts a LocalCluster with one process per core."""
+    from distributed import Client, LocalCluster
+
+    if address == "local":
+        cluster = LocalCluster(
+            n_workers=os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        return Client(cluster)
+    return Client(address)
+
+
+def _progress_bar(progress: bool | str, total: int) -> Any:
+    if not progress:
+        return None
+    if progress == "text":
+        from tqdm import tqdm
+    else:
+        from tqdm.auto import tqdm
+    return tqdm(total=total, unit="game", desc="Simulating", leave=False)
