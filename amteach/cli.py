@@ -141,5 +141,130 @@ def rules(preset: str, overrides: tuple[str, ...]) -> None:
         click.echo("  * differs from the default preset")
 
 
+@main.command()
+@click.option("--games", type=int, default=1000, show_default=True, help="How many games to play.")
+@click.option(
+    "--seats",
+    default=None,
+    metavar="ROLE:BOT[:TAX],...",
+    help="Seats in turn order, e.g. competitor:investor,monopolist:builder:flat. "
+    "Default: two Competitors and two Monopolists, all investor. "
+    "Bots: cautious, builder, investor, random. Tax: cheaper (default), flat, percent.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Master seed; game i's seed comes from it and i.",
+)
+@click.option("--workers", type=int, default=None, help="Processes to use (default: one per core).")
+@click.option("--rules", "preset", default="default", show_default=True, help="Rules preset.")
+@override_option
+@click.option(
+    "--round-cap",
+    type=int,
+    default=200,
+    show_default=True,
+    help="Rounds before a game is settled by the final accounting.",
+)
+@click.option(
+    "--game",
+    "game_type",
+    type=click.Choice(["A", "B", "two-hour"]),
+    default="A",
+    show_default=True,
+    help="Which ending the games play to.",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Run on a dask.distributed scheduler at ADDRESS, or 'local' to start a LocalCluster.",
+)
+@click.option(
+    "--out", type=click.Path(file_okay=False), default=None, help="Folder to save the frames in."
+)
+@click.option(
+    "--format",
+    "file_format",
+    type=click.Choice(["parquet", "csv"]),
+    default="parquet",
+    show_default=True,
+    help="File format for --out.",
+)
+@click.option("--force", is_flag=True, help="Replace results already in --out.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def simulate(
+    games: int,
+    seats: str | None,
+    seed: int,
+    workers: int | None,
+    preset: str,
+    overrides: tuple[str, ...],
+    round_cap: int,
+    game_type: str,
+    dask_address: str | None,
+    out: str | None,
+    file_format: str,
+    force: bool,
+    quiet: bool,
+) -> None:
+    """Play many bot games and summarize who wins.
+
+    Prints the win rate by role with a 95% Wilson interval, the mean game length and the end
+    reasons. With --out, saves four tidy tables (games, players, rounds, taxes). Ctrl-C stops
+    the batch cleanly and keeps the games already finished.
+    """
+    from pathlib import Path
+
+    from .sim import simulate as run_batch
+    from .sim.results import TABLES
+
+    if out is not None and not force and Path(out).is_dir():
+        existing = sorted(p.name for p in Path(out).iterdir() if p.stem in (*TABLES, "meta"))
+        if existing:
+            _fail(
+                f"{out}: already holds results ({', '.join(existing)}); add --force to replace them",
+                2,
+            )
+    client = None
+    try:
+        rules = RuleSet.preset(preset, **parse_overrides(overrides))
+        if dask_address is not None:
+            from .sim import dask_client
+
+            client = dask_client(dask_address)
+        result = run_batch(
+            games=games,
+            seats=seats,
+            rules=rules,
+            seed=seed,
+            workers=workers,
+            round_cap=round_cap,
+            game=game_type,
+            client=client,
+            progress=False if quiet else "text",
+        )
+    except AmteachError as err:
+        _fail(str(err), 2)
+    except OSError as err:
+        _fail(f"cannot reach the Dask scheduler {dask_address}: {err}", 2)
+    finally:
+        if client is not None:
+            client.close()
+    click.echo(result.summary())
+    if out is not None:
+        try:
+            saved = result.save(out, format=file_format, force=force)
+        except AmteachError as err:
+            _fail(str(err), 2)
+        click.echo(f"Saved games, players, rounds and taxes ({file_format}) to {saved}")
+    if result.interrupted:
+        click.echo("Stopped early (Ctrl-C); the games above finished and are kept.", err=True)
+        sys.exit(130)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

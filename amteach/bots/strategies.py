@@ -310,11 +310,14 @@ class InvestorStrategy(Bot):
         spare = game.cash[me] - sp.price
         if spare < self.reserve:
             return False
-        if game.roles[me] == MONOPOLIST and sp.kind == "street":
-            if game.monopoly_count(me, sp.city) + 1 >= game.rules.monopoly_streets:
+        if game.roles[me] == MONOPOLIST:
+            if sp.kind == "transport":
+                return True  # fares double with each company
+            if (
+                sp.kind == "street"
+                and game.monopoly_count(me, sp.city) + 1 >= game.rules.monopoly_streets
+            ):
                 return True  # completes a monopoly: doubled rent and the right to build
-        if game.roles[me] == MONOPOLIST and sp.kind == "transport":
-            return True  # fares double with each company
         # otherwise only titles landed on at least as often as the average title
         landings = self._landings(game)
         average = sum(landings[s] for s in game.board.titles) / len(game.board.titles)

@@ -96,6 +96,7 @@ class Board:
     transports: tuple[int, ...]
     utilities: tuple[int, ...]
     titles: tuple[int, ...]
+    streets: tuple[int, ...]
     income_tax_space: int
     property_tax_space: int
     hold_space: int
@@ -258,6 +259,7 @@ def build_board(spaces: list[Space], cards: list[Card]) -> Board:
         transports=tuple(s.index for s in spaces if s.kind == "transport"),
         utilities=tuple(s.index for s in spaces if s.kind == "utility"),
         titles=tuple(s.index for s in spaces if s.is_title),
+        streets=tuple(s.index for s in spaces if s.kind == "street"),
         income_tax_space=only("tax", "Income"),
         property_tax_space=only("tax", "Property"),
         hold_space=corners[1],

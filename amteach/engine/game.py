@@ -445,13 +445,7 @@ class Game:
     def net_worth(self, player: int) -> int:
         """Cash + unmortgaged titles at price + mortgaged titles at price less the redeem price
         + buildings at what was paid for them."""
-        total = self.cash[player]
-        for s in self.board.titles:
-            if self.owner[s] == player:
-                price = self.board.spaces[s].price
-                total += price - self.redeem_values[s] if self.mortgaged[s] else price
-                total += self.buildings_paid(s)
-        return total
+        return sum(self.wealth_parts()[player])
 
     def rule25_wealth(self, player: int) -> int:
         """Decision 11: cash + one landing's rent on every unmortgaged title (utilities at 7)."""
@@ -462,19 +456,28 @@ class Game:
 
     def wealth(self, player: int) -> dict[str, int]:
         """Cash, titles at price and buildings at cost: the parts of net worth for charts."""
-        titles = buildings = 0
-        for s in self.board.titles:
-            if self.owner[s] == player:
-                price = self.board.spaces[s].price
-                titles += price - self.redeem_values[s] if self.mortgaged[s] else price
-                buildings += self.buildings_paid(s)
-        cash = self.cash[player]
+        cash, titles, buildings = self.wealth_parts()[player]
         return {
             "cash": cash,
             "titles": titles,
             "buildings": buildings,
             "net_worth": cash + titles + buildings,
         }
+
+    def wealth_parts(self) -> list[tuple[int, int, int]]:
+        """(cash, titles at price, buildings at cost) for every seat, in one pass over the
+        board; a mortgaged title counts its price less the redeem price."""
+        titles = [0] * len(self.names)
+        buildings = [0] * len(self.names)
+        spaces, owner, mortgaged = self.board.spaces, self.owner, self.mortgaged
+        for s in self.board.titles:
+            p = owner[s]
+            if p >= 0:
+                price = spaces[s].price
+                titles[p] += price - self.redeem_values[s] if mortgaged[s] else price
+                if self.houses[s] or self.apartment[s]:
+                    buildings[p] += self.buildings_paid(s)
+        return [(self.cash[p], titles[p], buildings[p]) for p in self.players]
 
     # -- legal choices ---------------------------------------------------------------------
     def _legal_kinds(self) -> list[str]:
@@ -522,6 +525,26 @@ class Game:
         if kind not in _PHASE_KINDS[self.phase]:
             return []
         actor, owner, why_not = self.actor, self.owner, self._why_not_title
+        if kind == "build":
+            # skip at a glance what cannot take a building (bots ask this every turn);
+            # every candidate left still goes through the full rule check
+            cash, spaces, apartment, mortgaged = (
+                self.cash[actor],
+                self.board.spaces,
+                self.apartment,
+                self.mortgaged,
+            )
+            monopolist = self.roles[actor] == MONOPOLIST
+            return [
+                s
+                for s in self.board.streets
+                if owner[s] == actor
+                and not apartment[s]
+                and not mortgaged[s]
+                and spaces[s].house_cost <= cash
+                and (not monopolist or self.is_monopolized(actor, spaces[s].city))
+                and why_not(kind, s) is None
+            ]
         return [s for s in self.board.titles if owner[s] == actor and why_not(kind, s) is None]
 
     def legal(self) -> LegalChoices:

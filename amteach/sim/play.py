@@ -84,18 +84,16 @@ def play_game(
     bots = [
         make_strategy(spec.bot, tax=spec.tax, seed=seed + i) for i, spec in enumerate(config.seats)
     ]
-    n = len(seats)
     rounds: dict[str, list[int]] = {c: [] for c in ROUND_COLUMNS}
 
     def snapshot(round_number: int) -> None:
-        for p in range(n):
-            w = game.wealth(p)
+        for p, (cash, titles, buildings) in enumerate(game.wealth_parts()):
             rounds["game"].append(index)
             rounds["round"].append(round_number)
             rounds["seat"].append(p)
-            rounds["cash"].append(w["cash"])
-            rounds["titles"].append(w["titles"])
-            rounds["buildings"].append(w["buildings"])
+            rounds["cash"].append(cash)
+            rounds["titles"].append(titles)
+            rounds["buildings"].append(buildings)
 
     record = config.record_rounds
     if record:

@@ -1,0 +1,1 @@
+"""Analyses built on the engine's rules and data: where pawns land (`landing`)."""
