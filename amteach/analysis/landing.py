@@ -300,7 +300,7 @@ def simulate_throws(
     turn of the old game would start from. This keeps the event log small, and it reshuffles
     the decks: a cycled deck makes the card drawn depend on where in the deck play is, which
     correlates with where the pawn is, so one fixed deck order has landing odds of its own
-    (card-space occupancy off the 1/25 model by up to about 0.0006). Many short games average
+    (card-space occupancy off the 1/25 model by up to about 0.001). Many short games average
     over deck orders, as the chain's 1/25 per card does.
     """
     if policy not in POLICIES:

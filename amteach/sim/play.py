@@ -6,6 +6,7 @@ games comes back as a dict of numpy arrays, which pickles small and concatenates
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,10 +71,15 @@ def game_seed(master: int, index: int) -> int:
     return int(np.random.SeedSequence([master, index]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
 
-def play_game(
-    index: int, config: BatchConfig, rules: RuleSet | None = None
-) -> dict[str, list[int]]:
-    """Play game `index` of the batch to its end; return its rows as lists of ints."""
+def play_bot_game(
+    index: int,
+    config: BatchConfig,
+    rules: RuleSet | None = None,
+    on_round: Callable[[Game, int], None] | None = None,
+) -> tuple[Game, int]:
+    """Play game `index` of the batch to its end with its bots; returns the game and the
+    number of decisions taken. `on_round(game, r)` runs at the start (r = 0), after each
+    round r, and once more when the game is over."""
     rules = rules or RuleSet.from_dict(config.rules)
     seed = game_seed(config.seed, index)
     seats = tuple(
@@ -84,9 +90,28 @@ def play_game(
     bots = [
         make_strategy(spec.bot, tax=spec.tax, seed=seed + i) for i, spec in enumerate(config.seats)
     ]
+    if on_round is not None:
+        on_round(game, 0)
+    last_round = game.round
+    decisions = 0
+    apply, legal = game.apply, game.legal
+    while not game.over:
+        apply(bots[game.actor].choose(game, legal()))
+        decisions += 1
+        if game.round != last_round:
+            if on_round is not None:
+                on_round(game, last_round)
+            last_round = game.round
+    if on_round is not None:
+        on_round(game, game.round)
+    return game, decisions
+
+
+def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> dict[str, Any]:
+    """Play game `index` of the batch and return its rows (lists of ints) for each table."""
     rounds: dict[str, list[int]] = {c: [] for c in ROUND_COLUMNS}
 
-    def snapshot(round_number: int) -> None:
+    def snapshot(game: Game, round_number: int) -> None:
         for p, (cash, titles, buildings) in enumerate(game.wealth_parts()):
             rounds["game"].append(index)
             rounds["round"].append(round_number)
@@ -95,22 +120,10 @@ def play_game(
             rounds["titles"].append(titles)
             rounds["buildings"].append(buildings)
 
-    record = config.record_rounds
-    if record:
-        snapshot(0)
-    last_round = game.round
-    decisions = 0
-    apply, legal = game.apply, game.legal
-    while not game.over:
-        apply(bots[game.actor].choose(game, legal()))
-        decisions += 1
-        if game.round != last_round:
-            if record:
-                snapshot(last_round)
-            last_round = game.round
-    if record:
-        snapshot(game.round)
-    return _rows(index, seed, game, decisions, rounds)
+    game, decisions = play_bot_game(
+        index, config, rules, snapshot if config.record_rounds else None
+    )
+    return _rows(index, game.seed, game, decisions, rounds)
 
 
 def _rows(

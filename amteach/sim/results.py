@@ -24,13 +24,62 @@ END_LABELS = {
     "round_cap": "round cap",
 }
 
-# what each frame's columns mean (shown by `amteach simulate --help` and in docs/simulation.md)
-COLUMNS_DOC = {
-    "games": "game, seed, winner (seat, -1 if none), winner_role, winner_bot, rounds, end_reason, decisions, turns",
-    "players": "game, seat, role, bot, tax, turns, final_cash, net_worth, rule25_wealth, rent_paid, "
-    "rent_received, taxes_paid, income_tax_paid, property_tax_paid, fines, titles, bankrupt, bankrupt_round",
-    "rounds": "game, round (0 = start), seat, role, bot, cash, titles (at price), buildings (at cost), wealth",
-    "taxes": "game, round, seat, role, bot, flat, percent, choice, paid, cheaper",
+# what each frame's columns mean (docs/simulation.md is written from this)
+COLUMNS_DOC: dict[str, dict[str, str]] = {
+    "games": {
+        "game": "the game's number in the batch",
+        "seed": "the game's own seed, derived from the master seed and the game's number",
+        "winner": "the winner's seat (0 is the first player), or -1 if nobody won",
+        "winner_role": "competitor or monopolist",
+        "winner_bot": "the winner's bot",
+        "rounds": "rounds played",
+        "end_reason": "game_a (last player standing), game_b, two_hour, or round_cap (settled by the final accounting)",
+        "decisions": "decisions taken by all players",
+        "turns": "turns taken by all players",
+    },
+    "players": {
+        "game": "the game's number",
+        "seat": "turn order, from 0",
+        "role": "competitor or monopolist",
+        "bot": "the seat's bot",
+        "tax": "its income-tax behaviour: cheaper, flat or percent",
+        "turns": "turns taken",
+        "final_cash": "cash at the end",
+        "net_worth": "cash + titles at price (mortgaged: price less redeem price) + buildings at cost",
+        "rule25_wealth": "cash + one landing's rent on every unmortgaged title (decision 11)",
+        "rent_paid": "rent paid to other players",
+        "rent_received": "rent received from other players",
+        "taxes_paid": "income tax + property tax",
+        "income_tax_paid": "income tax",
+        "property_tax_paid": "property tax",
+        "fines": "fines paid to leave Prison or Price War",
+        "titles": "titles held at the end",
+        "bankrupt": "true if the player went bankrupt",
+        "bankrupt_round": "the round of the bankruptcy, empty if none",
+    },
+    "rounds": {
+        "game": "the game's number",
+        "round": "0 is the start; r is the end of round r; the last row is after the game's end",
+        "seat": "turn order, from 0",
+        "role": "competitor or monopolist",
+        "bot": "the seat's bot",
+        "cash": "cash",
+        "titles": "titles at price (mortgaged: price less redeem price)",
+        "buildings": "buildings at what was paid for them",
+        "wealth": "cash + titles + buildings",
+    },
+    "taxes": {
+        "game": "the game's number",
+        "round": "the round of the decision",
+        "seat": "turn order, from 0",
+        "role": "competitor or monopolist",
+        "bot": "the seat's bot",
+        "flat": "the flat amount",
+        "percent": "the role's percentage amount",
+        "choice": "flat or percent",
+        "paid": "the amount chosen",
+        "cheaper": "which option was cheaper: flat, percent or equal",
+    },
 }
 
 
