@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from ..engine.board import COMPETITOR, MONOPOLIST
+from ..engine.board import MONOPOLIST
 from ..engine.choices import (
     ACCEPT,
     BUY,
@@ -62,7 +62,7 @@ class Bot:
             )
         self.tax = tax
         self.rng = random.Random(seed)
-        self._offered: set[tuple[int, int]] = set()
+        self._offers: dict[int, int] = {}  # street -> offers made for it
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tax={self.tax!r})"
@@ -168,19 +168,24 @@ class Bot:
         if game.roles[me] != MONOPOLIST or game.phase != "post_roll":
             return None
         owner, board, need = game.owner, game.board, game.rules.monopoly_streets
-        for city, streets in board.cities.items():
-            mine = game.monopoly_count(me, city)
-            if mine != need - 1:
+        mine: dict[str, int] = {}
+        for s in board.streets:
+            if owner[s] == me and not game.mortgaged[s]:
+                city = board.spaces[s].city
+                mine[city] = mine.get(city, 0) + 1
+        for city, count in mine.items():
+            if count != need - 1:
                 continue
-            for s in streets:
+            for s in board.cities[city]:
                 other = owner[s]
                 if other < 0 or other == me or game.houses[s] or game.apartment[s]:
                     continue
-                key = (game.round, s)
-                if key in self._offered:
+                # offer 2x the price, then half the price more after each refusal, up to 4x
+                tries = self._offers.get(s, 0)
+                if tries > 4:
                     continue
-                self._offered.add(key)
-                offer = int(board.spaces[s].price * 2.5)
+                self._offers[s] = tries + 1
+                offer = int(board.spaces[s].price * (2 + tries / 2))
                 if game.cash[me] - offer < self.reserve:
                     continue
                 choice = Choice("trade", Trade(other, (), (s,), offer))
@@ -270,39 +275,35 @@ class InvestorStrategy(Bot):
         "Buys and builds where the expected rent per dollar is highest, using the odds of "
         "landing on each space, and as a Monopolist offers to buy a second street in a city."
     )
-    reserve = 200
+    reserve = 150
 
     def __init__(
         self,
         tax: str = "cheaper",
         seed: int | None = None,
         reserve: int | None = None,
-        min_return: float = 0.01,
+        min_return: float = 0.005,
     ) -> None:
         super().__init__(tax, seed, reserve)
         self.min_return = min_return  # expected rent per round per dollar spent on a building
         self._odds: tuple[Any, ...] | None = None
 
     def _landings(self, game: Game) -> tuple[float, ...]:
-        """Expected landings per round on each space by this bot's opponents."""
-        if self._odds is None or self._odds[0] is not game.rules:
+        """Expected landings per round on each space by this bot's opponents (cached for
+        each set of opponents still in the game)."""
+        me = game.actor
+        opponents = tuple(game.roles[p] for p in game.players if p != me and not game.bankrupt[p])
+        key = (game.rules, opponents)
+        if self._odds is None or self._odds[0] != key:
             from ..analysis.landing import landing_odds
 
-            per_role = [
-                landing_odds(role, "pay", game.rules, game.board)
-                for role in (COMPETITOR, MONOPOLIST)
-            ]
-            self._odds = (game.rules, per_role)
-        per_role = self._odds[1]
-        me = game.actor
-        weights = [0.0] * len(game.board.spaces)
-        for p in game.alive():
-            if p != me:
-                odds = per_role[game.roles[p]]
-                rate = odds.throws_per_turn
+            weights = [0.0] * len(game.board.spaces)
+            for role in opponents:
+                odds = landing_odds(role, "pay", game.rules, game.board)
                 for s, a in enumerate(odds.arrivals):
-                    weights[s] += a * rate
-        return tuple(weights)
+                    weights[s] += float(a) * odds.throws_per_turn
+            self._odds = (key, tuple(weights))
+        return self._odds[1]
 
     def wants(self, game: Game, space: int) -> bool:
         me = game.actor
@@ -322,6 +323,12 @@ class InvestorStrategy(Bot):
         landings = self._landings(game)
         average = sum(landings[s] for s in game.board.titles) / len(game.board.titles)
         return landings[space] >= 0.9 * average or spare >= 3 * self.reserve
+
+    def before_throw(self, game: Game) -> Choice | None:
+        me = game.actor
+        if game.held[me] >= 0 and game.cash[me] >= 4 * self.reserve and game.is_legal(PAY_FINE):
+            return PAY_FINE
+        return None  # it builds and trades after the throw, once it knows where it stands
 
     def manage(self, game: Game) -> Choice | None:
         me = game.actor

@@ -173,7 +173,9 @@ def simulate(
 def _run_pool(
     workers: int, chunks: list[tuple[int, int]], config: BatchConfig, finished: Callable[..., None]
 ) -> bool:
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    # fork where the platform has it: workers start at once and never re-run the caller's
+    # script (a notebook or a script without a main guard works as it is)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=ignore_sigint
