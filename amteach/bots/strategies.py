@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from ..engine.board import MONOPOLIST
+from ..engine.board import MONOPOLIST, Board
 from ..engine.choices import (
     ACCEPT,
     BUY,
@@ -28,6 +29,7 @@ from ..engine.choices import (
 )
 from ..engine.errors import RulesError
 from ..engine.game import Game
+from ..engine.rules import RuleSet
 
 TAX_BEHAVIOURS = ("cheaper", "flat", "percent")
 
@@ -289,21 +291,17 @@ class InvestorStrategy(Bot):
         self._odds: tuple[Any, ...] | None = None
 
     def _landings(self, game: Game) -> tuple[float, ...]:
-        """Expected landings per round on each space by this bot's opponents (cached for
-        each set of opponents still in the game)."""
+        """Expected landings per round on each space by this bot's opponents."""
         me = game.actor
         opponents = tuple(game.roles[p] for p in game.players if p != me and not game.bankrupt[p])
-        key = (game.rules, opponents)
-        if self._odds is None or self._odds[0] != key:
-            from ..analysis.landing import landing_odds
-
-            weights = [0.0] * len(game.board.spaces)
-            for role in opponents:
-                odds = landing_odds(role, "pay", game.rules, game.board)
-                for s, a in enumerate(odds.arrivals):
-                    weights[s] += float(a) * odds.throws_per_turn
-            self._odds = (key, tuple(weights))
-        return self._odds[1]
+        cached = self._odds
+        if cached is None or cached[0] is not game.rules or cached[1] != opponents:
+            cached = self._odds = (
+                game.rules,
+                opponents,
+                opponent_landings(game.rules, game.board, opponents),
+            )
+        return cached[2]
 
     def wants(self, game: Game, space: int) -> bool:
         me = game.actor
@@ -358,6 +356,21 @@ class InvestorStrategy(Bot):
         return None
 
 
+@lru_cache(maxsize=256)
+def opponent_landings(
+    rules: RuleSet, board: Board, opponents: tuple[int, ...]
+) -> tuple[float, ...]:
+    """Expected landings per round on each space by opponents of these roles (Markov chain)."""
+    from ..analysis.landing import landing_odds
+
+    weights = [0.0] * len(board.spaces)
+    for role in opponents:
+        odds = landing_odds(role, "pay", rules, board)
+        for s, a in enumerate(odds.arrivals):
+            weights[s] += float(a) * odds.throws_per_turn
+    return tuple(weights)
+
+
 class RandomStrategy:
     """A uniformly random legal choice; now and then it also offers a random trade."""
 
@@ -408,7 +421,10 @@ STRATEGIES: dict[str, type] = {
 
 def legal_kinds(game: Game, legal: Sequence[Choice]) -> tuple[str, ...]:
     kinds = getattr(legal, "kinds", None)
-    return kinds if kinds is not None else game.pending.kinds
+    if kinds is not None:
+        return tuple(kinds)
+    pending = game.pending
+    return () if pending is None else pending.kinds
 
 
 def make_strategy(

@@ -88,8 +88,10 @@ class Card:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Board:
+    """The spaces and cards. Compared and hashed by identity: one board object per data set."""
+
     spaces: tuple[Space, ...]
     cards: tuple[Card, ...]
     cities: dict[str, tuple[int, ...]]

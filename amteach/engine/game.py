@@ -545,7 +545,13 @@ class Game:
                 and (not monopolist or self.is_monopolized(actor, spaces[s].city))
                 and why_not(kind, s) is None
             ]
-        return [s for s in self.board.titles if owner[s] == actor and why_not(kind, s) is None]
+        if kind == "redeem":
+            candidates = [s for s in self.board.titles if self.mortgaged[s]]
+        elif kind == "sell_building":
+            candidates = [s for s in self.board.streets if self.houses[s] or self.apartment[s]]
+        else:
+            candidates = [s for s in self.board.titles if not self.mortgaged[s]]
+        return [s for s in candidates if owner[s] == actor and why_not(kind, s) is None]
 
     def legal(self) -> LegalChoices:
         """The legal choices as a lazy sequence: `.kinds` is cheap, the full list is built
@@ -854,7 +860,7 @@ class Game:
         start = len(self.events)
         self.decisions.append(parsed)
         try:
-            getattr(self, "_do_" + parsed.kind)(parsed.arg)
+            _HANDLERS[parsed.kind](self, parsed.arg)
         except ScenarioError:
             # a scenario's forced throw did not fit this moment: put everything back as it was
             self.undo()
@@ -905,7 +911,10 @@ class Game:
                 )
         else:
             rand = self.rng.random
-            dice = tuple(int(rand() * 6) + 1 for _ in range(count))
+            if count == 2:
+                dice = (int(rand() * 6) + 1, int(rand() * 6) + 1)
+            else:
+                dice = tuple(int(rand() * 6) + 1 for _ in range(count))
         self._emit(ev.DiceThrown(self.table, self.actor, dice, purpose))
         return dice
 
@@ -1466,6 +1475,10 @@ class Game:
         from ..render import board_html
 
         return board_html(self)
+
+
+# choice kind -> the method that carries it out (a dict beats getattr on the hot path)
+_HANDLERS = {kind: getattr(Game, "_do_" + kind) for kind in CHOICE_KINDS}
 
 
 class LegalChoices(Sequence[Choice]):

@@ -136,27 +136,26 @@ def _rows(
     taxes: dict[str, list[int]] = {c: [] for c in TAX_COLUMNS}
     current_round = 1
     for event in game.events:
-        kind = type(event)
-        if kind is ev.TurnStarted:
+        if isinstance(event, ev.TurnStarted):
             current_round = event.round
-        elif kind is ev.RentPaid:
+        elif isinstance(event, ev.RentPaid):
             rent_paid[event.payer] += event.amount
             rent_received[event.payee] += event.amount
-        elif kind is ev.Payment:
+        elif isinstance(event, ev.Payment):
             if event.reason == "income_tax":
                 income_tax[event.payer] += event.amount
             elif event.reason == "property_tax":
                 property_tax[event.payer] += event.amount
             elif event.reason == "fine":
                 fines[event.payer] += event.amount
-        elif kind is ev.IncomeTaxChoice:
+        elif isinstance(event, ev.IncomeTaxChoice):
             taxes["game"].append(index)
             taxes["round"].append(current_round)
             taxes["seat"].append(event.player)
             taxes["flat"].append(event.flat)
             taxes["percent"].append(event.percent)
             taxes["chose_percent"].append(int(event.choice == "percent"))
-        elif kind is ev.Bankrupt:
+        elif isinstance(event, ev.Bankrupt):
             bankrupt_round[event.player] = current_round
     winner = NO_WINNER if game.winner is None else game.winner
     games = {
