@@ -13,12 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from amteach import simulate
 from amteach.cli import main
 from amteach.engine import events as ev
 from amteach.engine.errors import InputError, RulesError
-from amteach.sim import COLUMNS_DOC, BatchConfig, SeatError, SimulationResult, parse_seats
+from amteach.sim import COLUMNS_DOC, BatchConfig, SeatError, SeatSpec, SimulationResult, parse_seats
 from amteach.sim.play import play_bot_game
 
 MIXED = "competitor:investor,monopolist:builder:flat,competitor:cautious:percent,monopolist:random"
@@ -292,16 +294,74 @@ def test_ctrl_c_stops_the_command_cleanly_and_keeps_finished_games(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "COLUMNS": "80"},
+        # a test runner's workers may ignore SIGINT, and children inherit that: restore it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    progress = ""
-    while not re.search(r"\| [1-9]\d*/100000", progress):
-        chunk = process.stderr.read(1)
-        assert chunk, f"the batch ended before showing progress: {progress!r}"
-        progress += chunk
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
+    try:
+        progress = ""
+        while not re.search(r"\| [1-9]\d*/100000", progress):
+            chunk = process.stderr.read(1)
+            assert chunk, f"the batch ended before showing progress: {progress!r}"
+            progress += chunk
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        process.kill()
     assert process.returncode == 130, stderr
     assert "Stopped early" in stderr and "Traceback" not in stderr
     assert "stopped early" in stdout
     saved = SimulationResult.load(out)
     assert 0 < saved.completed < 100000 and saved.interrupted
+
+
+def test_the_simulation_docs_list_every_column_and_bot():
+    from pathlib import Path
+
+    from amteach.bots import STRATEGIES
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "simulation.md").read_text(
+        encoding="utf-8"
+    )
+    for table, columns in COLUMNS_DOC.items():
+        section = text.split(f"### `{table}`")[1].split("###")[0]
+        for column in columns:
+            assert f"| `{column}` |" in section, (table, column)
+    for name, cls in STRATEGIES.items():
+        assert f"| `{name}` | {cls.describe} |" in text
+
+
+@st.composite
+def bot_tables(draw: st.DrawFn) -> tuple[SeatSpec, ...]:
+    n = draw(st.integers(2, 6))
+    competitors = draw(st.sampled_from(sorted({n // 2, n - n // 2})))
+    roles = draw(st.permutations(["competitor"] * competitors + ["monopolist"] * (n - competitors)))
+    bots = st.sampled_from(["cautious", "builder", "investor", "random"])
+    taxes = st.sampled_from(["cheaper", "flat", "percent"])
+    return tuple(SeatSpec(role, draw(bots), draw(taxes)) for role in roles)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seats=bot_tables(),
+    seed=st.integers(0, 2**31),
+    preset=st.sampled_from(["default", "edition-2005"]),
+    game_type=st.sampled_from(["A", "B", "two-hour"]),
+)
+def test_every_bot_only_makes_legal_choices(seats, seed, preset, game_type):
+    """Bots read the engine and never a rule of their own: a whole game of any mix of bots
+    and tax behaviours runs to its end without one illegal choice (apply would raise)."""
+    from amteach import RuleSet
+
+    rules = RuleSet.preset(preset, round_cap=25)
+    config = BatchConfig(seats, rules.to_dict(), seed, game_type)
+    game, decisions = play_bot_game(0, config, rules)
+    assert game.over and decisions > 0
+    assert sum(game.cash) + game.treasury == game.total_money
+    for p, spec in enumerate(seats):
+        if spec.bot == "random":
+            continue
+        chosen = [
+            e.choice for e in game.events if isinstance(e, ev.IncomeTaxChoice) and e.player == p
+        ]
+        if spec.tax in ("flat", "percent"):
+            assert set(chosen) <= {spec.tax}

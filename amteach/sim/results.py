@@ -95,14 +95,17 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
     return (float(ci.low), float(ci.high))
 
 
-def _category(values: Any, categories: list[str]) -> pd.Categorical:
-    return pd.Categorical(values, categories=categories)
+def _by_seat(seat: np.ndarray, labels: list[str], categories: list[str]) -> pd.Categorical:
+    """A categorical column from seat numbers, built from integer codes (no strings per row)."""
+    codes = np.asarray([categories.index(label) for label in labels], dtype=np.int8)
+    return pd.Categorical.from_codes(codes[seat], categories=categories)
 
 
 def build_frames(
     chunks: list[dict[str, dict[str, np.ndarray]]], seats: tuple[SeatSpec, ...]
 ) -> dict[str, pd.DataFrame]:
-    """Concatenate worker chunks (in game order) into the four tidy frames."""
+    """Concatenate worker chunks (in game order) into the four tidy frames. Each table's chunk
+    arrays are released as soon as they are joined, to keep the peak memory low."""
     roles = [s.role for s in seats]
     bots = [s.bot for s in seats]
     taxes = [s.tax for s in seats]
@@ -110,42 +113,31 @@ def build_frames(
     bot_names = sorted(set(bots))
 
     def table(name: str, columns: tuple[str, ...]) -> pd.DataFrame:
-        parts = [chunk[name] for chunk in chunks if name in chunk]
-        data = {
-            c: np.concatenate([p[c] for p in parts]) if parts else np.array([], dtype=np.int32)
-            for c in columns
-        }
-        return pd.DataFrame(data)
+        data = {}
+        for c in columns:
+            parts = [chunk[name].pop(c) for chunk in chunks if name in chunk]
+            data[c] = np.concatenate(parts) if parts else np.array([], dtype=np.int32)
+        return pd.DataFrame(data, copy=False)
 
     def by_seat(frame: pd.DataFrame) -> pd.DataFrame:
         seat = frame["seat"].to_numpy()
-        frame["seat"] = frame["seat"].astype(np.int8)
-        frame.insert(
-            frame.columns.get_loc("seat") + 1,
-            "role",
-            _category(np.asarray(roles, dtype=object)[seat], role_names),
-        )
-        frame.insert(
-            frame.columns.get_loc("role") + 1,
-            "bot",
-            _category(np.asarray(bots, dtype=object)[seat], bot_names),
-        )
+        frame["seat"] = seat.astype(np.int8)
+        at = frame.columns.get_loc("seat") + 1
+        frame.insert(at, "role", _by_seat(seat, roles, role_names))
+        frame.insert(at + 1, "bot", _by_seat(seat, bots, bot_names))
         return frame
 
     games = table("games", GAME_COLUMNS)
     winner = games["winner"].to_numpy()
-    has_winner = winner >= 0
-    safe = np.where(has_winner, winner, 0)
-    games["winner"] = games["winner"].astype(np.int8)
+    role_codes = np.asarray([role_names.index(r) for r in roles] + [-1], dtype=np.int8)
+    bot_codes = np.asarray([bot_names.index(b) for b in bots] + [-1], dtype=np.int8)
+    games["winner"] = winner.astype(np.int8)
+    # winner -1 (nobody) indexes the trailing -1 code, a missing category
     games.insert(
-        3,
-        "winner_role",
-        _category(np.where(has_winner, np.asarray(roles, dtype=object)[safe], None), role_names),
+        3, "winner_role", pd.Categorical.from_codes(role_codes[winner], categories=role_names)
     )
     games.insert(
-        4,
-        "winner_bot",
-        _category(np.where(has_winner, np.asarray(bots, dtype=object)[safe], None), bot_names),
+        4, "winner_bot", pd.Categorical.from_codes(bot_codes[winner], categories=bot_names)
     )
     games["end_reason"] = pd.Categorical.from_codes(
         games["end_reason"].to_numpy(), categories=list(END_REASONS)
@@ -155,16 +147,20 @@ def build_frames(
     players.insert(
         players.columns.get_loc("bot") + 1,
         "tax",
-        _category(
-            np.asarray(taxes, dtype=object)[players["seat"].to_numpy()],
-            ["cheaper", "flat", "percent"],
-        ),
+        _by_seat(players["seat"].to_numpy(), taxes, ["cheaper", "flat", "percent"]),
     )
     players["bankrupt"] = players["bankrupt_round"] >= 0
     players["bankrupt_round"] = players["bankrupt_round"].astype("Int32").where(players["bankrupt"])
     players = players[
-        [c for c in PLAYER_COLUMNS[:2]]
-        + ["role", "bot", "tax", *PLAYER_COLUMNS[2:-1], "bankrupt", "bankrupt_round"]
+        [
+            *PLAYER_COLUMNS[:2],
+            "role",
+            "bot",
+            "tax",
+            *PLAYER_COLUMNS[2:-1],
+            "bankrupt",
+            "bankrupt_round",
+        ]
     ]
 
     rounds = by_seat(table("rounds", ROUND_COLUMNS))
@@ -173,14 +169,11 @@ def build_frames(
 
     tax = by_seat(table("taxes", TAX_COLUMNS))
     chose = tax.pop("chose_percent").to_numpy().astype(bool)
-    tax["choice"] = _category(np.where(chose, "percent", "flat"), ["flat", "percent"])
+    tax["choice"] = pd.Categorical.from_codes(chose.astype(np.int8), categories=["flat", "percent"])
     tax["paid"] = np.where(chose, tax["percent"], tax["flat"]).astype(np.int32)
-    cheaper = np.where(
-        tax["percent"] < tax["flat"],
-        "percent",
-        np.where(tax["percent"] > tax["flat"], "flat", "equal"),
-    )
-    tax["cheaper"] = _category(cheaper, ["flat", "percent", "equal"])
+    flat, percent = tax["flat"].to_numpy(), tax["percent"].to_numpy()
+    cheaper = np.where(percent < flat, 1, np.where(percent > flat, 0, 2)).astype(np.int8)
+    tax["cheaper"] = pd.Categorical.from_codes(cheaper, categories=["flat", "percent", "equal"])
     return {"games": games, "players": players, "rounds": rounds, "taxes": tax}
 
 

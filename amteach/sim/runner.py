@@ -153,8 +153,9 @@ def simulate(
         if bar is not None:
             bar.close()
     elapsed = time.perf_counter() - started
-    ordered = [done[start] for start, _ in chunks if start in done]
+    ordered = [done.pop(start) for start, _ in chunks if start in done]
     frames = build_frames(ordered, specs)
+    del ordered
     meta = {
         "requested": games,
         "completed": len(frames["games"]),
