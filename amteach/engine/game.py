@@ -9,6 +9,7 @@ and undo replays all but the last decision.
 
 from __future__ import annotations
 
+import builtins
 import random
 import secrets
 from collections import deque
@@ -162,7 +163,7 @@ class TaxOptions:
     improvements: int
     rates: tuple[int, int, int]
 
-    @property
+    @builtins.property  # the field above is called "property"
     def cheaper(self) -> str:
         return "percent" if self.percent < self.flat else "flat"
 
@@ -183,55 +184,58 @@ class _Checkpoint:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+_STATE_FIELDS = (
+    "_forced_dice",
+    "actor",
+    "apartment",
+    "bankrupt",
+    "board",
+    "cash",
+    "current",
+    "debts",
+    "decisions",
+    "decks",
+    "end_reason",
+    "events",
+    "extra_pending",
+    "final_queue",
+    "final_reason",
+    "game_type",
+    "held",
+    "houses",
+    "is_extra",
+    "last_dice",
+    "mortgage_values",
+    "mortgaged",
+    "names",
+    "offer",
+    "offer_phase",
+    "owner",
+    "pending_buy",
+    "phase",
+    "position",
+    "redeem_values",
+    "rng",
+    "roles",
+    "round",
+    "rules",
+    "seed",
+    "setup",
+    "supply_apartments",
+    "supply_houses",
+    "table",
+    "then",
+    "total_money",
+    "treasury",
+    "turns_taken",
+    "winner",
+)
+
+
 class Game:
     """One game of Anti-Monopoly, from its set-up and the decisions taken so far."""
 
-    __slots__ = (
-        "_forced_dice",
-        "actor",
-        "apartment",
-        "bankrupt",
-        "board",
-        "cash",
-        "current",
-        "debts",
-        "decisions",
-        "decks",
-        "end_reason",
-        "events",
-        "extra_pending",
-        "final_queue",
-        "final_reason",
-        "game_type",
-        "held",
-        "houses",
-        "is_extra",
-        "last_dice",
-        "mortgage_values",
-        "mortgaged",
-        "names",
-        "offer",
-        "offer_phase",
-        "owner",
-        "pending_buy",
-        "phase",
-        "position",
-        "redeem_values",
-        "rng",
-        "roles",
-        "round",
-        "rules",
-        "seed",
-        "setup",
-        "supply_apartments",
-        "supply_houses",
-        "table",
-        "then",
-        "total_money",
-        "treasury",
-        "turns_taken",
-        "winner",
-    )
+    __slots__ = _STATE_FIELDS
 
     # -- construction -------------------------------------------------------------------
     def __init__(self, setup: Setup, board: Board | None = None) -> None:
@@ -1365,7 +1369,7 @@ class Game:
                 "undo",
             )
         replayed = Game.replay(self.setup, self.decisions[:-count], self.board)
-        for name in Game.__slots__:
+        for name in _STATE_FIELDS:
             setattr(self, name, getattr(replayed, name))
 
     @classmethod
