@@ -48,21 +48,29 @@ def measure(games: int, workers: int, repeat: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller batches")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median reported)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per measurement (median reported)"
+    )
     args = parser.parse_args()
     cores = os.cpu_count() or 1
     small = 100 if args.quick else 400
     big = 1000 if args.quick else 10_000
-    print(f"amteach simulator benchmark: {cores} cores, Python {sys.version.split()[0]}, median of {args.repeat} runs")
+    print(
+        f"amteach simulator benchmark: {cores} cores, Python {sys.version.split()[0]}, median of {args.repeat} runs"
+    )
     one = measure(small, 1, args.repeat)
-    print(f"one worker   {small:>6} games: {one['games/s']:7.1f} games/s  {one['player-turns/s']:9,.0f} player-turns/s")
+    print(
+        f"one worker   {small:>6} games: {one['games/s']:7.1f} games/s  {one['player-turns/s']:9,.0f} player-turns/s"
+    )
     many = measure(2 * small, cores, args.repeat)
     print(
         f"{cores} workers    {2 * small:>6} games: {many['games/s']:7.1f} games/s  {many['player-turns/s']:9,.0f} player-turns/s"
         f"  ({many['games/s'] / one['games/s']:.2f}x one worker)"
     )
     end = measure(big, cores, 1 if not args.quick else args.repeat)
-    print(f"end to end   {big:>6} games: {end['seconds']:7.1f} s  ({end['games/s']:.1f} games/s, frames included)")
+    print(
+        f"end to end   {big:>6} games: {end['seconds']:7.1f} s  ({end['games/s']:.1f} games/s, frames included)"
+    )
     print(f"peak memory (largest process): {peak_mb():.0f} MB")
 
 
