@@ -584,10 +584,24 @@ class Game:
         finally:
             self.houses[space], self.apartment[space], self.mortgaged[space] = saved
 
+    def next_building(self, space: int) -> str:
+        """What building on this street adds next: "house", or "apartment" once the owner's
+        role has its maximum of houses there."""
+        at_max = self.houses[space] >= self.rules.max_houses(self.roles[self.owner[space]])
+        return "apartment" if at_max else "house"
+
+    def building_sale_value(self, space: int) -> tuple[str, int]:
+        """What selling one building on this street returns now: ("apartment" or "house",
+        dollars). Selling an apartment returns part of everything paid for the street."""
+        pct = self.rules.building_sellback_percent
+        if self.apartment[space]:
+            return "apartment", _percent_of(self.buildings_paid(space), pct)
+        return "house", _percent_of(self.board.spaces[space].house_cost, pct)
+
     def rent_after_build(self, space: int) -> int:
         """The rent on a street once one more building stands on it (the next house, or the
         apartment that replaces the role's maximum of houses)."""
-        if self.houses[space] >= self.rules.max_houses(self.roles[self.owner[space]]):
+        if self.next_building(space) == "apartment":
             return self.rent_if(space, houses=0, apartment=True)
         return self.rent_if(space, houses=self.houses[space] + 1)
 
@@ -1236,7 +1250,7 @@ class Game:
         # below zero, and only the legality check (not this bookkeeping) looks at the limit
         p = self.actor
         sp = self.board.spaces[space]
-        if self.houses[space] >= self.rules.max_houses(self.roles[p]):
+        if self.next_building(space) == "apartment":
             self.supply_houses += self.houses[space]
             self.supply_apartments -= 1
             self.houses[space] = 0
@@ -1252,17 +1266,13 @@ class Game:
 
     def _do_sell_building(self, space: int) -> None:
         p = self.actor
-        pct = self.rules.building_sellback_percent
-        if self.apartment[space]:
-            refund = _percent_of(self.buildings_paid(space), pct)
+        building, refund = self.building_sale_value(space)
+        if building == "apartment":
             self.apartment[space] = False
             self.supply_apartments += 1
-            building = "apartment"
         else:
-            refund = _percent_of(self.board.spaces[space].house_cost, pct)
             self.houses[space] -= 1
             self.supply_houses += 1
-            building = "house"
         self.cash[p] += refund
         self.treasury -= refund
         self._emit(ev.BuildingSold(self.table, p, space, building, refund))

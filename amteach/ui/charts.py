@@ -1,0 +1,214 @@
+"""Live plotly charts for the classroom app, fed from the engine's events.
+
+Each chart is a `FigureWidget` whose traces only ever grow: new points are appended inside
+`batch_update`, so one update is one message however long the game. `ChartFeed.reset` starts
+over (new game, undo, load).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ..engine import events as ev
+from ..engine.game import Game
+from ..render import ROLE_COLOURS, ROLE_LABELS
+
+ROLE_SYMBOLS = ("circle", "square")
+PLAYER_DASHES = ("solid", "dot", "dash")
+
+
+def _layout(title: str, x: str, y: str) -> dict[str, Any]:
+    return {
+        "title": {"text": title, "font": {"size": 15}},
+        "height": 300,
+        "margin": {"l": 55, "r": 10, "t": 40, "b": 40},
+        "xaxis": {"title": {"text": x}},
+        "yaxis": {"title": {"text": y}, "tickprefix": "$"},
+        "legend": {"orientation": "h", "y": -0.25},
+        "template": "plotly_white",
+    }
+
+
+class ChartFeed:
+    """The three charts (wealth, rents, taxes) and the bookkeeping that feeds them."""
+
+    def __init__(self, game: Game) -> None:
+        self.charts: dict[str, go.FigureWidget] = {}
+        self.reset(game)
+
+    # -- building ---------------------------------------------------------------------------
+    def reset(self, game: Game) -> None:
+        """Fresh traces for `game` (seats may differ from the previous game)."""
+        self.game = game
+        names, roles = game.names, game.roles
+        wealth = go.Figure(layout=_layout("Wealth over turns", "turn", "net worth"))
+        for p, name in enumerate(names):
+            wealth.add_scatter(
+                x=[],
+                y=[],
+                mode="lines+markers",
+                name=f"{name} ({ROLE_LABELS[roles[p]]})",
+                line={
+                    "color": ROLE_COLOURS[roles[p]],
+                    "dash": PLAYER_DASHES[p // 2 % 3],
+                    "width": 1.5,
+                },
+                marker={"symbol": ROLE_SYMBOLS[roles[p]], "size": 5},
+            )
+        for role in (0, 1):
+            wealth.add_scatter(
+                x=[],
+                y=[],
+                mode="lines",
+                name=f"{ROLE_LABELS[role]}s (mean)",
+                line={"color": ROLE_COLOURS[role], "width": 4},
+                opacity=0.45,
+            )
+        rents = go.Figure(
+            layout=_layout("Rent paid and received, by role", "turn", "cumulative rent")
+        )
+        for role in (0, 1):
+            for side, dash in (("received", "solid"), ("paid", "dot")):
+                rents.add_scatter(
+                    x=[],
+                    y=[],
+                    mode="lines",
+                    name=f"{ROLE_LABELS[role]}s {side}",
+                    line={"color": ROLE_COLOURS[role], "dash": dash, "width": 2.5},
+                    line_shape="hv",
+                )
+        taxes = go.Figure(
+            layout=_layout(
+                "Income tax: both amounts, and the one chosen", "income-tax decision", "tax"
+            )
+        )
+        taxes.add_scatter(
+            x=[],
+            y=[],
+            mode="markers",
+            name="flat amount",
+            marker={"symbol": "line-ew-open", "size": 14, "color": "#555"},
+        )
+        taxes.add_scatter(
+            x=[],
+            y=[],
+            mode="markers",
+            name="percentage amount",
+            marker={"symbol": "x-thin-open", "size": 10, "color": "#b36b00"},
+        )
+        for role in (0, 1):
+            taxes.add_scatter(
+                x=[],
+                y=[],
+                mode="markers",
+                name=f"chosen by a {ROLE_LABELS[role]}",
+                marker={
+                    "symbol": ROLE_SYMBOLS[role],
+                    "size": 11,
+                    "color": ROLE_COLOURS[role],
+                    "line": {"width": 1, "color": "#fff"},
+                },
+                text=[],
+                hovertemplate="%{text}<extra></extra>",
+            )
+        new = {"wealth": wealth, "rents": rents, "taxes": taxes}
+        for key, figure in new.items():
+            if key in self.charts and len(self.charts[key].data) == len(figure.data):
+                widget = self.charts[key]
+                with widget.batch_update():
+                    for trace, fresh in zip(widget.data, figure.data, strict=True):
+                        trace.update(fresh.to_plotly_json(), overwrite=True)
+                    widget.layout = figure.layout
+            else:
+                self.charts[key] = go.FigureWidget(figure)
+        self.turn = 0
+        self.tax_count = 0
+        self.rent_totals = {(role, side): 0 for role in (0, 1) for side in ("received", "paid")}
+        self.seen = 0
+        self._pending: dict[str, list[Any]] = {"wealth": [], "rents": [], "taxes": []}
+        # wealth is read at each turn's start, so rebuild the history by replaying the game
+        replay = Game(game.setup, game.board)
+        self.feed(replay, flush=False)
+        for decision in game.decisions:
+            replay.apply(decision)
+            self.feed(replay, flush=False)
+        self.game = game
+        self.flush()
+
+    # -- feeding -----------------------------------------------------------------------------
+    def feed(self, game: Game, flush: bool = True) -> None:
+        """Take in the events since the last feed (call after every decision)."""
+        new = game.events[self.seen :]
+        self.seen = len(game.events)
+        pending = self._pending
+        for event in new:
+            if isinstance(event, ev.TurnStarted | ev.GameOver):
+                self.turn += 1
+                pending["wealth"].append((self.turn, [sum(parts) for parts in game.wealth_parts()]))
+            elif isinstance(event, ev.RentPaid):
+                pending["rents"].append((self.turn, game.roles[event.payer], "paid", event.amount))
+                pending["rents"].append(
+                    (self.turn, game.roles[event.payee], "received", event.amount)
+                )
+            elif isinstance(event, ev.IncomeTaxChoice):
+                pending["taxes"].append(event)
+        if flush:
+            self.flush()
+
+    def flush(self) -> None:
+        """Send what `feed` collected: one batch update per chart that changed."""
+        pending = self._pending
+        if pending["wealth"]:
+            self._append_wealth(self.game, pending["wealth"])
+        if pending["rents"]:
+            self._append_rents(pending["rents"])
+        if pending["taxes"]:
+            self._append_taxes(self.game, pending["taxes"])
+        self._pending = {"wealth": [], "rents": [], "taxes": []}
+
+    def _append_wealth(self, game: Game, points: list[tuple[int, list[int]]]) -> None:
+        figure = self.charts["wealth"]
+        n = len(game.names)
+        with figure.batch_update():
+            for p in range(n):
+                trace = figure.data[p]
+                trace.x = (*trace.x, *(turn for turn, _ in points))
+                trace.y = (*trace.y, *(values[p] for _, values in points))
+            for role in (0, 1):
+                seats = [p for p in range(n) if game.roles[p] == role]
+                if not seats:
+                    continue
+                trace = figure.data[n + role]
+                trace.x = (*trace.x, *(turn for turn, _ in points))
+                trace.y = (
+                    *trace.y,
+                    *(sum(values[p] for p in seats) / len(seats) for _, values in points),
+                )
+
+    def _append_rents(self, points: list[tuple[int, int, str, int]]) -> None:
+        figure = self.charts["rents"]
+        with figure.batch_update():
+            for turn, role, side, amount in points:
+                self.rent_totals[(role, side)] += amount
+                trace = figure.data[role * 2 + (0 if side == "received" else 1)]
+                trace.x = (*trace.x, turn)
+                trace.y = (*trace.y, self.rent_totals[(role, side)])
+
+    def _append_taxes(self, game: Game, points: list[ev.IncomeTaxChoice]) -> None:
+        figure = self.charts["taxes"]
+        with figure.batch_update():
+            for event in points:
+                self.tax_count += 1
+                k = self.tax_count
+                flat, percent = figure.data[0], figure.data[1]
+                flat.x, flat.y = (*flat.x, k), (*flat.y, event.flat)
+                percent.x, percent.y = (*percent.x, k), (*percent.y, event.percent)
+                chosen = figure.data[2 + game.roles[event.player]]
+                paid = event.flat if event.choice == "flat" else event.percent
+                chosen.x, chosen.y = (*chosen.x, k), (*chosen.y, paid)
+                chosen.text = (
+                    *chosen.text,
+                    f"{game.names[event.player]} chose {event.choice}: ${paid} (other: ${event.percent if event.choice == 'flat' else event.flat})",
+                )
