@@ -57,8 +57,12 @@ class ClassroomApp:
         self.controllers = [self._check_controller(seat, i) for i, seat in enumerate(seats)]
         self.rules = rules if isinstance(rules, RuleSet) else RuleSet.preset(rules)
         self.game_type = game
-        self.game = Game.new([(name, role) for name, role, _ in seats], rules=self.rules, seed=seed, game=game)
-        self.scenario_dir = Path(scenario_dir) if scenario_dir is not None else default_scenario_dir()
+        self.game = Game.new(
+            [(name, role) for name, role, _ in seats], rules=self.rules, seed=seed, game=game
+        )
+        self.scenario_dir = (
+            Path(scenario_dir) if scenario_dir is not None else default_scenario_dir()
+        )
         self.bots = self._make_bots()
         self.feed = ChartFeed(self.game)
         self.charts = self.feed.charts
@@ -93,65 +97,139 @@ class ClassroomApp:
         self.players_view = w.HTML()
         self.status = w.HTML()
         self.message = w.HTML()
-        self.choice_box = w.HBox(layout=w.Layout(flex_flow="row wrap", gap="4px"))
+        self.choice_box = w.HBox(layout=w.Layout(flex_flow="row wrap"))
         self.title_picker = w.Dropdown(description="Title", layout=w.Layout(width="260px"))
         self.title_picker.observe(lambda _: self._refresh_title_buttons(), names="value")
         self.title_buttons = {
-            kind: self._button(kind.replace("_", " ").capitalize(), lambda _, k=kind: self._title_action(k))
+            kind: self._button(
+                kind.replace("_", " ").capitalize(), lambda _, k=kind: self._title_action(k)
+            )
             for kind in ("build", "sell_building", "mortgage", "redeem")
         }
-        self.manage_box = w.VBox([self.title_picker, w.HBox(list(self.title_buttons.values()), layout=w.Layout(flex_flow="row wrap"))])
+        self.manage_box = w.VBox(
+            [
+                self.title_picker,
+                w.HBox(list(self.title_buttons.values()), layout=w.Layout(flex_flow="row wrap")),
+            ]
+        )
         self.trade_partner = w.Dropdown(description="With", layout=w.Layout(width="200px"))
         self.trade_partner.observe(lambda _: self._refresh_trade_lists(), names="value")
-        self.trade_give = w.SelectMultiple(description="Give", rows=4, layout=w.Layout(width="260px"))
+        self.trade_give = w.SelectMultiple(
+            description="Give", rows=4, layout=w.Layout(width="260px")
+        )
         self.trade_get = w.SelectMultiple(description="Get", rows=4, layout=w.Layout(width="260px"))
-        self.trade_pay = w.IntText(description="Pay $", value=0, layout=w.Layout(width="180px"), tooltip="cash you pay; negative: cash you receive")
+        self.trade_pay = w.IntText(
+            description="Pay $",
+            value=0,
+            layout=w.Layout(width="180px"),
+            tooltip="cash you pay; negative: cash you receive",
+        )
         self.trade_button = self._button("Propose trade", lambda _: self._propose_trade())
-        self.trade_box = w.VBox([w.HBox([self.trade_partner, self.trade_pay]), w.HBox([self.trade_give, self.trade_get]), self.trade_button])
-        self.decision_tabs = w.Accordion(children=[self.manage_box, self.trade_box], titles=("Build, sell, mortgage, redeem", "Trade"))
-        self.narration = w.HTML(layout=w.Layout(height="220px", overflow_y="auto", border="1px solid #ccc", padding="4px"))
+        self.trade_box = w.VBox(
+            [
+                w.HBox([self.trade_partner, self.trade_pay]),
+                w.HBox([self.trade_give, self.trade_get]),
+                self.trade_button,
+            ]
+        )
+        self.decision_tabs = w.Accordion(
+            children=[self.manage_box, self.trade_box],
+            titles=("Build, sell, mortgage, redeem", "Trade"),
+        )
+        self.narration = w.HTML(
+            layout=w.Layout(height="220px", overflow="auto", border="1px solid #ccc", padding="4px")
+        )
 
-        self.step_button = self._button("Step", lambda _: self.step(), tooltip="the next decision; a bot decides for its seat")
-        self.play = w.Play(value=0, min=0, max=10**9, step=1, interval=700, description="Play", layout=w.Layout(width="110px"))
+        self.step_button = self._button(
+            "Step", lambda _: self.step(), tooltip="the next decision; a bot decides for its seat"
+        )
+        self.play = w.Play(
+            value=0,
+            min=0,
+            max=10**9,
+            step=1,
+            interval=700,
+            description="Play",
+            layout=w.Layout(width="110px"),
+        )
         self.play.observe(lambda change: self._tick(), names="value")
-        self.speed = w.IntSlider(value=2, min=1, max=20, description="Speed", tooltip="decisions per second", layout=w.Layout(width="230px"))
-        self.speed.observe(lambda change: setattr(self.play, "interval", int(1000 / change["new"])), names="value")
+        self.speed = w.IntSlider(
+            value=2,
+            min=1,
+            max=20,
+            description="Speed",
+            tooltip="decisions per second",
+            layout=w.Layout(width="230px"),
+        )
+        self.speed.observe(
+            lambda change: setattr(self.play, "interval", int(1000 / change["new"])), names="value"
+        )
         self.play.interval = int(1000 / self.speed.value)
-        self.undo_button = self._button("Undo", lambda _: self.undo(), tooltip="take back the last decision")
-        self.reset_button = self._button("Reset", lambda _: self.reset(), tooltip="start this game again")
-        self.seed_field = w.IntText(value=self.game.seed, description="Seed", layout=w.Layout(width="170px"))
-        self.preset_picker = w.Dropdown(options=preset_names(), value=self.rules.preset_name if self.rules.preset_name in preset_names() else "default", description="Rules", layout=w.Layout(width="210px"))
-        self.new_button = self._button("New game", lambda _: self.new_game(self.seed_field.value, self.preset_picker.value))
-        self.file_field = w.Text(value="amteach-game.json", description="File", layout=w.Layout(width="260px"))
+        self.undo_button = self._button(
+            "Undo", lambda _: self.undo(), tooltip="take back the last decision"
+        )
+        self.reset_button = self._button(
+            "Reset", lambda _: self.reset(), tooltip="start this game again"
+        )
+        self.seed_field = w.IntText(
+            value=self.game.seed, description="Seed", layout=w.Layout(width="170px")
+        )
+        self.preset_picker = w.Dropdown(
+            options=preset_names(),
+            value=self.rules.preset_name if self.rules.preset_name in preset_names() else "default",
+            description="Rules",
+            layout=w.Layout(width="210px"),
+        )
+        self.new_button = self._button(
+            "New game", lambda _: self.new_game(self.seed_field.value, self.preset_picker.value)
+        )
+        self.file_field = w.Text(
+            value="amteach-game.json", description="File", layout=w.Layout(width="260px")
+        )
         self.save_button = self._button("Save", lambda _: self.save(self.file_field.value))
         self.load_button = self._button("Load", lambda _: self.load(self.file_field.value))
         self.upload = w.FileUpload(accept=".json", multiple=False, description="Upload save")
         self.upload.observe(lambda change: self._load_upload(), names="value")
         self.scenario_picker = w.Dropdown(description="Scenario", layout=w.Layout(width="300px"))
-        self.scenario_button = self._button("Load scenario", lambda _: self.load_scenario(self.scenario_picker.value))
+        self.scenario_button = self._button(
+            "Load scenario", lambda _: self.load_scenario(self.scenario_picker.value)
+        )
         self._refresh_scenarios()
 
         controls = w.VBox(
             [
-                w.HBox([self.step_button, self.play, self.speed, self.undo_button, self.reset_button]),
+                w.HBox(
+                    [self.step_button, self.play, self.speed, self.undo_button, self.reset_button]
+                ),
                 w.HBox([self.seed_field, self.preset_picker, self.new_button]),
                 w.HBox([self.file_field, self.save_button, self.load_button, self.upload]),
                 w.HBox([self.scenario_picker, self.scenario_button]),
             ]
         )
-        chart_tabs = w.Tab(children=[self.charts["wealth"], self.charts["rents"], self.charts["taxes"]], titles=("Wealth", "Rents", "Taxes"))
+        chart_tabs = w.Tab(
+            children=[self.charts["wealth"], self.charts["rents"], self.charts["taxes"]],
+            titles=("Wealth", "Rents", "Taxes"),
+        )
         side = w.VBox(
-            [self.status, self.choice_box, self.message, self.decision_tabs, w.HTML("<b>What happened</b> (newest first)"), self.narration],
-            layout=w.Layout(width="600px", gap="6px"),
+            [
+                self.status,
+                self.choice_box,
+                self.message,
+                self.decision_tabs,
+                w.HTML("<b>What happened</b> (newest first)"),
+                self.narration,
+            ],
+            layout=w.Layout(width="600px"),
         )
         legend = " &nbsp; ".join(
-            f'<span style="color:{ROLE_COLOURS[r]};font-weight:600">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}s</span>' for r in (0, 1)
+            f'<span style="color:{ROLE_COLOURS[r]};font-weight:600">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}s</span>'
+            for r in (0, 1)
         )
         self.widget = w.VBox(
             [
                 w.HTML(f"<h3 style='margin:4px 0'>Anti-Monopoly in class</h3><div>{legend}</div>"),
                 controls,
-                w.HBox([self.board_view, side], layout=w.Layout(flex_flow="row wrap", gap="10px")),
+                w.HBox([self.board_view, side], layout=w.Layout(flex_flow="row wrap")),
                 self.players_view,
                 chart_tabs,
             ],
@@ -160,7 +238,11 @@ class ClassroomApp:
 
     @staticmethod
     def _button(description: str, handler: Any, tooltip: str = "") -> widgets.Button:
-        button = widgets.Button(description=description, tooltip=tooltip or description, layout=widgets.Layout(width="auto"))
+        button = widgets.Button(
+            description=description,
+            tooltip=tooltip or description,
+            layout=widgets.Layout(width="auto"),
+        )
         button.on_click(handler)
         return button
 
@@ -187,7 +269,9 @@ class ClassroomApp:
 
     def _say(self, text: str, kind: str = "info") -> None:
         colour = {"info": "#1f4fb4", "warning": "#8a4b00", "error": "#b00020"}[kind]
-        self.message.value = f'<div role="status" style="color:{colour}">{text}</div>' if text else ""
+        self.message.value = (
+            f'<div role="status" style="color:{colour}">{text}</div>' if text else ""
+        )
 
     def _refresh_choices(self) -> None:
         game = self.game
@@ -202,7 +286,9 @@ class ClassroomApp:
         seat = pending.player
         who = f"{game.names[seat]} ({ROLE_LABELS[game.roles[seat]]})"
         if seat in self.bots:
-            self.status.value = f"<b>{who}</b> is a bot ({self.controllers[seat]}): press Step or Play."
+            self.status.value = (
+                f"<b>{who}</b> is a bot ({self.controllers[seat]}): press Step or Play."
+            )
             self.choice_box.children = ()
             self.decision_tabs.layout.display = "none"
             self._disable_title_buttons()
@@ -277,7 +363,9 @@ class ClassroomApp:
             choice = Choice(kind, space) if space is not None else None
             legal = choice is not None and game.is_legal(choice)
             button.disabled = not legal
-            button.description = self.label(choice) if legal else kind.replace("_", " ").capitalize()
+            button.description = (
+                self.label(choice) if legal else kind.replace("_", " ").capitalize()
+            )
             button._amteach_stamp = stamp  # type: ignore[attr-defined]
 
     def _disable_title_buttons(self) -> None:
@@ -308,14 +396,20 @@ class ClassroomApp:
         """Apply a human's choice. A stale or illegal click changes nothing and says why."""
         game = self.game
         if stamp is not None and stamp != len(game.decisions):
-            self._say("That button was for an earlier moment of the game; here are the current choices.", "warning")
+            self._say(
+                "That button was for an earlier moment of the game; here are the current choices.",
+                "warning",
+            )
             self._refresh_choices()
             return False
         if game.pending is None:
             self._say("The game is over. Start a new game or load one.", "warning")
             return False
         if game.actor in self.bots:
-            self._say(f"It is {game.names[game.actor]}'s decision, and a bot plays that seat: press Step.", "warning")
+            self._say(
+                f"It is {game.names[game.actor]}'s decision, and a bot plays that seat: press Step.",
+                "warning",
+            )
             return False
         try:
             game.apply(choice, player=game.actor)
@@ -335,7 +429,12 @@ class ClassroomApp:
         if partner is None:
             self._say("Choose a player to trade with.", "warning")
             return
-        trade = Trade(partner, tuple(self.trade_give.value), tuple(self.trade_get.value), int(self.trade_pay.value or 0))
+        trade = Trade(
+            partner,
+            tuple(self.trade_give.value),
+            tuple(self.trade_get.value),
+            int(self.trade_pay.value or 0),
+        )
         if self.choose(Choice("trade", trade), getattr(self.trade_button, "_amteach_stamp", None)):
             self.trade_pay.value = 0
             if partner in self.bots:
@@ -386,7 +485,10 @@ class ClassroomApp:
         """A new game with the same seats, a new seed and (optionally) another rules preset."""
         try:
             rules = RuleSet.preset(preset) if preset else self.game.rules
-            seats = [(name, ROLES[role]) for name, role in zip(self.game.names, self.game.roles, strict=True)]
+            seats = [
+                (name, ROLES[role])
+                for name, role in zip(self.game.names, self.game.roles, strict=True)
+            ]
             game = Game.new(seats, rules=rules, seed=seed, game=self.game.game_type)
         except AmteachError as err:
             self._say(f"Could not start a new game: {err}", "error")
@@ -479,7 +581,16 @@ class ClassroomApp:
         raise KeyError(f"no button {description!r}; on screen: {', '.join(self.buttons())}")
 
     def _control_buttons(self) -> dict[str, widgets.Button]:
-        controls = [self.step_button, self.undo_button, self.reset_button, self.new_button, self.save_button, self.load_button, self.scenario_button, self.trade_button]
+        controls = [
+            self.step_button,
+            self.undo_button,
+            self.reset_button,
+            self.new_button,
+            self.save_button,
+            self.load_button,
+            self.scenario_button,
+            self.trade_button,
+        ]
         return {b.description: b for b in controls}
 
     @property

@@ -1,0 +1,316 @@
+"""The classroom app, driven by clicking its buttons as a class would (no browser needed).
+After each click: the game's state, the narration and the chart data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from amteach.engine import events as ev
+from amteach.ui import ClassroomApp
+
+HUMANS = [("Ana", "competitor", "human"), ("Ben", "monopolist", "human")]
+
+
+def scenario_file(tmp_path: Path, name: str = "moment", **fields) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(fields), encoding="utf-8")
+    return path
+
+
+def app_at(tmp_path: Path, players, dice=(), cards=None, seats=HUMANS) -> ClassroomApp:
+    app = ClassroomApp(seats=seats, seed=1, scenario_dir=tmp_path)
+    fields = {"players": players, "dice": [list(d) for d in dice]}
+    if cards:
+        fields["cards"] = cards
+    assert app.load_scenario(scenario_file(tmp_path, **fields)), app.message.value
+    return app
+
+
+def chart_xy(app: ClassroomApp, chart: str, trace: int) -> tuple[list, list]:
+    data = app.charts[chart].data[trace]
+    return list(data.x), list(data.y)
+
+
+def test_a_human_turn_that_buys(tmp_path):
+    app = app_at(
+        tmp_path,
+        [{"name": "Ana", "role": "competitor"}, {"name": "Ben", "role": "monopolist"}],
+        dice=[[5, 6]],
+    )
+    assert list(app.buttons()) == ["Roll"]
+    app.click("Roll")
+    assert list(app.buttons()) == ["Buy Rush St. for $140", "Decline"]
+    assert app.narration_lines[0] == "Ana moves from START to Rush St."
+    app.click("Buy Rush St. for $140")
+    assert app.game.owner[11] == 0 and app.game.cash[0] == 1500 - 140
+    assert app.narration_lines[0] == "Ana (Competitor) buys Rush St. for $140."
+    assert (
+        "owned by Ana (Competitor)"
+        in app.board_view.value.split('data-space="11"')[1].split('data-space="12"')[0]
+    )
+    assert "$1360" in app.players_view.value
+    app.click("End turn")
+    assert app.game.actor == 1 and app.status.value.startswith("<b>Ben (Monopolist)</b>")
+    # the wealth chart got one point per turn start, equal to the engine's net worth then
+    xs, ys = chart_xy(app, "wealth", 0)
+    assert xs == [1, 2] and ys == [1500, 1500]  # buying swaps cash for a title at price
+
+
+def test_an_income_tax_choice_shows_both_amounts_and_charts_the_choice(tmp_path):
+    app = app_at(
+        tmp_path,
+        [
+            {
+                "name": "Ana",
+                "role": "competitor",
+                "cash": 1000,
+                "titles": {"Rush St.": {"houses": 2}},
+            },
+            {"name": "Ben", "role": "monopolist"},
+        ],
+        dice=[[1, 3]],
+    )
+    app.click("Roll")
+    percent = (10 * 1000 + 10 * 140 + 10 * 200 + 50) // 100
+    assert list(app.buttons())[:2] == [
+        "Pay $200 flat",
+        f"Pay ${percent} (10% of cash + 10% of property + 10% of buildings)",
+    ]
+    app.click(f"Pay ${percent}")
+    assert app.game.cash[0] == 1000 - percent
+    assert app.narration_lines[1].startswith("Ana (Competitor) chooses the percentage tax")
+    _flat_x, flat_y = chart_xy(app, "taxes", 0)
+    _pct_x, pct_y = chart_xy(app, "taxes", 1)
+    _chosen_x, chosen_y = chart_xy(app, "taxes", 2)  # chosen by a Competitor
+    assert (flat_y, pct_y, chosen_y) == ([200], [percent], [percent])
+    choices = [e for e in app.game.events if isinstance(e, ev.IncomeTaxChoice)]
+    assert [(e.flat, e.percent) for e in choices] == [(200, percent)]
+
+
+def test_building_as_a_competitor(tmp_path):
+    app = app_at(
+        tmp_path,
+        [
+            {"name": "Ana", "role": "competitor", "titles": {"Rush St.": {}}},
+            {"name": "Ben", "role": "monopolist"},
+        ],
+    )
+    app.title_picker.value = 11
+    assert app.buttons()["Build a house on Rush St. for $100"]
+    app.click("Build a house on Rush St. for $100")
+    assert app.game.houses[11] == 1 and app.game.cash[0] == 1400
+    assert app.narration_lines[0] == "Ana (Competitor) builds a house on Rush St. for $100."
+    assert "⌂" in app.board_view.value.split('data-space="11"')[1].split('data-space="12"')[0]
+    assert app.game.supply_houses == 34
+
+
+def test_a_monopolist_without_a_monopoly_is_refused_a_build(tmp_path):
+    app = app_at(
+        tmp_path,
+        [
+            {"name": "Ben", "role": "monopolist", "titles": {"Rush St.": {}}},
+            {"name": "Ana", "role": "competitor"},
+        ],
+    )
+    app.title_picker.value = 11
+    build = app.title_buttons["build"]
+    assert build.disabled  # the app offers only legal choices
+    before = app.game.state_dict()
+    build.click()  # a click that arrives anyway (a stale page, a keyboard)
+    assert app.game.state_dict() == before
+    assert "Monopolist builds only in a monopolized city" in app.message.value
+    assert "rule 10" in app.message.value
+
+
+def test_undo_takes_back_the_last_decision_everywhere(tmp_path):
+    app = app_at(
+        tmp_path,
+        [{"name": "Ana", "role": "competitor"}, {"name": "Ben", "role": "monopolist"}],
+        dice=[[5, 6]],
+    )
+    app.click("Roll")
+    app.click("Buy Rush St.")
+    bought = app.game.state_dict()
+    app.click("End turn")
+    assert app.game.actor == 1
+    app.click("Undo")
+    assert app.game.state_dict() == bought
+    assert (
+        list(app.buttons())
+        == ["End turn", *[b for b in app.buttons() if b != "End turn"]][: len(app.buttons())]
+    )
+    assert app.narration_lines[0] == "Ana (Competitor) buys Rush St. for $140."
+    assert chart_xy(app, "wealth", 0) == ([1], [1500])
+
+
+def test_save_then_load_restores_the_game(tmp_path):
+    app = ClassroomApp(
+        seats=[("Ana", "competitor", "human"), ("Ben", "monopolist", "investor")],
+        seed=5,
+        scenario_dir=tmp_path,
+    )
+    app.click("Roll")
+    while app.game.actor == 0 and app.buttons():
+        app.click(next(iter(app.buttons())))
+    for _ in range(6):
+        app.step()
+    saved_state = app.game.state_dict()
+    path = tmp_path / "class.json"
+    app.file_field.value = str(path)
+    app.click("Save")
+    assert "Saved the game" in app.message.value and path.is_file()
+    app.click("Reset")
+    assert app.game.state_dict() != saved_state
+    app.click("Load")
+    assert app.game.state_dict() == saved_state
+    wealth = chart_xy(app, "wealth", 0)
+    turns = sum(isinstance(e, ev.TurnStarted) for e in app.game.events)
+    assert len(wealth[0]) == turns
+
+
+def test_a_corrupt_save_or_scenario_keeps_the_current_game(tmp_path):
+    app = ClassroomApp(seats=HUMANS, seed=2, scenario_dir=tmp_path)
+    app.click("Roll")
+    before = app.game.state_dict()
+    broken = tmp_path / "broken.json"
+    broken.write_text(
+        '{"format": "amteach-game", "version": 1, "setup": {"players": []}', encoding="utf-8"
+    )
+    original = broken.read_bytes()
+    assert not app.load(broken)
+    assert "not valid JSON" in app.message.value and "the current game is kept" in app.message.value
+    assert app.game.state_dict() == before and broken.read_bytes() == original
+    bad = scenario_file(
+        tmp_path,
+        "bad",
+        players=[{"name": "Ana", "role": "wizard"}, {"name": "Ben", "role": "monopolist"}],
+    )
+    assert not app.load_scenario(bad)
+    assert "players[0].role" in app.message.value
+    assert app.game.state_dict() == before
+
+
+def test_loading_a_scenario_sets_up_the_teaching_moment():
+    app = ClassroomApp(seats=HUMANS, seed=2)
+    names = [label for label, _ in app.scenario_picker.options]
+    assert "doubled rent" in names
+    app.scenario_picker.value = dict(app.scenario_picker.options)["doubled rent"]
+    app.click("Load scenario")
+    assert app.game.names == ("Ana", "Ben")
+    assert app.narration_lines[0] == (
+        "Ana (Competitor) pays Ben (Monopolist) $28 rent for Rush St.; Ben owns 2 Chicago streets, so the rent is doubled."
+    )
+    # rents chart: Monopolists received 28, Competitors paid 28 (traces: C recv, C paid, M recv, M paid)
+    assert chart_xy(app, "rents", 1)[1] == [28]
+    assert chart_xy(app, "rents", 2)[1] == [28]
+
+
+def test_a_double_click_or_stale_button_changes_nothing(tmp_path):
+    app = app_at(
+        tmp_path,
+        [{"name": "Ana", "role": "competitor"}, {"name": "Ben", "role": "monopolist"}],
+        dice=[[5, 6], [1, 2]],
+    )
+    roll = app.buttons()["Roll"]
+    roll.click()
+    after_first = app.game.state_dict()
+    roll.click()  # the same button again: it was for an earlier moment
+    assert app.game.state_dict() == after_first
+    assert "earlier moment" in app.message.value
+
+
+def test_bots_step_and_the_charts_match_the_events():
+    app = ClassroomApp(
+        seats=[
+            ("Ana", "competitor", "investor"),
+            ("Ben", "monopolist", "builder"),
+            ("Cy", "competitor", "cautious"),
+        ],
+        seed=9,
+    )
+    assert app.buttons() == {}
+    for _ in range(400):
+        if not app.step():
+            break
+    game = app.game
+    # wealth: one point per turn start (and one at the end), each equal to the player's net worth then
+    turns = sum(isinstance(e, (ev.TurnStarted, ev.GameOver)) for e in game.events)
+    for p in game.players:
+        xs, _ys = chart_xy(app, "wealth", p)
+        assert xs == list(range(1, turns + 1))
+    assert chart_xy(app, "wealth", 0)[1][0] == 1500
+    # rents: the last cumulative value per role and side equals the sum of the rent events
+    rents = [e for e in game.events if isinstance(e, ev.RentPaid)]
+    for role in (0, 1):
+        received = sum(e.amount for e in rents if game.roles[e.payee] == role)
+        paid = sum(e.amount for e in rents if game.roles[e.payer] == role)
+        got = chart_xy(app, "rents", role * 2)[1]
+        gave = chart_xy(app, "rents", role * 2 + 1)[1]
+        assert (got[-1] if got else 0) == received
+        assert (gave[-1] if gave else 0) == paid
+    # narration shows the newest event first
+    assert app.narration_lines[0] == game.events[-1].text
+
+
+def test_play_ticks_step_bots_and_wait_for_humans():
+    app = ClassroomApp(
+        seats=[("Ana", "competitor", "human"), ("Ben", "monopolist", "investor")], seed=3
+    )
+    decisions = len(app.game.decisions)
+    app.play.value += 1  # a tick of the Play widget while a human must choose
+    assert len(app.game.decisions) == decisions
+    app.click("Roll")
+    while app.game.actor == 0:
+        app.click(next(iter(app.buttons())))
+    before = len(app.game.decisions)
+    app.play.value += 1  # now the bot's seat: one decision per tick
+    assert len(app.game.decisions) == before + 1
+    app.speed.value = 10
+    assert app.play.interval == 100
+
+
+def test_new_game_with_another_seed_and_preset():
+    app = ClassroomApp(seats=HUMANS, seed=1)
+    app.seed_field.value = 42
+    app.preset_picker.value = "edition-2005"
+    app.click("New game")
+    assert app.game.seed == 42 and app.game.rules.foundation_monopolist_fee == 160
+    assert app.game.decisions == []
+    assert chart_xy(app, "wealth", 0) == ([1], [1500])
+
+
+def test_a_human_trade_with_a_bot_gets_its_answer(tmp_path):
+    app = app_at(
+        tmp_path,
+        [
+            {"name": "Ana", "role": "competitor", "titles": {"Rush St.": {}}},
+            {"name": "Ben", "role": "monopolist", "titles": {"State St.": {}}},
+        ],
+        seats=[("Ana", "competitor", "human"), ("Ben", "monopolist", "cautious")],
+    )
+    app.trade_partner.value = 1
+    app.trade_give.value = (11,)
+    app.trade_pay.value = -50
+    app.click("Propose trade")
+    answered = [e for e in app.game.events if isinstance(e, ev.TradeAnswered)]
+    assert len(answered) == 1 and answered[0].player == 1
+    assert app.game.actor == 0  # back to Ana's turn after the answer
+    assert "trade" in app.narration_lines[0]
+
+
+def test_bad_seats_are_refused_with_a_clear_message():
+    from amteach import InputError
+
+    with pytest.raises(InputError, match="controller must be 'human' or a bot"):
+        ClassroomApp(seats=[("Ana", "competitor", "wizard"), ("Ben", "monopolist", "human")])
+
+
+def test_the_app_shows_itself_in_a_notebook_cell():
+    app = ClassroomApp(seats=HUMANS, seed=1)
+    assert app.widget.children  # the root widget
+    text = json.dumps(app.board_view.value)
+    assert "ANTI-MONOPOLY" in text
