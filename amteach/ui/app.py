@@ -306,12 +306,20 @@ class ClassroomApp:
         self.decision_tabs.layout.display = "flex" if manage or trade else "none"
         self.manage_box.layout.display = "flex" if manage else "none"
         self.trade_box.layout.display = "flex" if trade else "none"
-        titles = [s for s in game.board.titles if game.owner[s] == seat] if manage else []
+        # only titles with something to do, so the first one shown always has a live button
+        actionable = (
+            {s for kind in self.title_buttons for s in game.targets(kind)} if manage else set()
+        )
+        titles = [s for s in game.board.titles if s in actionable]
         self.title_picker.options = [(game.board.spaces[s].name, s) for s in titles]
+        if titles and self.title_picker.value not in titles:
+            self.title_picker.value = titles[0]
         self._refresh_title_buttons()
         if trade:
             others = [p for p in game.alive() if p != seat]
             self.trade_partner.options = [(game.names[p], p) for p in others]
+            if others and self.trade_partner.value not in others:
+                self.trade_partner.value = others[0]
             self._refresh_trade_lists()
 
     def label(self, choice: Choice) -> str:
