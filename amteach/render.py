@@ -52,6 +52,20 @@ def pawn_html(game: Game, player: int) -> str:
     )
 
 
+def short_name(game: Game, index: int) -> str:
+    """A name that fits a board cell: the long corner and card names are shortened."""
+    board, sp = game.board, game.board.spaces[index]
+    if sp.kind == "card":
+        return "Card"
+    if index == board.hold_space:
+        return "Prison / Price War"
+    if index == board.go_to_hold_space:
+        return "Go to Prison / Price War"
+    if index == board.foundation_space:
+        return "Foundation"
+    return sp.name
+
+
 def _space_html(game: Game, index: int) -> str:
     sp = game.board.spaces[index]
     row, col = grid_cell(index)
@@ -83,16 +97,16 @@ def _space_html(game: Game, index: int) -> str:
     )
     return (
         f'<div class="am-space" style="grid-row:{row + 1};grid-column:{col + 1}" data-space="{index}">'
-        f'{band}<div class="am-name">{escape(sp.name)}</div>{"".join(marks)}<div class="am-pawns">{pawns}</div></div>'
+        f'{band}<div class="am-name" title="{escape(sp.name)}">{escape(short_name(game, index))}</div>{"".join(marks)}<div class="am-pawns">{pawns}</div></div>'
     )
 
 
 STYLE = """
 <style>
 .am-wrap{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;display:flex;gap:12px;flex-wrap:wrap;align-items:flex-start}
-.am-board{display:grid;grid-template-columns:repeat(11,minmax(0,1fr));grid-template-rows:repeat(11,minmax(44px,auto));
-  gap:2px;width:min(100%,680px);background:#d9e4d2;padding:4px;border-radius:6px}
-.am-space{background:#fff;border:1px solid #999;font-size:10px;line-height:1.15;padding:1px 2px;overflow:hidden;position:relative}
+.am-board{display:grid;grid-template-columns:repeat(11,minmax(0,1fr));grid-template-rows:repeat(11,minmax(40px,auto));
+  gap:2px;width:min(100%,600px);background:#d9e4d2;padding:4px;border-radius:6px}
+.am-space{background:#fff;border:1px solid #999;font-size:10.5px;line-height:1.15;padding:1px 2px;overflow:hidden;position:relative}
 .am-band{height:6px;margin:-1px -2px 2px -2px}
 .am-name{font-weight:600}
 .am-owner{display:inline-block;border:1px solid;border-radius:3px;padding:0 2px;margin-top:1px;font-weight:600}

@@ -314,3 +314,20 @@ def test_the_app_shows_itself_in_a_notebook_cell():
     assert app.widget.children  # the root widget
     text = json.dumps(app.board_view.value)
     assert "ANTI-MONOPOLY" in text
+
+
+def test_a_scenario_with_other_seats_gets_fresh_charts_on_screen(tmp_path):
+    app = ClassroomApp(seats=HUMANS, seed=2, scenario_dir=tmp_path)
+    three = [
+        {"name": n, "role": r}
+        for n, r in (("Ana", "competitor"), ("Ben", "monopolist"), ("Cy", "competitor"))
+    ]
+    assert app.load_scenario(scenario_file(tmp_path, players=three))
+    wealth = app.charts["wealth"]
+    assert len(wealth.data) == 3 + 2  # one line per player and a mean per role
+    assert app.chart_tabs.children[0] is wealth
+    assert [t.name for t in wealth.data[:3]] == [
+        "Ana (Competitor)",
+        "Ben (Monopolist)",
+        "Cy (Competitor)",
+    ]

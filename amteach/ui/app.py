@@ -93,7 +93,7 @@ class ClassroomApp:
 
     def _build_widgets(self) -> None:
         w = widgets
-        self.board_view = w.HTML(layout=w.Layout(width="640px"))
+        self.board_view = w.HTML(layout=w.Layout(width="600px"))
         self.players_view = w.HTML()
         self.status = w.HTML()
         self.message = w.HTML()
@@ -150,7 +150,9 @@ class ClassroomApp:
             step=1,
             interval=700,
             description="Play",
-            layout=w.Layout(width="110px"),
+            show_repeat=False,
+            tooltip="Play / Pause: bots decide by themselves",
+            layout=w.Layout(width="100px"),
         )
         self.play.observe(lambda change: self._tick(), names="value")
         self.speed = w.IntSlider(
@@ -196,17 +198,37 @@ class ClassroomApp:
         )
         self._refresh_scenarios()
 
-        controls = w.VBox(
+        game_files = w.VBox(
             [
-                w.HBox(
-                    [self.step_button, self.play, self.speed, self.undo_button, self.reset_button]
-                ),
                 w.HBox([self.seed_field, self.preset_picker, self.new_button]),
                 w.HBox([self.file_field, self.save_button, self.load_button, self.upload]),
                 w.HBox([self.scenario_picker, self.scenario_button]),
             ]
         )
-        chart_tabs = w.Tab(
+        self.more = w.Accordion(
+            children=[game_files],
+            titles=("New game, save and load, scenarios",),
+            selected_index=None,
+        )
+        legend = " &nbsp; ".join(
+            f'<span style="color:{ROLE_COLOURS[r]};font-weight:600">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}s</span>'
+            for r in (0, 1)
+        )
+        toolbar = w.HBox(
+            [
+                w.HTML(
+                    f"<b style='font-size:16px'>Anti-Monopoly</b> &nbsp; {legend}",
+                    layout=w.Layout(width="330px"),
+                ),
+                self.step_button,
+                self.play,
+                self.speed,
+                self.undo_button,
+                self.reset_button,
+            ],
+            layout=w.Layout(flex_flow="row wrap", align_items="center"),
+        )
+        self.chart_tabs = w.Tab(
             children=[self.charts["wealth"], self.charts["rents"], self.charts["taxes"]],
             titles=("Wealth", "Rents", "Taxes"),
         )
@@ -218,20 +240,16 @@ class ClassroomApp:
                 self.decision_tabs,
                 w.HTML("<b>What happened</b> (newest first)"),
                 self.narration,
+                self.chart_tabs,
             ],
-            layout=w.Layout(width="600px"),
-        )
-        legend = " &nbsp; ".join(
-            f'<span style="color:{ROLE_COLOURS[r]};font-weight:600">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}s</span>'
-            for r in (0, 1)
+            layout=w.Layout(width="610px"),
         )
         self.widget = w.VBox(
             [
-                w.HTML(f"<h3 style='margin:4px 0'>Anti-Monopoly in class</h3><div>{legend}</div>"),
-                controls,
+                toolbar,
                 w.HBox([self.board_view, side], layout=w.Layout(flex_flow="row wrap")),
                 self.players_view,
-                chart_tabs,
+                self.more,
             ],
             layout=w.Layout(max_width="1280px"),
         )
@@ -257,6 +275,9 @@ class ClassroomApp:
         self.players_view.value = players_table_html(game)
         if full:
             self.feed.reset(game)
+            charts = (self.charts["wealth"], self.charts["rents"], self.charts["taxes"])
+            if hasattr(self, "chart_tabs") and tuple(self.chart_tabs.children) != charts:
+                self.chart_tabs.children = charts  # a table with another number of seats
             self._lines = []
             self._narrated = 0
         else:
@@ -264,7 +285,9 @@ class ClassroomApp:
         new = [event.text for event in game.events[self._narrated :]]
         self._narrated = len(game.events)
         self._lines = (new[::-1] + self._lines)[:NARRATION_LINES]
-        self.narration.value = "".join(f"<div>{line}</div>" for line in self._lines)
+        self.narration.value = "".join(
+            f'<div style="line-height:1.3;margin:2px 0">{line}</div>' for line in self._lines
+        )
         self._refresh_choices()
 
     def _say(self, text: str, kind: str = "info") -> None:
@@ -556,6 +579,8 @@ class ClassroomApp:
     def _refresh_scenarios(self) -> None:
         files = sorted(self.scenario_dir.glob("*.yaml")) if self.scenario_dir.is_dir() else []
         self.scenario_picker.options = [(f.stem.replace("-", " "), str(f)) for f in files]
+        if files:
+            self.scenario_picker.value = str(files[0])
 
     def load_scenario(self, path: str | Path | None) -> bool:
         """Set up a scenario file's position and play its script. A malformed file gives a

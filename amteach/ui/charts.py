@@ -22,7 +22,7 @@ PLAYER_DASHES = ("solid", "dot", "dash")
 def _layout(title: str, x: str, y: str) -> dict[str, Any]:
     return {
         "title": {"text": title, "font": {"size": 15}},
-        "height": 300,
+        "height": 260,
         "margin": {"l": 55, "r": 10, "t": 40, "b": 40},
         "xaxis": {"title": {"text": x}},
         "yaxis": {"title": {"text": y}, "tickprefix": "$"},
@@ -113,16 +113,6 @@ class ChartFeed:
                 text=[],
                 hovertemplate="%{text}<extra></extra>",
             )
-        new = {"wealth": wealth, "rents": rents, "taxes": taxes}
-        for key, figure in new.items():
-            if key in self.charts and len(self.charts[key].data) == len(figure.data):
-                widget = self.charts[key]
-                with widget.batch_update():
-                    for trace, fresh in zip(widget.data, figure.data, strict=True):
-                        trace.update(fresh.to_plotly_json(), overwrite=True)
-                    widget.layout = figure.layout
-            else:
-                self.charts[key] = go.FigureWidget(figure)
         self.turn = 0
         self.tax_count = 0
         self.rent_totals = {(role, side): 0 for role in (0, 1) for side in ("received", "paid")}
@@ -135,7 +125,18 @@ class ChartFeed:
             replay.apply(decision)
             self.feed(replay, flush=False)
         self.game = game
-        self.flush()
+        # fill plain figures first, so a widget is born (or refreshed) with its data in one go
+        fresh = {"wealth": wealth, "rents": rents, "taxes": taxes}
+        self.flush(fresh)
+        for key, figure in fresh.items():
+            if key in self.charts and len(self.charts[key].data) == len(figure.data):
+                widget = self.charts[key]
+                with widget.batch_update():
+                    for trace, new in zip(widget.data, figure.data, strict=True):
+                        trace.update(new.to_plotly_json(), overwrite=True)
+                    widget.layout = figure.layout
+            else:
+                self.charts[key] = go.FigureWidget(figure)
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, game: Game, flush: bool = True) -> None:
@@ -157,19 +158,19 @@ class ChartFeed:
         if flush:
             self.flush()
 
-    def flush(self) -> None:
+    def flush(self, figures: dict[str, Any] | None = None) -> None:
         """Send what `feed` collected: one batch update per chart that changed."""
+        figures = self.charts if figures is None else figures
         pending = self._pending
         if pending["wealth"]:
-            self._append_wealth(self.game, pending["wealth"])
+            self._append_wealth(figures["wealth"], self.game, pending["wealth"])
         if pending["rents"]:
-            self._append_rents(pending["rents"])
+            self._append_rents(figures["rents"], pending["rents"])
         if pending["taxes"]:
-            self._append_taxes(self.game, pending["taxes"])
+            self._append_taxes(figures["taxes"], self.game, pending["taxes"])
         self._pending = {"wealth": [], "rents": [], "taxes": []}
 
-    def _append_wealth(self, game: Game, points: list[tuple[int, list[int]]]) -> None:
-        figure = self.charts["wealth"]
+    def _append_wealth(self, figure: Any, game: Game, points: list[tuple[int, list[int]]]) -> None:
         n = len(game.names)
         with figure.batch_update():
             for p in range(n):
@@ -187,8 +188,7 @@ class ChartFeed:
                     *(sum(values[p] for p in seats) / len(seats) for _, values in points),
                 )
 
-    def _append_rents(self, points: list[tuple[int, int, str, int]]) -> None:
-        figure = self.charts["rents"]
+    def _append_rents(self, figure: Any, points: list[tuple[int, int, str, int]]) -> None:
         with figure.batch_update():
             for turn, role, side, amount in points:
                 self.rent_totals[(role, side)] += amount
@@ -196,8 +196,7 @@ class ChartFeed:
                 trace.x = (*trace.x, turn)
                 trace.y = (*trace.y, self.rent_totals[(role, side)])
 
-    def _append_taxes(self, game: Game, points: list[ev.IncomeTaxChoice]) -> None:
-        figure = self.charts["taxes"]
+    def _append_taxes(self, figure: Any, game: Game, points: list[ev.IncomeTaxChoice]) -> None:
         with figure.batch_update():
             for event in points:
                 self.tax_count += 1
