@@ -234,9 +234,6 @@ class ClassroomApp:
         )
         side = w.VBox(
             [
-                self.status,
-                self.choice_box,
-                self.message,
                 self.decision_tabs,
                 w.HTML("<b>What happened</b> (newest first)"),
                 self.narration,
@@ -247,6 +244,9 @@ class ClassroomApp:
         self.widget = w.VBox(
             [
                 toolbar,
+                # the choices sit above the board, so they stay in sight when a laptop's
+                # narrow screen puts the side column under the board
+                w.VBox([self.status, self.choice_box, self.message]),
                 w.HBox([self.board_view, side], layout=w.Layout(flex_flow="row wrap")),
                 self.players_view,
                 self.more,
