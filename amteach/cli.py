@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -264,6 +265,91 @@ def simulate(
     if result.interrupted:
         click.echo("Stopped early (Ctrl-C); the games above finished and are kept.", err=True)
         sys.exit(130)
+
+
+def dashboard_notebook() -> Path:
+    """notebooks/dashboard.ipynb of this checkout (or of the working folder)."""
+    here = Path(__file__).resolve().parents[1] / "notebooks" / "dashboard.ipynb"
+    return here if here.is_file() else Path.cwd() / "notebooks" / "dashboard.ipynb"
+
+
+def voila_command(
+    notebook: Path, port: int, ip: str, pool: int, template: str, cull_after: int
+) -> list[str]:
+    """The Voilà command line that serves the dashboard to a class."""
+    return [
+        sys.executable,
+        "-m",
+        "voila",
+        str(notebook),
+        f"--port={port}",
+        f"--Voila.ip={ip}",
+        "--no-browser",
+        f"--template={template}",
+        "--strip_sources=True",  # viewers see controls, never code
+        "--show_tracebacks=False",  # errors stay in the server's log
+        "--preheat_kernel=True",
+        f"--pool_size={pool}",
+        f"--MappingKernelManager.cull_idle_timeout={cull_after}",
+        "--MappingKernelManager.cull_interval=60",
+        "--MappingKernelManager.cull_connected=False",
+    ]
+
+
+@main.command()
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8866,
+    show_default=True,
+    help="Port to serve on.",
+)
+@click.option(
+    "--ip",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; 0.0.0.0 serves a classroom network.",
+)
+@click.option(
+    "--pool",
+    type=click.IntRange(0, 50),
+    default=2,
+    show_default=True,
+    help="Kernels kept started ahead of visitors.",
+)
+@click.option(
+    "--template",
+    default="lab",
+    show_default=True,
+    help="Voilà template (lab, classic, reveal, ...).",
+)
+@click.option(
+    "--cull-after",
+    type=click.IntRange(60, 86400),
+    default=1800,
+    show_default=True,
+    help="Seconds before an idle visitor's kernel is shut down.",
+)
+def dashboard(port: int, ip: str, pool: int, template: str, cull_after: int) -> None:
+    """Serve the dashboard (notebooks/dashboard.ipynb) with Voilà, without code."""
+    import subprocess
+
+    notebook = dashboard_notebook()
+    if not notebook.is_file():
+        _fail(f"{notebook}: the dashboard notebook is missing", 2)
+    shown = "127.0.0.1" if ip in ("0.0.0.0", "::") else ip
+    click.echo(f"Serving the Anti-Monopoly dashboard at http://{shown}:{port}/  (Ctrl-C stops it)")
+    if ip in ("0.0.0.0", "::"):
+        click.echo(
+            f"Listening on every network address: anyone on this network can open http://<this computer's address>:{port}/"
+        )
+    try:
+        completed = subprocess.run(
+            voila_command(notebook, port, ip, pool, template, cull_after), check=False
+        )
+    except KeyboardInterrupt:
+        sys.exit(130)
+    sys.exit(completed.returncode)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -98,6 +98,7 @@ class ClassroomApp:
         self.status = w.HTML()
         self.message = w.HTML()
         self.choice_box = w.HBox(layout=w.Layout(flex_flow="row wrap"))
+        self.choice_box.add_class("am-choices")
         self.title_picker = w.Dropdown(description="Title", layout=w.Layout(width="260px"))
         self.title_picker.observe(lambda _: self._refresh_title_buttons(), names="value")
         self.title_buttons = {
@@ -137,8 +138,11 @@ class ClassroomApp:
             titles=("Build, sell, mortgage, redeem", "Trade"),
         )
         self.narration = w.HTML(
-            layout=w.Layout(height="220px", overflow="auto", border="1px solid #ccc", padding="4px")
+            layout=w.Layout(
+                height="150px", overflow="auto", border="1px solid #ccc", padding="2px 6px"
+            )
         )
+        self.narration.add_class("am-narration")
 
         self.step_button = self._button(
             "Step", lambda _: self.step(), tooltip="the next decision; a bot decides for its seat"
@@ -232,6 +236,7 @@ class ClassroomApp:
             children=[self.charts["wealth"], self.charts["rents"], self.charts["taxes"]],
             titles=("Wealth", "Rents", "Taxes"),
         )
+        self.chart_tabs.add_class("am-charts")
         side = w.VBox(
             [
                 self.decision_tabs,

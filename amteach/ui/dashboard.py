@@ -1,0 +1,281 @@
+"""The dashboard served to a class with Voilà: tabs for Play, Who wins, Taxes and Rules.
+Controls replace code everywhere. Batches run in a background thread, so the page stays
+responsive, shows progress and can be cancelled."""
+
+from __future__ import annotations
+
+import threading
+from html import escape
+from typing import Any
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+from IPython.display import display
+
+from ..engine.rules import RuleSet, preset_names
+from ..render import ROLE_COLOURS, ROLE_LABELS
+from .app import ClassroomApp
+
+ROLE_KEYS = ("competitor", "monopolist")
+
+
+def win_rate_figure(result: Any) -> go.Figure:
+    """Win rate by role with its 95% Wilson interval."""
+    rates = result.win_rates("role")
+    figure = go.Figure(
+        layout={
+            "title": "Who wins: win rate by role (95% interval)",
+            "height": 300,
+            "template": "plotly_white",
+            "yaxis": {"tickformat": ".0%", "range": [0, 1]},
+        }
+    )
+    for _, row in rates.iterrows():
+        role = ROLE_KEYS.index(row["role"])
+        figure.add_bar(
+            x=[ROLE_LABELS[role] + "s"],
+            y=[row["rate"]],
+            name=ROLE_LABELS[role] + "s",
+            marker={"color": ROLE_COLOURS[role], "pattern": {"shape": "" if role == 0 else "/"}},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [row["ci_high"] - row["rate"]],
+                "arrayminus": [row["rate"] - row["ci_low"]],
+            },
+            text=[f"{row['rate']:.1%}"],
+            textposition="inside",
+        )
+    return figure
+
+
+def wealth_by_role_figure(result: Any) -> go.Figure:
+    """Mean wealth by role at the end of each round, over all games still running."""
+    rounds = result.rounds
+    mean = rounds.groupby(["round", "role"], observed=True)["wealth"].mean().reset_index()
+    figure = go.Figure(
+        layout={
+            "title": "Mean wealth by role, round by round",
+            "height": 300,
+            "template": "plotly_white",
+            "xaxis": {"title": "round"},
+            "yaxis": {"title": "wealth", "tickprefix": "$"},
+        }
+    )
+    for role, key in enumerate(ROLE_KEYS):
+        part = mean[mean["role"] == key]
+        figure.add_scatter(
+            x=part["round"],
+            y=part["wealth"],
+            name=ROLE_LABELS[role] + "s",
+            line={"color": ROLE_COLOURS[role], "dash": "solid" if role == 0 else "dash"},
+        )
+    return figure
+
+
+def rent_flows_figure(result: Any) -> go.Figure:
+    """Mean rent paid and received per player, by role."""
+    by_role = result.players.groupby("role", observed=True)[["rent_paid", "rent_received"]].mean()
+    figure = go.Figure(
+        layout={
+            "title": "Rent flows: mean per player",
+            "height": 300,
+            "template": "plotly_white",
+            "barmode": "group",
+            "yaxis": {"tickprefix": "$"},
+        }
+    )
+    for role, key in enumerate(ROLE_KEYS):
+        if key in by_role.index:
+            figure.add_bar(
+                x=["rent received", "rent paid"],
+                y=[by_role.loc[key, "rent_received"], by_role.loc[key, "rent_paid"]],
+                name=ROLE_LABELS[role] + "s",
+                marker={
+                    "color": ROLE_COLOURS[role],
+                    "pattern": {"shape": "" if role == 0 else "/"},
+                },
+            )
+    return figure
+
+
+def taxes_figure(result: Any) -> go.Figure:
+    """How often each role chose the percentage tax, and how often it was the cheaper option."""
+    taxes = result.taxes
+    figure = go.Figure(
+        layout={
+            "title": "Income tax: percentage chosen vs percentage cheaper",
+            "height": 300,
+            "template": "plotly_white",
+            "barmode": "group",
+            "yaxis": {"tickformat": ".0%", "range": [0, 1]},
+        }
+    )
+    for role, key in enumerate(ROLE_KEYS):
+        part = taxes[taxes["role"] == key]
+        if len(part):
+            figure.add_bar(
+                x=["chose percentage", "percentage was cheaper"],
+                y=[(part["choice"] == "percent").mean(), (part["cheaper"] == "percent").mean()],
+                name=ROLE_LABELS[role] + "s",
+                marker={
+                    "color": ROLE_COLOURS[role],
+                    "pattern": {"shape": "" if role == 0 else "/"},
+                },
+            )
+    return figure
+
+
+class BatchPanel:
+    """A games slider, Run and Cancel buttons, a progress bar, and what to show afterwards."""
+
+    def __init__(
+        self, title: str, show: Any, default_games: int = 500, tax: str = "cheaper"
+    ) -> None:
+        w = widgets
+        self.show = show
+        self.tax = tax
+        self.games = w.IntSlider(
+            value=default_games,
+            min=50,
+            max=10_000,
+            step=50,
+            description="Games",
+            continuous_update=False,
+            layout=w.Layout(width="420px"),
+        )
+        self.preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
+        self.run_button = w.Button(
+            description="Run", button_style="primary", tooltip="play the games with bots"
+        )
+        self.cancel_button = w.Button(description="Cancel", disabled=True)
+        self.progress = w.IntProgress(
+            value=0, min=0, max=1, description="Progress", layout=w.Layout(width="420px")
+        )
+        self.status = w.HTML()
+        self.charts = w.VBox()
+        self.result: Any = None
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.run_button.on_click(lambda _: self.start())
+        self.cancel_button.on_click(lambda _: self._cancel.set())
+        self.widget = w.VBox(
+            [
+                w.HTML(title),
+                w.HBox([self.games, self.preset]),
+                w.HBox([self.run_button, self.cancel_button, self.progress]),
+                self.status,
+                self.charts,
+            ]
+        )
+
+    def start(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            self.status.value = "A batch is already running."
+            return
+        self._cancel.clear()
+        self.progress.max = self.games.value
+        self.progress.value = 0
+        self.run_button.disabled = True
+        self.cancel_button.disabled = False
+        self.status.value = f"Playing {self.games.value} games…"
+        self._thread = threading.Thread(
+            target=self._run, args=(self.games.value, self.preset.value), daemon=True
+        )
+        self._thread.start()
+
+    def wait(self) -> None:
+        """Block until the running batch ends (for scripts and tests)."""
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self, games: int, preset: str) -> None:
+        from ..sim import simulate
+
+        def on_chunk(done: int, total: int) -> None:
+            self.progress.value = done
+            if self._cancel.is_set():
+                raise KeyboardInterrupt  # the simulator stops cleanly and keeps finished games
+
+        try:
+            seats = ",".join(
+                f"{role}:investor:{self.tax}"
+                for role in ("competitor", "monopolist", "competitor", "monopolist")
+            )
+            result = simulate(
+                games=games,
+                seats=seats,
+                rules=RuleSet.preset(preset),
+                seed=1,
+                progress=False,
+                on_chunk=on_chunk,
+            )
+        except Exception as err:  # shown politely; the page keeps working
+            self.status.value = (
+                f"<span style='color:#b00020'>The batch stopped: {escape(str(err))}</span>"
+            )
+        else:
+            self.result = result
+            note = " (cancelled: these are the games that finished)" if result.interrupted else ""
+            self.status.value = (
+                "<pre style='white-space:pre-wrap'>" + escape(result.summary()) + "</pre>" + note
+            )
+            # widgets, not printed output, so a background thread can show them safely
+            self.charts.children = [go.FigureWidget(figure) for figure in self.show(result)]
+        finally:
+            self.run_button.disabled = False
+            self.cancel_button.disabled = True
+
+
+def rules_html(preset: str) -> str:
+    ruleset = RuleSet.preset(preset)
+    changed = ruleset.changed_from_default()
+    rows = "".join(
+        f"<tr><td>{escape(name.replace('_', ' '))}</td><td>{escape(str(value))}{' <b>(changed)</b>' if name in changed else ''}</td></tr>"
+        for name, value in ruleset.to_dict().items()
+        if name != "preset_name"
+    )
+    return (
+        "<p>Competitors and Monopolists follow different rules. Competitors may build on any street "
+        "they own and still collect rent in Price War; Monopolists charge double rent once they own two "
+        "streets of a city, build only there, and collect nothing while in Prison. These are the "
+        f"parameters of the <b>{escape(preset)}</b> rules:</p>"
+        f"<table style='border-collapse:collapse'>{rows}</table>"
+    )
+
+
+class Dashboard:
+    """The Voilà app: Play, Who wins, Taxes and Rules tabs."""
+
+    def __init__(self, seed: int = 1) -> None:
+        w = widgets
+        self.app = ClassroomApp(seed=seed)
+        self.who_wins = BatchPanel(
+            "<p>Play many games with investor bots (two Competitors, two Monopolists) and compare the roles.</p>",
+            lambda r: [win_rate_figure(r), wealth_by_role_figure(r), rent_flows_figure(r)],
+            default_games=200,
+        )
+        self.taxes = BatchPanel(
+            "<p>Who pays the flat income tax and who the percentage, and which was cheaper? Bots here choose the cheaper option.</p>",
+            lambda r: [taxes_figure(r)],
+            default_games=200,
+        )
+        self.rules_preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
+        self.rules_view = w.HTML(rules_html("default"))
+        self.rules_preset.observe(
+            lambda change: setattr(self.rules_view, "value", rules_html(change["new"])),
+            names="value",
+        )
+        self.tabs = w.Tab(
+            children=[
+                self.app.widget,
+                self.who_wins.widget,
+                self.taxes.widget,
+                w.VBox([self.rules_preset, self.rules_view]),
+            ],
+            titles=("Play", "Who wins", "Taxes", "Rules"),
+        )
+        self.widget = self.tabs
+
+    def _ipython_display_(self) -> None:
+        display(self.widget)

@@ -1,0 +1,153 @@
+"""The dashboard in a real browser: Voilà serves notebooks/dashboard.ipynb on a free local
+port and headless Chromium (Debian's, driven by Playwright) plays a turn, presses Play and
+Pause, and runs a small batch. Screenshots land in test-output/browser/."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from amteach.cli import dashboard_notebook, voila_command
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def dashboard_url():
+    port = free_port()
+    command = voila_command(
+        dashboard_notebook(), port, "127.0.0.1", pool=1, template="lab", cull_after=600
+    )
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        # wait for Voilà to say it is serving: read its log, no wall-clock sleeps
+        for line in server.stdout:
+            if "is running at" in line:
+                break
+        else:
+            pytest.fail("Voilà ended before serving the dashboard")
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    console_errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        # Voilà's lab template links Font Awesome CSS from a CDN; this machine has no internet,
+        # and the icons are bundled anyway, so answer such requests with an empty stylesheet
+        page.route(
+            lambda url: not url.startswith(dashboard_url),
+            lambda route: route.fulfill(status=200, content_type="text/css", body=""),
+        )
+        page.on(
+            "console",
+            lambda message: (
+                console_errors.append(message.text) if message.type == "error" else None
+            ),
+        )
+        page.on("pageerror", lambda error: console_errors.append(str(error)))
+        page.goto(dashboard_url)
+
+        # 1. interactive: the board is drawn and the Roll button is there
+        page.wait_for_selector(".am-board", timeout=90_000)
+        roll = page.locator(".am-choices button", has_text="Roll")
+        roll.wait_for(timeout=60_000)
+        page.screenshot(path=str(SHOTS / "1-interactive.png"))
+        board_before = page.locator(".am-board").inner_html()
+        narration_before = page.locator(".am-narration").inner_text()
+        charts_before = page.locator(".am-charts").inner_html()
+
+        # 2. a human turn: Roll, then whatever the landing asks (Buy/Decline, a tax), then End turn
+        roll.click()
+        end_turn = page.locator(".am-choices button", has_text="End turn")
+        for _ in range(6):
+            page.wait_for_function("document.querySelectorAll('.am-choices button').length > 0")
+            if end_turn.count():
+                break
+            page.locator(".am-choices button").first.click()
+            page.wait_for_function(
+                "(before) => document.querySelector('.am-narration').innerText !== before",
+                arg=page.locator(".am-narration").inner_text(),
+            )
+        end_turn.click()
+        page.wait_for_function(
+            "document.querySelector('.am-narration').innerText.includes('Round 1: Ben')"
+        )
+        page.screenshot(path=str(SHOTS / "2-after-human-turn.png"))
+        assert page.locator(".am-board").inner_html() != board_before
+        assert page.locator(".am-narration").inner_text() != narration_before
+
+        # 3. Play, then Pause: bots move by themselves until a human must choose again
+        narration_paused = page.locator(".am-narration").inner_text()
+        play_button = page.locator(".widget-play button").first
+        play_button.click()
+        page.wait_for_function(
+            "(before) => document.querySelector('.am-narration').innerText !== before",
+            arg=narration_paused,
+            timeout=60_000,
+        )
+        play_button.click()  # the same button pauses
+        page.screenshot(path=str(SHOTS / "3-after-play.png"))
+        assert page.locator(".am-charts").inner_html() != charts_before
+
+        # 4. a small batch in the Who wins tab
+        page.get_by_role("tab", name="Who wins").click()
+        page.get_by_role("button", name="Run").first.click()
+        charts_on_page = page.locator(".js-plotly-plot").count()
+        page.wait_for_selector("text=Win rate by role", timeout=180_000)
+        # the batch adds its charts (win rates, wealth, rents) to those of the Play tab
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 3",
+            arg=charts_on_page,
+            timeout=60_000,
+        )
+        page.screenshot(path=str(SHOTS / "4-who-wins.png"))
+
+        text = page.locator("body").inner_text()
+        assert "Traceback" not in text and "Error" not in text
+        browser.close()
+    assert console_errors == []
+
+
+def test_the_dashboard_command_prints_where_it_serves():
+    from click.testing import CliRunner
+
+    from amteach.cli import main
+
+    result = CliRunner().invoke(main, ["dashboard", "--help"])
+    assert result.exit_code == 0 and "--port" in result.output and "--ip" in result.output
+    command = voila_command(
+        dashboard_notebook(), 9999, "0.0.0.0", pool=3, template="lab", cull_after=900
+    )
+    assert command[:3] == [sys.executable, "-m", "voila"]
+    assert "--strip_sources=True" in command and "--show_tracebacks=False" in command
+    assert "--preheat_kernel=True" in command and "--pool_size=3" in command
+    assert "--MappingKernelManager.cull_idle_timeout=900" in command
+    assert "--Voila.ip=0.0.0.0" in command and "--port=9999" in command

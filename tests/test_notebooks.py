@@ -1,0 +1,28 @@
+"""Notebooks are kept in git without outputs (they are executed by nbmake in the test run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+
+
+def test_the_four_notebooks_exist():
+    assert {p.name for p in NOTEBOOKS} >= {
+        "play.ipynb",
+        "who-wins.ipynb",
+        "taxes.ipynb",
+        "dashboard.ipynb",
+    }
+
+
+def test_notebooks_are_stored_without_outputs():
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, (
+                    f"{path.name}: strip outputs"
+                )
