@@ -1,0 +1,143 @@
+"""Benchmark the Voilà dashboard in headless Chromium (Debian's, through Playwright).
+
+    .venv/bin/python benchmarks/bench_dashboard.py [--visitors 20] [--repeat 3]
+
+Prints, with medians:
+- time to interactive: from the page request until the Roll button is there and the board is
+  drawn, with a preheated kernel waiting, and cold (no kernel kept ready);
+- kernel memory per visitor: the resident size of each visitor's kernel process;
+- N concurrent visitors on this machine, each playing a turn: errors and time to interactive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import statistics
+import subprocess
+import threading
+import time
+from contextlib import contextmanager
+
+from playwright.async_api import async_playwright
+
+from amteach.cli import dashboard_notebook, voila_command
+
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def served(pool: int):
+    port = free_port()
+    server = subprocess.Popen(
+        voila_command(dashboard_notebook(), port, "127.0.0.1", pool, "lab", 600),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    for line in server.stdout:
+        if "is running at" in line:
+            break
+    # drain the log so the server never blocks on a full pipe
+    threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{port}/", server.pid
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+async def visit(browser, url: str, play_turn: bool = False) -> float:
+    context = await browser.new_context(viewport={"width": 1280, "height": 720})
+    page = await context.new_page()
+    await page.route(
+        lambda u: not u.startswith(url),
+        lambda route: route.fulfill(status=200, content_type="text/css", body=""),
+    )
+    started = time.perf_counter()
+    try:
+        await page.goto(url)
+        await page.wait_for_selector(".am-board", timeout=300_000)
+        roll = page.locator(".am-choices button", has_text="Roll")
+        await roll.wait_for(timeout=300_000)
+        elapsed = time.perf_counter() - started
+        if play_turn:
+            await roll.click()
+            await page.wait_for_function(
+                "document.querySelector('.am-narration').innerText.includes('throws')",
+                timeout=300_000,
+            )
+        return elapsed
+    finally:
+        await context.close()
+
+
+def kernel_rss_mb(server_pid: int) -> list[float]:
+    """Resident memory of the kernels started by the Voilà server."""
+    out = subprocess.run(
+        ["ps", "-o", "pid=,ppid=,rss=,args=", "-A"], capture_output=True, text=True
+    ).stdout
+    sizes = []
+    for line in out.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4 and parts[1] == str(server_pid) and "ipykernel" in parts[3]:
+            sizes.append(int(parts[2]) / 1024)
+    return sizes
+
+
+async def run(visitors: int, repeat: int) -> None:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        for label, pool in (("preheated (pool of 2)", 2), ("cold (no pool)", 0)):
+            times = []
+            for _ in range(repeat):
+                with served(pool) as (url, _pid):
+                    times.append(await visit(browser, url))
+            print(
+                f"time to interactive, {label}: median {statistics.median(times):.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times)})"
+            )
+        with served(2) as (url, pid):
+            results = await asyncio.gather(
+                *(visit(browser, url, play_turn=True) for _ in range(visitors)),
+                return_exceptions=True,
+            )
+            ok = [r for r in results if isinstance(r, float)]
+            errors = [r for r in results if not isinstance(r, float)]
+            memory = kernel_rss_mb(pid)
+            summary = f"{visitors} concurrent visitors, each playing a turn: {len(errors)} errors"
+            if ok:
+                summary += f"; time to interactive median {statistics.median(ok):.2f} s, slowest {max(ok):.2f} s"
+            print(summary)
+            if memory:
+                print(
+                    f"kernel memory per visitor: median {statistics.median(memory):.0f} MB over {len(memory)} kernels"
+                )
+            for error in errors[:3]:
+                print("  error:", str(error).splitlines()[0])
+        await browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--visitors", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    asyncio.run(run(args.visitors, args.repeat))
+
+
+if __name__ == "__main__":
+    main()
