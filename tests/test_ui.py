@@ -331,3 +331,23 @@ def test_a_scenario_with_other_seats_gets_fresh_charts_on_screen(tmp_path):
         "Ben (Monopolist)",
         "Cy (Competitor)",
     ]
+
+
+def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
+    from amteach.ui.dashboard import Dashboard
+
+    dashboard = Dashboard()
+    panel = dashboard.who_wins
+    panel.games.value = 2000
+    panel.start()
+    panel._cancel.set()  # Cancel pressed while the batch runs: it stops after its first chunk
+    panel.wait()
+    assert panel.result is not None and panel.result.interrupted
+    assert 0 < panel.result.completed < 2000
+    assert "cancelled" in panel.status.value
+    assert not panel.run_button.disabled and panel.cancel_button.disabled
+    assert len(panel.charts.children) == 3
+    tabs = [dashboard.tabs.get_title(i) for i in range(len(dashboard.tabs.children))]
+    assert tabs == ["Play", "Who wins", "Taxes", "Rules"]
+    dashboard.rules_preset.value = "edition-2005"
+    assert "foundation monopolist fee</td><td>160 <b>(changed)</b>" in dashboard.rules_view.value
