@@ -126,6 +126,21 @@ def taxes_figure(result: Any) -> go.Figure:
     return figure
 
 
+def on_kernel_thread(action: Any) -> None:
+    """Run `action` on the kernel's own event loop: widgets are created and changed there,
+    never from the batch's background thread. Outside a kernel (scripts, tests) run it now."""
+    try:
+        from IPython import get_ipython
+
+        loop = getattr(getattr(get_ipython(), "kernel", None), "io_loop", None)
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        loop = None
+    if loop is None:
+        action()
+    else:
+        loop.add_callback(action)
+
+
 class BatchPanel:
     """A games slider, Run and Cancel buttons, a progress bar, and what to show afterwards."""
 
@@ -156,6 +171,7 @@ class BatchPanel:
         self.charts = w.VBox()
         self.result: Any = None
         self._cancel = threading.Event()
+        self._done = threading.Event()
         self._thread: threading.Thread | None = None
         self.run_button.on_click(lambda _: self.start())
         self.cancel_button.on_click(lambda _: self._cancel.set())
@@ -174,6 +190,7 @@ class BatchPanel:
             self.status.value = "A batch is already running."
             return
         self._cancel.clear()
+        self._done.clear()
         self.progress.max = self.games.value
         self.progress.value = 0
         self.run_button.disabled = True
@@ -185,15 +202,17 @@ class BatchPanel:
         self._thread.start()
 
     def wait(self) -> None:
-        """Block until the running batch ends (for scripts and tests)."""
+        """Block until the running batch ends and its results are shown (scripts and tests;
+        inside a kernel the results arrive through the kernel's event loop instead)."""
         if self._thread is not None:
             self._thread.join()
+            self._done.wait()
 
     def _run(self, games: int, preset: str) -> None:
         from ..sim import simulate
 
         def on_chunk(done: int, total: int) -> None:
-            self.progress.value = done
+            on_kernel_thread(lambda: setattr(self.progress, "value", done))
             if self._cancel.is_set():
                 raise KeyboardInterrupt  # the simulator stops cleanly and keeps finished games
 
@@ -211,20 +230,23 @@ class BatchPanel:
                 on_chunk=on_chunk,
             )
         except Exception as err:  # shown politely; the page keeps working
-            self.status.value = (
-                f"<span style='color:#b00020'>The batch stopped: {escape(str(err))}</span>"
-            )
+            message = f"<span style='color:#b00020'>The batch stopped: {escape(str(err))}</span>"
+            on_kernel_thread(lambda: self._finish(message, None))
         else:
-            self.result = result
             note = " (cancelled: these are the games that finished)" if result.interrupted else ""
-            self.status.value = (
+            message = (
                 "<pre style='white-space:pre-wrap'>" + escape(result.summary()) + "</pre>" + note
             )
-            # widgets, not printed output, so a background thread can show them safely
+            on_kernel_thread(lambda: self._finish(message, result))
+
+    def _finish(self, message: str, result: Any) -> None:
+        if result is not None:
+            self.result = result
             self.charts.children = [go.FigureWidget(figure) for figure in self.show(result)]
-        finally:
-            self.run_button.disabled = False
-            self.cancel_button.disabled = True
+        self.status.value = message
+        self.run_button.disabled = False
+        self.cancel_button.disabled = True
+        self._done.set()
 
 
 def rules_html(preset: str) -> str:
