@@ -76,9 +76,9 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         page.goto(dashboard_url)
 
         # 1. interactive: the board is drawn and the Roll button is there
-        page.wait_for_selector(".am-board", timeout=90_000)
+        page.wait_for_selector(".am-board", timeout=180_000)
         roll = page.locator(".am-choices button", has_text="Roll")
-        roll.wait_for(timeout=60_000)
+        roll.wait_for(timeout=120_000)
         page.screenshot(path=str(SHOTS / "1-interactive.png"))
         board_before = page.locator(".am-board").inner_html()
         narration_before = page.locator(".am-narration").inner_text()
@@ -88,17 +88,21 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         roll.click()
         end_turn = page.locator(".am-choices button", has_text="End turn")
         for _ in range(6):
-            page.wait_for_function("document.querySelectorAll('.am-choices button').length > 0")
+            page.wait_for_function(
+                "document.querySelectorAll('.am-choices button').length > 0", timeout=120_000
+            )
             if end_turn.count():
                 break
             page.locator(".am-choices button").first.click()
             page.wait_for_function(
                 "(before) => document.querySelector('.am-narration').innerText !== before",
                 arg=page.locator(".am-narration").inner_text(),
+                timeout=120_000,
             )
         end_turn.click()
         page.wait_for_function(
-            "document.querySelector('.am-narration').innerText.includes('Round 1: Ben')"
+            "document.querySelector('.am-narration').innerText.includes('Round 1: Ben')",
+            timeout=120_000,
         )
         page.screenshot(path=str(SHOTS / "2-after-human-turn.png"))
         assert page.locator(".am-board").inner_html() != board_before
@@ -111,7 +115,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         page.wait_for_function(
             "(before) => document.querySelector('.am-narration').innerText !== before",
             arg=narration_paused,
-            timeout=60_000,
+            timeout=120_000,
         )
         play_button.click()  # the same button pauses
         page.screenshot(path=str(SHOTS / "3-after-play.png"))
@@ -126,7 +130,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         page.wait_for_function(
             "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 3",
             arg=charts_on_page,
-            timeout=60_000,
+            timeout=120_000,
         )
         page.screenshot(path=str(SHOTS / "4-who-wins.png"))
 

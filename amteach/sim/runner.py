@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -178,25 +180,37 @@ def _run_pool(
     # script (a notebook or a script without a main guard works as it is)
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=ignore_sigint
-    ) as pool:
-        pending = {pool.submit(run_chunk, a, b, config): (a, b) for a, b in chunks}
-        try:
-            while pending:
-                ready, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in ready:
-                    a, b = pending.pop(future)
-                    finished(a, b, future.result())
-        except KeyboardInterrupt:
-            # stop cleanly: drop what has not started, keep what finishes while we wait
-            for future in pending:
-                future.cancel()
-            pool.shutdown(wait=True, cancel_futures=True)
-            for future, (a, b) in pending.items():
-                if future.done() and not future.cancelled() and future.exception() is None:
-                    finished(a, b, future.result())
-            return True
+    stop = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C only sets a flag: a KeyboardInterrupt raised inside the pool's own locking
+        # could leave it unable to shut down
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    try:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=ignore_sigint
+        ) as pool:
+            pending = {pool.submit(run_chunk, a, b, config): (a, b) for a, b in chunks}
+            try:
+                while pending and not stop.is_set():
+                    ready, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for future in ready:
+                        a, b = pending.pop(future)
+                        finished(a, b, future.result())
+            except KeyboardInterrupt:  # raised by an on_chunk callback that asks to stop
+                stop.set()
+            if stop.is_set():
+                # stop cleanly: drop what has not started, keep what finishes while we wait
+                for future in pending:
+                    future.cancel()
+                pool.shutdown(wait=True, cancel_futures=True)
+                for future, (a, b) in pending.items():
+                    if future.done() and not future.cancelled() and future.exception() is None:
+                        finished(a, b, future.result())
+                return True
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     return False
 
 
