@@ -488,7 +488,7 @@ class Game:
         kinds = []
         for kind in _PHASE_KINDS[self.phase]:
             if kind in TITLE_CHOICES:
-                if self._title_targets(kind):
+                if self.targets(kind):
                     kinds.append(kind)
             elif kind == "trade":
                 if self._trade_possible():
@@ -503,7 +503,7 @@ class Game:
         out: list[Choice] = []
         for kind in _PHASE_KINDS[self.phase]:
             if kind in TITLE_CHOICES:
-                out.extend(Choice(kind, s) for s in self._title_targets(kind))
+                out.extend(Choice(kind, s) for s in self.targets(kind))
             elif kind == "income_tax":
                 out.extend(Choice(kind, option) for option in TAX_OPTIONS)
             elif kind != "trade" and self._why_not(Choice(kind)) is None:
@@ -520,9 +520,6 @@ class Game:
             self.owner[s] in sides and not self.houses[s] and not self.apartment[s]
             for s in self.board.titles
         )
-
-    def _title_targets(self, kind: str) -> list[int]:
-        return self.targets(kind)
 
     def targets(self, kind: str) -> list[int]:
         """The titles on which `kind` (build, sell_building, mortgage, redeem) is legal now."""
