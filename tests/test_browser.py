@@ -84,8 +84,14 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         narration_before = page.locator(".am-narration").inner_text()
         charts_before = page.locator(".am-charts").inner_html()
 
-        # 2. a human turn: Roll, then whatever the landing asks (Buy/Decline, a tax), then End turn
-        roll.click()
+        # 2. a human turn: Roll, then whatever the landing asks (Buy/Decline, a tax), then End turn.
+        # Each click replaces the choice buttons, so wait until the clicked one has left the page.
+        def click_choice(button) -> None:
+            handle = button.element_handle()
+            handle.click()
+            page.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=120_000)
+
+        click_choice(roll)
         end_turn = page.locator(".am-choices button", has_text="End turn")
         for _ in range(6):
             page.wait_for_function(
@@ -93,12 +99,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
             )
             if end_turn.count():
                 break
-            page.locator(".am-choices button").first.click()
-            page.wait_for_function(
-                "(before) => document.querySelector('.am-narration').innerText !== before",
-                arg=page.locator(".am-narration").inner_text(),
-                timeout=120_000,
-            )
+            click_choice(page.locator(".am-choices button").first)
         end_turn.click()
         page.wait_for_function(
             "document.querySelector('.am-narration').innerText.includes('Round 1: Ben')",
