@@ -12,6 +12,7 @@ import click
 from .engine.errors import AmteachError, InputError
 from .engine.rules import RuleSet, preset_names
 from .engine.scenario import ScriptStepError, scenario_report
+from .serving import TEMPLATE, voila_environment
 
 
 def _fail(message: str, status: int) -> None:
@@ -288,7 +289,13 @@ def voila_command(
         f"--template={template}",
         "--strip_sources=True",  # viewers see controls, never code
         "--show_tracebacks=False",  # errors stay in the server's log
+        # the dashboard draws every chart as a widget: plotly's renderer extension and code
+        # highlighting would only add megabytes to each page
+        "--VoilaConfiguration.extension_denylist=['jupyterlab-plotly', 'jupyterlab_pygments']",
         "--preheat_kernel=True",
+        # when many visitors arrive at once, a busy machine is slow to send the notebook's output;
+        # the default 4 s wait would drop it and leave a page without the dashboard
+        "--VoilaExecutor.iopub_timeout=120",
         f"--pool_size={pool}",
         f"--MappingKernelManager.cull_idle_timeout={cull_after}",
         "--MappingKernelManager.cull_interval=60",
@@ -319,9 +326,9 @@ def voila_command(
 )
 @click.option(
     "--template",
-    default="lab",
+    default=TEMPLATE,
     show_default=True,
-    help="Voilà template (lab, classic, reveal, ...).",
+    help="Voilà template: amteach (made for a projector, works offline), lab, classic, ...",
 )
 @click.option(
     "--cull-after",
@@ -344,9 +351,10 @@ def dashboard(port: int, ip: str, pool: int, template: str, cull_after: int) -> 
             f"Listening on every network address: anyone on this network can open http://<this computer's address>:{port}/"
         )
     try:
-        completed = subprocess.run(
-            voila_command(notebook, port, ip, pool, template, cull_after), check=False
-        )
+        with voila_environment() as env:
+            completed = subprocess.run(
+                voila_command(notebook, port, ip, pool, template, cull_after), env=env, check=False
+            )
     except KeyboardInterrupt:
         sys.exit(130)
     sys.exit(completed.returncode)

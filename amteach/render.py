@@ -106,7 +106,8 @@ STYLE = """
 .am-wrap{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;display:flex;gap:12px;flex-wrap:wrap;align-items:flex-start}
 .am-board{display:grid;grid-template-columns:repeat(11,minmax(0,1fr));grid-template-rows:repeat(11,minmax(40px,auto));
   gap:2px;width:min(100%,600px);background:#d9e4d2;padding:4px;border-radius:6px}
-.am-space{background:#fff;border:1px solid #999;font-size:10.5px;line-height:1.15;padding:1px 2px;overflow:hidden;position:relative}
+.am-space{background:#fff;border:1px solid #999;font-size:10.5px;line-height:1.15;padding:1px 2px;overflow:hidden;position:relative;
+  hyphens:auto;overflow-wrap:anywhere}
 .am-band{height:6px;margin:-1px -2px 2px -2px}
 .am-name{font-weight:600}
 .am-owner{display:inline-block;border:1px solid;border-radius:3px;padding:0 2px;margin-top:1px;font-weight:600}
@@ -166,8 +167,6 @@ def board_html(game: Game, with_players: bool = True) -> str:
     )
     supply = f"Treasury supply: {game.supply_houses} houses, {game.supply_apartments} apartments"
     centre = f'<div class="am-centre"><div class="am-title">ANTI-MONOPOLY</div><div>{status}</div><div>{legend}</div><div>{supply}</div></div>'
-    board = (
-        f'<div class="am-board" role="img" aria-label="Anti-Monopoly board">{spaces}{centre}</div>'
-    )
+    board = f'<div class="am-board" lang="en" role="img" aria-label="Anti-Monopoly board">{spaces}{centre}</div>'
     side = players_table_html(game) if with_players else ""
     return f'{STYLE}<div class="am-wrap">{board}{side}</div>'

@@ -1,12 +1,14 @@
 """Benchmark the Voilà dashboard in headless Chromium (Debian's, through Playwright).
 
-    .venv/bin/python benchmarks/bench_dashboard.py [--visitors 20] [--repeat 3]
+    .venv/bin/python benchmarks/bench_dashboard.py [--visitors 20] [--repeat 3] [--template amteach]
 
 Prints, with medians:
 - time to interactive: from the page request until the Roll button is there and the board is
   drawn, with a preheated kernel waiting, and cold (no kernel kept ready);
 - kernel memory per visitor: the resident size of each visitor's kernel process;
-- N concurrent visitors on this machine, each playing a turn: errors and time to interactive.
+- N concurrent visitors on this machine, each playing a turn: errors and time to interactive,
+  once with a pool as large as the class (`amteach dashboard --pool N`) and once with the
+  default pool of 2. The browser runs on the same 2 cores as the server and every kernel.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 from amteach.cli import dashboard_notebook, voila_command
+from amteach.serving import TEMPLATE, voila_environment
 
 ARGS = [
     "--no-sandbox",
@@ -42,33 +45,40 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(pool: int):
+def served(pool: int, template: str):
+    """Voilà as `amteach dashboard` runs it: same command line, same environment."""
     port = free_port()
-    server = subprocess.Popen(
-        voila_command(dashboard_notebook(), port, "127.0.0.1", pool, "lab", 600),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    for line in server.stdout:
-        if "is running at" in line:
-            break
-    # drain the log so the server never blocks on a full pipe
-    threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{port}/", server.pid
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with voila_environment() as env:
+        server = subprocess.Popen(
+            voila_command(dashboard_notebook(), port, "127.0.0.1", pool, template, 600),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        for line in server.stdout:
+            if "is running at" in line:
+                break
+        # drain the log so the server never blocks on a full pipe
+        threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{port}/", server.pid
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
 
 
 async def visit(browser, url: str, play_turn: bool = False) -> float:
     context = await browser.new_context(viewport={"width": 1280, "height": 720})
     page = await context.new_page()
-    await page.route(
-        lambda u: not u.startswith(url),
-        lambda route: route.fulfill(status=200, content_type="text/css", body=""),
-    )
+    console_errors: list[str] = []
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: console_errors.append(str(error)))
+
+    async def offline(route) -> None:  # the lab and classic templates link a CDN
+        await route.fulfill(status=200, content_type="text/css", body="")
+
+    await page.route(lambda u: not u.startswith(url), offline)
     started = time.perf_counter()
     try:
         await page.goto(url, timeout=600_000)
@@ -82,6 +92,8 @@ async def visit(browser, url: str, play_turn: bool = False) -> float:
                 "document.querySelector('.am-narration').innerText.includes('throws')",
                 timeout=300_000,
             )
+        if console_errors:
+            raise RuntimeError(f"browser console: {console_errors[0]}")
         return elapsed
     finally:
         await context.close()
@@ -130,35 +142,37 @@ def kernel_rss_mb(server_pid: int) -> list[float]:
     return sizes
 
 
-async def run(visitors: int, repeat: int) -> None:
+async def run(visitors: int, repeat: int, template: str) -> None:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        print(f"template: {template}")
         for label, pool in (("preheated (pool of 2)", 2), ("cold (no pool)", 0)):
             times = []
             for _ in range(repeat):
-                with served(pool) as (url, pid):
+                with served(pool, template) as (url, pid):
                     if pool:
                         wait_for_warm_pool(pid, pool)
                     times.append(await visit(browser, url))
             print(
                 f"time to interactive, {label}: median {statistics.median(times):.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times)})"
             )
-        with served(2) as (url, pid):
-            wait_for_warm_pool(pid, 2)
-            results = await asyncio.gather(
-                *(visit(browser, url, play_turn=True) for _ in range(visitors)),
-                return_exceptions=True,
-            )
-            ok = [r for r in results if isinstance(r, float)]
-            errors = [r for r in results if not isinstance(r, float)]
-            memory = kernel_rss_mb(pid)
-            summary = f"{visitors} concurrent visitors, each playing a turn: {len(errors)} errors"
+        for pool in (visitors, 2):
+            with served(pool, template) as (url, pid):
+                wait_for_warm_pool(pid, pool)
+                results = await asyncio.gather(
+                    *(visit(browser, url, play_turn=True) for _ in range(visitors)),
+                    return_exceptions=True,
+                )
+                ok = [r for r in results if isinstance(r, float)]
+                errors = [r for r in results if not isinstance(r, float)]
+                memory = kernel_rss_mb(pid)
+            summary = f"{visitors} concurrent visitors, pool of {pool}, each playing a turn: {len(errors)} errors"
             if ok:
                 summary += f"; time to interactive median {statistics.median(ok):.2f} s, slowest {max(ok):.2f} s"
             print(summary)
             if memory:
                 print(
-                    f"kernel memory per visitor: median {statistics.median(memory):.0f} MB over {len(memory)} kernels"
+                    f"  kernel memory per visitor: median {statistics.median(memory):.0f} MB over {len(memory)} kernels"
                 )
             for error in errors[:3]:
                 print("  error:", str(error).splitlines()[0])
@@ -169,8 +183,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--visitors", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--template", default=TEMPLATE)
     args = parser.parse_args()
-    asyncio.run(run(args.visitors, args.repeat))
+    asyncio.run(run(args.visitors, args.repeat, args.template))
 
 
 if __name__ == "__main__":

@@ -221,8 +221,9 @@ class ClassroomApp:
         toolbar = w.HBox(
             [
                 w.HTML(
-                    f"<b style='font-size:16px'>Anti-Monopoly</b> &nbsp; {legend}",
-                    layout=w.Layout(width="330px"),
+                    f"<span style='white-space:nowrap'><b style='font-size:16px'>Anti-Monopoly</b>"
+                    f" &nbsp; {legend}</span>",
+                    layout=w.Layout(margin="0 12px 0 0"),
                 ),
                 self.step_button,
                 self.play,

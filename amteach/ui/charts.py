@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from ..engine import events as ev
 from ..engine.game import Game
 from ..render import ROLE_COLOURS, ROLE_LABELS
+from ..serving import figure_widget
 
 ROLE_SYMBOLS = ("circle", "square")
 PLAYER_DASHES = ("solid", "dot", "dash")
@@ -136,7 +137,7 @@ class ChartFeed:
                         trace.update(new.to_plotly_json(), overwrite=True)
                     widget.layout = figure.layout
             else:
-                self.charts[key] = go.FigureWidget(figure)
+                self.charts[key] = figure_widget(figure)
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, game: Game, flush: bool = True) -> None:

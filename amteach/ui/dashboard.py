@@ -14,6 +14,7 @@ from IPython.display import display
 
 from ..engine.rules import RuleSet, preset_names
 from ..render import ROLE_COLOURS, ROLE_LABELS
+from ..serving import figure_widget
 from .app import ClassroomApp
 
 ROLE_KEYS = ("competitor", "monopolist")
@@ -242,7 +243,7 @@ class BatchPanel:
     def _finish(self, message: str, result: Any) -> None:
         if result is not None:
             self.result = result
-            self.charts.children = [go.FigureWidget(figure) for figure in self.show(result)]
+            self.charts.children = [figure_widget(figure) for figure in self.show(result)]
         self.status.value = message
         self.run_button.disabled = False
         self.cancel_button.disabled = True

@@ -1,0 +1,91 @@
+"""What `amteach dashboard` sets up around Voilà: the amteach template and a shared plotly bundle.
+
+A plotly `FigureWidget` normally carries plotly.js (about 5 MB) inside its own state, so every
+chart sends it through the kernel's websocket and the browser compiles it once per chart. Under
+Voilà we instead serve plotly's widget bundle once, as a static file of the amteach template,
+and give each chart a small module that imports it from there: the browser fetches it once,
+caches it, and compiles it once per page.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+TEMPLATE = "amteach"
+# Set in the kernels' environment: the bundle's path relative to Voilà's base URL + "voila/".
+PLOTLY_BUNDLE_ENV = "AMTEACH_PLOTLY_BUNDLE"
+
+
+# No version in the name: the template names it too. The server answers with an ETag, so a
+# browser notices a new plotly.
+PLOTLY_BUNDLE = "plotly-widget.js"
+
+
+def _plotly_widget_bundle() -> Path:
+    import plotly
+
+    return Path(plotly.__file__).parent / "package_data" / "widgetbundle.js"
+
+
+@contextmanager
+def voila_environment() -> Iterator[dict[str, str]]:
+    """The environment for a Voilà server: the amteach template on JUPYTER_PATH, and the
+    bundle's path for the kernels. Voilà serves a template's static files whichever template
+    draws the page, so the bundle works with any of them. The files live in a temporary folder
+    for as long as the server runs."""
+    with tempfile.TemporaryDirectory(prefix="amteach-voila-") as share:
+        folder = Path(share) / "voila" / "templates" / TEMPLATE
+        shutil.copytree(Path(str(resources.files("amteach") / "voila_template")), folder)
+        shutil.copyfile(_plotly_widget_bundle(), folder / "static" / PLOTLY_BUNDLE)
+        env = dict(os.environ)
+        env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
+        env[PLOTLY_BUNDLE_ENV] = f"templates/{TEMPLATE}/static/{PLOTLY_BUNDLE}"
+        yield env
+
+
+def _bundle_loader(bundle_path: str) -> str:
+    """A tiny ES module that re-exports plotly's widget from the served bundle. The lab
+    template puts Voilà's URL ("<base>voila/") on <body data-base-url>."""
+    return (
+        "const voila = new URL(document.body.dataset.baseUrl || './', document.baseURI);\n"
+        f"const bundle = await import(new URL({bundle_path!r}, voila).href);\n"
+        "export default bundle.default;\n"
+    )
+
+
+@cache
+def _served_figure_widget(bundle_path: str) -> type:
+    import plotly.graph_objects as go
+
+    return type("FigureWidget", (go.FigureWidget,), {"_esm": _bundle_loader(bundle_path)})
+
+
+def figure_widget(figure: Any = None) -> go.FigureWidget:
+    """A plotly FigureWidget for `figure`; under `amteach dashboard` it loads plotly.js from
+    the server instead of carrying it."""
+    import plotly.graph_objects as go
+
+    bundle_path = os.environ.get(PLOTLY_BUNDLE_ENV)
+    widget_type = _served_figure_widget(bundle_path) if bundle_path else go.FigureWidget
+    return widget_type(figure)
+
+
+def lighten_dashboard_kernel() -> None:
+    """Under `amteach dashboard` only, skip one import that costs each visitor's kernel about
+    0.8 s of CPU: plotly imports nbformat, which imports jsonschema, which builds a URI
+    grammar (rfc3987_syntax) for format checks this kernel never makes. jsonschema treats a
+    missing module as "not installed"; notebooks outside the dashboard are left alone."""
+    if os.environ.get(PLOTLY_BUNDLE_ENV) and "rfc3987_syntax" not in sys.modules:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
