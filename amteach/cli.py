@@ -268,6 +268,161 @@ def simulate(
         sys.exit(130)
 
 
+def parse_sweep_values(items: tuple[str, ...]) -> tuple[str, list[Any]]:
+    """--set NAME=V1,V2,...: the parameter's name and its values, each read like a
+    `--set NAME=VALUE` value (so [10,10,10] is a list and {1: 25} a mapping)."""
+    if not items:
+        raise InputError(
+            "name the parameter to sweep and its values, e.g. --set foundation_monopolist_fee=10,160",
+            field="--set",
+        )
+    if len(items) > 1:
+        raise InputError(
+            f"a sweep varies one parameter; got {len(items)} --set options", field="--set"
+        )
+    name, sep, raw = items[0].partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise InputError(f"--set takes NAME=V1,V2,..., not {items[0]!r}", field="--set")
+    if not raw.strip():
+        raise InputError(f"a sweep of {name} needs at least one value after '='", field=name)
+    values = parse_overrides((f"{name}=[{raw}]",))[name]
+    if not isinstance(values, list):  # pragma: no cover - a YAML flow list always reads as one
+        raise InputError(f"cannot read the values {raw!r}", field=name)
+    return name, values
+
+
+@main.command()
+@click.option(
+    "--set",
+    "sweep_spec",
+    multiple=True,
+    metavar="NAME=V1,V2,...",
+    help="The rule parameter to vary and its values, e.g. --set foundation_monopolist_fee=10,160. "
+    "--set preset=default,edition-2005 compares presets.",
+)
+@click.option(
+    "--games", type=int, default=1000, show_default=True, help="Games to play for each value."
+)
+@click.option(
+    "--seats",
+    default=None,
+    metavar="ROLE:BOT[:TAX],...",
+    help="Seats in turn order, as for `amteach simulate`. "
+    "Default: two Competitors and two Monopolists, all investor.",
+)
+@click.option("--rules", "preset", default="default", show_default=True, help="Rules preset.")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Master seed; every value plays the same game seeds.",
+)
+@click.option("--workers", type=int, default=None, help="Processes to use (default: one per core).")
+@click.option(
+    "--round-cap",
+    type=int,
+    default=200,
+    show_default=True,
+    help="Rounds before a game is settled by the final accounting.",
+)
+@click.option(
+    "--game",
+    "game_type",
+    type=click.Choice(["A", "B", "two-hour"]),
+    default="A",
+    show_default=True,
+    help="Which ending the games play to.",
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="CSV file to save the table in."
+)
+@click.option("--force", is_flag=True, help="Replace the --out file if it exists.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def sweep(
+    sweep_spec: tuple[str, ...],
+    games: int,
+    seats: str | None,
+    preset: str,
+    seed: int,
+    workers: int | None,
+    round_cap: int,
+    game_type: str,
+    out: str | None,
+    force: bool,
+    quiet: bool,
+) -> None:
+    """Play bot games for each value of one rule parameter and compare who wins.
+
+    Prints one row per value and role (win rate with a 95% Wilson interval, mean game length,
+    share of games settled by the round cap) and a one-line reading per value. A sweep
+    expected to take long says so before it starts. Ctrl-C stops cleanly and keeps the values
+    already finished.
+    """
+    from .analysis import fairness
+
+    if out is not None:
+        target = Path(out)
+        if target.is_dir():
+            _fail(f"{out}: is a folder; --out takes a CSV file name", 2)
+        if target.exists() and not force:
+            _fail(f"{out}: already exists; add --force to replace it", 2)
+        if not target.parent.is_dir():
+            _fail(f"{out}: the folder {target.parent} does not exist", 2)
+
+    def announce(seconds: float, total_games: int) -> None:
+        if seconds > fairness.LONG_SWEEP_SECONDS:
+            click.echo(fairness.estimate_message(total_games, seconds), err=True)
+
+    options: dict[str, Any] = {
+        "games": games,
+        "seats": seats,
+        "seed": seed,
+        "workers": workers,
+        "round_cap": round_cap,
+        "game": game_type,
+        "progress": False if quiet else "text",
+        "on_estimate": announce,
+    }
+    try:
+        name, values = parse_sweep_values(sweep_spec)
+        if name == "preset":
+            if preset != "default":
+                raise InputError(
+                    "--set preset=... compares presets; leave out --rules", field="--rules"
+                )
+            frame = fairness.compare_presets([str(v) for v in values], **options)
+        else:
+            frame = fairness.sweep(name, values, rules=preset, **options)
+    except AmteachError as err:
+        _fail(str(err), 2)
+    except KeyboardInterrupt:  # while timing the sweep, before any value started
+        _fail("stopped before the sweep started", 130)
+    if frame.empty:
+        click.echo("Stopped before any value finished; nothing to show.", err=True)
+        sys.exit(130)
+    shown = frame.copy()
+    for column in ("rate", "ci_low", "ci_high", "round_cap_share"):
+        shown[column] = shown[column].map(lambda x: f"{100 * x:.1f}%")
+    shown["mean_rounds"] = shown["mean_rounds"].map(lambda x: f"{x:.1f}")
+    click.echo(shown.to_string(index=False))
+    click.echo()
+    for value in dict.fromkeys(frame["value"]):
+        click.echo(fairness.reading_sweep_value(frame, value))
+    if frame["value"].nunique() > 1:
+        click.echo(fairness.reading_sweep(frame))
+    if out is not None:
+        try:
+            frame.to_csv(out, index=False)
+        except OSError as err:
+            _fail(f"{out}: cannot write the table: {err.strerror or err}", 2)
+        click.echo(f"Saved the table (CSV) to {out}")
+    if frame.attrs.get("interrupted"):
+        click.echo("Stopped early (Ctrl-C); the values above finished and are kept.", err=True)
+        sys.exit(130)
+
+
 def dashboard_notebook() -> Path:
     """notebooks/dashboard.ipynb of this checkout (or of the working folder)."""
     here = Path(__file__).resolve().parents[1] / "notebooks" / "dashboard.ipynb"

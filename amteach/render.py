@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 ROLE_COLOURS = ("#1b7f3b", "#1f4fb4")  # Competitor green, Monopolist blue
 ROLE_SHAPES = ("●", "■")
+ROLE_SYMBOLS = ("circle", "square")  # the same shapes as plotly marker symbols
 ROLE_LABELS = ("Competitor", "Monopolist")
 CITY_COLOURS = {
     "New Orleans": "#8b5a2b",

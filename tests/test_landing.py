@@ -12,8 +12,10 @@ from amteach.analysis.landing import (
     DICE,
     POLICIES,
     LandingOdds,
+    landing_figure,
     landing_odds,
     landing_table,
+    reading_landing,
     simulate_throws,
 )
 from amteach.engine.board import COMPETITOR, MONOPOLIST, ROLES, standard_board
@@ -228,3 +230,23 @@ def test_chain_agrees_with_the_engine(role, policy, throws, seed):
     assert np.abs(arrivals - odds.arrivals).max() < tolerance
     assert np.abs(occupancy - odds.occupancy).max() < tolerance
     assert occupancy[GO_TO_HOLD] == 0
+
+
+def test_the_landing_chart_and_its_reading_show_the_chain_s_own_numbers():
+    table = landing_table()
+    for policy in POLICIES:
+        figure = landing_figure(table, policy)
+        assert [trace.name for trace in figure.data] == ["Competitor pawn", "Monopolist pawn"]
+        for role, trace in zip(ROLES, figure.data, strict=True):
+            rows = table[(table["role"] == role) & (table["policy"] == policy)].sort_values("space")
+            assert list(trace.y) == pytest.approx(list(100 * rows["arrival"]))
+            assert len(trace.x) == N
+        reading = reading_landing(table, policy)
+        titles = table[
+            (table["role"] == "competitor")
+            & (table["policy"] == policy)
+            & table["kind"].isin(["street", "transport", "utility"])
+        ]
+        top = titles.loc[titles["arrival"].idxmax()]
+        assert f"{top['name']} is landed on most often ({100 * top['arrival']:.1f} times" in reading
+        assert "land alike" in reading  # the two decks move pawns to the same spaces

@@ -348,6 +348,6 @@ def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
     assert not panel.run_button.disabled and panel.cancel_button.disabled
     assert len(panel.charts.children) == 3
     tabs = [dashboard.tabs.get_title(i) for i in range(len(dashboard.tabs.children))]
-    assert tabs == ["Play", "Who wins", "Taxes", "Rules"]
+    assert tabs[:3] == ["Play", "Who wins", "Taxes"] and tabs[-1] == "Rules"
     dashboard.rules_preset.value = "edition-2005"
     assert "foundation monopolist fee</td><td>160 <b>(changed)</b>" in dashboard.rules_view.value

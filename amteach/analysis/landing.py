@@ -416,3 +416,56 @@ def landing_table(rules: RuleSet | None = None, board: Board | None = None) -> A
                     }
                 )
     return pd.DataFrame(rows)
+
+
+def landing_figure(table: Any, policy: str = "pay") -> Any:
+    """Landings per throw on every space, one bar per role (from `landing_table`)."""
+    import plotly.graph_objects as go
+
+    from ..render import ROLE_COLOURS, ROLE_LABELS
+
+    rows = table[table["policy"] == policy]
+    figure = go.Figure(
+        layout={
+            "title": f"How often a pawn lands on each space (leaving Prison / Price War: {_POLICY_WORDS[policy]})",
+            "height": 380,
+            "template": "plotly_white",
+            "barmode": "group",
+            "yaxis": {"title": {"text": "landings per 100 throws"}},
+            "xaxis": {"title": {"text": "space, in board order from START"}, "tickangle": -60},
+            "legend": {"orientation": "h", "y": 1.08},
+        }
+    )
+    for role, key in enumerate(ROLES):
+        part = rows[rows["role"] == key].sort_values("space")
+        figure.add_bar(
+            x=[f"{s}. {n}" for s, n in zip(part["space"], part["name"], strict=True)],
+            y=100 * part["arrival"],
+            name=ROLE_LABELS[role] + " pawn",
+            marker={"color": ROLE_COLOURS[role], "pattern": {"shape": "" if role == 0 else "/"}},
+        )
+    return figure
+
+
+_POLICY_WORDS = {"pay": "pay the fine at once", "doubles": "stay and try for doubles"}
+
+
+def reading_landing(table: Any, policy: str = "pay") -> str:
+    """Two sentences reading `landing_figure` for a student, numbers from the table."""
+    rows = table[table["policy"] == policy]
+    competitor = rows[rows["role"] == ROLES[COMPETITOR]].set_index("space")
+    monopolist = rows[rows["role"] == ROLES[MONOPOLIST]].set_index("space")
+    titles = competitor[competitor["kind"].isin(TITLE_KINDS)]
+    top, bottom = titles["arrival"].idxmax(), titles["arrival"].idxmin()
+    gap = float((competitor["arrival"] - monopolist["arrival"]).abs().max())
+    same = (
+        "Competitor and Monopolist pawns land alike: their cards move pawns to the same places."
+        if gap < 1e-9
+        else f"Competitor and Monopolist pawns differ by at most {100 * gap:.2f} landings per 100 throws."
+    )
+    return (
+        f"Among the titles, {titles.loc[top, 'name']} is landed on most often "
+        f"({100 * titles.loc[top, 'arrival']:.1f} times per 100 throws) and "
+        f"{titles.loc[bottom, 'name']} least often ({100 * titles.loc[bottom, 'arrival']:.1f}); "
+        f"if every space were equally likely, each would get {100 / len(competitor):.1f}. {same}"
+    )

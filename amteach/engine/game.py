@@ -112,6 +112,9 @@ class Setup:
     game_type: str = "A"
     dice: tuple[tuple[int, ...], ...] = ()
     cards: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    # analysis only (amteach.analysis.fairness.market_structures): also accept a table where
+    # every player has the same role, which decision 13 forbids; never set for a class's game
+    allow_one_role: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The set-up in the scenario file format (titles keyed by space index)."""
@@ -1544,7 +1547,16 @@ def _validate_setup(setup: Setup, board: Board, source: str = "") -> None:
     if setup.game_type not in GAME_TYPES:
         fail(f"game must be one of {', '.join(GAME_TYPES)}, not {setup.game_type!r}", "game")
     counts = [sum(p.role == r for p in players) for r in (COMPETITOR, MONOPOLIST)]
-    if max(counts) > 3 or abs(counts[0] - counts[1]) > 1:
+    one_role = min(counts) == 0
+    if one_role and setup.allow_one_role:
+        # the counterfactual opt-in; Game B ends once one role is gone, so it would end at once
+        if setup.game_type == "B":
+            fail(
+                "a table of one role cannot play Game B (it ends once only one role is left, "
+                "which is so from the start); play Game A or the two-hour game",
+                "game",
+            )
+    elif max(counts) > 3 or abs(counts[0] - counts[1]) > 1:
         fail(
             f"{counts[0]} competitors and {counts[1]} monopolists: at most 3 of each role, "
             "and the counts may differ by at most one (decision 13)",

@@ -63,6 +63,7 @@ class BatchConfig:
     seed: int
     game_type: str = "A"
     record_rounds: bool = True
+    allow_one_role: bool = False  # the counterfactual opt-in (see runner.simulate)
 
 
 def game_seed(master: int, index: int) -> int:
@@ -86,7 +87,14 @@ def play_bot_game(
         PlayerSetup(name=f"{spec.role[0].upper()}{i + 1}", role=ROLES.index(spec.role))
         for i, spec in enumerate(config.seats)
     )
-    game = Game(Setup(players=seats, rules=rules, seed=seed, game_type=config.game_type))
+    setup = Setup(
+        players=seats,
+        rules=rules,
+        seed=seed,
+        game_type=config.game_type,
+        allow_one_role=config.allow_one_role,
+    )
+    game = Game(setup)
     bots = [
         make_strategy(spec.bot, tax=spec.tax, seed=seed + i) for i, spec in enumerate(config.seats)
     ]

@@ -27,9 +27,12 @@ class SeatError(InputError):
     """An invalid seat list: an unknown role, bot or tax behaviour, or an illegal role split."""
 
 
-def parse_seats(seats: str | Iterable[Any] | None) -> tuple[SeatSpec, ...]:
+def parse_seats(
+    seats: str | Iterable[Any] | None, allow_one_role: bool = False
+) -> tuple[SeatSpec, ...]:
     """Seats from "competitor:investor,monopolist:builder:flat" or a list of such strings,
-    (role, bot[, tax]) tuples or SeatSpecs. Checks decision 13's role split."""
+    (role, bot[, tax]) tuples or SeatSpecs. Checks decision 13's role split; with
+    `allow_one_role` (the counterfactual analysis only) a table of one role is accepted too."""
     if seats is None:
         seats = DEFAULT_SEATS
     items = [s.strip() for s in seats.split(",")] if isinstance(seats, str) else list(seats)
@@ -61,7 +64,10 @@ def parse_seats(seats: str | Iterable[Any] | None) -> tuple[SeatSpec, ...]:
             )
         specs.append(SeatSpec(role, bot, tax))
     counts = [sum(s.role == r for s in specs) for r in ROLES]
-    if not 2 <= len(specs) <= 6 or max(counts) > 3 or abs(counts[0] - counts[1]) > 1:
+    one_role = allow_one_role and min(counts) == 0
+    if not 2 <= len(specs) <= 6 or (
+        not one_role and (max(counts) > 3 or abs(counts[0] - counts[1]) > 1)
+    ):
         raise SeatError(
             f"{counts[0]} competitors and {counts[1]} monopolists: 2 to 6 players, at most 3 of each role, "
             "and the counts may differ by at most one (decision 13)",
@@ -104,6 +110,7 @@ def simulate(
     progress: bool | str = True,
     record_rounds: bool = True,
     on_chunk: Callable[[int, int], None] | None = None,
+    allow_one_role: bool = False,
     **rule_overrides: Any,
 ) -> SimulationResult:
     """Play `games` bot games and return their tidy frames.
@@ -114,6 +121,11 @@ def simulate(
     games finished so far are returned (`result.interrupted` is then true). `on_chunk(done,
     total)` is called after each finished chunk. `progress`: True for a bar (an ipywidgets
     bar in notebooks), "text" for a terminal bar on stderr, False for none.
+
+    `allow_one_role=True` accepts a table where every seat has the same role, which decision
+    13 forbids: it is for the counterfactual analysis (`amteach.analysis.fairness.
+    market_structures`), not for games a class plays. Such a table plays Game A or the
+    two-hour game (Game B would end at once), settled by the round cap.
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise InputError(
@@ -121,12 +133,20 @@ def simulate(
         )
     if game not in GAME_TYPES:
         raise InputError(f"game must be one of {', '.join(GAME_TYPES)}, not {game!r}", field="game")
-    specs = parse_seats(seats)
+    specs = parse_seats(seats, allow_one_role=allow_one_role)
+    if allow_one_role and game == "B" and len({s.role for s in specs}) == 1:
+        raise InputError(
+            "a table of one role cannot play Game B (it ends once only one role is left, "
+            "which is so from the start); play Game A or the two-hour game",
+            field="game",
+        )
     ruleset = _rules(rules, rule_overrides, round_cap)
     workers = (os.cpu_count() or 1) if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
-    config = BatchConfig(specs, ruleset.to_dict(), int(seed), game, record_rounds)
+    config = BatchConfig(
+        specs, ruleset.to_dict(), int(seed), game, record_rounds, bool(allow_one_role)
+    )
     chunks = _chunks(games, workers if client is None else max(workers, _dask_workers(client)))
     backend = "dask" if client is not None else ("process-pool" if workers > 1 else "in-process")
     bar = _progress_bar(progress, games)

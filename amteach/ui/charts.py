@@ -13,10 +13,9 @@ import plotly.graph_objects as go
 
 from ..engine import events as ev
 from ..engine.game import Game
-from ..render import ROLE_COLOURS, ROLE_LABELS
+from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
 from ..serving import figure_widget
 
-ROLE_SYMBOLS = ("circle", "square")
 PLAYER_DASHES = ("solid", "dot", "dash")
 
 

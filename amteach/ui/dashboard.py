@@ -5,8 +5,10 @@ responsive, shows progress and can be cancelled."""
 from __future__ import annotations
 
 import threading
+import weakref
+from collections.abc import Sequence
 from html import escape
-from typing import Any
+from typing import Any, ClassVar
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
@@ -100,33 +102,6 @@ def rent_flows_figure(result: Any) -> go.Figure:
     return figure
 
 
-def taxes_figure(result: Any) -> go.Figure:
-    """How often each role chose the percentage tax, and how often it was the cheaper option."""
-    taxes = result.taxes
-    figure = go.Figure(
-        layout={
-            "title": "Income tax: percentage chosen vs percentage cheaper",
-            "height": 300,
-            "template": "plotly_white",
-            "barmode": "group",
-            "yaxis": {"tickformat": ".0%", "range": [0, 1]},
-        }
-    )
-    for role, key in enumerate(ROLE_KEYS):
-        part = taxes[taxes["role"] == key]
-        if len(part):
-            figure.add_bar(
-                x=["chose percentage", "percentage was cheaper"],
-                y=[(part["choice"] == "percent").mean(), (part["cheaper"] == "percent").mean()],
-                name=ROLE_LABELS[role] + "s",
-                marker={
-                    "color": ROLE_COLOURS[role],
-                    "pattern": {"shape": "" if role == 0 else "/"},
-                },
-            )
-    return figure
-
-
 def on_kernel_thread(action: Any) -> None:
     """Run `action` on the kernel's own event loop: widgets are created and changed there,
     never from the batch's background thread. Outside a kernel (scripts, tests) run it now."""
@@ -142,19 +117,50 @@ def on_kernel_thread(action: Any) -> None:
         loop.add_callback(action)
 
 
+def chart_widgets(charts: Sequence[Any]) -> list[widgets.Widget]:
+    """Widgets for charts given as figures or (figure, reading) pairs; a reading is a
+    sentence for students, shown under its chart."""
+    shown: list[widgets.Widget] = []
+    for chart in charts:
+        figure, reading = chart if isinstance(chart, tuple) else (chart, None)
+        shown.append(figure_widget(figure))
+        if reading:
+            shown.append(widgets.HTML(f"<p class='am-reading'>{escape(reading)}</p>"))
+    return shown
+
+
 class BatchPanel:
-    """A games slider, Run and Cancel buttons, a progress bar, and what to show afterwards."""
+    """A games slider, Run and Cancel buttons, a progress bar, and what to show afterwards.
+
+    `run(games, preset, on_chunk)` plays the batch (by default: investor bots, two of each
+    role) and returns its result; `on_chunk(done, total)` moves the progress bar and stops the
+    batch when Cancel is pressed. `show(result)` returns the charts to show, each a figure or
+    a (figure, reading) pair, where the reading is a sentence for students. `controls` are
+    extra widgets shown above the Run button."""
+
+    # every panel by its widget's model id, so a page's panels can be found from its widgets
+    by_widget: ClassVar[weakref.WeakValueDictionary[str, BatchPanel]] = (
+        weakref.WeakValueDictionary()
+    )
 
     def __init__(
-        self, title: str, show: Any, default_games: int = 500, tax: str = "cheaper"
+        self,
+        title: str,
+        show: Any,
+        default_games: int = 500,
+        tax: str = "cheaper",
+        run: Any = None,
+        controls: Sequence[widgets.Widget] = (),
+        max_games: int = 10_000,
     ) -> None:
         w = widgets
         self.show = show
         self.tax = tax
+        self.run_job = run if run is not None else self._simulate
         self.games = w.IntSlider(
             value=default_games,
             min=50,
-            max=10_000,
+            max=max_games,
             step=50,
             description="Games",
             continuous_update=False,
@@ -179,12 +185,14 @@ class BatchPanel:
         self.widget = w.VBox(
             [
                 w.HTML(title),
+                *controls,
                 w.HBox([self.games, self.preset]),
                 w.HBox([self.run_button, self.cancel_button, self.progress]),
                 self.status,
                 self.charts,
             ]
         )
+        BatchPanel.by_widget[self.widget.model_id] = self
 
     def start(self) -> None:
         if self._thread is not None and self._thread.is_alive():
@@ -209,41 +217,51 @@ class BatchPanel:
             self._thread.join()
             self._done.wait()
 
-    def _run(self, games: int, preset: str) -> None:
+    def _simulate(self, games: int, preset: str, on_chunk: Any) -> Any:
         from ..sim import simulate
 
+        seats = ",".join(
+            f"{role}:investor:{self.tax}"
+            for role in ("competitor", "monopolist", "competitor", "monopolist")
+        )
+        return simulate(
+            games=games,
+            seats=seats,
+            rules=RuleSet.preset(preset),
+            seed=1,
+            progress=False,
+            on_chunk=on_chunk,
+        )
+
+    def _run(self, games: int, preset: str) -> None:
         def on_chunk(done: int, total: int) -> None:
             on_kernel_thread(lambda: setattr(self.progress, "value", done))
             if self._cancel.is_set():
                 raise KeyboardInterrupt  # the simulator stops cleanly and keeps finished games
 
         try:
-            seats = ",".join(
-                f"{role}:investor:{self.tax}"
-                for role in ("competitor", "monopolist", "competitor", "monopolist")
-            )
-            result = simulate(
-                games=games,
-                seats=seats,
-                rules=RuleSet.preset(preset),
-                seed=1,
-                progress=False,
-                on_chunk=on_chunk,
-            )
+            result = self.run_job(games, preset, on_chunk)
         except Exception as err:  # shown politely; the page keeps working
             message = f"<span style='color:#b00020'>The batch stopped: {escape(str(err))}</span>"
             on_kernel_thread(lambda: self._finish(message, None))
         else:
-            note = " (cancelled: these are the games that finished)" if result.interrupted else ""
-            message = (
-                "<pre style='white-space:pre-wrap'>" + escape(result.summary()) + "</pre>" + note
+            # a simulation says so itself; an analysis frame keeps it in its attrs
+            interrupted = getattr(result, "attrs", {}).get(
+                "interrupted", getattr(result, "interrupted", False)
             )
+            note = " (cancelled: these are the games that finished)" if interrupted else ""
+            summary = getattr(result, "summary", None)
+            text = summary() if callable(summary) else "Done."
+            message = "<pre style='white-space:pre-wrap'>" + escape(text) + "</pre>" + note
             on_kernel_thread(lambda: self._finish(message, result))
 
     def _finish(self, message: str, result: Any) -> None:
         if result is not None:
             self.result = result
-            self.charts.children = [figure_widget(figure) for figure in self.show(result)]
+            try:
+                self.charts.children = chart_widgets(self.show(result))
+            except Exception as err:  # e.g. a cancelled batch too small to chart
+                message += f"<p style='color:#b00020'>No chart: {escape(str(err))}</p>"
         self.status.value = message
         self.run_button.disabled = False
         self.cancel_button.disabled = True
@@ -267,20 +285,45 @@ def rules_html(preset: str) -> str:
     )
 
 
+class LazyTabs:
+    """Tabs whose pages are built the first time a viewer opens them, so the first page is
+    interactive sooner and a visitor's kernel holds only the pages they use."""
+
+    def __init__(self, pages: Sequence[tuple[str, Any]]) -> None:
+        self._builders: dict[int, Any] = {}
+        children = []
+        for index, (_, page) in enumerate(pages):
+            if isinstance(page, widgets.Widget):
+                children.append(page)
+            else:
+                self._builders[index] = page
+                children.append(widgets.VBox([widgets.HTML("<p>Opening…</p>")]))
+        self.widget = widgets.Tab(children=children, titles=[title for title, _ in pages])
+        self.widget.observe(lambda change: self.open(change["new"]), names="selected_index")
+
+    def open(self, index: int | None) -> widgets.Widget | None:
+        """Build page `index` if it is not built yet, and return it."""
+        if index is None:
+            return None
+        builder = self._builders.pop(index, None)
+        if builder is not None:
+            self.widget.children[index].children = [builder()]
+        return self.widget.children[index]
+
+
 class Dashboard:
-    """The Voilà app: Play, Who wins, Taxes and Rules tabs."""
+    """The Voilà app: Play and Who wins, then the economics behind the game (taxes, landing
+    odds, returns on titles, inequality, fairness) and the rules. Only the Play tab is built
+    at once; the others are built when first opened."""
 
     def __init__(self, seed: int = 1) -> None:
+        from . import economics
+
         w = widgets
         self.app = ClassroomApp(seed=seed)
         self.who_wins = BatchPanel(
             "<p>Play many games with investor bots (two Competitors, two Monopolists) and compare the roles.</p>",
             lambda r: [win_rate_figure(r), wealth_by_role_figure(r), rent_flows_figure(r)],
-            default_games=200,
-        )
-        self.taxes = BatchPanel(
-            "<p>Who pays the flat income tax and who the percentage, and which was cheaper? Bots here choose the cheaper option.</p>",
-            lambda r: [taxes_figure(r)],
             default_games=200,
         )
         self.rules_preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
@@ -289,15 +332,19 @@ class Dashboard:
             lambda change: setattr(self.rules_view, "value", rules_html(change["new"])),
             names="value",
         )
-        self.tabs = w.Tab(
-            children=[
-                self.app.widget,
-                self.who_wins.widget,
-                self.taxes.widget,
-                w.VBox([self.rules_preset, self.rules_view]),
-            ],
-            titles=("Play", "Who wins", "Taxes", "Rules"),
+        self.pages = LazyTabs(
+            [
+                ("Play", self.app.widget),
+                ("Who wins", self.who_wins.widget),
+                ("Taxes", economics.taxes_page),
+                ("Landing odds", economics.landing_page),
+                ("Returns", economics.returns_page),
+                ("Inequality", lambda: economics.inequality_page(self.app)),
+                ("Is it fair?", economics.fairness_page),
+                ("Rules", w.VBox([self.rules_preset, self.rules_view])),
+            ]
         )
+        self.tabs = self.pages.widget
         self.widget = self.tabs
 
     def _ipython_display_(self) -> None:

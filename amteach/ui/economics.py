@@ -1,0 +1,371 @@
+"""The dashboard's analysis tabs: landing odds, returns on titles, taxes, inequality and
+fairness. Each page shows the tool's own numbers (amteach.analysis) as charts, with a sentence
+under each chart that reads it for students. Pages are built when first opened."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..analysis import fairness, inequality, returns, taxes
+from ..analysis.landing import landing_figure, landing_table, reading_landing
+from .dashboard import BatchPanel, chart_widgets, on_kernel_thread
+
+INTRO_STYLE = "max-width:900px"
+
+
+def _intro(text: str) -> widgets.HTML:
+    return widgets.HTML(f"<p style='{INTRO_STYLE}'>{text}</p>")
+
+
+def landing_page() -> widgets.Widget:
+    """Landing odds per space and role, from the Markov chain, for either way of leaving
+    Prison / Price War."""
+    table = landing_table()
+    policy = widgets.ToggleButtons(
+        options=[("Pay the fine at once", "pay"), ("Stay and try for doubles", "doubles")],
+        value="pay",
+        description="Held players",
+    )
+    charts = widgets.VBox()
+
+    def show(_: Any = None) -> None:
+        charts.children = chart_widgets(
+            [(landing_figure(table, policy.value), reading_landing(table, policy.value))]
+        )
+
+    policy.observe(show, names="value")
+    show()
+    return widgets.VBox(
+        [
+            _intro(
+                "Where does a pawn land in the long run? A Markov chain follows one pawn from "
+                "throw to throw, with the dice, the moving cards and the Go to Prison / Price "
+                "War corner. These are its exact long-run odds; a test checks them against a "
+                "million throws of the game itself."
+            ),
+            policy,
+            charts,
+        ]
+    )
+
+
+def inequality_charts(rounds: Any, lorenz_rounds: tuple[int, ...]) -> list[tuple[Any, str]]:
+    """Gini over rounds, the gap between the roles, and Lorenz curves, each with its reading."""
+    gini_frame = inequality.gini_by_round(rounds)
+    gap_frame = inequality.role_gap_by_round(rounds)
+    reached = sorted(set(lorenz_rounds) & set(rounds["round"].unique()))
+    charts = [
+        (inequality.gini_figure(gini_frame), inequality.reading_gini(gini_frame)),
+        (inequality.role_gap_figure(gap_frame), inequality.reading_role_gap(gap_frame)),
+    ]
+    if reached:
+        curves = inequality.lorenz_at_rounds(rounds, at=reached)
+        charts.append((inequality.lorenz_figure(curves), inequality.reading_lorenz(curves)))
+    return charts
+
+
+def inequality_page(app: Any) -> widgets.Widget:
+    """Inequality in the game on the Play tab, and over a batch of bot games."""
+    this_game = widgets.Button(description="Show the Play tab's game", button_style="info")
+    game_charts = widgets.VBox()
+
+    def show_game(_: Any = None) -> None:
+        history = inequality.wealth_history(app.game, app.controllers)
+        last = int(history["round"].max())  # the round in progress counts
+        if last < 2:
+            game_charts.children = [
+                widgets.HTML("<p>Play at least one whole round on the Play tab first.</p>")
+            ]
+            return
+        game_charts.children = chart_widgets(
+            inequality_charts(history, (0, max(1, last // 2), last))
+        )
+
+    this_game.on_click(show_game)
+    batch = BatchPanel(
+        "<p><b>Many games.</b> Investor bots, two Competitors and two Monopolists.</p>",
+        lambda result: inequality_charts(result.rounds, (0, 10, 25, 50)),
+        default_games=200,
+    )
+    return widgets.VBox(
+        [
+            _intro(
+                "How unequal does the game make the players? The <b>Gini coefficient</b> is 0 "
+                "when everyone holds the same wealth and close to 1 when one player holds "
+                "everything. A <b>Lorenz curve</b> shows what share of all wealth the poorest "
+                "players hold; the further it sags below the diagonal, the more unequal."
+            ),
+            widgets.HTML("<p><b>One game.</b></p>"),
+            this_game,
+            game_charts,
+            batch.widget,
+        ]
+    )
+
+
+RETURN_COLUMNS = {
+    "name": "title",
+    "owner_role": "owner",
+    "level": "level",
+    "invested": "cost ($)",
+    "rent": "rent per landing ($)",
+    "rent_per_round": "rent per round ($)",
+    "payback_rounds": "rounds to pay back",
+}
+
+
+def returns_table_html(frame: Any, players: int, owner_role: str | None) -> str:
+    rows = frame[frame["players"] == players]
+    if owner_role:
+        rows = rows[rows["owner_role"] == owner_role]
+    shown = rows.sort_values(["space", "owner_role", "level_order"])[list(RETURN_COLUMNS)]
+    shown = shown.rename(columns=RETURN_COLUMNS).round(
+        {"rent per round ($)": 2, "rounds to pay back": 1}
+    )
+    return shown.to_html(index=False, border=0, classes="am-table")
+
+
+def returns_page() -> widgets.Widget:
+    """Returns on titles: cost, rent and payback, by owner role and number of players."""
+    frame = returns.title_returns()
+    players = widgets.IntSlider(value=4, min=2, max=6, description="Players")
+    owner = widgets.ToggleButtons(
+        options=[
+            ("Both roles", ""),
+            ("Competitor owner", "competitor"),
+            ("Monopolist owner", "monopolist"),
+        ],
+        value="",
+    )
+    charts = widgets.VBox()
+    table = widgets.HTML()
+
+    def show(_: Any = None) -> None:
+        role = owner.value or None
+        charts.children = chart_widgets(
+            [
+                (
+                    returns.returns_figure(frame, players.value, role),
+                    returns.reading_returns(frame, players.value, role),
+                )
+            ]
+        )
+        table.value = returns_table_html(frame, players.value, role)
+
+    players.observe(show, names="value")
+    owner.observe(show, names="value")
+    show()
+    details = widgets.Accordion(children=[table], titles=("Every title at every level",))
+    details.selected_index = None
+    return widgets.VBox(
+        [
+            _intro(
+                "Which titles pay? For every title: what it costs with its buildings, one "
+                "landing's rent, the rent it can expect each round from the other players' "
+                "throws (landing odds × rent), and how many rounds it takes to pay for itself. "
+                "The rents are the game engine's own answers for each owner's role."
+            ),
+            widgets.HBox([players, owner]),
+            charts,
+            details,
+        ]
+    )
+
+
+# one seat of each role for every tax behaviour, so one batch compares them all
+TAX_SEATS = ",".join(
+    f"{role}:investor:{tax}"
+    for tax in taxes.TAX_BEHAVIOURS
+    for role in ("competitor", "monopolist")
+)
+
+
+def taxes_page() -> widgets.Widget:
+    """Flat or percentage income tax: each role's break-even, and what bots chose."""
+    break_even = taxes.tax_break_even()
+
+    def run(games: int, preset: str, on_chunk: Any) -> Any:
+        from ..engine.rules import RuleSet
+        from ..sim import simulate
+
+        return simulate(
+            games=games,
+            seats=TAX_SEATS,
+            rules=RuleSet.preset(preset),
+            seed=2,
+            progress=False,
+            on_chunk=on_chunk,
+        )
+
+    def show(result: Any) -> list[tuple[Any, str]]:
+        summary = taxes.tax_choice_summary(result)
+        return [(taxes.tax_choice_figure(summary), taxes.reading_tax_choice(summary))]
+
+    batch = BatchPanel(
+        "<p><b>What do players choose?</b> Six investor bots: for each role, one always "
+        "takes the cheaper option, one always pays flat and one always pays the percentage.</p>",
+        show,
+        default_games=200,
+        run=run,
+    )
+    return widgets.VBox(
+        [
+            _intro(
+                "At Income Tax a player pays either a flat amount or a percentage of what they "
+                "own, and the percentage differs by role. Below the break-even the percentage "
+                "is cheaper; above it the flat amount is."
+            ),
+            *chart_widgets(
+                [(taxes.tax_break_even_figure(), taxes.reading_tax_break_even(break_even))]
+            ),
+            batch.widget,
+        ]
+    )
+
+
+# each bot plays both roles, so a batch compares roles, seats and bots at once
+FAIRNESS_SEATS = "competitor:investor,monopolist:builder,competitor:builder,monopolist:investor"
+
+
+def sweepable_parameters() -> list[str]:
+    """Rule parameters a sweep can vary from the dashboard: the whole numbers."""
+    from ..engine.rules import RuleSet
+
+    values = RuleSet.preset("default").to_dict()
+    return sorted(
+        name
+        for name, value in values.items()
+        if isinstance(value, int) and not isinstance(value, bool) and name != "round_cap"
+    )
+
+
+def say_estimate(panel: BatchPanel, seconds: float, total_games: int) -> None:
+    """Before a long batch starts, say how long it should take."""
+    if seconds > fairness.LONG_SWEEP_SECONDS:
+        message = escape(fairness.estimate_message(total_games, seconds))
+        on_kernel_thread(lambda: setattr(panel.status, "value", message))
+
+
+def fairness_page() -> widgets.Widget:
+    """Is the game fair? Win rates by role, seat and bot; a rule sweep; the two presets; and
+    the counterfactual of one role only."""
+
+    def run_batch(games: int, preset: str, on_chunk: Any) -> Any:
+        from ..engine.rules import RuleSet
+        from ..sim import simulate
+
+        return simulate(
+            games=games,
+            seats=FAIRNESS_SEATS,
+            rules=RuleSet.preset(preset),
+            seed=3,
+            progress=False,
+            on_chunk=on_chunk,
+        )
+
+    win_rates = BatchPanel(
+        "<p><b>Who wins, by role, by seat and by bot?</b> Two investor and two builder bots; "
+        "each bot plays once as a Competitor and once as a Monopolist.</p>",
+        lambda result: [
+            (fairness.win_rates_figure(result, by), fairness.reading_win_rates(result, by))
+            for by in ("role", "seat", "bot")
+        ],
+        default_games=200,
+        run=run_batch,
+    )
+
+    parameter = widgets.Dropdown(
+        options=sweepable_parameters(),
+        value="foundation_monopolist_fee",
+        description="Rule",
+        layout=widgets.Layout(width="420px"),
+    )
+    values = widgets.Text(
+        value="10, 85, 160",
+        description="Values",
+        placeholder="e.g. 10, 85, 160",
+        layout=widgets.Layout(width="420px"),
+    )
+
+    def run_sweep(games: int, preset: str, on_progress: Any) -> Any:
+        from ..cli import parse_sweep_values
+
+        name, chosen = parse_sweep_values((f"{parameter.value}={values.value}",))
+        return fairness.sweep(
+            name,
+            chosen,
+            games=games,
+            seats=FAIRNESS_SEATS,
+            rules=preset,
+            seed=3,
+            progress=False,
+            on_progress=on_progress,
+            on_estimate=lambda seconds, total: say_estimate(rule_sweep, seconds, total),
+        )
+
+    rule_sweep = BatchPanel(
+        "<p><b>Change one rule.</b> Play the same games for several values of one rule "
+        "and see how the win rates move. Games is the number per value.</p>",
+        lambda frame: [(fairness.sweep_figure(frame), fairness.reading_sweep(frame))],
+        default_games=200,
+        run=run_sweep,
+        controls=[widgets.HBox([parameter, values])],
+        max_games=2000,
+    )
+
+    def run_presets(games: int, preset: str, on_progress: Any) -> Any:
+        return fairness.compare_presets(
+            games=games,
+            seats=FAIRNESS_SEATS,
+            seed=3,
+            progress=False,
+            on_progress=on_progress,
+            on_estimate=lambda seconds, total: say_estimate(presets, seconds, total),
+        )
+
+    presets = BatchPanel(
+        "<p><b>The two rule sets.</b> The publisher says the prices were balanced by "
+        "probability and simulation. Test it: the same games under <i>default</i> and "
+        "<i>edition-2005</i> (the Rules choice is not used here).</p>",
+        lambda frame: [(fairness.sweep_figure(frame), fairness.reading_sweep(frame))],
+        default_games=200,
+        run=run_presets,
+        max_games=2000,
+    )
+
+    def run_structures(games: int, preset: str, on_progress: Any) -> Any:
+        return fairness.market_structures(
+            games=games, rules=preset, seed=3, progress=False, on_progress=on_progress
+        )
+
+    structures = BatchPanel(
+        "<p><b>What does market structure do?</b> The same board with every player a "
+        "Competitor, the usual mix, and every player a Monopolist: rents, game length and "
+        "inequality. (A table of one role is not a real game: decision 13 allows it only "
+        "for this comparison.)</p>",
+        lambda frame: [
+            (
+                fairness.market_structures_figure(frame),
+                fairness.reading_market_structures(frame),
+            )
+        ],
+        default_games=100,
+        run=run_structures,
+        max_games=2000,
+    )
+    return widgets.VBox(
+        [
+            _intro(
+                "Is Anti-Monopoly fair? Each batch gives win rates with 95% intervals: if the "
+                "intervals of two groups do not overlap, the difference is very unlikely to be "
+                "luck. More games give narrower intervals."
+            ),
+            win_rates.widget,
+            rule_sweep.widget,
+            presets.widget,
+            structures.widget,
+        ]
+    )
