@@ -150,6 +150,17 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         )
         page.screenshot(path=str(SHOTS / "4-who-wins.png"))
 
+        # 5. an analysis tab, built when first opened: its chart and the sentence reading it
+        charts_on_page = page.locator(".js-plotly-plot").count()
+        page.get_by_role("tab", name="Landing odds").click()
+        page.wait_for_selector("text=is landed on most often", timeout=120_000)
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 1",
+            arg=charts_on_page,
+            timeout=120_000,
+        )
+        page.screenshot(path=str(SHOTS / "5-landing-odds.png"))
+
         text = page.locator("body").inner_text()
         assert "Traceback" not in text and "Error" not in text
         browser.close()

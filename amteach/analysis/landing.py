@@ -427,19 +427,30 @@ def landing_figure(table: Any, policy: str = "pay") -> Any:
     rows = table[table["policy"] == policy]
     figure = go.Figure(
         layout={
-            "title": f"How often a pawn lands on each space (leaving Prison / Price War: {_POLICY_WORDS[policy]})",
-            "height": 380,
+            "title": f"How often a pawn lands on each space (held players {_POLICY_WORDS[policy]})",
+            "height": 460,
+            "margin": {"l": 60, "r": 10, "t": 60, "b": 130},
             "template": "plotly_white",
             "barmode": "group",
-            "yaxis": {"title": {"text": "landings per 100 throws"}},
-            "xaxis": {"title": {"text": "space, in board order from START"}, "tickangle": -60},
-            "legend": {"orientation": "h", "y": 1.08},
+            "bargap": 0.25,
+            "yaxis": {"title": {"text": "landings per 100 throws"}, "rangemode": "tozero"},
+            "xaxis": {"title": {"text": "the spaces in board order, from START"}, "tickangle": -60},
+            "legend": {
+                "orientation": "h",
+                "y": 1.02,
+                "yanchor": "bottom",
+                "x": 1,
+                "xanchor": "right",
+            },
         }
     )
     for role, key in enumerate(ROLES):
         part = rows[rows["role"] == key].sort_values("space")
         figure.add_bar(
-            x=[f"{s}. {n}" for s, n in zip(part["space"], part["name"], strict=True)],
+            x=[
+                _axis_name(s, n, k)
+                for s, n, k in zip(part["space"], part["name"], part["kind"], strict=True)
+            ],
             y=100 * part["arrival"],
             name=ROLE_LABELS[role] + " pawn",
             marker={"color": ROLE_COLOURS[role], "pattern": {"shape": "" if role == 0 else "/"}},
@@ -448,6 +459,11 @@ def landing_figure(table: Any, policy: str = "pay") -> Any:
 
 
 _POLICY_WORDS = {"pay": "pay the fine at once", "doubles": "stay and try for doubles"}
+
+
+def _axis_name(space: int, name: str, kind: str) -> str:
+    """A space's axis label, unique and short: its number, and "Card" for the card spaces."""
+    return f"{space}. {'Card' if kind == 'card' else name}"
 
 
 def reading_landing(table: Any, policy: str = "pay") -> str:

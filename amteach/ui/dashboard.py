@@ -125,7 +125,12 @@ def chart_widgets(charts: Sequence[Any]) -> list[widgets.Widget]:
         figure, reading = chart if isinstance(chart, tuple) else (chart, None)
         shown.append(figure_widget(figure))
         if reading:
-            shown.append(widgets.HTML(f"<p class='am-reading'>{escape(reading)}</p>"))
+            shown.append(
+                widgets.HTML(
+                    f"<p class='am-reading' style='white-space:normal;max-width:900px;"
+                    f"font-size:1.05em'>{escape(reading)}</p>"
+                )
+            )
     return shown
 
 

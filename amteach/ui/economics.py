@@ -28,6 +28,7 @@ def landing_page() -> widgets.Widget:
         options=[("Pay the fine at once", "pay"), ("Stay and try for doubles", "doubles")],
         value="pay",
         description="Held players",
+        style={"button_width": "auto", "description_width": "auto"},
     )
     charts = widgets.VBox()
 
