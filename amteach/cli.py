@@ -338,7 +338,13 @@ def parse_sweep_values(items: tuple[str, ...]) -> tuple[str, list[Any]]:
 @click.option(
     "--out", type=click.Path(dir_okay=False), default=None, help="CSV file to save the table in."
 )
-@click.option("--force", is_flag=True, help="Replace the --out file if it exists.")
+@click.option(
+    "--chart",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="HTML file to save the chart of win rate by role against the value (opens offline).",
+)
+@click.option("--force", is_flag=True, help="Replace the --out or --chart file if it exists.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def sweep(
     sweep_spec: tuple[str, ...],
@@ -350,6 +356,7 @@ def sweep(
     round_cap: int,
     game_type: str,
     out: str | None,
+    chart: str | None,
     force: bool,
     quiet: bool,
 ) -> None:
@@ -362,14 +369,16 @@ def sweep(
     """
     from .analysis import fairness
 
-    if out is not None:
-        target = Path(out)
+    for option, path, kind in (("--out", out, "a CSV"), ("--chart", chart, "an HTML")):
+        if path is None:
+            continue
+        target = Path(path)
         if target.is_dir():
-            _fail(f"{out}: is a folder; --out takes a CSV file name", 2)
+            _fail(f"{path}: is a folder; {option} takes {kind} file name", 2)
         if target.exists() and not force:
-            _fail(f"{out}: already exists; add --force to replace it", 2)
+            _fail(f"{path}: already exists; add --force to replace it", 2)
         if not target.parent.is_dir():
-            _fail(f"{out}: the folder {target.parent} does not exist", 2)
+            _fail(f"{path}: the folder {target.parent} does not exist", 2)
 
     def announce(seconds: float, total_games: int) -> None:
         if seconds > fairness.LONG_SWEEP_SECONDS:
@@ -418,6 +427,12 @@ def sweep(
         except OSError as err:
             _fail(f"{out}: cannot write the table: {err.strerror or err}", 2)
         click.echo(f"Saved the table (CSV) to {out}")
+    if chart is not None:
+        try:  # plotly.js goes into the file, so it opens without internet
+            fairness.sweep_figure(frame).write_html(chart, include_plotlyjs=True)
+        except OSError as err:
+            _fail(f"{chart}: cannot write the chart: {err.strerror or err}", 2)
+        click.echo(f"Saved the chart (HTML) to {chart}")
     if frame.attrs.get("interrupted"):
         click.echo("Stopped early (Ctrl-C); the values above finished and are kept.", err=True)
         sys.exit(130)

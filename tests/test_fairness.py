@@ -667,6 +667,19 @@ def test_cli_sweep_prints_the_table_and_a_reading_per_value_and_saves_csv(tmp_pa
     assert forced.exit_code == 0
 
 
+def test_cli_sweep_saves_its_chart_as_a_page_that_opens_offline(tmp_path):
+    chart = tmp_path / "fee.html"
+    args = ["sweep", "--set", f"{FEE}=10,160", "--games", "4", "--seats", MIXED]
+    result = invoke(*args, "--workers", "1", "--round-cap", "20", "--quiet", "--chart", str(chart))
+    assert result.exit_code == 0, result.output
+    page = chart.read_text()
+    assert "Saved the chart (HTML)" in result.stdout
+    assert 'src="https://cdn.plot.ly' not in page and len(page) > 1_000_000  # plotly.js inside
+    assert "Monopolists" in page and "Competitors" in page
+    folder = invoke(*args, "--chart", str(tmp_path))
+    assert folder.exit_code == 2 and "--chart" in folder.stderr and "directory" in folder.stderr
+
+
 def test_cli_sweep_compares_presets():
     result = invoke(
         "sweep",
