@@ -316,14 +316,20 @@ class LazyTabs:
         return self.widget.children[index]
 
 
+def _economics() -> Any:
+    """The analysis pages, imported when a viewer first opens one (pandas-heavy analysis
+    modules would otherwise slow every visitor's first page)."""
+    from . import economics
+
+    return economics
+
+
 class Dashboard:
     """The Voilà app: Play and Who wins, then the economics behind the game (taxes, landing
     odds, returns on titles, inequality, fairness) and the rules. Only the Play tab is built
     at once; the others are built when first opened."""
 
     def __init__(self, seed: int = 1) -> None:
-        from . import economics
-
         w = widgets
         self.app = ClassroomApp(seed=seed)
         self.who_wins = BatchPanel(
@@ -341,11 +347,11 @@ class Dashboard:
             [
                 ("Play", self.app.widget),
                 ("Who wins", self.who_wins.widget),
-                ("Taxes", economics.taxes_page),
-                ("Landing odds", economics.landing_page),
-                ("Returns", economics.returns_page),
-                ("Inequality", lambda: economics.inequality_page(self.app)),
-                ("Is it fair?", economics.fairness_page),
+                ("Taxes", lambda: _economics().taxes_page()),
+                ("Landing odds", lambda: _economics().landing_page()),
+                ("Returns", lambda: _economics().returns_page()),
+                ("Inequality", lambda: _economics().inequality_page(self.app)),
+                ("Is it fair?", lambda: _economics().fairness_page()),
                 ("Rules", w.VBox([self.rules_preset, self.rules_view])),
             ]
         )
