@@ -11,6 +11,7 @@ import ipywidgets as widgets
 
 from ..analysis import fairness, inequality, returns, taxes
 from ..analysis.landing import landing_figure, landing_table, reading_landing
+from ..engine.errors import AmteachError
 from .dashboard import BatchPanel, chart_widgets, on_kernel_thread
 
 INTRO_STYLE = "max-width:900px"
@@ -74,7 +75,14 @@ def inequality_page(app: Any) -> widgets.Widget:
     game_charts = widgets.VBox()
 
     def show_game(_: Any = None) -> None:
-        history = inequality.wealth_history(app.game, app.controllers)
+        seats = len(app.game.names)  # a scenario may seat fewer players than the app has
+        try:
+            history = inequality.wealth_history(app.game, app.controllers[:seats])
+        except AmteachError as err:  # said on the page, never a silent failure
+            game_charts.children = [
+                widgets.HTML(f"<p style='color:#b00020'>{escape(str(err))}</p>")
+            ]
+            return
         last = int(history["round"].max())  # the round in progress counts
         if last < 2:
             game_charts.children = [
