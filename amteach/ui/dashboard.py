@@ -1,4 +1,4 @@
-"""The dashboard served to a class with Voilà: tabs for Play, Who wins, Taxes and Rules.
+"""The dashboard served to a class with Voilà: Play, Who wins, the analysis tabs, and Rules.
 Controls replace code everywhere. Batches run in a background thread, so the page stays
 responsive, shows progress and can be cancelled."""
 
