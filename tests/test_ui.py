@@ -12,6 +12,8 @@ import yaml
 from amteach.engine import events as ev
 from amteach.ui import ClassroomApp
 
+REPO = Path(__file__).resolve().parents[1]
+
 HUMANS = [("Ana", "competitor", "human"), ("Ben", "monopolist", "human")]
 
 
@@ -351,3 +353,17 @@ def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
     assert tabs[:3] == ["Play", "Who wins", "Taxes"] and tabs[-1] == "Rules"
     dashboard.rules_preset.value = "edition-2005"
     assert "foundation monopolist fee</td><td>160 <b>(changed)</b>" in dashboard.rules_view.value
+
+
+def test_new_game_after_a_scenario_returns_to_the_class_table_or_keeps_the_scenario_players():
+    app = ClassroomApp(scenario_dir=REPO / "lessons" / "scenarios")
+    assert app.load_scenario(REPO / "lessons" / "scenarios" / "doubled-rent.yaml")
+    assert app.game.names == ("Ana", "Ben")
+    app.players_picker.value = "game"
+    app.new_button.click()
+    assert app.game.names == ("Ana", "Ben")
+    app.players_picker.value = "table"  # the default choice
+    app.new_button.click()
+    assert app.game.names == ("Ana", "Ben", "Cleo", "Dev")
+    assert app.controllers == ["human", "investor", "cautious", "builder"]
+    assert app.game.seed == app.seed_field.value

@@ -33,6 +33,10 @@ def default_scenario_dir() -> Path:
     return here if here.is_dir() else Path.cwd() / "lessons" / "scenarios"
 
 
+# New game's choice of players: the app's own table, or the players of the game on screen
+TABLE_PLAYERS, GAME_PLAYERS = "table", "game"
+
+
 class ClassroomApp:
     """A game for a class: humans decide for their seats, bots for the rest.
 
@@ -55,6 +59,9 @@ class ClassroomApp:
         scenario_dir: str | Path | None = None,
     ) -> None:
         self.controllers = [self._check_controller(seat, i) for i, seat in enumerate(seats)]
+        # the app's own table, which New game can return to after a scenario or a loaded game
+        self.table = [(name, role) for name, role, _ in seats]
+        self.table_controllers = list(self.controllers)
         self.rules = rules if isinstance(rules, RuleSet) else RuleSet.preset(rules)
         self.game_type = game
         self.game = Game.new(
@@ -186,8 +193,20 @@ class ClassroomApp:
             description="Rules",
             layout=w.Layout(width="210px"),
         )
+        self.players_picker = w.Dropdown(
+            options=[
+                (", ".join(name for name, _ in self.table), TABLE_PLAYERS),
+                ("this game's players", GAME_PLAYERS),
+            ],
+            value=TABLE_PLAYERS,
+            description="Players",
+            layout=w.Layout(width="300px"),
+        )
         self.new_button = self._button(
-            "New game", lambda _: self.new_game(self.seed_field.value, self.preset_picker.value)
+            "New game",
+            lambda _: self.new_game(
+                self.seed_field.value, self.preset_picker.value, self.players_picker.value
+            ),
         )
         self.file_field = w.Text(
             value="amteach-game.json", description="File", layout=w.Layout(width="260px")
@@ -204,7 +223,7 @@ class ClassroomApp:
 
         game_files = w.VBox(
             [
-                w.HBox([self.seed_field, self.preset_picker, self.new_button]),
+                w.HBox([self.seed_field, self.preset_picker, self.players_picker, self.new_button]),
                 w.HBox([self.file_field, self.save_button, self.load_button, self.upload]),
                 w.HBox([self.scenario_picker, self.scenario_button]),
             ]
@@ -518,18 +537,27 @@ class ClassroomApp:
         self._say("The game starts again.")
         self.refresh(full=True)
 
-    def new_game(self, seed: int | None = None, preset: str | None = None) -> None:
-        """A new game with the same seats, a new seed and (optionally) another rules preset."""
+    def new_game(
+        self, seed: int | None = None, preset: str | None = None, players: str = GAME_PLAYERS
+    ) -> None:
+        """A new game with a new seed and (optionally) another rules preset. `players` is
+        "game" for this game's players (after a scenario or a load, its own) or "table" for
+        the players the app was made with, each again human or bot as at the start."""
         try:
             rules = RuleSet.preset(preset) if preset else self.game.rules
-            seats = [
-                (name, ROLES[role])
-                for name, role in zip(self.game.names, self.game.roles, strict=True)
-            ]
+            if players == TABLE_PLAYERS:
+                seats = list(self.table)
+            else:
+                seats = [
+                    (name, ROLES[role])
+                    for name, role in zip(self.game.names, self.game.roles, strict=True)
+                ]
             game = Game.new(seats, rules=rules, seed=seed, game=self.game.game_type)
         except AmteachError as err:
             self._say(f"Could not start a new game: {err}", "error")
             return
+        if players == TABLE_PLAYERS:
+            self.controllers = list(self.table_controllers)
         self.game = game
         self.rules = rules
         self.seed_field.value = game.seed
