@@ -20,6 +20,8 @@ from ..serving import figure_widget
 from .app import ClassroomApp
 
 ROLE_KEYS = ("competitor", "monopolist")
+# the batches' usual table: investor bots, two of each role
+INVESTOR_SEATS = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
 
 
 def win_rate_figure(result: Any) -> go.Figure:
@@ -137,8 +139,8 @@ def chart_widgets(charts: Sequence[Any]) -> list[widgets.Widget]:
 class BatchPanel:
     """A games slider, Run and Cancel buttons, a progress bar, and what to show afterwards.
 
-    `run(games, preset, on_chunk)` plays the batch (by default: investor bots, two of each
-    role) and returns its result; `on_chunk(done, total)` moves the progress bar and stops the
+    `run(games, preset, on_chunk)` plays the batch and returns its result; by default it is
+    `simulate` with `seats` (investor bots, two of each role) and `seed`; `on_chunk(done, total)` moves the progress bar and stops the
     batch when Cancel is pressed. `show(result)` returns the charts to show, each a figure or
     a (figure, reading) pair, where the reading is a sentence for students. `controls` are
     extra widgets shown above the Run button."""
@@ -153,14 +155,16 @@ class BatchPanel:
         title: str,
         show: Any,
         default_games: int = 500,
-        tax: str = "cheaper",
+        seats: str = INVESTOR_SEATS,
+        seed: int = 1,
         run: Any = None,
         controls: Sequence[widgets.Widget] = (),
         max_games: int = 10_000,
     ) -> None:
         w = widgets
         self.show = show
-        self.tax = tax
+        self.seats = seats
+        self.seed = seed
         self.run_job = run if run is not None else self._simulate
         self.games = w.IntSlider(
             value=default_games,
@@ -225,15 +229,11 @@ class BatchPanel:
     def _simulate(self, games: int, preset: str, on_chunk: Any) -> Any:
         from ..sim import simulate
 
-        seats = ",".join(
-            f"{role}:investor:{self.tax}"
-            for role in ("competitor", "monopolist", "competitor", "monopolist")
-        )
         return simulate(
             games=games,
-            seats=seats,
+            seats=self.seats,
             rules=RuleSet.preset(preset),
-            seed=1,
+            seed=self.seed,
             progress=False,
             on_chunk=on_chunk,
         )

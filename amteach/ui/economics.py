@@ -196,19 +196,6 @@ def taxes_page() -> widgets.Widget:
     """Flat or percentage income tax: each role's break-even, and what bots chose."""
     break_even = taxes.tax_break_even()
 
-    def run(games: int, preset: str, on_chunk: Any) -> Any:
-        from ..engine.rules import RuleSet
-        from ..sim import simulate
-
-        return simulate(
-            games=games,
-            seats=TAX_SEATS,
-            rules=RuleSet.preset(preset),
-            seed=2,
-            progress=False,
-            on_chunk=on_chunk,
-        )
-
     def show(result: Any) -> list[tuple[Any, str]]:
         summary = taxes.tax_choice_summary(result)
         return [(taxes.tax_choice_figure(summary), taxes.reading_tax_choice(summary))]
@@ -218,7 +205,8 @@ def taxes_page() -> widgets.Widget:
         "takes the cheaper option, one always pays flat and one always pays the percentage.</p>",
         show,
         default_games=200,
-        run=run,
+        seats=TAX_SEATS,
+        seed=2,
     )
     return widgets.VBox(
         [
@@ -262,19 +250,6 @@ def fairness_page() -> widgets.Widget:
     """Is the game fair? Win rates by role, seat and bot; a rule sweep; the two presets; and
     the counterfactual of one role only."""
 
-    def run_batch(games: int, preset: str, on_chunk: Any) -> Any:
-        from ..engine.rules import RuleSet
-        from ..sim import simulate
-
-        return simulate(
-            games=games,
-            seats=FAIRNESS_SEATS,
-            rules=RuleSet.preset(preset),
-            seed=3,
-            progress=False,
-            on_chunk=on_chunk,
-        )
-
     win_rates = BatchPanel(
         "<p><b>Who wins, by role, by seat and by bot?</b> Two investor and two builder bots; "
         "each bot plays once as a Competitor and once as a Monopolist.</p>",
@@ -283,7 +258,8 @@ def fairness_page() -> widgets.Widget:
             for by in ("role", "seat", "bot")
         ],
         default_games=200,
-        run=run_batch,
+        seats=FAIRNESS_SEATS,
+        seed=3,
     )
 
     parameter = widgets.Dropdown(
