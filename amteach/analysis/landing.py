@@ -44,11 +44,10 @@ import numpy as np
 from ..engine import events as ev
 from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
 from ..engine.choices import Choice
-from ..engine.game import Game, PlayerSetup, Setup
+from ..engine.game import Game, PlayerSetup, Setup, landing_outcomes
 from ..engine.rules import RuleSet
 
 POLICIES = ("pay", "doubles")
-HOLD_CARD_EFFECTS = ("go_to_price_war", "go_to_prison")
 TITLE_KINDS = ("street", "transport", "utility")
 
 # two dice: (first die, second die), each of the 36 outcomes with probability 1/36
@@ -193,37 +192,24 @@ def _landing_odds(role: int, policy: str, rules: RuleSet, board_key: _BoardKey) 
 
 
 def _landing_resolution(board: Board, role: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """How a landing on each space ends, as `Game._land` and `Game._draw_card` resolve it.
+    """How a landing on each space ends, from the engine's `landing_outcomes`.
 
     Returns (stop, sent, landings): stop[s, u] = probability that a landing on s leaves the
     pawn standing on u (not held); sent[s] = probability that it ends with the pawn sent to
     the hold space; landings[s, u] = expected landings on u it counts (s itself included).
     """
     n = len(board.spaces)
-    deck = board.deck(role)
-    if not deck:
-        raise ValueError(f"the {ROLES[role]} deck is empty")
-    p_card = 1.0 / len(deck)
     moves = np.zeros((n, n))  # moves[s, t]: probability that landing on s moves the pawn to t
     stays = np.zeros(n)  # the pawn stays where it landed
     sends = np.zeros(n)  # the pawn is sent to the hold space
-    for space in board.spaces:
-        s = space.index
-        # the order of the engine's checks in Game._land
-        if space.kind in TITLE_KINDS:
-            stays[s] = 1.0
-        elif s == board.go_to_hold_space:
-            sends[s] = 1.0
-        elif space.kind == "card":
-            for card in deck:
-                if card.effect == "move_to":
-                    moves[s, card.target] += p_card
-                elif card.effect in HOLD_CARD_EFFECTS:
-                    sends[s] += p_card
-                else:
-                    stays[s] += p_card
-        else:
-            stays[s] = 1.0
+    for s in range(n):
+        for outcome in landing_outcomes(s, role, board):
+            if outcome.result == "moves":
+                moves[s, outcome.space] += outcome.probability
+            elif outcome.result == "sent_to_hold":
+                sends[s] += outcome.probability
+            else:
+                stays[s] += outcome.probability
     try:
         # expected landings on each space, starting from a landing on s (a card may chain)
         landings = np.linalg.inv(np.eye(n) - moves)
@@ -334,7 +320,6 @@ def simulate_throws(
         )
         game = Game(setup, board)
         chunk_end = min(throws, counted + _CHUNK_THROWS)
-        held = game.held
         position = positions[me]
         apply = game.apply
         while True:
@@ -352,7 +337,7 @@ def simulate_throws(
                     raise RuntimeError(f"unexpected phase {phase!r} for the opponent")
                 continue
             if phase == "pre_roll":
-                if pay and held[me] >= 0:
+                if pay and game.is_held(me):
                     apply(_PAY_FINE)
                 thrown = 0
                 for event in apply(_ROLL):
@@ -387,7 +372,7 @@ def simulate_throws(
             else:
                 raise RuntimeError(f"unexpected phase {phase!r} for the measured player")
         positions = list(game.position)
-        helds = [h if h >= 0 else None for h in game.held]
+        helds = [game.held[p] if game.is_held(p) else None for p in game.players]
     total = float(counted)
     return np.array(arrivals) / total, np.array(occupancy) / total
 

@@ -1,7 +1,7 @@
 """Reading a set-up (scenario files and saved games share the format) into a `Setup`.
 
 pydantic checks the shape and types and tells us which field is wrong; the game's own
-`_validate_setup` then checks the rules (role split, buildings, supply).
+`validate_setup` then checks the rules (role split, buildings, supply).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .board import ROLES, Board, standard_board
 from .errors import InputError, RulesError, ScenarioError
-from .game import PlayerSetup, Setup, TitleSetup, _validate_setup
 from .rules import RuleSet
+from .setup import PlayerSetup, Setup, TitleSetup, validate_setup
 
 
 class _Strict(BaseModel):
@@ -147,7 +147,7 @@ def setup_from_spec(
         cards=(tuple(spec.cards.get("competitor", ())), tuple(spec.cards.get("monopolist", ()))),
     )
     try:
-        _validate_setup(setup, board)
+        validate_setup(setup, board)
     except ScenarioError as err:
         raise error(err.reason, source, prefix + err.field) from None
     return setup

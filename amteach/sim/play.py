@@ -17,6 +17,7 @@ from ..engine import events as ev
 from ..engine.board import ROLES
 from ..engine.game import Game, PlayerSetup, Setup
 from ..engine.rules import RuleSet
+from ..engine.terms import PaymentReason
 
 END_REASONS = ("game_a", "game_b", "two_hour", "round_cap")
 NO_WINNER = -1
@@ -150,11 +151,11 @@ def _rows(
             rent_paid[event.payer] += event.amount
             rent_received[event.payee] += event.amount
         elif isinstance(event, ev.Payment):
-            if event.reason == "income_tax":
+            if event.reason == PaymentReason.INCOME_TAX:
                 income_tax[event.payer] += event.amount
-            elif event.reason == "property_tax":
+            elif event.reason == PaymentReason.PROPERTY_TAX:
                 property_tax[event.payer] += event.amount
-            elif event.reason == "fine":
+            elif event.reason == PaymentReason.FINE:
                 fines[event.payer] += event.amount
         elif isinstance(event, ev.IncomeTaxChoice):
             taxes["game"].append(index)

@@ -12,10 +12,10 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from ..bots import STRATEGIES, TAX_BEHAVIOURS
-from ..engine.board import ROLES
+from ..engine.board import ROLES, standard_board
 from ..engine.errors import InputError, RulesError
-from ..engine.game import GAME_TYPES
 from ..engine.rules import RuleSet
+from ..engine.setup import PlayerSetup, Setup, validate_setup
 from .play import BatchConfig, SeatSpec, ignore_sigint, run_chunk
 from .results import SimulationResult, build_frames
 
@@ -131,16 +131,21 @@ def simulate(
         raise InputError(
             f"games must be a whole number of at least 1, not {games!r}", field="games"
         )
-    if game not in GAME_TYPES:
-        raise InputError(f"game must be one of {', '.join(GAME_TYPES)}, not {game!r}", field="game")
     specs = parse_seats(seats, allow_one_role=allow_one_role)
-    if allow_one_role and game == "B" and len({s.role for s in specs}) == 1:
-        raise InputError(
-            "a table of one role cannot play Game B (it ends once only one role is left, "
-            "which is so from the start); play Game A or the two-hour game",
-            field="game",
-        )
     ruleset = _rules(rules, rule_overrides, round_cap)
+    # the engine checks the table (game type, roles) as it would for any game it starts
+    validate_setup(
+        Setup(
+            players=tuple(
+                PlayerSetup(f"seat {i + 1}", ROLES.index(s.role)) for i, s in enumerate(specs)
+            ),
+            rules=ruleset,
+            seed=int(seed),
+            game_type=game,
+            allow_one_role=bool(allow_one_role),
+        ),
+        standard_board(),
+    )
     workers = (os.cpu_count() or 1) if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
