@@ -499,6 +499,40 @@ class Game:
                     buildings[p] += self.buildings_paid(s)
         return [(self.cash[p], titles[p], buildings[p]) for p in self.players]
 
+    def invariant_violations(self) -> list[str]:
+        """What must hold after every decision, one sentence for each thing that does not:
+        cash plus the Treasury's balance is constant; the building supply balances; no cash
+        is negative; a Monopolist with buildings in a city has its monopoly; held players
+        stand on the hold space. Empty when all is well (`amteach simulate
+        --check-invariants` counts these; the compiled core counts the same)."""
+        out = []
+        for p in self.players:
+            if self.cash[p] < 0:
+                out.append(f"{self.names[p]} has negative cash (${self.cash[p]})")
+            if self.is_held(p) and self.position[p] != self.board.hold_space:
+                out.append(f"{self.names[p]} is held but stands on space {self.position[p]}")
+        money = self.treasury + sum(self.cash)
+        if money != self.total_money:
+            out.append(f"cash plus the Treasury is ${money}, not ${self.total_money}")
+        houses, apartments = self.supply_houses, self.supply_apartments
+        for s in self.board.streets:
+            houses += self.houses[s]
+            apartments += self.apartment[s]
+            owner = self.owner[s]
+            if (self.houses[s] or self.apartment[s]) and owner != NOBODY:
+                city = self.board.spaces[s].city
+                if self.roles[owner] == MONOPOLIST and not self.is_monopolized(owner, city):
+                    out.append(
+                        f"{self.names[owner]} has buildings on {self.board.spaces[s].name} "
+                        f"without a monopoly of {city}"
+                    )
+        if houses != self.rules.supply_houses or apartments != self.rules.supply_apartments:
+            out.append(
+                f"{houses} houses and {apartments} apartments in all, not "
+                f"{self.rules.supply_houses} and {self.rules.supply_apartments}"
+            )
+        return out
+
     # -- legal choices ---------------------------------------------------------------------
     def _legal_kinds(self) -> list[str]:
         kinds = []

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..bots import make_strategy
+from ..bots.strategies import opponent_landings
 from ..engine import events as ev
-from ..engine.board import ROLES
+from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, standard_board
 from ..engine.game import Game, PlayerSetup, Setup
 from ..engine.rules import RuleSet
 from ..engine.terms import PaymentReason
+from . import core
 
 END_REASONS = ("game_a", "game_b", "two_hour", "round_cap")
 NO_WINNER = -1
@@ -65,6 +68,7 @@ class BatchConfig:
     game_type: str = "A"
     record_rounds: bool = True
     allow_one_role: bool = False  # the counterfactual opt-in (see runner.simulate)
+    check_invariants: bool = False  # count invariant violations after every decision
 
 
 def game_seed(master: int, index: int) -> int:
@@ -78,10 +82,11 @@ def play_bot_game(
     config: BatchConfig,
     rules: RuleSet | None = None,
     on_round: Callable[[Game, int], None] | None = None,
+    on_decision: Callable[[Game], None] | None = None,
 ) -> tuple[Game, int]:
     """Play game `index` of the batch to its end with its bots; returns the game and the
     number of decisions taken. `on_round(game, r)` runs at the start (r = 0), after each
-    round r, and once more when the game is over."""
+    round r, and once more when the game is over; `on_decision(game)` after each decision."""
     rules = rules or RuleSet.from_dict(config.rules)
     seed = game_seed(config.seed, index)
     seats = tuple(
@@ -107,6 +112,8 @@ def play_bot_game(
     while not game.over:
         apply(bots[game.actor].choose(game, legal()))
         decisions += 1
+        if on_decision is not None:
+            on_decision(game)
         if game.round != last_round:
             if on_round is not None:
                 on_round(game, last_round)
@@ -117,8 +124,13 @@ def play_bot_game(
 
 
 def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> dict[str, Any]:
-    """Play game `index` of the batch and return its rows (lists of ints) for each table."""
+    """Play game `index` of the batch on the pure-Python core and return its rows (lists of
+    ints) for each table; with `config.check_invariants`, a "checks" table too."""
     rounds: dict[str, list[int]] = {c: [] for c in ROUND_COLUMNS}
+    violations = [0]
+
+    def check(game: Game) -> None:
+        violations[0] += len(game.invariant_violations())
 
     def snapshot(game: Game, round_number: int) -> None:
         for p, (cash, titles, buildings) in enumerate(game.wealth_parts()):
@@ -130,9 +142,16 @@ def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> 
             rounds["buildings"].append(buildings)
 
     game, decisions = play_bot_game(
-        index, config, rules, snapshot if config.record_rounds else None
+        index,
+        config,
+        rules,
+        snapshot if config.record_rounds else None,
+        check if config.check_invariants else None,
     )
-    return _rows(index, game.seed, game, decisions, rounds)
+    rows = _rows(index, game.seed, game, decisions, rounds)
+    if config.check_invariants:
+        rows["checks"] = {"violations": violations}
+    return rows
 
 
 def _rows(
@@ -200,8 +219,14 @@ def _rows(
 
 
 def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str, np.ndarray]]:
-    """Play games start..stop-1 and return their rows as arrays, one dict per table."""
+    """Play games start..stop-1 and return their rows as arrays, one dict per table, on the
+    compiled core where it is built (`amteach.sim.core`), else on pure Python: the frames
+    are identical. With `config.check_invariants` a "checks" table holds the count of
+    invariant violations."""
     rules = RuleSet.from_dict(config.rules)
+    compiled = core.kernel()
+    if compiled is not None:
+        return compiled_chunk(compiled, start, stop, config, rules)
     tables: dict[str, dict[str, list[int]]] = {}
     for index in range(start, stop):
         rows = play_game(index, config, rules)
@@ -209,13 +234,39 @@ def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str,
             target = tables.setdefault(table, {c: [] for c in columns})
             for column, values in columns.items():
                 target[column].extend(values)
-    return {
+    out = {
         table: {
             column: np.asarray(values, dtype=np.int64 if column == "seed" else np.int32)
             for column, values in columns.items()
         }
         for table, columns in tables.items()
     }
+    if "checks" in out:
+        out["checks"] = {"violations": np.asarray([out["checks"]["violations"].sum()])}
+    return out
+
+
+def compiled_chunk(
+    kernel: ModuleType, start: int, stop: int, config: BatchConfig, rules: RuleSet
+) -> dict[str, dict[str, np.ndarray]]:
+    """Games start..stop-1 on the compiled core (`amteach/sim/kernel.pyx`)."""
+    board = standard_board()
+    batch = kernel.Batch(
+        board,
+        rules,
+        [(ROLES.index(s.role), s.bot, s.tax) for s in config.seats],
+        config.game_type,
+        # an investor's landing weights for one opponent of each role (it adds them up)
+        [opponent_landings(rules, board, (role,)) for role in (COMPETITOR, MONOPOLIST)],
+        config.record_rounds,
+        config.check_invariants,
+    )
+    tables, violations = batch.play(
+        start, [game_seed(config.seed, index) for index in range(start, stop)]
+    )
+    if config.check_invariants:
+        tables["checks"] = {"violations": np.asarray([violations])}
+    return tables
 
 
 def ignore_sigint() -> None:
