@@ -227,6 +227,13 @@ def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str,
     compiled = core.kernel()
     if compiled is not None:
         return compiled_chunk(compiled, start, stop, config, rules)
+    return python_chunk(start, stop, config, rules)
+
+
+def python_chunk(
+    start: int, stop: int, config: BatchConfig, rules: RuleSet
+) -> dict[str, dict[str, np.ndarray]]:
+    """Games start..stop-1 on the pure-Python core (the engine and the bots themselves)."""
     tables: dict[str, dict[str, list[int]]] = {}
     for index in range(start, stop):
         rows = play_game(index, config, rules)
