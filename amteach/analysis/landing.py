@@ -44,7 +44,7 @@ import numpy as np
 from ..engine import events as ev
 from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
 from ..engine.choices import Choice
-from ..engine.game import Game, PlayerSetup, Setup, landing_outcomes
+from ..engine.game import Game, Phase, PlayerSetup, Setup, landing_outcomes
 from ..engine.rules import RuleSet
 
 POLICIES = ("pay", "doubles")
@@ -325,18 +325,18 @@ def simulate_throws(
         while True:
             phase = game.phase
             if game.actor != me:
-                if phase == "pre_roll":
+                if phase == Phase.PRE_ROLL:
                     apply(_ROLL)
-                elif phase == "buy":
+                elif phase == Phase.BUY:
                     apply(_DECLINE)
-                elif phase == "income_tax":
+                elif phase == Phase.INCOME_TAX:
                     apply(_TAX_FLAT)
-                elif phase == "post_roll":
+                elif phase == Phase.POST_ROLL:
                     apply(_END_TURN)
                 else:
                     raise RuntimeError(f"unexpected phase {phase!r} for the opponent")
                 continue
-            if phase == "pre_roll":
+            if phase == Phase.PRE_ROLL:
                 if pay and game.is_held(me):
                     apply(_PAY_FINE)
                 thrown = 0
@@ -361,11 +361,11 @@ def simulate_throws(
                 counted += 1
                 if counted == throws:
                     break
-            elif phase == "buy":
+            elif phase == Phase.BUY:
                 apply(_DECLINE)
-            elif phase == "income_tax":
+            elif phase == Phase.INCOME_TAX:
                 apply(_TAX_FLAT)
-            elif phase == "post_roll":
+            elif phase == Phase.POST_ROLL:
                 if counted >= chunk_end:
                     break
                 apply(_END_TURN)
