@@ -10,27 +10,46 @@ must be part of a sentence listed in that lesson's checks.yaml, with what the to
 
 The kinds of check are the functions in CHECKS below. Everything else (durations, counts of
 students, question numbers) is plain text and needs no check.
+
+Claims about bot games ("the Monopolists win more often than luck would explain", an answer
+key's "90% to 97%") are checks too, of the kinds in CLAIMS: each names a batch of
+lessons/batches.yaml (the dashboard's own seats, seed and games), which the tests play once
+per run and share between the test workers:
+
+    - file: manual.md
+      text: "the Monopolists' win rate: 90% to 97%"       # a range: the sentence's two numbers
+      rate_range: {batch: who-wins, role: monopolist}
+
+Each lesson also has an instructor's manual (manual.md) with the parts in MANUAL_SECTIONS.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import yaml
 
-from amteach.analysis import taxes
+from amteach.analysis import fairness, stats, taxes
+from amteach.analysis.landing import landing_table
+from amteach.analysis.returns import title_returns
 from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
 from amteach.files import load_scenario_file, read_yaml
+from amteach.sim import DEFAULT_ROUND_CAP, SimulationResult, simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
 SCENARIOS = LESSONS / "scenarios"
 LESSON_DIRS = sorted(p for p in LESSONS.iterdir() if p.is_dir() and re.match(r"\d\d-", p.name))
+BATCHES = yaml.safe_load((LESSONS / "batches.yaml").read_text())
 PLAN_SECTIONS = (
     "Audience and level",
     "Duration",
@@ -102,12 +121,307 @@ def tax_break_even(role: str, asset: str = "cash", preset: str = "default") -> f
     return frame.loc[role, f"break_even_{asset}"]
 
 
+@cache
+def returns_frame():
+    return title_returns()
+
+
+def title_return(name: str, owner: str, level: str, column: str, players: int = 4) -> float:
+    """A row of the Returns tab's table: `column` (rent, invested, ...) of a title at a level."""
+    frame = returns_frame()
+    row = frame[
+        (frame["name"] == name)
+        & (frame["owner_role"] == owner)
+        & (frame["level"] == level)
+        & (frame["players"] == players)
+    ]
+    assert len(row) == 1, (name, owner, level, players)
+    return float(row[column].iloc[0])
+
+
 CHECKS = {
     "scenario_cash_change": scenario_cash_change,
     "scenario_rent": scenario_rent,
     "scenario_tax": scenario_tax,
     "rule": rule,
     "tax_break_even": tax_break_even,
+    "title_return": title_return,
+}
+
+
+# -- the batches the claims are about --------------------------------------------------------------
+def play_batch(name: str) -> Any:
+    """Play a batch of lessons/batches.yaml, on one worker (the test workers share the cores)."""
+    spec = BATCHES[name]
+    if spec.get("kind") == "structures":
+        return fairness.market_structures(
+            games=spec["games"], bot=spec["bot"], seed=spec["seed"], workers=1, progress=False
+        )
+    return simulate(
+        games=spec["games"],
+        seats=spec["seats"],
+        rules=RuleSet.preset(spec.get("rules", "default"), **spec.get("set", {})),
+        seed=spec["seed"],
+        workers=1,
+        round_cap=spec.get("round_cap", DEFAULT_ROUND_CAP),
+        progress=False,
+        record_rounds=bool(spec.get("rounds", False)),
+    )
+
+
+class BatchStore:
+    """Each batch played once per test run: the first test worker to need it plays it and
+    saves it in the run's temporary folder; the others wait for it and read it."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.memory: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.memory:
+            self.memory[name] = self._load_or_play(name)
+        return self.memory[name]
+
+    def _load_or_play(self, name: str) -> Any:
+        if self.folder is None:
+            return play_batch(name)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        saved = self.folder / f"{name}.pickle"
+        with open(self.folder / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if saved.exists():
+                return pickle.loads(saved.read_bytes())
+            batch = play_batch(name)
+            partial = saved.with_suffix(".partial")
+            partial.write_bytes(pickle.dumps(batch))
+            partial.rename(saved)
+            return batch
+
+
+@pytest.fixture(scope="session")
+def batches(tmp_path_factory: pytest.TempPathFactory) -> BatchStore:
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return BatchStore(None)
+    # the run's temporary folder, shared by its workers (each has its own folder inside it)
+    return BatchStore(tmp_path_factory.getbasetemp().parent / "lesson-batches")
+
+
+def first_games(result: SimulationResult, games: int | None) -> SimulationResult:
+    """The first `games` games of a batch: what the same panel plays with fewer games (game i's
+    dice depend only on the seed and i)."""
+    if games is None:
+        return result
+    frames = {
+        name: frame[frame["game"] < games] if "game" in frame else frame
+        for name, frame in (
+            ("games", result.games),
+            ("players", result.players),
+            ("rounds", result.rounds),
+            ("taxes", result.taxes),
+        )
+    }
+    assert len(frames["games"]) == games, f"the batch has fewer than {games} games"
+    return SimulationResult(**frames, meta=result.meta)
+
+
+def numbers_of(text: str) -> list[float]:
+    return [float(n.strip("$% ").replace(",", "")) for n in NUMBER.findall(text)]
+
+
+def range_in(text: str) -> tuple[float, float]:
+    found = numbers_of(text)
+    assert len(found) == 2, f"a range holds exactly two numbers, low and high: {text!r}"
+    return min(found), max(found)
+
+
+def group_key(role: str | None, seat: int | None, bot: str | None) -> tuple[str, Any]:
+    ((by, key),) = [
+        (b, k) for b, k in (("role", role), ("seat", seat), ("bot", bot)) if k is not None
+    ]
+    return by, key
+
+
+def group_row(result: SimulationResult, by: str, key: Any) -> pd.Series:
+    table = fairness.win_rate_table(result, by)
+    return table[table[by] == key].iloc[0]
+
+
+# -- the claims -------------------------------------------------------------------------------------
+def rate_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    role: str | None = None,
+    seat: int | None = None,
+    bot: str | None = None,
+    first: int | None = None,
+) -> None:
+    """An answer key's range for a win rate: the batch's rate is in it, and the range is about
+    as wide as the rate's 95% interval, so other seeds will mostly land in it too."""
+    low, high = range_in(text)
+    by, key = group_key(role, seat, bot)
+    row = group_row(first_games(batches[batch], first), by, key)
+    assert low <= 100 * row["rate"] <= high, (100 * row["rate"], text)
+    assert low - 2 <= 100 * row["ci_low"] and 100 * row["ci_high"] <= high + 2, (
+        f"the range is narrower than the 95% interval {100 * row['ci_low']:.1f}% to "
+        f"{100 * row['ci_high']:.1f}%: {text!r}"
+    )
+
+
+def even_test(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    expect: str,
+    role: str | None = None,
+    seat: int | None = None,
+    bot: str | None = None,
+    first: int | None = None,
+) -> None:
+    """A group of one batch against its even mark (exact binomial test): "more", "less" or
+    "even" (within what luck could give an even game)."""
+    result = first_games(batches[batch], first)
+    by, key = group_key(role, seat, bot)
+    row = group_row(result, by, key)
+    per_game = round(row["games"] / len(result.games))
+    test = stats.compare_with_even(
+        int(row["wins"]), round(row["games"] / per_game), row["even_share"], per_game
+    )
+    assert test.direction == expect, (test, text)
+
+
+def change(
+    batches: BatchStore, text: str, a: str, b: str, expect: str, role: str = "monopolist"
+) -> None:
+    """A win rate from batch a to batch b, by Newcombe's interval: "more", "less" or "luck"."""
+    row_a, row_b = group_row(batches[a], "role", role), group_row(batches[b], "role", role)
+    moved = stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
+    found = "luck" if not moved.significant else "more" if moved.difference > 0 else "less"
+    assert found == expect, (moved, text)
+
+
+def cap_range(batches: BatchStore, text: str, batch: str, first: int | None = None) -> None:
+    """The share of a batch's games settled by the round cap lies in the range the text gives."""
+    low, high = range_in(text)
+    share = 100 * stats.round_cap_share(first_games(batches[batch], first))
+    assert low <= share <= high, (share, text)
+
+
+def ending_range(batches: BatchStore, text: str, batch: str, ending: str, role: str) -> None:
+    """A role's win rate among the games that ended one way ("played to the end" or
+    "settled by the round cap") lies in the range the text gives."""
+    low, high = range_in(text)
+    frame = stats.win_rates_by_ending(batches[batch]).set_index(["ending", "role"])
+    rate = 100 * frame.loc[(ending, role), "rate"]
+    assert low <= rate <= high, (rate, text)
+
+
+def preset_rows(name: str, result: SimulationResult) -> pd.DataFrame:
+    """A batch as one value of `compare_presets`' frame, named after its batch."""
+    rates = result.win_rates("role")
+    return rates.assign(
+        parameter="preset",
+        value=name,
+        mean_rounds=float(result.games["rounds"].mean()),
+        round_cap_share=stats.round_cap_share(result),
+    )[list(fairness.SWEEP_COLUMNS)]
+
+
+def reading(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    says: str,
+    by: str = "role",
+    first: int | None = None,
+    against: str | None = None,
+) -> None:
+    """The sentence the tool prints under a chart says `says`: a win-rate reading (by role,
+    seat or bot), a comparison of two batches (`against`, as the presets panel reads them), or
+    the market-structure reading."""
+    result = batches[batch]
+    if against is not None:
+        frame = pd.concat(
+            [preset_rows(name, batches[name]) for name in (batch, against)], ignore_index=True
+        )
+        sentence = fairness.reading_sweep(frame)
+    elif isinstance(result, pd.DataFrame):
+        sentence = fairness.reading_market_structures(result)
+    else:
+        sentence = fairness.reading_win_rates(first_games(result, first), by)
+    assert says in sentence, (says, sentence)
+
+
+def structure_order(
+    batches: BatchStore, text: str, batch: str, column: str, lower: str, higher: str
+) -> None:
+    """In a market-structure batch, `lower` has the smaller `column` (rent, Gini, ...)."""
+    rows = batches[batch].set_index("structure")
+    assert rows.loc[lower, column] < rows.loc[higher, column], (rows[column], text)
+
+
+def structure_range(
+    batches: BatchStore, text: str, batch: str, structure: str, column: str, scale: float = 1
+) -> None:
+    """A market structure's `column` (times `scale`, 100 for a share) lies in the text's range."""
+    low, high = range_in(text)
+    value = scale * batches[batch].set_index("structure").loc[structure, column]
+    assert low <= value <= high, (value, text)
+
+
+def structure_close(batches: BatchStore, text: str, batch: str, column: str, within: float) -> None:
+    """All Competitors and all Monopolists differ by less than `within` in `column`."""
+    rows = batches[batch].set_index("structure")
+    gap = abs(rows.loc["all Monopolists", column] - rows.loc["all Competitors", column])
+    assert gap < within, (gap, text)
+
+
+def tax_share_range(batches: BatchStore, text: str, batch: str, role: str) -> None:
+    """The share of a role's income-tax decisions where the percentage was cheaper."""
+    low, high = range_in(text)
+    summary = taxes.tax_choice_summary(batches[batch])
+    rows = summary[summary["role"] == role]
+    share = 100 * rows["percent_cheaper"].sum() / rows["decisions"].sum()
+    assert low <= share <= high, (share, text)
+
+
+def landing_drops(
+    batches: BatchStore,
+    text: str,
+    least: list[int] = (),
+    most: list[int] = (),
+    alike: list[int] = (),
+    within: float = 0.005,
+) -> None:
+    """How landings per 100 throws change from "pay the fine at once" to "stay and try for
+    doubles", by space number: `least` drop least, `most` drop most, and the `alike` spaces
+    drop by the same amount (within `within`)."""
+    table = landing_table()
+    table = table[table["role"] == "competitor"]
+    arrival = {
+        p: table[table["policy"] == p].set_index("space")["arrival"] for p in ("pay", "doubles")
+    }
+    drop = (100 * (arrival["pay"] - arrival["doubles"])).sort_values()
+    if least:
+        assert set(drop.index[: len(least)]) == set(least), drop.head(len(least) + 2)
+    if most:
+        assert set(drop.index[-len(most) :]) == set(most), drop.tail(len(most) + 2)
+    if alike:
+        assert drop[list(alike)].max() - drop[list(alike)].min() < within, drop[list(alike)]
+
+
+CLAIMS = {
+    "rate_range": rate_range,
+    "even_test": even_test,
+    "change": change,
+    "cap_range": cap_range,
+    "ending_range": ending_range,
+    "reading": reading,
+    "structure_order": structure_order,
+    "structure_range": structure_range,
+    "structure_close": structure_close,
+    "tax_share_range": tax_share_range,
+    "landing_drops": landing_drops,
 }
 
 
@@ -192,11 +506,60 @@ def test_every_number_a_lesson_states_is_the_tool_s_own(lesson):
         assert check["text"] in " ".join(text.split()), (
             f"{lesson.name}: not found: {check['text']!r}"
         )
-        (kind,) = [k for k in check if k in CHECKS]
-        computed = CHECKS[kind](**check[kind])
-        assert number_in(check["text"]) == pytest.approx(float(computed), abs=0.051), check
+        kinds = [k for k in check if k in CHECKS or k in CLAIMS]
+        assert len(kinds) == 1, f"{lesson.name}: one kind of check per entry: {check}"
+        if kinds[0] in CHECKS:
+            computed = CHECKS[kinds[0]](**check[kinds[0]])
+            assert number_in(check["text"]) == pytest.approx(float(computed), abs=0.051), check
     for path in sorted(lesson.glob("*.md")):
         text = " ".join(path.read_text().split())
         checked = " ".join(c["text"] for c in checks if c["file"] == path.name)
         for number in NUMBER.findall(text):
             assert number in checked, f"{path.relative_to(ROOT)}: {number} is not checked"
+
+
+CLAIM_CHECKS = [
+    (lesson, check)
+    for lesson in LESSON_DIRS
+    for check in checks_of(lesson)
+    if any(kind in CLAIMS for kind in check)
+]
+
+
+@pytest.mark.parametrize(
+    "lesson, check",
+    CLAIM_CHECKS,
+    ids=[f"{lesson.name}:{check['text'][:40]}" for lesson, check in CLAIM_CHECKS],
+)
+def test_every_claim_about_bot_games_holds_for_the_batches_the_lesson_names(lesson, check, batches):
+    (kind,) = [k for k in check if k in CLAIMS]
+    CLAIMS[kind](batches, check["text"], **check[kind])
+
+
+def test_the_batches_the_lessons_name_are_the_dashboards_own():
+    """The lessons quote the dashboard's panels as they start: same seats, seed and games."""
+    from amteach.ui import economics
+    from amteach.ui.dashboard import BatchPanel, Dashboard
+
+    def panels(widget: Any) -> list[BatchPanel]:
+        """The batch panels on a page, top to bottom."""
+        if getattr(widget, "model_id", None) in BatchPanel.by_widget:
+            return [BatchPanel.by_widget[widget.model_id]]
+        return [p for child in getattr(widget, "children", ()) for p in panels(child)]
+
+    def same(panel: BatchPanel, name: str) -> None:
+        spec = BATCHES[name]
+        assert (panel.seats, panel.seed, panel.games.value) == (
+            spec["seats"],
+            spec["seed"],
+            spec["games"],
+        ), name
+
+    dashboard = Dashboard()
+    same(dashboard.who_wins, "who-wins")
+    (fair, *_) = panels(economics.fairness_page())
+    same(fair, "fairness")
+    (tax,) = panels(economics.taxes_page())
+    same(tax, "taxes")
+    (many,) = panels(economics.inequality_page(dashboard.app))
+    same(many, "who-wins")
