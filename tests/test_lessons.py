@@ -61,6 +61,16 @@ PLAN_SECTIONS = (
     "Extension",
     "Assessment",
 )
+# the instructor's manual of every lesson (manual.md)
+MANUAL_SECTIONS = (
+    "Standards alignment",
+    "Warm-up quiz",
+    "Answer keys",
+    "Misconceptions",
+    "A 45-minute version",
+    "A class of 100",
+    "Real-world cases",
+)
 # a dollar amount ($1,995) or a percentage (20%, 94.5%)
 NUMBER = re.compile(r"\$\d[\d,]*(?:\.\d+)?|\b\d+(?:\.\d+)?\s?%")
 
@@ -228,7 +238,11 @@ def numbers_of(text: str) -> list[float]:
     return [float(n.strip("$% ").replace(",", "")) for n in NUMBER.findall(text)]
 
 
-def range_in(text: str) -> tuple[float, float]:
+def range_in(text: str, bounds: list[float] | None = None) -> tuple[float, float]:
+    """A claim's range: the two numbers of its sentence, or `bounds` when the sentence says it
+    in words ("about a third")."""
+    if bounds is not None:
+        return min(bounds), max(bounds)
     found = numbers_of(text)
     assert len(found) == 2, f"a range holds exactly two numbers, low and high: {text!r}"
     return min(found), max(found)
@@ -255,10 +269,11 @@ def rate_range(
     seat: int | None = None,
     bot: str | None = None,
     first: int | None = None,
+    bounds: list[float] | None = None,
 ) -> None:
     """An answer key's range for a win rate: the batch's rate is in it, and the range is about
     as wide as the rate's 95% interval, so other seeds will mostly land in it too."""
-    low, high = range_in(text)
+    low, high = range_in(text, bounds)
     by, key = group_key(role, seat, bot)
     row = group_row(first_games(batches[batch], first), by, key)
     assert low <= 100 * row["rate"] <= high, (100 * row["rate"], text)
@@ -290,6 +305,21 @@ def even_test(
     assert test.direction == expect, (test, text)
 
 
+def rate_is(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    role: str | None = None,
+    seat: int | None = None,
+    bot: str | None = None,
+    first: int | None = None,
+) -> None:
+    """The one number in the sentence is the batch's win rate (in percent, one decimal)."""
+    by, key = group_key(role, seat, bot)
+    row = group_row(first_games(batches[batch], first), by, key)
+    assert number_in(text) == pytest.approx(100 * row["rate"], abs=0.051), (row, text)
+
+
 def change(
     batches: BatchStore, text: str, a: str, b: str, expect: str, role: str = "monopolist"
 ) -> None:
@@ -300,17 +330,30 @@ def change(
     assert found == expect, (moved, text)
 
 
-def cap_range(batches: BatchStore, text: str, batch: str, first: int | None = None) -> None:
+def cap_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    first: int | None = None,
+    bounds: list[float] | None = None,
+) -> None:
     """The share of a batch's games settled by the round cap lies in the range the text gives."""
-    low, high = range_in(text)
+    low, high = range_in(text, bounds)
     share = 100 * stats.round_cap_share(first_games(batches[batch], first))
     assert low <= share <= high, (share, text)
 
 
-def ending_range(batches: BatchStore, text: str, batch: str, ending: str, role: str) -> None:
+def ending_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    ending: str,
+    role: str,
+    bounds: list[float] | None = None,
+) -> None:
     """A role's win rate among the games that ended one way ("played to the end" or
     "settled by the round cap") lies in the range the text gives."""
-    low, high = range_in(text)
+    low, high = range_in(text, bounds)
     frame = stats.win_rates_by_ending(batches[batch]).set_index(["ending", "role"])
     rate = 100 * frame.loc[(ending, role), "rate"]
     assert low <= rate <= high, (rate, text)
@@ -361,10 +404,16 @@ def structure_order(
 
 
 def structure_range(
-    batches: BatchStore, text: str, batch: str, structure: str, column: str, scale: float = 1
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    structure: str,
+    column: str,
+    scale: float = 1,
+    bounds: list[float] | None = None,
 ) -> None:
     """A market structure's `column` (times `scale`, 100 for a share) lies in the text's range."""
-    low, high = range_in(text)
+    low, high = range_in(text, bounds)
     value = scale * batches[batch].set_index("structure").loc[structure, column]
     assert low <= value <= high, (value, text)
 
@@ -376,9 +425,15 @@ def structure_close(batches: BatchStore, text: str, batch: str, column: str, wit
     assert gap < within, (gap, text)
 
 
-def tax_share_range(batches: BatchStore, text: str, batch: str, role: str) -> None:
+def tax_share_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    role: str,
+    bounds: list[float] | None = None,
+) -> None:
     """The share of a role's income-tax decisions where the percentage was cheaper."""
-    low, high = range_in(text)
+    low, high = range_in(text, bounds)
     summary = taxes.tax_choice_summary(batches[batch])
     rows = summary[summary["role"] == role]
     share = 100 * rows["percent_cheaper"].sum() / rows["decisions"].sum()
@@ -412,6 +467,7 @@ def landing_drops(
 
 CLAIMS = {
     "rate_range": rate_range,
+    "rate_is": rate_is,
     "even_test": even_test,
     "change": change,
     "cap_range": cap_range,
@@ -447,6 +503,65 @@ def test_each_lesson_has_a_complete_plan_and_a_separate_worksheet(lesson):
     worksheet = (lesson / "worksheet.md").read_text()
     assert worksheet.startswith("# ") and "worksheet" in worksheet.splitlines()[0].lower()
     assert "Name:" in worksheet  # printable: students write on it
+
+
+def sections(text: str) -> dict[str, str]:
+    """A Markdown file's "## " sections: heading to body."""
+    parts = re.split(r"^## (.+)$", text, flags=re.MULTILINE)
+    return {heading.strip(): body for heading, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+@pytest.mark.parametrize("lesson", LESSON_DIRS, ids=lambda p: p.name)
+def test_each_lesson_has_an_instructors_manual_with_every_part(lesson):
+    manual = lesson / "manual.md"
+    assert manual.exists(), f"{lesson.name}: no manual.md"
+    text = manual.read_text()
+    assert "manual" in text.splitlines()[0].lower()
+    found = sections(text)
+    for section in MANUAL_SECTIONS:
+        assert any(h.startswith(section) for h in found), f"{lesson.name}: no {section!r}"
+        body = next(b for h, b in found.items() if h.startswith(section))
+        assert len(body.split()) >= 40, f"{lesson.name}: {section!r} is too short to teach from"
+    standards = next(b for h, b in found.items() if h.startswith("Standards alignment"))
+    for framework in ("Voluntary National Content Standards", "C3 Framework", "AP Micro"):
+        assert framework in standards, f"{lesson.name}: the standards name no {framework}"
+    assert re.search(r"Standard \d+, \*[A-Z]", standards), (
+        "an economics standard by number and name"
+    )
+    assert re.search(r"D2\.Eco\.\d+\.9-12", standards), "a C3 indicator by its code"
+    quiz = next(b for h, b in found.items() if h.startswith("Warm-up quiz"))
+    assert len(re.findall(r"^\d+\. ", quiz, flags=re.MULTILINE)) >= 4, "at least four questions"
+    cases = next(b for h, b in found.items() if h.startswith("Real-world cases"))
+    assert "../cases.md" in cases and re.search(r"\((?:1[89]|20)\d\d\)", cases), (
+        "cases with their year, linked to the cases file"
+    )
+    plan = (lesson / "plan.md").read_text()
+    assert "(manual.md)" in plan, f"{lesson.name}: the plan does not link its manual"
+    assert f"({lesson.name}/manual.md)" in (LESSONS / "README.md").read_text()
+
+
+def test_the_cases_are_cited_with_their_courts_and_dates():
+    cases = sections((LESSONS / "cases.md").read_text())
+    for name, citation in {
+        "Standard Oil": "221 U.S. 1 (1911)",
+        "AT&T": "552 F. Supp. 131",
+        "Microsoft": "253 F.3d 34 (D.C. Cir. 2001)",
+        "Google": "747 F. Supp. 3d 1",
+        "Anti-Monopoly": "684 F.2d 1316 (9th Cir. 1982)",
+    }.items():
+        (body,) = [" ".join(b.split()) for h, b in cases.items() if name in h]
+        assert citation in body, (name, citation)
+    assert "748,626" in cases[next(h for h in cases if "Anti-Monopoly" in h)]
+
+
+def test_no_lesson_says_overlapping_intervals_mean_no_difference():
+    """Overlapping 95% intervals can still differ by more than luck: a lesson may only say so."""
+    for path in [*lesson_files(), ROOT / "docs" / "analysis.md"]:
+        for sentence in re.split(r"(?<=[.!?])\s+", " ".join(path.read_text().split())):
+            if re.search(r"intervals? (?:do |does )?overlap", sentence, flags=re.IGNORECASE):
+                assert re.search(r"\b(?:can|may|still|even if|even when|not)\b", sentence), (
+                    f"{path.relative_to(ROOT)}: {sentence!r}"
+                )
 
 
 def test_every_link_and_referenced_file_in_the_lessons_exists():

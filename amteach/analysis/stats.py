@@ -304,7 +304,8 @@ def reading_endings(result: SimulationResult) -> str:
             f"(95% interval {100 * row.ci_low:.1f}% to {100 * row.ci_high:.1f}%)"
             for row in rows.itertuples()
         ]
-        text += f" Of the {n} games {ending}, " + " and ".join(parts) + "."
+        games = "game" if n == 1 else "games"
+        text += f" Of the {n} {games} {ending}, " + " and ".join(parts) + "."
     return text
 
 
