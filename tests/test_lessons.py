@@ -37,7 +37,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from amteach.analysis import fairness, stats, taxes
+from amteach.analysis import fairness, returns, stats, taxes
 from amteach.analysis.landing import landing_table
 from amteach.analysis.returns import title_returns
 from amteach.engine.rules import RuleSet
@@ -465,6 +465,30 @@ def landing_drops(
         assert drop[list(alike)].max() - drop[list(alike)].min() < within, drop[list(alike)]
 
 
+def returns_row(
+    batches: BatchStore, text: str, name: str, owner: str, level: str, players: int = 4
+) -> None:
+    """A table row "| level | cost | rent per landing | rounds to pay back |" of the Returns
+    tab: every number in it is the tool's (rounds to the nearest whole round)."""
+    cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
+    assert cells[0] == level, (cells, level)
+    found = [float(c.strip("$").replace(",", "")) for c in cells[1:]]
+    expected = [
+        title_return(name, owner, level, column, players) for column in ("invested", "rent")
+    ]
+    assert found[:2] == pytest.approx(expected), (found, expected)
+    payback = title_return(name, owner, level, "payback_rounds", players)
+    assert found[2] == round(payback), (found[2], payback)
+
+
+def returns_says(
+    batches: BatchStore, text: str, says: str, players: int = 4, owner: str | None = None
+) -> None:
+    """The sentence under the Returns chart says `says`."""
+    sentence = returns.reading_returns(returns_frame(), players, owner)
+    assert says in sentence, (says, sentence)
+
+
 CLAIMS = {
     "rate_range": rate_range,
     "rate_is": rate_is,
@@ -478,6 +502,8 @@ CLAIMS = {
     "structure_close": structure_close,
     "tax_share_range": tax_share_range,
     "landing_drops": landing_drops,
+    "returns_row": returns_row,
+    "returns_says": returns_says,
 }
 
 
