@@ -440,6 +440,12 @@ def tax_share_range(
     assert low <= share <= high, (share, text)
 
 
+def tax_says(batches: BatchStore, text: str, batch: str, says: str) -> None:
+    """The sentence under the Taxes tab's batch chart says `says`."""
+    sentence = taxes.reading_tax_choice(taxes.tax_choice_summary(batches[batch]))
+    assert says in sentence, (says, sentence)
+
+
 def landing_drops(
     batches: BatchStore,
     text: str,
@@ -501,6 +507,7 @@ CLAIMS = {
     "structure_range": structure_range,
     "structure_close": structure_close,
     "tax_share_range": tax_share_range,
+    "tax_says": tax_says,
     "landing_drops": landing_drops,
     "returns_row": returns_row,
     "returns_says": returns_says,
@@ -675,6 +682,17 @@ CLAIM_CHECKS = [
 def test_every_claim_about_bot_games_holds_for_the_batches_the_lesson_names(lesson, check, batches):
     (kind,) = [k for k in check if k in CLAIMS]
     CLAIMS[kind](batches, check["text"], **check[kind])
+
+
+def test_the_taxes_notebook_plays_the_taxes_tabs_batch():
+    """Lesson 3 says the notebook shows the same numbers as the Taxes tab."""
+    import json
+
+    cells = json.loads((ROOT / "notebooks" / "taxes.ipynb").read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    spec = BATCHES["taxes"]
+    assert re.search(rf"^GAMES = {spec['games']}\b", code, flags=re.MULTILINE), "games"
+    assert f"seed={spec['seed']}" in code, "seed"
 
 
 def test_the_batches_the_lessons_name_are_the_dashboards_own():
