@@ -43,7 +43,7 @@ from amteach.analysis.returns import title_returns
 from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
 from amteach.files import load_scenario_file, read_yaml
-from amteach.sim import DEFAULT_ROUND_CAP, SimulationResult, simulate
+from amteach.sim import DEFAULT_ROUND_CAP, SimulationResult, simulate, wilson_interval
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
@@ -149,7 +149,20 @@ def title_return(name: str, owner: str, level: str, column: str, players: int = 
     return float(row[column].iloc[0])
 
 
+def share(wins: int, games: int) -> float:
+    """A worked example's win rate, in percent."""
+    return 100 * wins / games
+
+
+def wilson(wins: int, games: int, end: str) -> float:
+    """An end ("low" or "high") of the tool's 95% Wilson interval, in percent."""
+    low, high = wilson_interval(wins, games)
+    return 100 * (low if end == "low" else high)
+
+
 CHECKS = {
+    "share": share,
+    "wilson": wilson,
     "scenario_cash_change": scenario_cash_change,
     "scenario_rent": scenario_rent,
     "scenario_tax": scenario_tax,
@@ -440,6 +453,43 @@ def tax_share_range(
     assert low <= share <= high, (share, text)
 
 
+def difference_interval(
+    batches: BatchStore, text: str, wins_a: int, games_a: int, wins_b: int, games_b: int
+) -> None:
+    """A worked example: the sentence's two plain numbers are the ends of Newcombe's interval
+    for the difference (B minus A), in percentage points."""
+    found = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", text)]
+    moved = stats.compare_batches(wins_a, games_a, wins_b, games_b)
+    assert found[-2:] == pytest.approx([100 * moved.low, 100 * moved.high], abs=0.051), text
+
+
+def wins_mostly(batches: BatchStore, text: str, batch: str, role: str, ending: str) -> None:
+    """Most of a role's wins in a batch came from games that ended one way."""
+    frame = stats.win_rates_by_ending(batches[batch])
+    wins = frame[frame["role"] == role].set_index("ending")["wins"]
+    assert wins[ending] > wins.drop(ending).sum(), (wins, text)
+
+
+def wins_all(batches: BatchStore, text: str, batch: str, role: str) -> None:
+    """A role won every game of a batch."""
+    row = group_row(batches[batch], "role", role)
+    assert row["wins"] == row["games"], (row, text)
+
+
+def width_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    bounds: list[float],
+    role: str = "monopolist",
+    first: int | None = None,
+) -> None:
+    """The width of a role's 95% interval, in percentage points, lies within `bounds`."""
+    row = group_row(first_games(batches[batch], first), "role", role)
+    width = 100 * (row["ci_high"] - row["ci_low"])
+    assert min(bounds) <= width <= max(bounds), (width, text)
+
+
 def tax_says(batches: BatchStore, text: str, batch: str, says: str) -> None:
     """The sentence under the Taxes tab's batch chart says `says`."""
     sentence = taxes.reading_tax_choice(taxes.tax_choice_summary(batches[batch]))
@@ -508,6 +558,10 @@ CLAIMS = {
     "structure_close": structure_close,
     "tax_share_range": tax_share_range,
     "tax_says": tax_says,
+    "difference_interval": difference_interval,
+    "wins_mostly": wins_mostly,
+    "wins_all": wins_all,
+    "width_range": width_range,
     "landing_drops": landing_drops,
     "returns_row": returns_row,
     "returns_says": returns_says,
@@ -588,13 +642,23 @@ def test_the_cases_are_cited_with_their_courts_and_dates():
 
 
 def test_no_lesson_says_overlapping_intervals_mean_no_difference():
-    """Overlapping 95% intervals can still differ by more than luck: a lesson may only say so."""
+    """Overlapping 95% intervals can still differ by more than luck. A sentence that links
+    overlapping intervals with "cannot tell apart", "no difference" or "the same" must be
+    saying that the link does not hold (or be a misconception, in quotation marks)."""
+    says_same = re.compile(
+        r"cannot tell|can't tell|tell (?:the two|them|the \w+) apart|no (?:real )?difference"
+        r"|the same|equal",
+        flags=re.IGNORECASE,
+    )
+    denies = re.compile(r"\b(?:do(?:es)? not|never|can|still|even)\b", flags=re.IGNORECASE)
     for path in [*lesson_files(), ROOT / "docs" / "analysis.md"]:
         for sentence in re.split(r"(?<=[.!?])\s+", " ".join(path.read_text().split())):
-            if re.search(r"intervals? (?:do |does )?overlap", sentence, flags=re.IGNORECASE):
-                assert re.search(r"\b(?:can|may|still|even if|even when|not)\b", sentence), (
-                    f"{path.relative_to(ROOT)}: {sentence!r}"
-                )
+            found = re.search(r"overlap", sentence, flags=re.IGNORECASE)
+            if not found or sentence[: found.start()].count('"') % 2 == 1:  # a quoted myth
+                continue
+            assert not says_same.search(sentence) or denies.search(sentence), (
+                f"{path.relative_to(ROOT)}: {sentence!r}"
+            )
 
 
 def test_every_link_and_referenced_file_in_the_lessons_exists():
