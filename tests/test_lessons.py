@@ -38,7 +38,7 @@ import pytest
 import yaml
 
 from amteach.analysis import fairness, returns, stats, taxes
-from amteach.analysis.landing import landing_table
+from amteach.analysis.landing import landing_table, reading_landing
 from amteach.analysis.returns import title_returns
 from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
@@ -490,6 +490,49 @@ def width_range(
     assert min(bounds) <= width <= max(bounds), (width, text)
 
 
+def row_numbers(text: str) -> tuple[str, list[float]]:
+    """A Markdown table row: its first cell, and the numbers in the other cells."""
+    cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
+    return cells[0], [float(c.strip("$").replace(",", "")) for c in cells[1:]]
+
+
+def landings(space: int, policy: str = "pay") -> float:
+    """Landings per 100 throws of a Competitor pawn on a space."""
+    table = landing_table()
+    row = table[(table["role"] == "competitor") & (table["policy"] == policy)]
+    return 100 * float(row[row["space"] == space]["arrival"].iloc[0])
+
+
+def landing_row(batches: BatchStore, text: str, space: int) -> None:
+    """ "| 13. State St. | pay | doubles | went down by |", each to two decimals."""
+    _, found = row_numbers(text)
+    pay, doubles = landings(space, "pay"), landings(space, "doubles")
+    assert found == pytest.approx([pay, doubles, pay - doubles], abs=0.006), (found, text)
+
+
+def street_row(batches: BatchStore, text: str, name: str, players: int = 4) -> None:
+    """ "| street | cost | rent | landings per 100 throws | expected rent per 100 throws |
+    rounds to pay back |" for a Competitor owner of the bare title."""
+    first, found = row_numbers(text)
+    assert first == name
+    rent = title_return(name, "competitor", "title only", "rent", players)
+    cost = title_return(name, "competitor", "title only", "invested", players)
+    frame = returns_frame()
+    space = int(frame[frame["name"] == name]["space"].iloc[0])
+    landed = landings(space)
+    payback = title_return(name, "competitor", "title only", "payback_rounds", players)
+    assert found[:2] == [cost, rent], (found, text)
+    assert found[2] == pytest.approx(landed, abs=0.006)
+    assert found[3] == pytest.approx(landed * rent, abs=0.051)
+    assert found[4] == round(payback)
+
+
+def landing_says(batches: BatchStore, text: str, says: str, policy: str = "pay") -> None:
+    """The sentence under the Landing odds chart says `says`."""
+    sentence = reading_landing(landing_table(), policy)
+    assert says in sentence, (says, sentence)
+
+
 def tax_says(batches: BatchStore, text: str, batch: str, says: str) -> None:
     """The sentence under the Taxes tab's batch chart says `says`."""
     sentence = taxes.reading_tax_choice(taxes.tax_choice_summary(batches[batch]))
@@ -562,6 +605,9 @@ CLAIMS = {
     "wins_mostly": wins_mostly,
     "wins_all": wins_all,
     "width_range": width_range,
+    "landing_row": landing_row,
+    "street_row": street_row,
+    "landing_says": landing_says,
     "landing_drops": landing_drops,
     "returns_row": returns_row,
     "returns_says": returns_says,
