@@ -33,11 +33,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
-from amteach.analysis import fairness, returns, stats, taxes
+from amteach.analysis import fairness, inequality, returns, stats, taxes
 from amteach.analysis.landing import landing_table, reading_landing
 from amteach.analysis.returns import title_returns
 from amteach.engine.rules import RuleSet
@@ -77,6 +78,11 @@ NUMBER = re.compile(r"\$\d[\d,]*(?:\.\d+)?|\b\d+(?:\.\d+)?\s?%")
 
 def lesson_files() -> list[Path]:
     return sorted(LESSONS.rglob("*.md"))
+
+
+def flat(text: str) -> str:
+    """A lesson's text as one line: whitespace runs and block-quote markers (">") dropped."""
+    return " ".join(re.sub(r"^\s*>", "", line) for line in text.splitlines()).strip()
 
 
 def number_in(text: str) -> float:
@@ -533,6 +539,61 @@ def landing_says(batches: BatchStore, text: str, says: str, policy: str = "pay")
     assert says in sentence, (says, sentence)
 
 
+def structure_row(batches: BatchStore, text: str, batch: str, structure: str) -> None:
+    """ "| structure | $a to $b | rounds a to b | a% to b% | Gini a to b |": rent paid per turn,
+    mean game length, share stopped by the round cap and final Gini, each within its range."""
+    cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
+    assert cells[0] == structure
+    row = batches[batch].set_index("structure").loc[structure.replace("All", "all")]
+    values = (
+        row["rent_per_turn"],
+        row["mean_rounds"],
+        100 * row["round_cap_share"],
+        row["mean_gini"],
+    )
+    for cell, value in zip(cells[1:], values, strict=True):
+        low, high = (float(n.strip("$%")) for n in cell.split(" to "))
+        assert low <= value <= high, (cell, value, text)
+
+
+def structure_between(batches: BatchStore, text: str, batch: str) -> None:
+    """The mixed table lies between the two one-role tables on every measure."""
+    rows = batches[batch].set_index("structure")
+    for column in ("rent_per_turn", "mean_rounds", "round_cap_share", "mean_gini"):
+        ends = sorted(rows.loc[["all Competitors", "all Monopolists"], column])
+        assert ends[0] <= rows.loc["mixed", column] <= ends[1], (column, text)
+
+
+def lorenz_range(
+    batches: BatchStore, text: str, batch: str, at: int, bounds: list[float] | None = None
+) -> None:
+    """The share of all wealth (percent) the poorest half hold at round `at` of a batch."""
+    low, high = range_in(text, bounds)
+    curves = inequality.lorenz_at_rounds(batches[batch].rounds, at=[at])
+    held = 100 * np.interp(0.5, curves["population_share"], curves["wealth_share"])
+    assert low <= held <= high, (held, text)
+
+
+def inequality_range(
+    batches: BatchStore, text: str, batch: str, measure: str, bounds: list[float]
+) -> None:
+    """A number the Inequality tab's sentences give for a batch: "round" (the round the Gini
+    sentence reports), "gini" (its average Gini), "band" (its band's two ends) or "times" (how
+    many times as much the richer role holds)."""
+    rounds = batches[batch].rounds
+    gini = inequality.reading_gini(inequality.gini_by_round(rounds))
+    gap = inequality.reading_role_gap(inequality.role_gap_by_round(rounds))
+    found = {
+        "round": re.search(r"by round (\d+)", gini),
+        "gini": re.search(r"it is (\d\.\d+) on average", gini),
+        "band": re.search(r"between (\d\.\d+) and (\d\.\d+)", gini),
+        "times": re.search(r"hold (\d+\.\d) times as much", gap),
+    }[measure]
+    assert found, (measure, gini, gap)
+    for value in (float(v) for v in found.groups()):
+        assert min(bounds) <= value <= max(bounds), (measure, value, text)
+
+
 def tax_says(batches: BatchStore, text: str, batch: str, says: str) -> None:
     """The sentence under the Taxes tab's batch chart says `says`."""
     sentence = taxes.reading_tax_choice(taxes.tax_choice_summary(batches[batch]))
@@ -608,6 +669,10 @@ CLAIMS = {
     "landing_row": landing_row,
     "street_row": street_row,
     "landing_says": landing_says,
+    "structure_row": structure_row,
+    "structure_between": structure_between,
+    "lorenz_range": lorenz_range,
+    "inequality_range": inequality_range,
     "landing_drops": landing_drops,
     "returns_row": returns_row,
     "returns_says": returns_says,
@@ -761,7 +826,7 @@ def test_every_number_a_lesson_states_is_the_tool_s_own(lesson):
     checks = checks_of(lesson)
     for check in checks:
         text = (lesson / check["file"]).read_text()
-        assert check["text"] in " ".join(text.split()), (
+        assert check["text"] in " ".join(flat(text).split()), (
             f"{lesson.name}: not found: {check['text']!r}"
         )
         kinds = [k for k in check if k in CHECKS or k in CLAIMS]
@@ -770,7 +835,7 @@ def test_every_number_a_lesson_states_is_the_tool_s_own(lesson):
             computed = CHECKS[kinds[0]](**check[kinds[0]])
             assert number_in(check["text"]) == pytest.approx(float(computed), abs=0.051), check
     for path in sorted(lesson.glob("*.md")):
-        text = " ".join(path.read_text().split())
+        text = " ".join(flat(path.read_text()).split())
         checked = " ".join(c["text"] for c in checks if c["file"] == path.name)
         for number in NUMBER.findall(text):
             assert number in checked, f"{path.relative_to(ROOT)}: {number} is not checked"
