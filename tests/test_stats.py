@@ -16,7 +16,8 @@ from scipy.stats import binomtest
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 from amteach.analysis import fairness, stats
-from amteach.engine.errors import InputError
+from amteach.engine.errors import InputError, RulesError
+from amteach.engine.rules import RuleSet
 from amteach.sim import wilson_interval
 from amteach.sim.results import SimulationResult
 
@@ -315,3 +316,21 @@ def test_win_rates_by_ending_split_the_games_the_cap_settled():
     assert text.startswith("The round cap settled 40 of these 100 games (40.0%)")
     assert "Of the 60 games played to the end, Competitors won 0.0%" in text
     assert "Of the 40 games settled by the round cap, Competitors won 75.0%" in text
+
+
+def test_one_game_settled_by_the_cap_reads_in_the_singular():
+    text = stats.reading_endings(
+        made_batch(["competitor:investor", "monopolist:investor"], [0, 5], capped=1)
+    )
+    assert "Of the 1 game settled by the round cap," in text
+    assert "Of the 4 games played to the end," in text
+
+
+def test_a_round_cap_of_none_is_a_rule_value_but_no_batch_plays_without_a_cap():
+    assert RuleSet.preset("default", round_cap="none").round_cap is None
+    assert RuleSet.preset("default", round_cap="None").round_cap is None
+    with pytest.raises(RulesError, match="whole number"):
+        RuleSet.preset("default", round_cap="never")
+    with pytest.raises(RulesError, match="unattended play needs a round cap") as refused:
+        fairness.sweep("round_cap", [200, "none"], games=1, workers=1, progress=False)
+    assert refused.value.field == "round_cap"
