@@ -279,6 +279,19 @@ def group_row(result: SimulationResult, by: str, key: Any) -> pd.Series:
     return table[table[by] == key].iloc[0]
 
 
+def group_in(
+    batches: BatchStore,
+    batch: str,
+    role: str | None,
+    seat: int | None,
+    bot: str | None,
+    first: int | None,
+) -> tuple[SimulationResult, pd.Series]:
+    """A batch (or its first games) and the win-rate row of one role, seat or bot in it."""
+    result = first_games(batches[batch], first)
+    return result, group_row(result, *group_key(role, seat, bot))
+
+
 # -- the claims -------------------------------------------------------------------------------------
 def rate_range(
     batches: BatchStore,
@@ -293,8 +306,7 @@ def rate_range(
     """An answer key's range for a win rate: the batch's rate is in it, and the range is about
     as wide as the rate's 95% interval, so other seeds will mostly land in it too."""
     low, high = range_in(text, bounds)
-    by, key = group_key(role, seat, bot)
-    row = group_row(first_games(batches[batch], first), by, key)
+    _, row = group_in(batches, batch, role, seat, bot, first)
     assert low <= 100 * row["rate"] <= high, (100 * row["rate"], text)
     assert low - 2 <= 100 * row["ci_low"] and 100 * row["ci_high"] <= high + 2, (
         f"the range is narrower than the 95% interval {100 * row['ci_low']:.1f}% to "
@@ -314,14 +326,9 @@ def even_test(
 ) -> None:
     """A group of one batch against its even mark (exact binomial test): "more", "less" or
     "even" (within what luck could give an even game)."""
-    result = first_games(batches[batch], first)
-    by, key = group_key(role, seat, bot)
-    row = group_row(result, by, key)
-    per_game = round(row["games"] / len(result.games))
-    test = stats.compare_with_even(
-        int(row["wins"]), round(row["games"] / per_game), row["even_share"], per_game
-    )
-    assert test.direction == expect, (test, text)
+    result, row = group_in(batches, batch, role, seat, bot, first)
+    test = stats.group_even_test(row["wins"], row["games"], row["even_share"], len(result.games))
+    assert test is not None and test.direction == expect, (test, text)
 
 
 def rate_is(
@@ -334,8 +341,7 @@ def rate_is(
     first: int | None = None,
 ) -> None:
     """The one number in the sentence is the batch's win rate (in percent, one decimal)."""
-    by, key = group_key(role, seat, bot)
-    row = group_row(first_games(batches[batch], first), by, key)
+    _, row = group_in(batches, batch, role, seat, bot, first)
     assert number_in(text) == pytest.approx(100 * row["rate"], abs=0.051), (row, text)
 
 

@@ -312,6 +312,17 @@ def reading_endings(result: SimulationResult) -> str:
 # -- sentences the fairness readings add --------------------------------------------------------
 
 
+def group_even_test(wins: int, plays: int, even: float, batch_games: int) -> EvenTest | None:
+    """`compare_with_even` for one row of a batch's win-rate table (`win_rates(by)`): `plays`
+    seats played by the group over `batch_games` games, so a group with twice as many plays
+    as games held two seats a game. None when there is nothing to test: no even mark, or one
+    group in every seat (it wins every game anyone wins)."""
+    per_game = max(1, round(plays / batch_games)) if batch_games else 1
+    if even != even or not 0 < per_game * even < 1:
+        return None
+    return compare_with_even(int(wins), round(plays / per_game), even, per_game)
+
+
 def even_tests_sentence(rows: list[tuple[str, int, int, float]], batch_games: int) -> str:
     """A sentence comparing each group with its even mark by the exact binomial test.
 
@@ -320,11 +331,9 @@ def even_tests_sentence(rows: list[tuple[str, int, int, float]], batch_games: in
     Returns "" when no group can be tested (no even mark, or one group in every seat)."""
     clauses = []
     for name, wins, plays, even in rows:
-        per_game = max(1, round(plays / batch_games)) if batch_games else 1
-        if even != even or not 0 < per_game * even < 1:
-            continue
-        test = compare_with_even(int(wins), round(plays / per_game), even, per_game)
-        clauses.append(even_verdict(name, test))
+        test = group_even_test(wins, plays, even, batch_games)
+        if test is not None:
+            clauses.append(even_verdict(name, test))
     if not clauses:
         return ""
     return (
