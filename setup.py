@@ -28,7 +28,10 @@ def compiled_core() -> list:
         extra_compile_args=["-O2"],
         optional=True,
     )
-    return cythonize([extension], language_level=3, quiet=True)
+    extensions = cythonize([extension], language_level=3, quiet=True)
+    for built in extensions:  # cythonize makes new Extension objects: keep them optional
+        built.optional = True
+    return extensions
 
 
 # -- end of the compiled core ----------------------------------------------------------------

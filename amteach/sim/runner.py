@@ -241,7 +241,7 @@ def warn_if_slow(games: int, workers: int) -> None:
     seconds = games / (PURE_PYTHON_GAMES_PER_SECOND * max(1, min(workers, os.cpu_count() or 1)))
     warnings.warn(
         f"{games:,} games will run on amteach's pure-Python core (about {seconds:,.0f} s here); "
-        "the compiled core is about 15 times faster. Build it with `pip install .` or "
+        "the compiled core is dozens of times faster. Build it with `pip install .` or "
         "`./dev test` on a machine with a C compiler; see docs/development.md.",
         PurePythonWarning,
         stacklevel=3,
