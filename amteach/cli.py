@@ -459,6 +459,8 @@ def voila_command(
         f"--template={template}",
         "--strip_sources=True",  # viewers see controls, never code
         "--show_tracebacks=False",  # errors stay in the server's log
+        # /voila/files/ would serve the notebook folder's images; the dashboard needs none
+        "--VoilaConfiguration.file_allowlist=[]",
         # the dashboard draws every chart as a widget: plotly's renderer extension and code
         # highlighting would only add megabytes to each page
         "--VoilaConfiguration.extension_denylist=['jupyterlab-plotly', 'jupyterlab_pygments']",

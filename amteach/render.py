@@ -7,8 +7,10 @@ label and a shape (circle for Competitors, square for Monopolists).
 
 from __future__ import annotations
 
-from html import escape
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+from markupsafe import Markup
 
 if TYPE_CHECKING:
     from .engine.game import Game
@@ -29,6 +31,25 @@ CITY_COLOURS = {
 }
 
 
+def html_text(template: str, *values: object, **named: object) -> Markup:
+    """HTML from a template we wrote and values that may come from a person or a file
+    (player names, file names, messages): every value is escaped, so `<img ...>` in a name
+    shows as text, except values that are already `Markup` (HTML built here).
+    `html_text("<b>{}</b> to decide", name)`. All of amteach's HTML is built this way."""
+    return Markup(template).format(*values, **named)
+
+
+def html_join(parts: Iterable[object], separator: str = "") -> Markup:
+    """Pieces of HTML joined; a piece that is plain text is escaped."""
+    return Markup(separator).join(parts)
+
+
+def chart_text(text: object) -> str:
+    """A label for a plotly chart: plotly reads some HTML tags in labels, so text from a
+    person or a file is escaped (plotly shows `&lt;` as `<`)."""
+    return str(html_text("{}", text))
+
+
 def grid_cell(index: int) -> tuple[int, int]:
     """(row, column) of a space on an 11 x 11 grid, START at the bottom right, play clockwise."""
     if index <= 10:
@@ -40,16 +61,19 @@ def grid_cell(index: int) -> tuple[int, int]:
     return index - 30, 10
 
 
-def pawn_html(game: Game, player: int) -> str:
+def pawn_html(game: Game, player: int) -> Markup:
     role = game.roles[player]
     name = game.names[player]
-    radius = "50%" if role == 0 else "2px"
     held = game.held[player] >= 0
     label = f"{name}, {ROLE_LABELS[role]}" + (f", held in {game.hold_name(player)}" if held else "")
-    ring = "outline:2px dashed #b00020;outline-offset:1px;" if held else ""
-    return (
-        f'<span class="am-pawn" title="{escape(label)}" aria-label="{escape(label)}" '
-        f'style="background:{ROLE_COLOURS[role]};border-radius:{radius};{ring}">{escape(name[:1].upper())}</span>'
+    return html_text(
+        '<span class="am-pawn" title="{label}" aria-label="{label}" '
+        'style="background:{colour};border-radius:{radius};{ring}">{initial}</span>',
+        label=label,
+        colour=ROLE_COLOURS[role],
+        radius="50%" if role == 0 else "2px",
+        ring="outline:2px dashed #b00020;outline-offset:1px;" if held else "",
+        initial=name[:1].upper(),
     )
 
 
@@ -67,38 +91,58 @@ def short_name(game: Game, index: int) -> str:
     return sp.name
 
 
-def _space_html(game: Game, index: int) -> str:
+def _space_html(game: Game, index: int) -> Markup:
     sp = game.board.spaces[index]
     row, col = grid_cell(index)
-    band = ""
+    band = Markup("")
     if sp.kind == "street":
-        band = f'<div class="am-band" style="background:{CITY_COLOURS.get(sp.city, "#999")}" title="{escape(sp.city)}"></div>'
+        band = html_text(
+            '<div class="am-band" style="background:{}" title="{}"></div>',
+            CITY_COLOURS.get(sp.city, "#999"),
+            sp.city,
+        )
     marks = []
     owner = game.owner[index]
     if owner >= 0:
         role = game.roles[owner]
         marks.append(
-            f'<span class="am-owner" style="border-color:{ROLE_COLOURS[role]};color:{ROLE_COLOURS[role]}" '
-            f'title="owned by {escape(game.names[owner])} ({ROLE_LABELS[role]})">'
-            f"{ROLE_SHAPES[role]} {escape(game.names[owner])}</span>"
+            html_text(
+                '<span class="am-owner" style="border-color:{colour};color:{colour}" '
+                'title="owned by {name} ({label})">{shape} {name}</span>',
+                colour=ROLE_COLOURS[role],
+                name=game.names[owner],
+                label=ROLE_LABELS[role],
+                shape=ROLE_SHAPES[role],
+            )
         )
         if game.apartment[index]:
-            marks.append('<span class="am-build" title="apartment">apartment</span>')
+            marks.append(Markup('<span class="am-build" title="apartment">apartment</span>'))
         elif game.houses[index]:
             count = game.houses[index]
-            marks.append(f'<span class="am-build" title="{count} houses">{"⌂" * count}</span>')
+            marks.append(
+                html_text('<span class="am-build" title="{} houses">{}</span>', count, "⌂" * count)
+            )
         if game.mortgaged[index]:
-            marks.append('<span class="am-mortgaged" title="mortgaged">mortgaged</span>')
+            marks.append(Markup('<span class="am-mortgaged" title="mortgaged">mortgaged</span>'))
     elif sp.is_title:
-        marks.append(f'<span class="am-price">${sp.price}</span>')
-    pawns = "".join(
+        marks.append(html_text('<span class="am-price">${}</span>', sp.price))
+    pawns = html_join(
         pawn_html(game, p)
         for p in game.players
         if not game.bankrupt[p] and game.position[p] == index
     )
-    return (
-        f'<div class="am-space" style="grid-row:{row + 1};grid-column:{col + 1}" data-space="{index}">'
-        f'{band}<div class="am-name" title="{escape(sp.name)}">{escape(short_name(game, index))}</div>{"".join(marks)}<div class="am-pawns">{pawns}</div></div>'
+    return html_text(
+        '<div class="am-space" style="grid-row:{row};grid-column:{col}" data-space="{index}">'
+        '{band}<div class="am-name" title="{name}">{short}</div>{marks}'
+        '<div class="am-pawns">{pawns}</div></div>',
+        row=row + 1,
+        col=col + 1,
+        index=index,
+        band=band,
+        name=sp.name,
+        short=short_name(game, index),
+        marks=html_join(marks),
+        pawns=pawns,
     )
 
 
@@ -127,7 +171,7 @@ STYLE = """
 """
 
 
-def players_table_html(game: Game) -> str:
+def players_table_html(game: Game) -> Markup:
     rows = []
     for p in game.players:
         role = game.roles[p]
@@ -138,36 +182,64 @@ def players_table_html(game: Game) -> str:
         )
         titles = ", ".join(game.board.spaces[s].name for s in game.titles_of(p)) or "none"
         rows.append(
-            "<tr>"
-            f"<td>{pawn_html(game, p)} {escape(game.names[p])}</td>"
-            f'<td style="color:{ROLE_COLOURS[role]}">{ROLE_SHAPES[role]} {ROLE_LABELS[role]}</td>'
-            f"<td>${game.cash[p]}</td><td>${game.net_worth(p)}</td><td>${game.rule25_wealth(p)}</td>"
-            f'<td style="text-align:left">{escape(titles)}</td><td>{status}</td>'
-            "</tr>"
+            html_text(
+                "<tr><td>{pawn} {name}</td>"
+                '<td style="color:{colour}">{shape} {label}</td>'
+                "<td>${cash}</td><td>${worth}</td><td>${wealth}</td>"
+                '<td style="text-align:left">{titles}</td><td>{status}</td></tr>',
+                pawn=pawn_html(game, p),
+                name=game.names[p],
+                colour=ROLE_COLOURS[role],
+                shape=ROLE_SHAPES[role],
+                label=ROLE_LABELS[role],
+                cash=game.cash[p],
+                worth=game.net_worth(p),
+                wealth=game.rule25_wealth(p),
+                titles=titles,
+                status=status,
+            )
         )
-    return (
-        '<table class="am-players"><thead><tr><th>Player</th><th>Role</th><th>Cash</th><th>Net worth</th>'
-        "<th>Rule-25 wealth</th><th>Titles</th><th>Status</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
+    return html_text(
+        '<table class="am-players"><thead><tr><th>Player</th><th>Role</th><th>Cash</th>'
+        "<th>Net worth</th><th>Rule-25 wealth</th><th>Titles</th><th>Status</th></tr></thead>"
+        "<tbody>{}</tbody></table>",
+        html_join(rows),
     )
 
 
-def board_html(game: Game, with_players: bool = True) -> str:
+def role_legend(plural: bool = False, bold: bool = False) -> Markup:
+    """Each role's shape and name in its colour, e.g. "● Competitors ■ Monopolists"."""
+    return Markup(" &nbsp; ").join(
+        html_text(
+            '<span style="color:{};{}">{} {}</span>',
+            ROLE_COLOURS[r],
+            "font-weight:600" if bold else "",
+            ROLE_SHAPES[r],
+            ROLE_LABELS[r] + ("s" if plural else ""),
+        )
+        for r in (0, 1)
+    )
+
+
+def board_html(game: Game, with_players: bool = True) -> Markup:
     """The whole board with pawns, owners, buildings and mortgages, and the players table."""
-    spaces = "".join(_space_html(game, i) for i in range(len(game.board.spaces)))
     if game.over:
         status = "Game over"
         if game.winner is not None:
-            status += f": {escape(game.names[game.winner])} wins"
+            status += f": {game.names[game.winner]} wins"
     else:
-        status = f"Round {game.round}: {escape(game.names[game.actor])} to decide"
-    legend = " &nbsp; ".join(
-        f'<span style="color:{ROLE_COLOURS[r]}">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}</span>'
-        for r in (0, 1)
+        status = f"Round {game.round}: {game.names[game.actor]} to decide"
+    return html_text(
+        '{style}<div class="am-wrap"><div class="am-board" lang="en" role="img" '
+        'aria-label="Anti-Monopoly board">{spaces}<div class="am-centre">'
+        '<div class="am-title">ANTI-MONOPOLY</div><div>{status}</div><div>{legend}</div>'
+        "<div>Treasury supply: {houses} houses, {apartments} apartments</div></div></div>"
+        "{side}</div>",
+        style=Markup(STYLE),
+        spaces=html_join(_space_html(game, i) for i in range(len(game.board.spaces))),
+        status=status,
+        legend=role_legend(),
+        houses=game.supply_houses,
+        apartments=game.supply_apartments,
+        side=players_table_html(game) if with_players else "",
     )
-    supply = f"Treasury supply: {game.supply_houses} houses, {game.supply_apartments} apartments"
-    centre = f'<div class="am-centre"><div class="am-title">ANTI-MONOPOLY</div><div>{status}</div><div>{legend}</div><div>{supply}</div></div>'
-    board = f'<div class="am-board" lang="en" role="img" aria-label="Anti-Monopoly board">{spaces}{centre}</div>'
-    side = players_table_html(game) if with_players else ""
-    return f'{STYLE}<div class="am-wrap">{board}{side}</div>'

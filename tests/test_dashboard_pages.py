@@ -174,12 +174,9 @@ def test_a_long_sweep_says_how_long_it_will_take_before_it_starts(monkeypatch):
 
 
 def test_the_inequality_tab_reads_a_two_player_scenario_on_the_play_tab():
-    from pathlib import Path
-
     dashboard = Dashboard()
     app = dashboard.app
-    lessons = Path(__file__).resolve().parents[1] / "lessons"
-    assert app.load_scenario(lessons / "scenarios" / "doubled-rent.yaml")
+    assert app.load_scenario("doubled-rent")
     assert len(app.game.names) == 2
     bots = {seat: make_strategy("investor") for seat in range(len(app.game.names))}
     play_until_human(app.game, bots, max_decisions=200)

@@ -28,7 +28,7 @@ def app_at(tmp_path: Path, players, dice=(), cards=None, seats=HUMANS) -> Classr
     fields = {"players": players, "dice": [list(d) for d in dice]}
     if cards:
         fields["cards"] = cards
-    assert app.load_scenario(scenario_file(tmp_path, **fields)), app.message.value
+    assert app.load_scenario(scenario_file(tmp_path, **fields).stem), app.message.value
     return app
 
 
@@ -191,7 +191,7 @@ def test_a_corrupt_save_or_scenario_keeps_the_current_game(tmp_path):
         "bad",
         players=[{"name": "Ana", "role": "wizard"}, {"name": "Ben", "role": "monopolist"}],
     )
-    assert not app.load_scenario(bad)
+    assert not app.load_scenario(bad.stem)
     assert "players[0].role" in app.message.value
     assert app.game.state_dict() == before
 
@@ -324,7 +324,7 @@ def test_a_scenario_with_other_seats_gets_fresh_charts_on_screen(tmp_path):
         {"name": n, "role": r}
         for n, r in (("Ana", "competitor"), ("Ben", "monopolist"), ("Cy", "competitor"))
     ]
-    assert app.load_scenario(scenario_file(tmp_path, players=three))
+    assert app.load_scenario(scenario_file(tmp_path, players=three).stem)
     wealth = app.charts["wealth"]
     assert len(wealth.data) == 3 + 2  # one line per player and a mean per role
     assert app.chart_tabs.children[0] is wealth
@@ -357,7 +357,7 @@ def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
 
 def test_new_game_after_a_scenario_returns_to_the_class_table_or_keeps_the_scenario_players():
     app = ClassroomApp(scenario_dir=REPO / "lessons" / "scenarios")
-    assert app.load_scenario(REPO / "lessons" / "scenarios" / "doubled-rent.yaml")
+    assert app.load_scenario("doubled-rent")
     assert app.game.names == ("Ana", "Ben")
     app.players_picker.value = "game"
     app.new_button.click()

@@ -20,11 +20,39 @@ from ..engine.errors import AmteachError, IllegalChoice, InputError
 from ..engine.game import Game
 from ..engine.rules import RuleSet, preset_names
 from ..engine.scenario import ScriptStepError
-from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES, board_html, players_table_html
+from ..render import (
+    ROLE_LABELS,
+    board_html,
+    html_text,
+    players_table_html,
+    role_legend,
+)
+from ..serving import is_served
 from .charts import ChartFeed
+from .download import DownloadButton
 
 HUMAN = "human"
 NARRATION_LINES = 300
+SAVE_FILENAME = "amteach-game.json"
+# a save holds the set-up and the decisions: a long game's is about 50 kB
+MAX_UPLOAD_BYTES = 2_000_000
+SERVED_FILES_MESSAGE = (
+    "This dashboard keeps files on your own computer: use Save (download) and Load (upload)."
+)
+
+
+def read_upload(content: bytes, source: str = "uploaded file") -> Any:
+    """The JSON inside an uploaded save file; an InputError says what is wrong with it."""
+    if len(content) > MAX_UPLOAD_BYTES:
+        raise InputError(
+            f"is {len(content) / 1e6:.1f} MB; a saved game is at most "
+            f"{MAX_UPLOAD_BYTES / 1e6:.0f} MB",
+            source,
+        )
+    try:
+        return json.loads(content.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputError(f"not valid JSON ({err})", source) from None
 
 
 def default_scenario_dir() -> Path:
@@ -208,13 +236,30 @@ class ClassroomApp:
                 self.seed_field.value, self.preset_picker.value, self.players_picker.value
             ),
         )
-        self.file_field = w.Text(
-            value="amteach-game.json", description="File", layout=w.Layout(width="260px")
+        # Save downloads to the visitor's computer and Load uploads from it. A path on the
+        # server is offered only outside `amteach dashboard` (a notebook the user runs).
+        self.served = is_served()
+        self.download_button = DownloadButton(
+            SAVE_FILENAME,
+            self.save_text,
+            description="Save (download)",
+            tooltip="save this game as a file on your computer",
         )
-        self.save_button = self._button("Save", lambda _: self.save(self.file_field.value))
-        self.load_button = self._button("Load", lambda _: self.load(self.file_field.value))
-        self.upload = w.FileUpload(accept=".json", multiple=False, description="Upload save")
+        self.upload = w.FileUpload(
+            accept=".json",
+            multiple=False,
+            description="Load (upload)",
+            layout=w.Layout(width="auto"),
+        )
         self.upload.observe(lambda change: self._load_upload(), names="value")
+        file_row: list[widgets.Widget] = [self.download_button, self.upload]
+        if not self.served:
+            self.file_field = w.Text(
+                value=SAVE_FILENAME, description="File", layout=w.Layout(width="260px")
+            )
+            self.save_button = self._button("Save", lambda _: self.save(self.file_field.value))
+            self.load_button = self._button("Load", lambda _: self.load(self.file_field.value))
+            file_row = [self.file_field, self.save_button, self.load_button, *file_row]
         self.scenario_picker = w.Dropdown(description="Scenario", layout=w.Layout(width="300px"))
         self.scenario_button = self._button(
             "Load scenario", lambda _: self.load_scenario(self.scenario_picker.value)
@@ -224,24 +269,24 @@ class ClassroomApp:
         game_files = w.VBox(
             [
                 w.HBox([self.seed_field, self.preset_picker, self.players_picker, self.new_button]),
-                w.HBox([self.file_field, self.save_button, self.load_button, self.upload]),
+                w.HBox(file_row, layout=w.Layout(flex_flow="row wrap")),
                 w.HBox([self.scenario_picker, self.scenario_button]),
             ]
         )
+        game_files.add_class("am-files")
         self.more = w.Accordion(
             children=[game_files],
             titles=("New game, save and load, scenarios",),
             selected_index=None,
         )
-        legend = " &nbsp; ".join(
-            f'<span style="color:{ROLE_COLOURS[r]};font-weight:600">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}s</span>'
-            for r in (0, 1)
-        )
         toolbar = w.HBox(
             [
                 w.HTML(
-                    f"<span style='white-space:nowrap'><b style='font-size:16px'>Anti-Monopoly</b>"
-                    f" &nbsp; {legend}</span>",
+                    html_text(
+                        "<span style='white-space:nowrap'><b style='font-size:16px'>"
+                        "Anti-Monopoly</b> &nbsp; {}</span>",
+                        role_legend(plural=True, bold=True),
+                    ),
                     layout=w.Layout(margin="0 12px 0 0"),
                 ),
                 self.step_button,
@@ -311,14 +356,15 @@ class ClassroomApp:
         self._narrated = len(game.events)
         self._lines = (new[::-1] + self._lines)[:NARRATION_LINES]
         self.narration.value = "".join(
-            f'<div style="line-height:1.3;margin:2px 0">{line}</div>' for line in self._lines
+            html_text('<div style="line-height:1.3;margin:2px 0">{}</div>', line)
+            for line in self._lines
         )
         self._refresh_choices()
 
     def _say(self, text: str, kind: str = "info") -> None:
         colour = {"info": "#1f4fb4", "warning": "#8a4b00", "error": "#b00020"}[kind]
         self.message.value = (
-            f'<div role="status" style="color:{colour}">{text}</div>' if text else ""
+            html_text('<div role="status" style="color:{}">{}</div>', colour, text) if text else ""
         )
 
     def _refresh_choices(self) -> None:
@@ -326,7 +372,7 @@ class ClassroomApp:
         pending = game.pending
         if pending is None:
             winner = "nobody" if game.winner is None else game.names[game.winner]
-            self.status.value = f"<b>Game over.</b> Winner: {winner}."
+            self.status.value = html_text("<b>Game over.</b> Winner: {}.", winner)
             self.choice_box.children = ()
             self.decision_tabs.layout.display = "none"
             self._disable_title_buttons()
@@ -334,14 +380,16 @@ class ClassroomApp:
         seat = pending.player
         who = f"{game.names[seat]} ({ROLE_LABELS[game.roles[seat]]})"
         if seat in self.bots:
-            self.status.value = (
-                f"<b>{who}</b> is a bot ({self.controllers[seat]}): press Step or Play."
+            self.status.value = html_text(
+                "<b>{}</b> is a bot ({}): press Step or Play.", who, self.controllers[seat]
             )
             self.choice_box.children = ()
             self.decision_tabs.layout.display = "none"
             self._disable_title_buttons()
             return
-        self.status.value = f"<b>{who}</b> to decide ({pending.phase.replace('_', ' ')})."
+        self.status.value = html_text(
+            "<b>{}</b> to decide ({}).", who, pending.phase.replace("_", " ")
+        )
         stamp = len(game.decisions)
         buttons = []
         for choice in game.legal_choices():
@@ -575,9 +623,17 @@ class ClassroomApp:
         self.refresh(full=True)
 
     # -- files ------------------------------------------------------------------------------------
+    def save_text(self) -> str:
+        """The game as a save file's text (set-up, seed, decisions): what Save downloads."""
+        return json.dumps(self.game.to_save(), indent=1)
+
     def save(self, path: str | Path) -> None:
+        """Save the game to a file on this computer (outside `amteach dashboard` only)."""
         from ..files import save_game
 
+        if self.served:
+            self._say(SERVED_FILES_MESSAGE, "warning")
+            return
         try:
             saved = save_game(self.game, path)
         except OSError as err:
@@ -586,17 +642,18 @@ class ClassroomApp:
         self._say(f"Saved the game to {saved}.")
 
     def load(self, source: str | Path | bytes) -> bool:
-        """Load a saved game (a path, or the bytes of an uploaded file). A corrupt file gives
-        a message naming the problem and the current game is kept."""
+        """Load a saved game: the bytes of an uploaded file, or (outside `amteach dashboard`)
+        a path. A corrupt file gives a message naming the problem and the current game is
+        kept."""
         from ..files import load_game
 
+        is_upload = isinstance(source, bytes | bytearray | memoryview)
+        if self.served and not is_upload:
+            self._say(SERVED_FILES_MESSAGE, "warning")
+            return False
         try:
-            if isinstance(source, bytes | bytearray | memoryview):
-                try:
-                    data = json.loads(bytes(source).decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as err:
-                    raise InputError(f"not valid JSON ({err})", "uploaded file") from None
-                game = Game.from_save(data, "uploaded file")
+            if is_upload:
+                game = Game.from_save(read_upload(bytes(source)), "uploaded file")
             else:
                 game = load_game(source)
         except AmteachError as err:
@@ -608,28 +665,43 @@ class ClassroomApp:
     def _load_upload(self) -> None:
         files = self.upload.value
         if files:
-            self.load(bytes(files[0]["content"]))
+            content = bytes(files[0]["content"])
+            self.upload.value = ()  # ready for the next file, even the same one again
+            self.load(content)
+
+    def scenario_names(self) -> list[str]:
+        """The scenarios the picker offers: the names of the scenario folder's YAML files."""
+        if not self.scenario_dir.is_dir():
+            return []
+        return sorted(f.stem for f in self.scenario_dir.glob("*.yaml") if f.is_file())
 
     def _refresh_scenarios(self) -> None:
-        files = sorted(self.scenario_dir.glob("*.yaml")) if self.scenario_dir.is_dir() else []
-        self.scenario_picker.options = [(f.stem.replace("-", " "), str(f)) for f in files]
-        if files:
-            self.scenario_picker.value = str(files[0])
+        names = self.scenario_names()
+        self.scenario_picker.options = [(name.replace("-", " "), name) for name in names]
+        if names:
+            self.scenario_picker.value = names[0]
 
-    def load_scenario(self, path: str | Path | None) -> bool:
-        """Set up a scenario file's position and play its script. A malformed file gives a
-        message naming the problem and the current game is kept."""
+    def load_scenario(self, name: str | None) -> bool:
+        """Set up the scenario `name` (a file of the scenario folder, by name: never a path)
+        and play its script. A malformed file gives a message naming the problem and the
+        current game is kept."""
         from ..files import load_scenario_file
 
-        if not path:
+        if not name:
             self._say("Choose a scenario first.", "warning")
             return False
-        try:
-            game = load_scenario_file(path)
-        except (AmteachError, ScriptStepError) as err:
-            self._say(f"Could not load that scenario; the current game is kept. {err}", "error")
+        if name not in self.scenario_names():
+            self._say(f"There is no scenario called {name!r}.", "warning")
             return False
-        self._replace_game(game, f"Scenario {Path(path).stem.replace('-', ' ')} is set up.")
+        try:
+            game = load_scenario_file(self.scenario_dir / f"{name}.yaml")
+        except (AmteachError, ScriptStepError) as err:
+            self._say(
+                f"Could not load that scenario; the current game is kept. {err}",
+                "error",
+            )
+            return False
+        self._replace_game(game, f"Scenario {name.replace('-', ' ')} is set up.")
         return True
 
     # -- for tests and scripts ---------------------------------------------------------------------
@@ -641,10 +713,12 @@ class ClassroomApp:
 
     def click(self, description: str) -> None:
         """Click the button whose text starts with `description` (as a person would)."""
-        for text, button in {**self.buttons(), **self._control_buttons()}.items():
-            if text == description or text.startswith(description):
-                button.click()
-                return
+        shown = {**self.buttons(), **self._control_buttons()}
+        exact = shown.get(description)
+        matches = [exact] if exact else [b for t, b in shown.items() if t.startswith(description)]
+        if matches:
+            matches[0].click()
+            return
         raise KeyError(f"no button {description!r}; on screen: {', '.join(self.buttons())}")
 
     def _control_buttons(self) -> dict[str, widgets.Button]:
@@ -653,11 +727,11 @@ class ClassroomApp:
             self.undo_button,
             self.reset_button,
             self.new_button,
-            self.save_button,
-            self.load_button,
             self.scenario_button,
             self.trade_button,
         ]
+        if not self.served:
+            controls += [self.save_button, self.load_button]
         return {b.description: b for b in controls}
 
     @property

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from ..engine import events as ev
 from ..engine.game import Game
-from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
+from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS, chart_text
 from ..serving import figure_widget
 
 PLAYER_DASHES = ("solid", "dot", "dash")
@@ -49,7 +49,7 @@ class ChartFeed:
                 x=[],
                 y=[],
                 mode="lines+markers",
-                name=f"{name} ({ROLE_LABELS[roles[p]]})",
+                name=chart_text(f"{name} ({ROLE_LABELS[roles[p]]})"),
                 line={
                     "color": ROLE_COLOURS[roles[p]],
                     "dash": PLAYER_DASHES[p // 2 % 3],
@@ -209,5 +209,8 @@ class ChartFeed:
                 chosen.x, chosen.y = (*chosen.x, k), (*chosen.y, paid)
                 chosen.text = (
                     *chosen.text,
-                    f"{game.names[event.player]} chose {event.choice}: ${paid} (other: ${event.percent if event.choice == 'flat' else event.flat})",
+                    chart_text(
+                        f"{game.names[event.player]} chose {event.choice}: ${paid} "
+                        f"(other: ${event.percent if event.choice == 'flat' else event.flat})"
+                    ),
                 )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Sequence
-from html import escape
 from typing import Any, ClassVar
 
 import ipywidgets as widgets
@@ -15,7 +14,7 @@ import plotly.graph_objects as go
 from IPython.display import display
 
 from ..engine.rules import RuleSet, preset_names
-from ..render import ROLE_COLOURS, ROLE_LABELS
+from ..render import ROLE_COLOURS, ROLE_LABELS, html_join, html_text
 from ..serving import figure_widget
 from .app import ClassroomApp
 
@@ -129,8 +128,11 @@ def chart_widgets(charts: Sequence[Any]) -> list[widgets.Widget]:
         if reading:
             shown.append(
                 widgets.HTML(
-                    f"<p class='am-reading' style='white-space:normal;max-width:900px;"
-                    f"font-size:1.05em'>{escape(reading)}</p>"
+                    html_text(
+                        "<p class='am-reading' style='white-space:normal;max-width:900px;"
+                        "font-size:1.05em'>{}</p>",
+                        reading,
+                    )
                 )
             )
     return shown
@@ -166,9 +168,11 @@ class BatchPanel:
         self.seats = seats
         self.seed = seed
         self.run_job = run if run is not None else self._simulate
+        # the kernel's own bounds: a visitor's browser can change a slider's min and max
+        self.min_games, self.max_games = 50, max_games
         self.games = w.IntSlider(
             value=default_games,
-            min=50,
+            min=50,  # as self.min_games
             max=max_games,
             step=50,
             description="Games",
@@ -207,15 +211,16 @@ class BatchPanel:
         if self._thread is not None and self._thread.is_alive():
             self.status.value = "A batch is already running."
             return
+        games = min(max(int(self.games.value), self.min_games), self.max_games)
         self._cancel.clear()
         self._done.clear()
-        self.progress.max = self.games.value
+        self.progress.max = games
         self.progress.value = 0
         self.run_button.disabled = True
         self.cancel_button.disabled = False
-        self.status.value = f"Playing {self.games.value} games…"
+        self.status.value = f"Playing {games} games…"
         self._thread = threading.Thread(
-            target=self._run, args=(self.games.value, self.preset.value), daemon=True
+            target=self._run, args=(games, self.preset.value), daemon=True
         )
         self._thread.start()
 
@@ -240,14 +245,14 @@ class BatchPanel:
 
     def _run(self, games: int, preset: str) -> None:
         def on_chunk(done: int, total: int) -> None:
-            on_kernel_thread(lambda: setattr(self.progress, "value", done))
+            on_kernel_thread(lambda: self._show_progress(done, total))
             if self._cancel.is_set():
                 raise KeyboardInterrupt  # the simulator stops cleanly and keeps finished games
 
         try:
             result = self.run_job(games, preset, on_chunk)
         except Exception as err:  # shown politely; the page keeps working
-            message = f"<span style='color:#b00020'>The batch stopped: {escape(str(err))}</span>"
+            message = html_text("<span style='color:#b00020'>The batch stopped: {}</span>", err)
             on_kernel_thread(lambda: self._finish(message, None))
         else:
             # a simulation says so itself; an analysis frame keeps it in its attrs
@@ -257,8 +262,12 @@ class BatchPanel:
             note = " (cancelled: these are the games that finished)" if interrupted else ""
             summary = getattr(result, "summary", None)
             text = summary() if callable(summary) else "Done."
-            message = "<pre style='white-space:pre-wrap'>" + escape(text) + "</pre>" + note
+            message = html_text("<pre style='white-space:pre-wrap'>{}</pre>{}", text, note)
             on_kernel_thread(lambda: self._finish(message, result))
+
+    def _show_progress(self, done: int, total: int) -> None:
+        self.progress.max = max(total, 1)  # a sweep plays its games for every value
+        self.progress.value = done
 
     def _finish(self, message: str, result: Any) -> None:
         if result is not None:
@@ -266,7 +275,7 @@ class BatchPanel:
             try:
                 self.charts.children = chart_widgets(self.show(result))
             except Exception as err:  # e.g. a cancelled batch too small to chart
-                message += f"<p style='color:#b00020'>No chart: {escape(str(err))}</p>"
+                message = html_text("{}<p style='color:#b00020'>No chart: {}</p>", message, err)
         self.status.value = message
         self.run_button.disabled = False
         self.cancel_button.disabled = True
@@ -276,17 +285,24 @@ class BatchPanel:
 def rules_html(preset: str) -> str:
     ruleset = RuleSet.preset(preset)
     changed = ruleset.changed_from_default()
-    rows = "".join(
-        f"<tr><td>{escape(name.replace('_', ' '))}</td><td>{escape(str(value))}{' <b>(changed)</b>' if name in changed else ''}</td></tr>"
+    rows = html_join(
+        html_text(
+            "<tr><td>{}</td><td>{}{}</td></tr>",
+            name.replace("_", " "),
+            value,
+            html_text(" <b>(changed)</b>") if name in changed else "",
+        )
         for name, value in ruleset.to_dict().items()
         if name != "preset_name"
     )
-    return (
+    return html_text(
         "<p>Competitors and Monopolists follow different rules. Competitors may build on any street "
         "they own and still collect rent in Price War; Monopolists charge double rent once they own two "
         "streets of a city, build only there, and collect nothing while in Prison. These are the "
-        f"parameters of the <b>{escape(preset)}</b> rules:</p>"
-        f"<table style='border-collapse:collapse'>{rows}</table>"
+        "parameters of the <b>{}</b> rules:</p>"
+        "<table style='border-collapse:collapse'>{}</table>",
+        preset,
+        rows,
     )
 
 

@@ -4,14 +4,14 @@ under each chart that reads it for students. Pages are built when first opened."
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 import ipywidgets as widgets
 
 from ..analysis import fairness, inequality, returns, taxes
 from ..analysis.landing import landing_figure, landing_table, reading_landing
-from ..engine.errors import AmteachError
+from ..engine.errors import AmteachError, InputError
+from ..render import html_text
 from .dashboard import BatchPanel, chart_widgets, on_kernel_thread
 
 INTRO_STYLE = "max-width:900px"
@@ -79,9 +79,7 @@ def inequality_page(app: Any) -> widgets.Widget:
         try:
             history = inequality.wealth_history(app.game, app.controllers[:seats])
         except AmteachError as err:  # said on the page, never a silent failure
-            game_charts.children = [
-                widgets.HTML(f"<p style='color:#b00020'>{escape(str(err))}</p>")
-            ]
+            game_charts.children = [widgets.HTML(html_text("<p style='color:#b00020'>{}</p>", err))]
             return
         last = int(history["round"].max())  # the round in progress counts
         if last < 2:
@@ -223,6 +221,8 @@ def taxes_page() -> widgets.Widget:
     )
 
 
+# the most values one sweep on the page may try (its games are the number per value)
+MAX_SWEEP_VALUES = 8
 # each bot plays both roles, so a batch compares roles, seats and bots at once
 FAIRNESS_SEATS = "competitor:investor,monopolist:builder,competitor:builder,monopolist:investor"
 
@@ -242,7 +242,7 @@ def sweepable_parameters() -> list[str]:
 def say_estimate(panel: BatchPanel, seconds: float, total_games: int) -> None:
     """Before a long batch starts, say how long it should take."""
     if seconds > fairness.LONG_SWEEP_SECONDS:
-        message = escape(fairness.estimate_message(total_games, seconds))
+        message = html_text("{}", fairness.estimate_message(total_games, seconds))
         on_kernel_thread(lambda: setattr(panel.status, "value", message))
 
 
@@ -279,6 +279,11 @@ def fairness_page() -> widgets.Widget:
         from ..cli import parse_sweep_values
 
         name, chosen = parse_sweep_values((f"{parameter.value}={values.value}",))
+        if len(chosen) > MAX_SWEEP_VALUES:  # a visitor's sweep shares the server's cores
+            raise InputError(
+                f"a sweep on this page tries at most {MAX_SWEEP_VALUES} values, not {len(chosen)}",
+                field=name,
+            )
         return fairness.sweep(
             name,
             chosen,
