@@ -1,8 +1,8 @@
 """HTML views of a game for notebooks: the board as a ring of 40 spaces, and a players table.
 
 Plain HTML and CSS, no widget imports: `Game._repr_html_` uses it and so can the classroom app.
-Role colours follow the pawns (Competitors green, Monopolists blue) and always come with a
-label and a shape (circle for Competitors, square for Monopolists).
+Role colours, labels and shapes come from `amteach.style`. Every piece of HTML is built by
+`html_text`, which escapes what it is given.
 """
 
 from __future__ import annotations
@@ -12,13 +12,11 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
+from .style import ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SHAPES
+
 if TYPE_CHECKING:
     from .engine.game import Game
 
-ROLE_COLOURS = ("#1b7f3b", "#1f4fb4")  # Competitor green, Monopolist blue
-ROLE_SHAPES = ("●", "■")
-ROLE_SYMBOLS = ("circle", "square")  # the same shapes as plotly marker symbols
-ROLE_LABELS = ("Competitor", "Monopolist")
 CITY_COLOURS = {
     "New Orleans": "#8b5a2b",
     "Los Angeles": "#e58bbf",
@@ -215,7 +213,7 @@ def role_legend(plural: bool = False, bold: bool = False) -> Markup:
             ROLE_COLOURS[r],
             "font-weight:600" if bold else "",
             ROLE_SHAPES[r],
-            ROLE_LABELS[r] + ("s" if plural else ""),
+            (ROLE_PLURALS if plural else ROLE_LABELS)[r],
         )
         for r in (0, 1)
     )

@@ -106,7 +106,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         page.get_by_role("tab", name="Who wins").click()
         page.get_by_role("button", name="Run").first.click()
         charts_on_page = page.locator(".js-plotly-plot").count()
-        page.wait_for_selector("text=Win rate by role", timeout=180_000)
+        page.wait_for_selector("text=Who wins, by role", timeout=180_000)
         # the batch adds its charts (win rates, wealth, rents) to those of the Play tab
         page.wait_for_function(
             "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 3",

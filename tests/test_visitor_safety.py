@@ -15,7 +15,8 @@ import pytest
 from amteach.engine.game import Game
 from amteach.serving import SERVED_ENV, is_served, voila_environment
 from amteach.ui import ClassroomApp
-from amteach.ui.dashboard import BatchPanel, Dashboard
+from amteach.ui.batch import BatchPanel
+from amteach.ui.dashboard import Dashboard
 
 REPO = Path(__file__).resolve().parents[1]
 HUMANS = [("Ana", "competitor", "human"), ("Ben", "monopolist", "human")]
@@ -48,7 +49,7 @@ def test_only_amteach_dashboard_marks_its_kernels_as_served(monkeypatch):
 def test_a_served_app_has_no_path_box_and_refuses_paths(served, tmp_path):
     app = ClassroomApp(seats=HUMANS, seed=1, scenario_dir=REPO / "lessons" / "scenarios")
     assert [w for w in walk(app.widget) if isinstance(w, widgets.Text)] == []
-    assert not hasattr(app, "file_field")
+    assert not app.files.paths and not hasattr(app.files, "file")
     app.click("Roll")
     before = app.game.state_dict()
     kept = tmp_path / "lesson-plan.md"
@@ -75,7 +76,7 @@ def test_scenarios_open_by_name_from_the_scenario_folder_only(served, tmp_path):
         encoding="utf-8",
     )
     app = ClassroomApp(seats=HUMANS, seed=1, scenario_dir=folder)
-    assert [value for _, value in app.scenario_picker.options] == ["start"]
+    assert [value for _, value in app.files.scenario.options] == ["start"]
     for name in ("../outside", str(outside), str(outside.with_suffix("")), "/etc/passwd"):
         assert not app.load_scenario(name)
         assert "no scenario called" in app.message.value
@@ -88,13 +89,13 @@ def test_save_downloads_the_game_and_load_uploads_it(served):
         seats=[("Ana", "competitor", "human"), ("Ben", "monopolist", "investor")], seed=4
     )
     app.click("Roll")
-    message = app.download_button.file_message()
+    message = app.files.download.file_message()
     assert message["filename"] == "amteach-game.json" and message["mime"] == "application/json"
     assert json.loads(message["text"]) == json.loads(json.dumps(app.game.to_save()))
     played = app.game.state_dict()
     app.click("Reset")
     content = message["text"].encode()
-    app.upload.value = (
+    app.files.upload.value = (
         {
             "name": "amteach-game.json",
             "type": "application/json",
