@@ -256,11 +256,11 @@ class Session:
 
     @property
     def bot_to_move(self) -> bool:
-        return self.game.pending is not None and self.game.actor in self.bots
+        return not self.game.over and self.game.actor in self.bots
 
     @property
     def human_to_move(self) -> bool:
-        return self.game.pending is not None and self.game.actor not in self.bots
+        return not self.game.over and self.game.actor not in self.bots
 
     def who(self, seat: int) -> str:
         """A player's name and role, e.g. "Ana (Competitor)"."""
@@ -300,7 +300,7 @@ class Session:
                 "That button was for an earlier moment of the game; here are the current choices.",
                 "warning",
             )
-        if game.pending is None:
+        if game.over:
             return Reply(False, "The game is over. Start a new game or load one.", "warning")
         if game.actor in self.bots:
             return Reply(
@@ -322,7 +322,7 @@ class Session:
         """One decision by the bot whose turn it is; refused if a person must decide or the
         game is over."""
         game = self.game
-        if game.pending is None:
+        if game.over:
             return Reply(False, "The game is over.")
         if game.actor not in self.bots:
             return Reply(False, f"Waiting for {game.names[game.actor]} to choose.")

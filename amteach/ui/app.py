@@ -139,9 +139,11 @@ class ClassroomApp:
         if list(self.chart_tabs.children) != charts:
             self.chart_tabs.children = charts  # a table with another number of seats
         self.narration.refresh()
-        self.decisions.refresh()
-        self.manage.refresh()
-        self.trade.refresh()
+        pending = game.pending  # computed once: it lists the legal kinds of choice
+        self.decisions.refresh(pending)
+        kinds = pending.kinds if pending is not None and self.session.human_to_move else ()
+        self.manage.refresh(kinds)
+        self.trade.refresh(kinds)
         shown = self.manage.available or self.trade.available
         self.decision_tabs.layout.display = "flex" if shown else "none"
         self.controls.refresh()

@@ -72,9 +72,10 @@ class DecisionBar:
         self.choices.add_class("am-choices")
         self.widget = widgets.VBox([self.status, self.choices])
 
-    def refresh(self) -> None:
+    def refresh(self, pending: Any) -> None:
+        """Redraw for the decision pending now (`game.pending`, None once the game is over)."""
         session, game = self.session, self.session.game
-        if game.pending is None:
+        if pending is None:
             winner = "nobody" if game.winner is None else game.names[game.winner]
             self.status.value = html_text("<b>Game over.</b> Winner: {}.", winner)
             self.choices.children = ()
@@ -89,7 +90,7 @@ class DecisionBar:
             self.choices.children = ()
             return
         self.status.value = html_text(
-            "<b>{}</b> to decide ({}).", session.who(seat), game.pending.phase.replace("_", " ")
+            "<b>{}</b> to decide ({}).", session.who(seat), pending.phase.replace("_", " ")
         )
         moment = session.moment
         self.choices.children = tuple(
@@ -118,6 +119,7 @@ class ManagePanel:
             for kind in TITLE_ACTIONS
         }
         self._moment = -1
+        self.available = False
         self.widget = widgets.VBox(
             [
                 self.picker,
@@ -127,20 +129,14 @@ class ManagePanel:
             ]
         )
 
-    @property
-    def available(self) -> bool:
-        pending = self.session.game.pending
-        return (
-            self.session.human_to_move
-            and pending is not None
-            and any(kind in pending.kinds for kind in TITLE_ACTIONS)
-        )
-
-    def refresh(self) -> None:
+    def refresh(self, kinds: tuple[str, ...] = ()) -> None:
+        """Redraw for a person who may choose `kinds` now (none while a bot plays)."""
         game = self.session.game
+        self.available = any(kind in kinds for kind in TITLE_ACTIONS)
         self.widget.layout.display = "flex" if self.available else "none"
         if not self.available:
-            self.picker.options = []
+            if self.picker.options:
+                self.picker.options = []
             self._disable()
             return
         actionable = {space for kind in TITLE_ACTIONS for space in game.targets(kind)}
@@ -189,16 +185,14 @@ class TradePanel:
         )
         self.propose = button("Propose trade", lambda _: self._propose())
         self._moment = -1
+        self.available = False
         self.widget = w.VBox(
             [w.HBox([self.partner, self.pay]), w.HBox([self.give, self.get]), self.propose]
         )
 
-    @property
-    def available(self) -> bool:
-        pending = self.session.game.pending
-        return self.session.human_to_move and pending is not None and "trade" in pending.kinds
-
-    def refresh(self) -> None:
+    def refresh(self, kinds: tuple[str, ...] = ()) -> None:
+        """Redraw for a person who may choose `kinds` now (none while a bot plays)."""
+        self.available = "trade" in kinds
         self.widget.layout.display = "flex" if self.available else "none"
         if not self.available:
             return
@@ -221,7 +215,7 @@ class TradePanel:
                 if not game.houses[s] and not game.apartment[s]
             ]
 
-        self.give.options = bare(game.actor if game.pending is not None else None)
+        self.give.options = bare(None if game.over else game.actor)
         self.get.options = bare(self.partner.value)
         self._moment = self.session.moment
 
@@ -282,12 +276,12 @@ class Controls:
         self.buttons = (self.step, self.undo, self.reset)
 
     def refresh(self) -> None:
-        if self.session.game.pending is None:
+        if self.session.game.over:
             self.play.playing = False
 
     def _tick(self) -> None:
         """One tick of Play: a bot decides if it is a bot's turn; a person is waited for."""
-        if self.session.game.pending is None:
+        if self.session.game.over:
             self.play.playing = False
         elif self.session.bot_to_move:
             self.answer(self.session.step())
@@ -389,6 +383,7 @@ class Narration:
     def __init__(self, session: Session) -> None:
         self.cursor = session.cursor()
         self.lines: list[str] = []
+        self._html: list[str] = []  # the lines as HTML, escaped once each
         self.widget = widgets.HTML(
             layout=widgets.Layout(
                 height="150px", overflow="auto", border="1px solid #ccc", padding="2px 6px"
@@ -399,11 +394,13 @@ class Narration:
     def refresh(self) -> None:
         events, restarted = self.cursor.take()
         if restarted:
-            self.lines = []
+            self.lines, self._html = [], []
         if not events and not restarted:
             return
-        self.lines = ([event.text for event in events][::-1] + self.lines)[:NARRATION_LINES]
-        self.widget.value = "".join(
-            html_text('<div style="line-height:1.3;margin:2px 0">{}</div>', line)
-            for line in self.lines
-        )
+        new = [event.text for event in events][::-1]
+        self.lines = (new + self.lines)[:NARRATION_LINES]
+        self._html = (
+            [html_text('<div style="line-height:1.3;margin:2px 0">{}</div>', line) for line in new]
+            + self._html
+        )[:NARRATION_LINES]
+        self.widget.value = "".join(self._html)
