@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import amteach
-from amteach.analysis import fairness
+from amteach.analysis import fairness, stats
 from amteach.analysis.inequality import gini
 from amteach.engine.errors import InputError, ScenarioError
 from amteach.engine.game import Game, PlayerSetup, Setup
@@ -156,7 +156,9 @@ def _synthetic_sweep(wins: list[tuple[int, int]], games: int) -> pd.DataFrame:
     games=st.integers(20, 3000),
     shares=st.lists(st.floats(0, 1), min_size=2, max_size=4),
 )
-def test_reading_a_sweep_quotes_the_ends_and_says_whether_intervals_overlap(games, shares):
+def test_reading_a_sweep_quotes_the_ends_and_says_whether_the_change_is_more_than_luck(
+    games, shares
+):
     wins = [(round(s * games), games - round(s * games)) for s in shares]
     frame = _synthetic_sweep(wins, games)
     text = fairness.reading_sweep(frame)
@@ -170,8 +172,11 @@ def test_reading_a_sweep_quotes_the_ends_and_says_whether_intervals_overlap(game
         f"to {pct(last['rate'])} (95% interval {pct(last['ci_low'])} to {pct(last['ci_high'])})"
         in text
     )
-    apart = first["ci_high"] < last["ci_low"] or last["ci_high"] < first["ci_low"]
-    assert ("do not overlap" in text) == apart and ("intervals overlap" in text) == (not apart)
+    # Newcombe's interval for the change, never whether the two intervals overlap
+    change = stats.compare_batches(first["wins"], games, last["wins"], games)
+    assert ("more than luck would explain" in text) == change.significant
+    assert ("cannot rule out luck" in text) == (not change.significant)
+    assert "overlap" not in text
 
 
 @pytest.mark.parametrize("by", ["role", "seat", "bot"])

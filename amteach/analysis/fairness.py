@@ -7,7 +7,8 @@ re-implements a rule. Each analysis returns a tidy pandas DataFrame, has a plotl
 (`*_figure`) and a sentence that reads the chart for a student (`reading_*`).
 
 A 95% interval is the range of win rates that fits what we saw: with more games it narrows.
-When two intervals do not overlap, the difference is bigger than luck alone would explain.
+The readings compare rates as `stats` says: a group of one batch with its even mark (exact
+binomial test), and one rate across two batches by Newcombe's interval for the difference.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..sim.results import SimulationResult
 from ..sim.runner import DEFAULT_ROUND_CAP, simulate
 from ..sim.sweep import SWEEP_COLUMNS, check_batch_settings, with_round_cap
 from ..style import NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
+from . import stats
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -176,7 +178,9 @@ def reading_win_rates(result: SimulationResult, by: str = "role") -> str:
             text += " If the game were even, each role would win its share of the seats: " + (
                 ", ".join(f"{_share(r['even_share'])} for {r['label']}" for r in even) + "."
             )
-        return text
+            rows = [(f"the {r['label']}", r["wins"], r["games"], r["even_share"]) for r in even]
+            text += stats.even_tests_sentence(rows, games)
+        return text + stats.cap_sentence(result)
     best = table.loc[table["rate"].idxmax()]
     worst = table.loc[table["rate"].idxmin()]
 
@@ -190,11 +194,14 @@ def reading_win_rates(result: SimulationResult, by: str = "role") -> str:
             f"{name} played every seat and won {_percent(best['rate'])} of its plays "
             f"({_interval(best)}); an even game gives each play {_share(best['even_share'])}."
         )
+    rows = [(who(r), r["wins"], r["games"], r["even_share"]) for r in (best, worst)]
     return (
         f"{name} won {_percent(best['rate'])} of its games "
         f"({_interval(best)}), against {_percent(worst['rate'])} for {who(worst)} "
         f"({_interval(worst)}). If the game were even, each would win "
         f"{_share(best['even_share'])}."
+        + stats.even_tests_sentence(rows, games)
+        + stats.cap_sentence(result)
     )
 
 
@@ -309,13 +316,16 @@ def reading_sweep_value(frame: pd.DataFrame, value: Any) -> str:
     )
     if "mean_rounds" in rows:
         text += f"; games lasted {rows['mean_rounds'].iloc[0]:.0f} rounds on average"
+    if "round_cap_share" in rows:
+        text += f", and the round cap settled {_percent(rows['round_cap_share'].iloc[0])} of them"
     return text + "."
 
 
 def reading_sweep(frame: pd.DataFrame) -> str:
-    """Two sentences reading `sweep_figure` for a student: how the Monopolists' and the
-    Competitors' win rates move between the first and the last value, and whether the
-    intervals say the change is more than luck."""
+    """Sentences reading `sweep_figure` for a student: how the Monopolists' and the
+    Competitors' win rates move between the first and the last value, whether the change is
+    more than luck (Newcombe's interval for the difference, `stats.compare_batches`), and
+    how many games the round cap settled."""
     _check_sweep_frame(frame)
     parameter = str(frame["parameter"].iloc[0])
     values = list(dict.fromkeys(frame["value"]))
@@ -337,13 +347,12 @@ def reading_sweep(frame: pd.DataFrame) -> str:
         f"({_interval(m0)}) to {_percent(m1['rate'])} ({_interval(m1)}), and the "
         f"Competitors' from {_percent(c0['rate'])} to {_percent(c1['rate'])}."
     )
-    apart = m0["ci_high"] < m1["ci_low"] or m1["ci_high"] < m0["ci_low"]
-    if apart:
-        text += " The intervals do not overlap, so the change is bigger than luck would explain."
-    else:
+    change = stats.compare_batches(m0["wins"], m0["games"], m1["wins"], m1["games"])
+    text += " " + stats.difference_sentence("the Monopolists' win rate", change)
+    if "round_cap_share" in frame:
         text += (
-            " The intervals overlap, so these games cannot tell the two apart; more games "
-            "would narrow the intervals."
+            f" The round cap settled {_percent(m0['round_cap_share'])} of the games at the "
+            f"first value and {_percent(m1['round_cap_share'])} at the last."
         )
     return text
 
@@ -529,6 +538,12 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
     if missing:
         raise InputError(f"the frame has no {missing[0]!r} row", field="frame")
     c, m = rows.loc["all Competitors"], rows.loc["all Monopolists"]
+    capped = stats.compare_batches(
+        round(c["round_cap_share"] * c["games"]),
+        int(c["games"]),
+        round(m["round_cap_share"] * m["games"]),
+        int(m["games"]),
+    )
     return (
         f"When every player follows the Monopolists' rules, each turn costs "
         f"${m['rent_per_turn']:,.0f} in rent on average, against ${c['rent_per_turn']:,.0f} "
@@ -537,5 +552,10 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
         f"{_percent(c['round_cap_share'])} reach the {int(m['round_cap'])}-round cap). "
         f"At the end, the Gini coefficient of net worth is {m['mean_gini']:.2f} among "
         f"Monopolists and {c['mean_gini']:.2f} among Competitors (0 means everyone is "
-        "equally rich)."
+        "equally rich). "
+        + stats.difference_sentence(
+            "the share of games the cap settled (Monopolists' table minus Competitors')",
+            capped,
+            noun="difference",
+        )
     )

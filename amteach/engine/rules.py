@@ -208,7 +208,11 @@ def _coerce(name: str, value: Any, source: str) -> Any:
     if name == "monopoly_streets":
         return _whole(name, value, source, 1, 3)
     if name == "round_cap":
-        return None if value is None else _whole(name, value, source, 1)
+        return (
+            None
+            if value is None or str(value).lower() == "none"
+            else _whole(name, value, source, 1)
+        )
     if name == "building_supply":
         if value not in ("limited", "unlimited"):
             raise RulesError(f"must be 'limited' or 'unlimited', not {value!r}", source, name)
