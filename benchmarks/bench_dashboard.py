@@ -15,57 +15,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
 import subprocess
-import threading
+import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from amteach.cli import dashboard_notebook, voila_command
-from amteach.serving import TEMPLATE, voila_environment
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from browser import launch_chromium, serve_dashboard  # the tests' own helper
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def served(pool: int, template: str):
-    """Voilà as `amteach dashboard` runs it: same command line, same environment."""
-    port = free_port()
-    with voila_environment() as env:
-        server = subprocess.Popen(
-            voila_command(dashboard_notebook(), port, "127.0.0.1", pool, template, 600),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        for line in server.stdout:
-            if "is running at" in line:
-                break
-        # drain the log so the server never blocks on a full pipe
-        threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
-        try:
-            yield f"http://127.0.0.1:{port}/", server.pid
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+from amteach.serving import TEMPLATE
 
 
 async def visit(browser, url: str, play_turn: bool = False) -> float:
@@ -144,28 +105,28 @@ def kernel_rss_mb(server_pid: int) -> list[float]:
 
 async def run(visitors: int, repeat: int, template: str) -> None:
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = await launch_chromium(playwright)
         print(f"template: {template}")
         for label, pool in (("preheated (pool of 2)", 2), ("cold (no pool)", 0)):
             times = []
             for _ in range(repeat):
-                with served(pool, template) as (url, pid):
+                with serve_dashboard(pool=pool, template=template) as server:
                     if pool:
-                        wait_for_warm_pool(pid, pool)
-                    times.append(await visit(browser, url))
+                        wait_for_warm_pool(server.pid, pool)
+                    times.append(await visit(browser, server.url))
             print(
                 f"time to interactive, {label}: median {statistics.median(times):.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times)})"
             )
         for pool in (visitors, 2):
-            with served(pool, template) as (url, pid):
-                wait_for_warm_pool(pid, pool)
+            with serve_dashboard(pool=pool, template=template) as server:
+                wait_for_warm_pool(server.pid, pool)
                 results = await asyncio.gather(
-                    *(visit(browser, url, play_turn=True) for _ in range(visitors)),
+                    *(visit(browser, server.url, play_turn=True) for _ in range(visitors)),
                     return_exceptions=True,
                 )
                 ok = [r for r in results if isinstance(r, float)]
                 errors = [r for r in results if not isinstance(r, float)]
-                memory = kernel_rss_mb(pid)
+                memory = kernel_rss_mb(server.pid)
             summary = f"{visitors} concurrent visitors, pool of {pool}, each playing a turn: {len(errors)} errors"
             if ok:
                 summary += f"; time to interactive median {statistics.median(ok):.2f} s, slowest {max(ok):.2f} s"

@@ -45,6 +45,7 @@ from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
 from amteach.files import load_scenario_file, read_yaml
 from amteach.sim import DEFAULT_ROUND_CAP, SimulationResult, simulate, wilson_interval
+from amteach.sim.sweep import SWEEP_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
@@ -392,7 +393,7 @@ def preset_rows(name: str, result: SimulationResult) -> pd.DataFrame:
         value=name,
         mean_rounds=float(result.games["rounds"].mean()),
         round_cap_share=stats.round_cap_share(result),
-    )[list(fairness.SWEEP_COLUMNS)]
+    )[list(SWEEP_COLUMNS)]
 
 
 def reading(
@@ -879,7 +880,8 @@ def test_the_taxes_notebook_plays_the_taxes_tabs_batch():
 def test_the_batches_the_lessons_name_are_the_dashboards_own():
     """The lessons quote the dashboard's panels as they start: same seats, seed and games."""
     from amteach.ui import economics
-    from amteach.ui.dashboard import BatchPanel, Dashboard
+    from amteach.ui.batch import BatchPanel
+    from amteach.ui.dashboard import Dashboard
 
     def panels(widget: Any) -> list[BatchPanel]:
         """The batch panels on a page, top to bottom."""
@@ -901,5 +903,5 @@ def test_the_batches_the_lessons_name_are_the_dashboards_own():
     same(fair, "fairness")
     (tax,) = panels(economics.taxes_page())
     same(tax, "taxes")
-    (many,) = panels(economics.inequality_page(dashboard.app))
+    (many,) = panels(economics.inequality_page(dashboard.app.session))
     same(many, "who-wins")

@@ -20,6 +20,7 @@ from amteach.engine.errors import InputError, RulesError
 from amteach.engine.rules import RuleSet
 from amteach.sim import wilson_interval
 from amteach.sim.results import SimulationResult
+from amteach.sim.sweep import sweep
 
 MORE = "more often than luck would explain"
 LESS = "less often than luck would explain"
@@ -332,5 +333,5 @@ def test_a_round_cap_of_none_is_a_rule_value_but_no_batch_plays_without_a_cap():
     with pytest.raises(RulesError, match="whole number"):
         RuleSet.preset("default", round_cap="never")
     with pytest.raises(RulesError, match="unattended play needs a round cap") as refused:
-        fairness.sweep("round_cap", [200, "none"], games=1, workers=1, progress=False)
+        sweep("round_cap", [200, "none"], games=1, workers=1, progress=False)
     assert refused.value.field == "round_cap"

@@ -29,6 +29,7 @@ from ..engine.choices import (
 )
 from ..engine.errors import RulesError
 from ..engine.game import NOBODY, Game, Phase
+from ..engine.odds import landing_odds
 from ..engine.rules import RuleSet
 
 TAX_BEHAVIOURS = ("cheaper", "flat", "percent")
@@ -365,8 +366,6 @@ def opponent_landings(
     rules: RuleSet, board: Board, opponents: tuple[int, ...]
 ) -> tuple[float, ...]:
     """Expected landings per round on each space by opponents of these roles (Markov chain)."""
-    from ..analysis.landing import landing_odds
-
     weights = [0.0] * len(board.spaces)
     for role in opponents:
         odds = landing_odds(role, "pay", rules, board)

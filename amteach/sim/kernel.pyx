@@ -1862,8 +1862,9 @@ cdef class Batch:
         s.record_rounds = record_rounds
         s.check_invariants = check_invariants
 
-    def play(self, int64_t start, seeds):
-        """Play games start, start+1, ... with these seeds: (tables of arrays, violations)."""
+    def play(self, int64_t start, seeds, columns):
+        """Play games start, start+1, ... with these seeds: (tables of arrays, violations).
+        `columns` names the columns of the games, players, rounds and taxes tables."""
         cdef Rows games, players, rounds, taxes
         cdef G* g = <G*>malloc(sizeof(G))
         cdef int64_t violations = 0
@@ -1878,13 +1879,12 @@ cdef class Batch:
             for k in range(len(seeds)):
                 play_one(&self.s, g, start + k, <uint64_t>seeds[k], &games, &players, &rounds,
                          &taxes, &violations)
-            from .play import GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS
-
+            game_columns, player_columns, round_columns, tax_columns = columns
             tables = {
-                "games": rows_to_arrays(&games, GAME_COLUMNS),
-                "players": rows_to_arrays(&players, PLAYER_COLUMNS),
-                "rounds": rows_to_arrays(&rounds, ROUND_COLUMNS),
-                "taxes": rows_to_arrays(&taxes, TAX_COLUMNS),
+                "games": rows_to_arrays(&games, tuple(game_columns)),
+                "players": rows_to_arrays(&players, tuple(player_columns)),
+                "rounds": rows_to_arrays(&rounds, tuple(round_columns)),
+                "taxes": rows_to_arrays(&taxes, tuple(tax_columns)),
             }
             return tables, int(violations)
         finally:

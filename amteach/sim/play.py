@@ -269,7 +269,9 @@ def compiled_chunk(
         config.check_invariants,
     )
     tables, violations = batch.play(
-        start, [game_seed(config.seed, index) for index in range(start, stop)]
+        start,
+        [game_seed(config.seed, index) for index in range(start, stop)],
+        (GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS),
     )
     if config.check_invariants:
         tables["checks"] = {"violations": np.asarray([violations])}
