@@ -10,6 +10,7 @@ the engine or the bots and not in kernel.pyx fails here.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import random
@@ -26,11 +27,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amteach import RuleSet, simulate
+from amteach.bots import STRATEGIES
 from amteach.cli import main
 from amteach.engine.board import COMPETITOR, MONOPOLIST
 from amteach.engine.game import Game, PlayerSetup, Setup
 from amteach.sim import core, runner
-from amteach.sim.play import BatchConfig, compiled_chunk, python_chunk
+from amteach.sim.play import (
+    KERNEL_BOTS,
+    KERNEL_RULES,
+    BatchConfig,
+    compiled_chunk,
+    kernel_plays,
+    python_chunk,
+)
 from amteach.sim.runner import parse_seats
 
 # these tests compare the two cores, so they need the compiled one (`./dev test` builds it;
@@ -181,6 +190,18 @@ def test_both_cores_agree_on_any_table_and_rules(seats, seed, overrides, preset,
 
 
 # -- choosing the core -------------------------------------------------------------------------
+
+
+def test_the_kernel_knows_every_bot_and_rule_parameter():
+    """A bot or rule parameter added to the Python side must be added to kernel.pyx (and to
+    KERNEL_BOTS / KERNEL_RULES in sim/play.py); until then such batches play on pure Python."""
+    assert set(STRATEGIES) == KERNEL_BOTS, "teach amteach/sim/kernel.pyx the new bot"
+    fields = {f.name for f in dataclasses.fields(RuleSet)}
+    assert fields == KERNEL_RULES, "teach amteach/sim/kernel.pyx the new rule parameter"
+    config = BatchConfig(parse_seats(None), RuleSet.preset("default").to_dict(), 1)
+    assert kernel_plays(config)
+    unknown = BatchConfig(config.seats, {**config.rules, "free_parking": 500}, 1)
+    assert not kernel_plays(unknown)
 
 
 def run_amteach(*args: str, pure: bool) -> subprocess.CompletedProcess[str]:

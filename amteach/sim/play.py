@@ -225,9 +225,51 @@ def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str,
     invariant violations."""
     rules = RuleSet.from_dict(config.rules)
     compiled = core.kernel()
-    if compiled is not None:
+    if compiled is not None and kernel_plays(config):
         return compiled_chunk(compiled, start, stop, config, rules)
     return python_chunk(start, stop, config, rules)
+
+
+# what amteach/sim/kernel.pyx implements: a batch with a bot or a rule parameter it does not
+# know plays on pure Python (correct, slower) until the kernel learns it (docs/development.md)
+KERNEL_BOTS = frozenset({"cautious", "builder", "investor", "random"})
+KERNEL_RULES = frozenset(
+    {
+        "preset_name",
+        "starting_cash",
+        "start_payment",
+        "income_tax_flat",
+        "income_tax_percent_competitor",
+        "income_tax_percent_monopolist",
+        "property_tax",
+        "foundation_monopolist_fee",
+        "foundation_competitor_prizes",
+        "fine",
+        "held_turns_before_forced_fine",
+        "max_houses_competitor",
+        "max_houses_monopolist",
+        "building_supply",
+        "supply_houses",
+        "supply_apartments",
+        "monopoly_streets",
+        "transport_fare_competitor",
+        "transport_fares_monopolist",
+        "utility_multiplier_competitor",
+        "utility_multipliers_monopolist",
+        "mortgage_percent",
+        "redeem_percent",
+        "building_sellback_percent",
+        "settlement_keep_percent_competitor",
+        "settlement_keep_percent_monopolist",
+        "settlement_utility_dice",
+        "round_cap",
+    }
+)
+
+
+def kernel_plays(config: BatchConfig) -> bool:
+    """Can the compiled core play this batch (every bot and rule parameter known to it)?"""
+    return set(config.rules) == KERNEL_RULES and all(s.bot in KERNEL_BOTS for s in config.seats)
 
 
 def python_chunk(
