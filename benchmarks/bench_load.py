@@ -214,6 +214,10 @@ class Visitor:
         """Roll, then the first choice offered until End turn is, then End turn (what
         tests/test_browser.py clicks); then Play until the bots have moved and it is this
         visitor's turn again."""
+        await self.take_turn(think, rng)
+        await self.play_bots()
+
+    async def take_turn(self, think: float = 0.0, rng: random.Random | None = None) -> None:
         await self.pause(think, rng)
         await self.click("Roll")
         for _ in range(6):
@@ -223,7 +227,6 @@ class Visitor:
                 break
             await self.click()
         await self.click("End turn")
-        await self.play_bots()
 
     async def play_bots(self) -> None:
         """Press Play and let it run until a human must choose, then Pause: the messages the
