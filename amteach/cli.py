@@ -484,6 +484,10 @@ def voila_command(
         f"--MappingKernelManager.cull_idle_timeout={cull_after}",
         f"--MappingKernelManager.cull_interval={max(1, min(60, cull_after // 5))}",
         "--MappingKernelManager.cull_connected=False",
+        # kernels talk to the server over Unix sockets in Voilà's private folder, not over TCP
+        # ports picked ahead of time: when many kernels start at once, another process can take
+        # a picked port first, and the server then waits on that kernel forever (seen with 30)
+        "--KernelManager.transport=ipc",
     ]
 
 
@@ -611,7 +615,7 @@ def _copy_folders(folders: dict[str, Path], destination: Path, force: bool) -> N
 copy_option = click.option(
     "--copy",
     "destination",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=click.Path(path_type=Path),
     metavar="DIR",
     help="Write a copy into DIR, to read or edit.",
 )

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from amteach.cli import dashboard_notebook, voila_command
+from amteach.cli import voila_command
+from amteach.content import dashboard_notebook
 from amteach.serving import TEMPLATE, voila_environment
 
 ARGS = [
@@ -101,7 +102,7 @@ async def visit(browser, url: str, play_turn: bool = False) -> float:
 
 def kernel_pids(server_pid: int) -> list[int]:
     out = subprocess.run(
-        ["ps", "-o", "pid=,ppid=,args=", "-A"], capture_output=True, text=True
+        ["ps", "-ww", "-o", "pid=,ppid=,args=", "-A"], capture_output=True, text=True
     ).stdout
     return [
         int(p[0])
@@ -132,7 +133,7 @@ def wait_for_warm_pool(server_pid: int, size: int) -> None:
 def kernel_rss_mb(server_pid: int) -> list[float]:
     """Resident memory of the kernels started by the Voilà server."""
     out = subprocess.run(
-        ["ps", "-o", "pid=,ppid=,rss=,args=", "-A"], capture_output=True, text=True
+        ["ps", "-ww", "-o", "pid=,ppid=,rss=,args=", "-A"], capture_output=True, text=True
     ).stdout
     sizes = []
     for line in out.splitlines():

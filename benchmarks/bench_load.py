@@ -59,6 +59,7 @@ CONFIG = re.compile(
     r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', re.S
 )
 TIMEOUT = 300.0
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class VisitorError(RuntimeError):
@@ -394,9 +395,13 @@ def run(
             wait_for_warm_pool(pid, size)
             watch = MemoryWatch(pid)
             watch.start()
-            load_cpu = time.process_time()
+            kernels = children(pid)
+            server_cpu, kernels_cpu = cpu_ticks(pid), sum(cpu_ticks(k) for k in kernels)
+            load_cpu, wall = time.process_time(), time.perf_counter()
             results = asyncio.run(class_of(url, size, turns, think))
-            load_cpu = time.process_time() - load_cpu
+            load_cpu, wall = time.process_time() - load_cpu, time.perf_counter() - wall
+            server_cpu = (cpu_ticks(pid) - server_cpu) / TICKS
+            kernels_cpu = (sum(cpu_ticks(k) for k in kernels) - kernels_cpu) / TICKS
             watch.stop.set()
             watch.join()
         done = [r for r in results if isinstance(r, Visitor)]
@@ -416,7 +421,12 @@ def run(
         )
         for error in errors[:3]:
             print(f"  error: {type(error).__name__}: {error}", file=sys.stderr)
-        print(f"  load generator CPU: {load_cpu:.1f} s", file=sys.stderr)
+        print(
+            f"  {size} visitors, {wall:.0f} s: CPU used by the server {server_cpu:.1f} s, its"
+            f" kernels {kernels_cpu:.1f} s ({1000 * kernels_cpu / max(1, len(clicks)):.0f} ms"
+            f" per click, Play ticks included), the load generator {load_cpu:.1f} s",
+            file=sys.stderr,
+        )
 
 
 def main() -> None:
