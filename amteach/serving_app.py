@@ -23,16 +23,19 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from jupyter_server.base.handlers import JupyterHandler
-from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from jupyter_server.utils import url_path_join
-from tornado import web
-from traitlets import Int
-from voila.app import Voila
-from voila.tornado.handler import TornadoVoilaHandler
-from voila.utils import ENV_VARIABLE
+from .serving import skip_uri_grammar, voila_environment
 
-from .serving import voila_environment
+# the server never checks URI formats either; skipping the grammar halves its start-up time
+skip_uri_grammar()
+
+from jupyter_server.base.handlers import JupyterHandler  # noqa: E402
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager  # noqa: E402
+from jupyter_server.utils import url_path_join  # noqa: E402
+from tornado import web  # noqa: E402
+from traitlets import Int  # noqa: E402
+from voila.app import Voila  # noqa: E402
+from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
+from voila.utils import ENV_VARIABLE  # noqa: E402
 
 # how often a full page asks again, in seconds
 FULL_PAGE_RETRY = 15
@@ -56,6 +59,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.pool_starts = 0  # kernels started for the pool, ever
         self.pool_handouts = 0  # pool kernels given to visitors, ever
         self.room: asyncio.Condition | None = None
+        self.pool_size_wanted: int | None = None  # --pool, before the cap trims it
+        self.stopping_everything = False
 
     # --- counting -----------------------------------------------------------------------
     def live_kernels(self) -> int:
@@ -74,8 +79,25 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         return not self.max_kernels or self.visitor_kernels() < self.max_kernels
 
     def note_pool_handout(self) -> None:
-        """The handler is giving a pool kernel to a visitor."""
+        """The handler is giving a pool kernel to a visitor (Voilà refills the pool next)."""
         self.pool_handouts += 1
+        self._fit_pool_to_cap()
+
+    def _fit_pool_to_cap(self) -> None:
+        """Keep the pool Voilà refills (kernel_pools_config, of Voilà's preheating manager built
+        on this class) within the room the cap leaves. A refill that could not start would
+        still cost the server's event loop its preparation (about 0.15 s each), so a class
+        arriving together would wait behind its own refills."""
+        if not self.max_kernels or not hasattr(self, "kernel_pools_config"):
+            return
+        config = self.kernel_pools_config
+        default = config.get("default", {})
+        if self.pool_size_wanted is None:
+            self.pool_size_wanted = default.get("pool_size", 0)
+        room = max(0, self.max_kernels - self.visitor_kernels())
+        size = min(self.pool_size_wanted, room)
+        if default.get("pool_size") != size:
+            self.kernel_pools_config = {**config, "default": {**default, "pool_size": size}}
 
     async def _announce_room(self) -> None:
         if self.room is not None:
@@ -112,6 +134,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
             self.stopping_ids.discard(kernel_id)
+        if not self.stopping_everything and hasattr(self, "fill_if_needed") and self.notebook_path:
+            # room under the cap again: let the pool grow back towards --pool
+            self._fit_pool_to_cap()
+            self.fill_if_needed(delay=0, notebook_name=self.notebook_path)
+
+    async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:
+        self.stopping_everything = True  # no refills while the server stops
+        await super().shutdown_all(*args, **kwargs)
 
     def notify_disconnect(self, kernel_id: str) -> None:
         """A page's connection closed: its grace period (cull_idle_timeout) starts now, not at
