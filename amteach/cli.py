@@ -624,6 +624,20 @@ force_option = click.option(
 )
 
 
+def _list_or_copy(
+    what: str, folders: dict[str, Path], lines: list[str], destination: Path | None, force: bool
+) -> None:
+    """Without --copy, print `lines` and where `what` are; with it, copy the folders."""
+    if destination is not None:
+        _copy_folders(folders, destination, force)
+        return
+    if force:
+        _fail("--force goes with --copy DIR", 2)
+    for line in lines:
+        click.echo(line)
+    click.echo(f"The {what} are in {folders[what]}; `amteach {what} --copy DIR` copies them.")
+
+
 @main.command()
 @copy_option
 @force_option
@@ -631,15 +645,12 @@ def lessons(destination: Path | None, force: bool) -> None:
     """List the lessons; with --copy DIR, write the lessons (plans, worksheets, checks,
     scenarios) and the notebooks they use into DIR/lessons and DIR/notebooks."""
     folder = lessons_dir()
-    if destination is None:
-        if force:
-            _fail("--force goes with --copy DIR", 2)
-        for plan in sorted(folder.glob("*/plan.md")):
-            title = plan.read_text(encoding="utf-8").partition("\n")[0].lstrip("# ").strip()
-            click.echo(f"{plan.parent.name}: {title}")
-        click.echo(f"The lessons are in {folder}; `amteach lessons --copy DIR` copies them.")
-        return
-    _copy_folders({"lessons": folder, "notebooks": notebooks_dir()}, destination, force)
+    titles = [
+        f"{plan.parent.name}: {plan.read_text(encoding='utf-8').partition(chr(10))[0].lstrip('# ').strip()}"
+        for plan in sorted(folder.glob("*/plan.md"))
+    ]
+    folders = {"lessons": folder, "notebooks": notebooks_dir()}
+    _list_or_copy("lessons", folders, titles, destination, force)
 
 
 @main.command()
@@ -648,14 +659,8 @@ def lessons(destination: Path | None, force: bool) -> None:
 def notebooks(destination: Path | None, force: bool) -> None:
     """List the notebooks; with --copy DIR, write them into DIR/notebooks."""
     folder = notebooks_dir()
-    if destination is None:
-        if force:
-            _fail("--force goes with --copy DIR", 2)
-        for notebook in sorted(folder.glob("*.ipynb")):
-            click.echo(notebook.name)
-        click.echo(f"The notebooks are in {folder}; `amteach notebooks --copy DIR` copies them.")
-        return
-    _copy_folders({"notebooks": folder}, destination, force)
+    names = [notebook.name for notebook in sorted(folder.glob("*.ipynb"))]
+    _list_or_copy("notebooks", {"notebooks": folder}, names, destination, force)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,19 +15,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
 import statistics
 import subprocess
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
+from bench_load import served  # the server as `amteach dashboard` runs it
 from playwright.async_api import async_playwright
 
-from amteach.cli import voila_command
-from amteach.content import dashboard_notebook
-from amteach.serving import TEMPLATE, voila_environment
+from amteach.serving import TEMPLATE
 
 ARGS = [
     "--no-sandbox",
@@ -37,36 +33,6 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def served(pool: int, template: str):
-    """Voilà as `amteach dashboard` runs it: same command line, same environment."""
-    port = free_port()
-    with voila_environment() as env:
-        server = subprocess.Popen(
-            voila_command(dashboard_notebook(), port, "127.0.0.1", pool, template, 600),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        for line in server.stdout:
-            if "is running at" in line:
-                break
-        # drain the log so the server never blocks on a full pipe
-        threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
-        try:
-            yield f"http://127.0.0.1:{port}/", server.pid
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
 
 
 async def visit(browser, url: str, play_turn: bool = False) -> float:
@@ -150,7 +116,7 @@ async def run(visitors: int, repeat: int, template: str) -> None:
         for label, pool in (("preheated (pool of 2)", 2), ("cold (no pool)", 0)):
             times = []
             for _ in range(repeat):
-                with served(pool, template) as (url, pid):
+                with served(pool, template=template) as (url, pid):
                     if pool:
                         wait_for_warm_pool(pid, pool)
                     times.append(await visit(browser, url))
@@ -158,7 +124,7 @@ async def run(visitors: int, repeat: int, template: str) -> None:
                 f"time to interactive, {label}: median {statistics.median(times):.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times)})"
             )
         for pool in (visitors, 2):
-            with served(pool, template) as (url, pid):
+            with served(pool, template=template) as (url, pid):
                 wait_for_warm_pool(pid, pool)
                 results = await asyncio.gather(
                     *(visit(browser, url, play_turn=True) for _ in range(visitors)),

@@ -271,10 +271,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(pool: int, max_visitors: int, cpus: str | None = None):
+def served(pool: int, max_visitors: int = 0, cpus: str | None = None, template: str = TEMPLATE):
+    """The server as `amteach dashboard` runs it, on a free port; (url, pid) until the block
+    ends. `cpus`: a taskset list for the server and the kernels it starts."""
     port = free_port()
     command = voila_command(
-        dashboard_notebook(), port, "127.0.0.1", pool, TEMPLATE, 600, "/", max_visitors
+        dashboard_notebook(), port, "127.0.0.1", pool, template, 600, "/", max_visitors
     )
     if cpus:
         command = ["taskset", "-c", cpus, *command]
