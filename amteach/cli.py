@@ -11,6 +11,7 @@ import click
 
 from .content import dashboard_notebook, lessons_dir, notebooks_dir
 from .engine.errors import AmteachError, InputError
+from .engine.rule_input import parse_overrides, parse_sweep_values
 from .engine.rules import RuleSet, preset_names
 from .engine.scenario import ScriptStepError, scenario_report
 from .serving import TEMPLATE
@@ -19,22 +20,6 @@ from .serving import TEMPLATE
 def _fail(message: str, status: int) -> None:
     click.echo(f"amteach: {message}", err=True)
     sys.exit(status)
-
-
-def parse_overrides(items: tuple[str, ...]) -> dict[str, Any]:
-    """--set name=value pairs; values are read as YAML (numbers, lists, null)."""
-    import yaml
-
-    out: dict[str, Any] = {}
-    for item in items:
-        name, sep, raw = item.partition("=")
-        if not sep or not name.strip():
-            raise InputError(f"--set takes name=value, not {item!r}", field="--set")
-        try:
-            out[name.strip()] = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            raise InputError(f"cannot read the value {raw!r}", field=f"--set {name}") from None
-    return out
 
 
 override_option = click.option(
@@ -73,36 +58,30 @@ def main() -> None:
 @override_option
 def demo(seed: int, rounds: int, preset: str, overrides: tuple[str, ...]) -> None:
     """Play and narrate a demo game: two Competitors and two Monopolists, all bots."""
-    from .bots import CautiousStrategy, play_until_human
-    from .engine.game import Game
+    from .session import Session
+    from .style import ROLE_LABELS
 
+    seats = (
+        ("Ana", "competitor", "cautious"),
+        ("Ben", "monopolist", "cautious"),
+        ("Cleo", "competitor", "cautious"),
+        ("Dev", "monopolist", "cautious"),
+    )
     try:
         rules = RuleSet.preset(preset, **parse_overrides(overrides)).replace(round_cap=rounds)
-        game = Game.new(
-            [
-                ("Ana", "competitor"),
-                ("Ben", "monopolist"),
-                ("Cleo", "competitor"),
-                ("Dev", "monopolist"),
-            ],
-            rules=rules,
-            seed=seed,
-        )
+        session = Session(seats, seed=seed, rules=rules)
     except AmteachError as err:
         _fail(str(err), 2)
-    bots = {p: CautiousStrategy() for p in game.players}
-    printed = 0
-    while not game.over:
-        play_until_human(game, bots, max_decisions=1)
-        for event in game.events[printed:]:
-            click.echo(event.text)
-        printed = len(game.events)
+    narration = session.cursor()
+    session.subscribe(lambda change: [click.echo(e.text) for e in narration.take()[0]])
+    while session.step().ok:
+        pass
+    game = session.game
     click.echo()
     click.echo("Final standings:")
     for p in sorted(game.players, key=lambda p: -game.cash[p]):
-        role = "Competitor" if game.roles[p] == 0 else "Monopolist"
         state = "bankrupt" if game.bankrupt[p] else f"${game.cash[p]} cash"
-        click.echo(f"  {game.names[p]:<6} {role:<11} {state}")
+        click.echo(f"  {game.names[p]:<6} {ROLE_LABELS[game.roles[p]]:<11} {state}")
 
 
 @main.command()
@@ -269,30 +248,6 @@ def simulate(
         sys.exit(130)
 
 
-def parse_sweep_values(items: tuple[str, ...]) -> tuple[str, list[Any]]:
-    """--set NAME=V1,V2,...: the parameter's name and its values, each read like a
-    `--set NAME=VALUE` value (so [10,10,10] is a list and {1: 25} a mapping)."""
-    if not items:
-        raise InputError(
-            "name the parameter to sweep and its values, e.g. --set foundation_monopolist_fee=10,160",
-            field="--set",
-        )
-    if len(items) > 1:
-        raise InputError(
-            f"a sweep varies one parameter; got {len(items)} --set options", field="--set"
-        )
-    name, sep, raw = items[0].partition("=")
-    name = name.strip()
-    if not sep or not name:
-        raise InputError(f"--set takes NAME=V1,V2,..., not {items[0]!r}", field="--set")
-    if not raw.strip():
-        raise InputError(f"a sweep of {name} needs at least one value after '='", field=name)
-    values = parse_overrides((f"{name}=[{raw}]",))[name]
-    if not isinstance(values, list):  # pragma: no cover - a YAML flow list always reads as one
-        raise InputError(f"cannot read the values {raw!r}", field=name)
-    return name, values
-
-
 @main.command()
 @click.option(
     "--set",
@@ -369,6 +324,7 @@ def sweep(
     already finished.
     """
     from .analysis import fairness
+    from .sim import sweep as sweeps
 
     for option, path, kind in (("--out", out, "a CSV"), ("--chart", chart, "an HTML")):
         if path is None:
@@ -382,8 +338,8 @@ def sweep(
             _fail(f"{path}: the folder {target.parent} does not exist", 2)
 
     def announce(seconds: float, total_games: int) -> None:
-        if seconds > fairness.LONG_SWEEP_SECONDS:
-            click.echo(fairness.estimate_message(total_games, seconds), err=True)
+        if seconds > sweeps.LONG_SWEEP_SECONDS:
+            click.echo(sweeps.estimate_message(total_games, seconds), err=True)
 
     options: dict[str, Any] = {
         "games": games,
@@ -402,9 +358,9 @@ def sweep(
                 raise InputError(
                     "--set preset=... compares presets; leave out --rules", field="--rules"
                 )
-            frame = fairness.compare_presets([str(v) for v in values], **options)
+            frame = sweeps.compare_presets([str(v) for v in values], **options)
         else:
-            frame = fairness.sweep(name, values, rules=preset, **options)
+            frame = sweeps.sweep(name, values, rules=preset, **options)
     except AmteachError as err:
         _fail(str(err), 2)
     except KeyboardInterrupt:  # while timing the sweep, before any value started
@@ -470,6 +426,8 @@ def voila_command(
         f"--template={template}",
         "--strip_sources=True",  # viewers see controls, never code
         "--show_tracebacks=False",  # errors stay in the server's log
+        # /voila/files/ would serve the notebook folder's images; the dashboard needs none
+        "--VoilaConfiguration.file_allowlist=[]",
         # the dashboard draws every chart as a widget: plotly's renderer extension and code
         # highlighting would only add megabytes to each page
         "--VoilaConfiguration.extension_denylist=['jupyterlab-plotly', 'jupyterlab_pygments']",

@@ -1,22 +1,23 @@
 """HTML views of a game for notebooks: the board as a ring of 40 spaces, and a players table.
 
 Plain HTML and CSS, no widget imports: `Game._repr_html_` uses it and so can the classroom app.
-Role colours follow the pawns (Competitors green, Monopolists blue) and always come with a
-label and a shape (circle for Competitors, square for Monopolists).
+Role colours, labels and shapes come from `amteach.style`. All of amteach's HTML is built
+here: `html_text` fills a template and escapes every value it is given; the board, redrawn
+after every decision, escapes each text with the same `escape` in f-strings.
 """
 
 from __future__ import annotations
 
-from html import escape
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+from markupsafe import Markup, escape
+
+from .style import ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SHAPES
 
 if TYPE_CHECKING:
     from .engine.game import Game
 
-ROLE_COLOURS = ("#1b7f3b", "#1f4fb4")  # Competitor green, Monopolist blue
-ROLE_SHAPES = ("●", "■")
-ROLE_SYMBOLS = ("circle", "square")  # the same shapes as plotly marker symbols
-ROLE_LABELS = ("Competitor", "Monopolist")
 CITY_COLOURS = {
     "New Orleans": "#8b5a2b",
     "Los Angeles": "#e58bbf",
@@ -27,6 +28,38 @@ CITY_COLOURS = {
     "San Francisco": "#6c757d",
     "New York": "#222222",
 }
+
+
+def html_text(template: str, *values: object, **named: object) -> Markup:
+    """HTML from a template we wrote and values that may come from a person or a file
+    (player names, file names, messages): every value is escaped, so `<img ...>` in a name
+    shows as text, except values that are already `Markup` (HTML built here) and numbers.
+    `html_text("<b>{}</b> to decide", name)`. All of amteach's HTML is built this way.
+
+    (`Markup(template).format` does the same, several times slower: the board is redrawn
+    after every decision.)"""
+    return Markup(
+        template.format(*map(_escaped, values), **{k: _escaped(v) for k, v in named.items()})
+    )
+
+
+def _escaped(value: object) -> object:
+    if isinstance(value, Markup) or (
+        isinstance(value, int | float) and not isinstance(value, bool)
+    ):
+        return value
+    return escape(value)
+
+
+def html_join(parts: Iterable[object], separator: str = "") -> Markup:
+    """Pieces of HTML joined; a piece that is plain text is escaped."""
+    return Markup(separator).join(parts)
+
+
+def chart_text(text: object) -> str:
+    """A label for a plotly chart: plotly reads some HTML tags in labels, so text from a
+    person or a file is escaped (plotly shows `&lt;` as `<`)."""
+    return str(html_text("{}", text))
 
 
 def grid_cell(index: int) -> tuple[int, int]:
@@ -40,16 +73,19 @@ def grid_cell(index: int) -> tuple[int, int]:
     return index - 30, 10
 
 
-def pawn_html(game: Game, player: int) -> str:
+def pawn_html(game: Game, player: int) -> Markup:
     role = game.roles[player]
     name = game.names[player]
-    radius = "50%" if role == 0 else "2px"
     held = game.held[player] >= 0
-    label = f"{name}, {ROLE_LABELS[role]}" + (f", held in {game.hold_name(player)}" if held else "")
+    label = escape(
+        f"{name}, {ROLE_LABELS[role]}" + (f", held in {game.hold_name(player)}" if held else "")
+    )
+    radius = "50%" if role == 0 else "2px"
     ring = "outline:2px dashed #b00020;outline-offset:1px;" if held else ""
-    return (
-        f'<span class="am-pawn" title="{escape(label)}" aria-label="{escape(label)}" '
-        f'style="background:{ROLE_COLOURS[role]};border-radius:{radius};{ring}">{escape(name[:1].upper())}</span>'
+    return Markup(
+        f'<span class="am-pawn" title="{label}" aria-label="{label}" '
+        f'style="background:{ROLE_COLOURS[role]};border-radius:{radius};{ring}">'
+        f"{escape(name[:1].upper())}</span>"
     )
 
 
@@ -68,19 +104,24 @@ def short_name(game: Game, index: int) -> str:
 
 
 def _space_html(game: Game, index: int) -> str:
+    # the board is redrawn after every decision: f-strings, with every text escaped
     sp = game.board.spaces[index]
     row, col = grid_cell(index)
     band = ""
     if sp.kind == "street":
-        band = f'<div class="am-band" style="background:{CITY_COLOURS.get(sp.city, "#999")}" title="{escape(sp.city)}"></div>'
+        colour = CITY_COLOURS.get(sp.city, "#999")
+        band = f'<div class="am-band" style="background:{colour}" title="{escape(sp.city)}"></div>'
     marks = []
     owner = game.owner[index]
     if owner >= 0:
-        role = game.roles[owner]
+        role, colour, name = (
+            game.roles[owner],
+            ROLE_COLOURS[game.roles[owner]],
+            escape(game.names[owner]),
+        )
         marks.append(
-            f'<span class="am-owner" style="border-color:{ROLE_COLOURS[role]};color:{ROLE_COLOURS[role]}" '
-            f'title="owned by {escape(game.names[owner])} ({ROLE_LABELS[role]})">'
-            f"{ROLE_SHAPES[role]} {escape(game.names[owner])}</span>"
+            f'<span class="am-owner" style="border-color:{colour};color:{colour}" '
+            f'title="owned by {name} ({ROLE_LABELS[role]})">{ROLE_SHAPES[role]} {name}</span>'
         )
         if game.apartment[index]:
             marks.append('<span class="am-build" title="apartment">apartment</span>')
@@ -97,8 +138,10 @@ def _space_html(game: Game, index: int) -> str:
         if not game.bankrupt[p] and game.position[p] == index
     )
     return (
-        f'<div class="am-space" style="grid-row:{row + 1};grid-column:{col + 1}" data-space="{index}">'
-        f'{band}<div class="am-name" title="{escape(sp.name)}">{escape(short_name(game, index))}</div>{"".join(marks)}<div class="am-pawns">{pawns}</div></div>'
+        f'<div class="am-space" style="grid-row:{row + 1};grid-column:{col + 1}" '
+        f'data-space="{index}">{band}<div class="am-name" title="{escape(sp.name)}">'
+        f"{escape(short_name(game, index))}</div>{''.join(marks)}"
+        f'<div class="am-pawns">{pawns}</div></div>'
     )
 
 
@@ -127,7 +170,7 @@ STYLE = """
 """
 
 
-def players_table_html(game: Game) -> str:
+def players_table_html(game: Game) -> Markup:
     rows = []
     for p in game.players:
         role = game.roles[p]
@@ -138,36 +181,64 @@ def players_table_html(game: Game) -> str:
         )
         titles = ", ".join(game.board.spaces[s].name for s in game.titles_of(p)) or "none"
         rows.append(
-            "<tr>"
-            f"<td>{pawn_html(game, p)} {escape(game.names[p])}</td>"
-            f'<td style="color:{ROLE_COLOURS[role]}">{ROLE_SHAPES[role]} {ROLE_LABELS[role]}</td>'
-            f"<td>${game.cash[p]}</td><td>${game.net_worth(p)}</td><td>${game.rule25_wealth(p)}</td>"
-            f'<td style="text-align:left">{escape(titles)}</td><td>{status}</td>'
-            "</tr>"
+            html_text(
+                "<tr><td>{pawn} {name}</td>"
+                '<td style="color:{colour}">{shape} {label}</td>'
+                "<td>${cash}</td><td>${worth}</td><td>${wealth}</td>"
+                '<td style="text-align:left">{titles}</td><td>{status}</td></tr>',
+                pawn=pawn_html(game, p),
+                name=game.names[p],
+                colour=ROLE_COLOURS[role],
+                shape=ROLE_SHAPES[role],
+                label=ROLE_LABELS[role],
+                cash=game.cash[p],
+                worth=game.net_worth(p),
+                wealth=game.rule25_wealth(p),
+                titles=titles,
+                status=status,
+            )
         )
-    return (
-        '<table class="am-players"><thead><tr><th>Player</th><th>Role</th><th>Cash</th><th>Net worth</th>'
-        "<th>Rule-25 wealth</th><th>Titles</th><th>Status</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
+    return html_text(
+        '<table class="am-players"><thead><tr><th>Player</th><th>Role</th><th>Cash</th>'
+        "<th>Net worth</th><th>Rule-25 wealth</th><th>Titles</th><th>Status</th></tr></thead>"
+        "<tbody>{}</tbody></table>",
+        html_join(rows),
     )
 
 
-def board_html(game: Game, with_players: bool = True) -> str:
+def role_legend(plural: bool = False, bold: bool = False) -> Markup:
+    """Each role's shape and name in its colour, e.g. "● Competitors ■ Monopolists"."""
+    return Markup(" &nbsp; ").join(
+        html_text(
+            '<span style="color:{};{}">{} {}</span>',
+            ROLE_COLOURS[r],
+            "font-weight:600" if bold else "",
+            ROLE_SHAPES[r],
+            (ROLE_PLURALS if plural else ROLE_LABELS)[r],
+        )
+        for r in (0, 1)
+    )
+
+
+def board_html(game: Game, with_players: bool = True) -> Markup:
     """The whole board with pawns, owners, buildings and mortgages, and the players table."""
-    spaces = "".join(_space_html(game, i) for i in range(len(game.board.spaces)))
     if game.over:
         status = "Game over"
         if game.winner is not None:
-            status += f": {escape(game.names[game.winner])} wins"
+            status += f": {game.names[game.winner]} wins"
     else:
-        status = f"Round {game.round}: {escape(game.names[game.actor])} to decide"
-    legend = " &nbsp; ".join(
-        f'<span style="color:{ROLE_COLOURS[r]}">{ROLE_SHAPES[r]} {ROLE_LABELS[r]}</span>'
-        for r in (0, 1)
+        status = f"Round {game.round}: {game.names[game.actor]} to decide"
+    return html_text(
+        '{style}<div class="am-wrap"><div class="am-board" lang="en" role="img" '
+        'aria-label="Anti-Monopoly board">{spaces}<div class="am-centre">'
+        '<div class="am-title">ANTI-MONOPOLY</div><div>{status}</div><div>{legend}</div>'
+        "<div>Treasury supply: {houses} houses, {apartments} apartments</div></div></div>"
+        "{side}</div>",
+        style=Markup(STYLE),
+        spaces=Markup("".join(_space_html(game, i) for i in range(len(game.board.spaces)))),
+        status=status,
+        legend=role_legend(),
+        houses=game.supply_houses,
+        apartments=game.supply_apartments,
+        side=players_table_html(game) if with_players else "",
     )
-    supply = f"Treasury supply: {game.supply_houses} houses, {game.supply_apartments} apartments"
-    centre = f'<div class="am-centre"><div class="am-title">ANTI-MONOPOLY</div><div>{status}</div><div>{legend}</div><div>{supply}</div></div>'
-    board = f'<div class="am-board" lang="en" role="img" aria-label="Anti-Monopoly board">{spaces}{centre}</div>'
-    side = players_table_html(game) if with_players else ""
-    return f'{STYLE}<div class="am-wrap">{board}{side}</div>'

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 TEMPLATE = "amteach"
 # Set in the kernels' environment: the bundle's path relative to Voilà's base URL + "voila/".
 PLOTLY_BUNDLE_ENV = "AMTEACH_PLOTLY_BUNDLE"
+# Set in the server's (and so the kernels') environment by `amteach dashboard`: the app is
+# served to visitors, who must never reach the server's files (docs/dashboard.md).
+SERVED_ENV = "AMTEACH_SERVED"
 
 
 # No version in the name: the template names it too. The server answers with an ETag, so a
@@ -41,8 +44,8 @@ def _plotly_widget_bundle() -> Path:
 
 @contextmanager
 def voila_environment() -> Iterator[dict[str, str]]:
-    """The environment for a Voilà server: the amteach template on JUPYTER_PATH, and the
-    bundle's path for the kernels. Voilà serves a template's static files whichever template
+    """The environment for a Voilà server: the amteach template on JUPYTER_PATH, the
+    bundle's path for the kernels, and the served-mode flag (`is_served`). Voilà serves a template's static files whichever template
     draws the page, so the bundle works with any of them. The files live in a temporary folder
     for as long as the server runs."""
     with tempfile.TemporaryDirectory(prefix="amteach-voila-") as share:
@@ -52,6 +55,7 @@ def voila_environment() -> Iterator[dict[str, str]]:
         env = dict(os.environ)
         env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
         env[PLOTLY_BUNDLE_ENV] = f"templates/{TEMPLATE}/static/{PLOTLY_BUNDLE}"
+        env[SERVED_ENV] = "1"
         yield env
 
 
@@ -80,6 +84,13 @@ def figure_widget(figure: Any = None) -> go.FigureWidget:
     bundle_path = os.environ.get(PLOTLY_BUNDLE_ENV)
     widget_type = _served_figure_widget(bundle_path) if bundle_path else go.FigureWidget
     return widget_type(figure)
+
+
+def is_served() -> bool:
+    """True in a kernel of `amteach dashboard`: visitors use the app, and nothing they send
+    may name a file on the server. Read from the environment the server was started with,
+    which no widget (and so no visitor) can change."""
+    return os.environ.get(SERVED_ENV) == "1"
 
 
 def lighten_dashboard_kernel() -> None:

@@ -17,22 +17,16 @@ import argparse
 import asyncio
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
 
-from bench_load import served  # the server as `amteach dashboard` runs it
 from playwright.async_api import async_playwright
 
-from amteach.serving import TEMPLATE
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from browser import launch_chromium, serve_dashboard  # the tests' own helper
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from amteach.serving import TEMPLATE
 
 
 async def visit(browser, url: str, play_turn: bool = False) -> float:
@@ -68,7 +62,7 @@ async def visit(browser, url: str, play_turn: bool = False) -> float:
 
 def kernel_pids(server_pid: int) -> list[int]:
     out = subprocess.run(
-        ["ps", "-ww", "-o", "pid=,ppid=,args=", "-A"], capture_output=True, text=True
+        ["ps", "-o", "pid=,ppid=,args=", "-A"], capture_output=True, text=True
     ).stdout
     return [
         int(p[0])
@@ -99,7 +93,7 @@ def wait_for_warm_pool(server_pid: int, size: int) -> None:
 def kernel_rss_mb(server_pid: int) -> list[float]:
     """Resident memory of the kernels started by the Voilà server."""
     out = subprocess.run(
-        ["ps", "-ww", "-o", "pid=,ppid=,rss=,args=", "-A"], capture_output=True, text=True
+        ["ps", "-o", "pid=,ppid=,rss=,args=", "-A"], capture_output=True, text=True
     ).stdout
     sizes = []
     for line in out.splitlines():
@@ -111,28 +105,28 @@ def kernel_rss_mb(server_pid: int) -> list[float]:
 
 async def run(visitors: int, repeat: int, template: str) -> None:
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = await launch_chromium(playwright)
         print(f"template: {template}")
         for label, pool in (("preheated (pool of 2)", 2), ("cold (no pool)", 0)):
             times = []
             for _ in range(repeat):
-                with served(pool, template=template) as (url, pid):
+                with serve_dashboard(pool=pool, template=template) as server:
                     if pool:
-                        wait_for_warm_pool(pid, pool)
-                    times.append(await visit(browser, url))
+                        wait_for_warm_pool(server.pid, pool)
+                    times.append(await visit(browser, server.url))
             print(
                 f"time to interactive, {label}: median {statistics.median(times):.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times)})"
             )
         for pool in (visitors, 2):
-            with served(pool, template=template) as (url, pid):
-                wait_for_warm_pool(pid, pool)
+            with serve_dashboard(pool=pool, template=template) as server:
+                wait_for_warm_pool(server.pid, pool)
                 results = await asyncio.gather(
-                    *(visit(browser, url, play_turn=True) for _ in range(visitors)),
+                    *(visit(browser, server.url, play_turn=True) for _ in range(visitors)),
                     return_exceptions=True,
                 )
                 ok = [r for r in results if isinstance(r, float)]
                 errors = [r for r in results if not isinstance(r, float)]
-                memory = kernel_rss_mb(pid)
+                memory = kernel_rss_mb(server.pid)
             summary = f"{visitors} concurrent visitors, pool of {pool}, each playing a turn: {len(errors)} errors"
             if ok:
                 summary += f"; time to interactive median {statistics.median(ok):.2f} s, slowest {max(ok):.2f} s"

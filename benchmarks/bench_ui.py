@@ -46,7 +46,7 @@ def bots_in_play_mode(seed: int) -> list[float]:
     times = []
     while app.game.pending is not None:
         started = time.perf_counter()
-        app.play.value += 1  # one tick of the Play widget
+        app.controls.play.value += 1  # one tick of the Play widget
         times.append(time.perf_counter() - started)
     print(f"(the Play-mode game lasted {app.game.round} rounds and ended by {app.game.end_reason})")
     return times

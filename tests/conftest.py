@@ -24,6 +24,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO.parent / "shared" / "spec"
 
+# the small sweep that tests/test_sweep.py and tests/test_fairness.py share
+FEE = "foundation_monopolist_fee"
+FEES = (10, 160)
+GAMES = 12
+CAP = 60
+MIXED = "competitor:investor,monopolist:builder,competitor:cautious,monopolist:investor"
+
 
 def scenario(players: list[dict[str, Any]], script: list[Any] = (), **fields: Any) -> Game:
     """A game set up from scenario fields, with `script` played. Example:
@@ -51,8 +58,39 @@ def events_of(game: Game, kind: str) -> list[Any]:
 
 @pytest.fixture
 def spec_dir() -> Path:
-    assert SPEC.is_dir(), f"the specification is expected beside the repository at {SPEC}"
+    """The rules specification (shared/spec beside the checkout), which a few tests compare
+    the package's data with."""
+    if not SPEC.is_dir():
+        pytest.fail(
+            f"this test needs the rules specification, which is missing: expected the folder "
+            f"{SPEC} (shared/spec beside this checkout, with seed-rules.txt, decisions.md, "
+            "board-2005.csv and cards.csv)",
+            pytrace=False,
+        )
     return SPEC
+
+
+@pytest.fixture(scope="module")
+def fee_sweep() -> Any:
+    from amteach.sim.sweep import sweep
+
+    return sweep(
+        FEE, list(FEES), games=GAMES, seats=MIXED, seed=3, workers=1, round_cap=CAP, progress=False
+    )
+
+
+@pytest.fixture
+def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test if any game is played (bad input must be refused before that)."""
+    from amteach.analysis import fairness
+    from amteach.sim import sweep
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a game was played before the input was checked")
+
+    for module in (sweep, fairness):
+        monkeypatch.setattr(module, "simulate", refuse)
+    monkeypatch.setattr(sweep, "play_game", refuse)
 
 
 def ben_first(

@@ -1,13 +1,12 @@
-"""Helpers for the tests that serve the dashboard: a server on a free loopback port (stopped by
-process id), its kernels' processes, Chromium's launch flags, and the protocol-level visitor of
-benchmarks/bench_load.py."""
+"""Helpers for the serving tests: the dashboard server with the options of `amteach dashboard`
+(or any command) on a free loopback port, stopped by process id; its kernels' processes; and the
+protocol-level visitor of benchmarks/bench_load.py. Chromium comes from tests/browser.py."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,28 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from browser import free_port
 
 from amteach.cli import voila_command
 from amteach.content import dashboard_notebook
 from amteach.serving import TEMPLATE
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-# copied from tests/test_browser.py until the shared Chromium helper lands
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

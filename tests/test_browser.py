@@ -4,49 +4,24 @@ Pause, and runs a small batch. Screenshots land in test-output/browser/."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from browser import launch_chromium, serve_dashboard
 from playwright.sync_api import sync_playwright
 
 from amteach.cli import dashboard_notebook, voila_command
-from amteach.serving import TEMPLATE, voila_environment
+from amteach.serving import TEMPLATE
 
-CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def dashboard_url():
-    port = free_port()
     # the same command and environment as `amteach dashboard`, with its default template
-    command = voila_command(
-        dashboard_notebook(), port, "127.0.0.1", pool=1, template=TEMPLATE, cull_after=600
-    )
-    with voila_environment() as env:
-        server = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-        )
-        try:
-            # wait for Voilà to say it is serving: read its log, no wall-clock sleeps
-            for line in server.stdout:
-                if "is running at" in line:
-                    break
-            else:
-                pytest.fail("Voilà ended before serving the dashboard")
-            yield f"http://127.0.0.1:{port}/"
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with serve_dashboard() as served:
+        yield served.url
 
 
 def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url):
@@ -55,17 +30,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
     outside_requests: list[str] = []
     plotly_downloads: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
 
         # a classroom may have no internet: every file must come from our server. Anything
@@ -141,7 +106,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         page.get_by_role("tab", name="Who wins").click()
         page.get_by_role("button", name="Run").first.click()
         charts_on_page = page.locator(".js-plotly-plot").count()
-        page.wait_for_selector("text=Win rate by role", timeout=180_000)
+        page.wait_for_selector("text=Who wins, by role", timeout=180_000)
         # the batch adds its charts (win rates, wealth, rents) to those of the Play tab
         page.wait_for_function(
             "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 3",
@@ -184,6 +149,7 @@ def test_the_dashboard_command_prints_where_it_serves():
     )
     assert command[:3] == [sys.executable, "-m", "amteach.serving_app"]  # Voilà, with a kernel cap
     assert "--strip_sources=True" in command and "--show_tracebacks=False" in command
+    assert "--VoilaConfiguration.file_allowlist=[]" in command  # /voila/files/ serves nothing
     assert "--preheat_kernel=True" in command and "--pool_size=3" in command
     assert "--VoilaExecutor.iopub_timeout=120" in command
     assert any("extension_denylist" in part and "jupyterlab-plotly" in part for part in command)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import plotly.graph_objects as go
 
-from amteach.bots.strategies import make_strategy, play_until_human
-from amteach.ui.dashboard import BatchPanel, Dashboard, LazyTabs
+from amteach.ui.batch import BatchPanel, LazyTabs
+from amteach.ui.dashboard import Dashboard
 
 
 def page_of(dashboard: Dashboard, title: str) -> widgets.Widget:
@@ -119,9 +119,10 @@ def test_the_inequality_tab_reads_the_game_on_the_play_tab():
     show.click()
     game_charts = page.children[0].children[3]
     assert "Play at least one whole round" in game_charts.children[0].value
-    app = dashboard.app
-    bots = {seat: make_strategy("investor") for seat in range(len(app.game.names))}
-    play_until_human(app.game, bots, max_decisions=300)
+    session = dashboard.app.session
+    for seat in range(len(session.game.names)):
+        session.set_controller(seat, "investor")
+    session.play_until_human(max_decisions=300)
     show.click()
     assert len(figures(game_charts)) == 3
     assert "in this game" in readings(game_charts)[0]
@@ -156,33 +157,31 @@ def test_a_bad_sweep_value_is_named_on_the_page_and_nothing_is_played():
 
 
 def test_a_long_sweep_says_how_long_it_will_take_before_it_starts(monkeypatch):
-    from amteach.analysis import fairness
+    from amteach.sim import sweep as sweeps
 
     said_before_play: list[str] = []
     page = page_of(Dashboard(), "Is it fair?")
     rule_sweep = panels(page)[1]
-    monkeypatch.setattr(fairness, "_estimate", lambda plan, calibration_games: 600.0)
+    monkeypatch.setattr(sweeps, "estimate_seconds", lambda plan, calibration_games: 600.0)
 
     def no_games(*args, **kwargs):  # the estimate must come first; then stop the sweep
         said_before_play.append(rule_sweep.status.value)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fairness, "simulate", no_games)
+    monkeypatch.setattr(sweeps, "simulate", no_games)
     rule_sweep.run_button.click()
     rule_sweep.wait()
     assert "expect about 10 minutes" in said_before_play[0]
 
 
 def test_the_inequality_tab_reads_a_two_player_scenario_on_the_play_tab():
-    from pathlib import Path
-
     dashboard = Dashboard()
     app = dashboard.app
-    lessons = Path(__file__).resolve().parents[1] / "lessons"
-    assert app.load_scenario(lessons / "scenarios" / "doubled-rent.yaml")
+    assert app.load_scenario("doubled-rent")
     assert len(app.game.names) == 2
-    bots = {seat: make_strategy("investor") for seat in range(len(app.game.names))}
-    play_until_human(app.game, bots, max_decisions=200)
+    for seat in range(len(app.game.names)):
+        app.session.set_controller(seat, "investor")
+    app.session.play_until_human(max_decisions=200)
     page = page_of(dashboard, "Inequality")
     next(w for w in walk(page) if isinstance(w, widgets.Button)).click()
     game_charts = page.children[0].children[3]

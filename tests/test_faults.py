@@ -7,8 +7,9 @@ from __future__ import annotations
 import os
 import signal
 
+from browser import launch_chromium
 from playwright.sync_api import expect, sync_playwright
-from served import CHROMIUM, CHROMIUM_ARGS, alive, dashboard_server
+from served import alive, dashboard_server
 
 WAIT = 180_000  # ms: kernels start slowly on a busy 2-core machine
 
@@ -18,7 +19,7 @@ def test_a_full_class_waits_its_turn_and_a_dead_kernel_gets_a_reload_button():
         dashboard_server(pool=1, max_visitors=2) as server,
         sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         errors: dict[str, list[str]] = {}
 
         def visitor(name: str):

@@ -28,13 +28,12 @@ from amteach.analysis.inequality import (
     role_gap_figure,
     wealth_history,
 )
-from amteach.bots import make_strategy
-from amteach.bots.strategies import play_until_human
 from amteach.engine.errors import InputError
 from amteach.engine.game import Game
 from amteach.engine.rules import RuleSet
-from amteach.render import ROLE_COLOURS, ROLE_LABELS
+from amteach.session import Session
 from amteach.sim.play import BatchConfig, SeatSpec, play_bot_game, play_game
+from amteach.style import ROLE_COLOURS, ROLE_LABELS
 
 SEED = 11
 
@@ -265,10 +264,10 @@ def test_batch_functions_name_the_bad_argument(rounds, call, field):
 
 
 def bot_game(decisions: int) -> Game:
-    game = Game.new([("Ana", "competitor"), ("Ben", "monopolist"), ("Cleo", "competitor")], seed=4)
-    bots = {seat: make_strategy(name, seed=seat) for seat, name in enumerate(("investor",) * 3)}
-    play_until_human(game, bots, max_decisions=decisions)
-    return game
+    seats = [("Ana", "competitor", "investor"), ("Ben", "monopolist", "investor")]
+    session = Session([*seats, ("Cleo", "competitor", "investor")], seed=4)
+    session.play_until_human(max_decisions=decisions)
+    return session.game
 
 
 def test_wealth_history_of_a_game_in_progress():

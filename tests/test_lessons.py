@@ -10,27 +10,48 @@ must be part of a sentence listed in that lesson's checks.yaml, with what the to
 
 The kinds of check are the functions in CHECKS below. Everything else (durations, counts of
 students, question numbers) is plain text and needs no check.
+
+Claims about bot games ("the Monopolists win more often than luck would explain", an answer
+key's "90% to 97%") are checks too, of the kinds in CLAIMS: each names a batch of
+lessons/batches.yaml (the dashboard's own seats, seed and games), which the tests play once
+per run and share between the test workers:
+
+    - file: manual.md
+      text: "the Monopolists' win rate: 90% to 97%"       # a range: the sentence's two numbers
+      rate_range: {batch: who-wins, role: monopolist}
+
+Each lesson also has an instructor's manual (manual.md) with the parts in MANUAL_SECTIONS.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
-from amteach.analysis import taxes
+from amteach.analysis import fairness, inequality, returns, stats, taxes
+from amteach.analysis.landing import landing_table, reading_landing
+from amteach.analysis.returns import title_returns
 from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
 from amteach.files import load_scenario_file, read_yaml
+from amteach.sim import DEFAULT_ROUND_CAP, SimulationResult, simulate, wilson_interval
+from amteach.sim.sweep import SWEEP_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
 SCENARIOS = LESSONS / "scenarios"
 LESSON_DIRS = sorted(p for p in LESSONS.iterdir() if p.is_dir() and re.match(r"\d\d-", p.name))
+BATCHES = yaml.safe_load((LESSONS / "batches.yaml").read_text())
 PLAN_SECTIONS = (
     "Audience and level",
     "Duration",
@@ -42,12 +63,27 @@ PLAN_SECTIONS = (
     "Extension",
     "Assessment",
 )
+# the instructor's manual of every lesson (manual.md)
+MANUAL_SECTIONS = (
+    "Standards alignment",
+    "Warm-up quiz",
+    "Answer keys",
+    "Misconceptions",
+    "A 45-minute version",
+    "A class of 100",
+    "Real-world cases",
+)
 # a dollar amount ($1,995) or a percentage (20%, 94.5%)
 NUMBER = re.compile(r"\$\d[\d,]*(?:\.\d+)?|\b\d+(?:\.\d+)?\s?%")
 
 
 def lesson_files() -> list[Path]:
     return sorted(LESSONS.rglob("*.md"))
+
+
+def flat(text: str) -> str:
+    """A lesson's text as one line: whitespace runs and block-quote markers (">") dropped."""
+    return " ".join(re.sub(r"^\s*>", "", line) for line in text.splitlines()).strip()
 
 
 def number_in(text: str) -> float:
@@ -102,12 +138,551 @@ def tax_break_even(role: str, asset: str = "cash", preset: str = "default") -> f
     return frame.loc[role, f"break_even_{asset}"]
 
 
+@cache
+def returns_frame():
+    return title_returns()
+
+
+def title_return(name: str, owner: str, level: str, column: str, players: int = 4) -> float:
+    """A row of the Returns tab's table: `column` (rent, invested, ...) of a title at a level."""
+    frame = returns_frame()
+    row = frame[
+        (frame["name"] == name)
+        & (frame["owner_role"] == owner)
+        & (frame["level"] == level)
+        & (frame["players"] == players)
+    ]
+    assert len(row) == 1, (name, owner, level, players)
+    return float(row[column].iloc[0])
+
+
+def share(wins: int, games: int) -> float:
+    """A worked example's win rate, in percent."""
+    return 100 * wins / games
+
+
+def wilson(wins: int, games: int, end: str) -> float:
+    """An end ("low" or "high") of the tool's 95% Wilson interval, in percent."""
+    low, high = wilson_interval(wins, games)
+    return 100 * (low if end == "low" else high)
+
+
 CHECKS = {
+    "share": share,
+    "wilson": wilson,
     "scenario_cash_change": scenario_cash_change,
     "scenario_rent": scenario_rent,
     "scenario_tax": scenario_tax,
     "rule": rule,
     "tax_break_even": tax_break_even,
+    "title_return": title_return,
+}
+
+
+# -- the batches the claims are about --------------------------------------------------------------
+def play_batch(name: str) -> Any:
+    """Play a batch of lessons/batches.yaml, on one worker (the test workers share the cores)."""
+    spec = BATCHES[name]
+    if spec.get("kind") == "structures":
+        return fairness.market_structures(
+            games=spec["games"], bot=spec["bot"], seed=spec["seed"], workers=1, progress=False
+        )
+    return simulate(
+        games=spec["games"],
+        seats=spec["seats"],
+        rules=RuleSet.preset(spec.get("rules", "default"), **spec.get("set", {})),
+        seed=spec["seed"],
+        workers=1,
+        round_cap=spec.get("round_cap", DEFAULT_ROUND_CAP),
+        progress=False,
+        record_rounds=bool(spec.get("rounds", False)),
+    )
+
+
+class BatchStore:
+    """Each batch played once per test run: the first test worker to need it plays it and
+    saves it in the run's temporary folder; the others wait for it and read it."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self.memory: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.memory:
+            self.memory[name] = self._load_or_play(name)
+        return self.memory[name]
+
+    def _load_or_play(self, name: str) -> Any:
+        if self.folder is None:
+            return play_batch(name)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        saved = self.folder / f"{name}.pickle"
+        with open(self.folder / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if saved.exists():
+                return pickle.loads(saved.read_bytes())
+            batch = play_batch(name)
+            partial = saved.with_suffix(".partial")
+            partial.write_bytes(pickle.dumps(batch))
+            partial.rename(saved)
+            return batch
+
+
+@pytest.fixture(scope="session")
+def batches(tmp_path_factory: pytest.TempPathFactory) -> BatchStore:
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return BatchStore(None)
+    # the run's temporary folder, shared by its workers (each has its own folder inside it)
+    return BatchStore(tmp_path_factory.getbasetemp().parent / "lesson-batches")
+
+
+def first_games(result: SimulationResult, games: int | None) -> SimulationResult:
+    """The first `games` games of a batch: what the same panel plays with fewer games (game i's
+    dice depend only on the seed and i)."""
+    if games is None:
+        return result
+    frames = {
+        name: frame[frame["game"] < games] if "game" in frame else frame
+        for name, frame in (
+            ("games", result.games),
+            ("players", result.players),
+            ("rounds", result.rounds),
+            ("taxes", result.taxes),
+        )
+    }
+    assert len(frames["games"]) == games, f"the batch has fewer than {games} games"
+    return SimulationResult(**frames, meta=result.meta)
+
+
+def numbers_of(text: str) -> list[float]:
+    return [float(n.strip("$% ").replace(",", "")) for n in NUMBER.findall(text)]
+
+
+def range_in(text: str, bounds: list[float] | None = None) -> tuple[float, float]:
+    """A claim's range: the two numbers of its sentence, or `bounds` when the sentence says it
+    in words ("about a third")."""
+    if bounds is not None:
+        return min(bounds), max(bounds)
+    found = numbers_of(text)
+    assert len(found) == 2, f"a range holds exactly two numbers, low and high: {text!r}"
+    return min(found), max(found)
+
+
+def group_key(role: str | None, seat: int | None, bot: str | None) -> tuple[str, Any]:
+    ((by, key),) = [
+        (b, k) for b, k in (("role", role), ("seat", seat), ("bot", bot)) if k is not None
+    ]
+    return by, key
+
+
+def group_row(result: SimulationResult, by: str, key: Any) -> pd.Series:
+    table = fairness.win_rate_table(result, by)
+    return table[table[by] == key].iloc[0]
+
+
+def group_in(
+    batches: BatchStore,
+    batch: str,
+    role: str | None,
+    seat: int | None,
+    bot: str | None,
+    first: int | None,
+) -> tuple[SimulationResult, pd.Series]:
+    """A batch (or its first games) and the win-rate row of one role, seat or bot in it."""
+    result = first_games(batches[batch], first)
+    return result, group_row(result, *group_key(role, seat, bot))
+
+
+# -- the claims -------------------------------------------------------------------------------------
+def rate_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    role: str | None = None,
+    seat: int | None = None,
+    bot: str | None = None,
+    first: int | None = None,
+    bounds: list[float] | None = None,
+) -> None:
+    """An answer key's range for a win rate: the batch's rate is in it, and the range is about
+    as wide as the rate's 95% interval, so other seeds will mostly land in it too."""
+    low, high = range_in(text, bounds)
+    _, row = group_in(batches, batch, role, seat, bot, first)
+    assert low <= 100 * row["rate"] <= high, (100 * row["rate"], text)
+    assert low - 2 <= 100 * row["ci_low"] and 100 * row["ci_high"] <= high + 2, (
+        f"the range is narrower than the 95% interval {100 * row['ci_low']:.1f}% to "
+        f"{100 * row['ci_high']:.1f}%: {text!r}"
+    )
+
+
+def even_test(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    expect: str,
+    role: str | None = None,
+    seat: int | None = None,
+    bot: str | None = None,
+    first: int | None = None,
+) -> None:
+    """A group of one batch against its even mark (exact binomial test): "more", "less" or
+    "even" (within what luck could give an even game)."""
+    result, row = group_in(batches, batch, role, seat, bot, first)
+    test = stats.group_even_test(row["wins"], row["games"], row["even_share"], len(result.games))
+    assert test is not None and test.direction == expect, (test, text)
+
+
+def rate_is(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    role: str | None = None,
+    seat: int | None = None,
+    bot: str | None = None,
+    first: int | None = None,
+) -> None:
+    """The one number in the sentence is the batch's win rate (in percent, one decimal)."""
+    _, row = group_in(batches, batch, role, seat, bot, first)
+    assert number_in(text) == pytest.approx(100 * row["rate"], abs=0.051), (row, text)
+
+
+def change(
+    batches: BatchStore, text: str, a: str, b: str, expect: str, role: str = "monopolist"
+) -> None:
+    """A win rate from batch a to batch b, by Newcombe's interval: "more", "less" or "luck"."""
+    row_a, row_b = group_row(batches[a], "role", role), group_row(batches[b], "role", role)
+    moved = stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
+    found = "luck" if not moved.significant else "more" if moved.difference > 0 else "less"
+    assert found == expect, (moved, text)
+
+
+def cap_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    first: int | None = None,
+    bounds: list[float] | None = None,
+) -> None:
+    """The share of a batch's games settled by the round cap lies in the range the text gives."""
+    low, high = range_in(text, bounds)
+    share = 100 * stats.round_cap_share(first_games(batches[batch], first))
+    assert low <= share <= high, (share, text)
+
+
+def ending_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    ending: str,
+    role: str,
+    bounds: list[float] | None = None,
+) -> None:
+    """A role's win rate among the games that ended one way ("played to the end" or
+    "settled by the round cap") lies in the range the text gives."""
+    low, high = range_in(text, bounds)
+    frame = stats.win_rates_by_ending(batches[batch]).set_index(["ending", "role"])
+    rate = 100 * frame.loc[(ending, role), "rate"]
+    assert low <= rate <= high, (rate, text)
+
+
+def preset_rows(name: str, result: SimulationResult) -> pd.DataFrame:
+    """A batch as one value of `compare_presets`' frame, named after its batch."""
+    rates = result.win_rates("role")
+    return rates.assign(
+        parameter="preset",
+        value=name,
+        mean_rounds=float(result.games["rounds"].mean()),
+        round_cap_share=stats.round_cap_share(result),
+    )[list(SWEEP_COLUMNS)]
+
+
+def reading(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    says: str,
+    by: str = "role",
+    first: int | None = None,
+    against: str | None = None,
+) -> None:
+    """The sentence the tool prints under a chart says `says`: a win-rate reading (by role,
+    seat or bot), a comparison of two batches (`against`, as the presets panel reads them), or
+    the market-structure reading."""
+    result = batches[batch]
+    if against is not None:
+        frame = pd.concat(
+            [preset_rows(name, batches[name]) for name in (batch, against)], ignore_index=True
+        )
+        sentence = fairness.reading_sweep(frame)
+    elif isinstance(result, pd.DataFrame):
+        sentence = fairness.reading_market_structures(result)
+    else:
+        sentence = fairness.reading_win_rates(first_games(result, first), by)
+    assert says in sentence, (says, sentence)
+
+
+def structure_order(
+    batches: BatchStore, text: str, batch: str, column: str, lower: str, higher: str
+) -> None:
+    """In a market-structure batch, `lower` has the smaller `column` (rent, Gini, ...)."""
+    rows = batches[batch].set_index("structure")
+    assert rows.loc[lower, column] < rows.loc[higher, column], (rows[column], text)
+
+
+def structure_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    structure: str,
+    column: str,
+    scale: float = 1,
+    bounds: list[float] | None = None,
+) -> None:
+    """A market structure's `column` (times `scale`, 100 for a share) lies in the text's range."""
+    low, high = range_in(text, bounds)
+    value = scale * batches[batch].set_index("structure").loc[structure, column]
+    assert low <= value <= high, (value, text)
+
+
+def structure_close(batches: BatchStore, text: str, batch: str, column: str, within: float) -> None:
+    """All Competitors and all Monopolists differ by less than `within` in `column`."""
+    rows = batches[batch].set_index("structure")
+    gap = abs(rows.loc["all Monopolists", column] - rows.loc["all Competitors", column])
+    assert gap < within, (gap, text)
+
+
+def tax_share_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    role: str,
+    bounds: list[float] | None = None,
+) -> None:
+    """The share of a role's income-tax decisions where the percentage was cheaper."""
+    low, high = range_in(text, bounds)
+    summary = taxes.tax_choice_summary(batches[batch])
+    rows = summary[summary["role"] == role]
+    share = 100 * rows["percent_cheaper"].sum() / rows["decisions"].sum()
+    assert low <= share <= high, (share, text)
+
+
+def difference_interval(
+    batches: BatchStore, text: str, wins_a: int, games_a: int, wins_b: int, games_b: int
+) -> None:
+    """A worked example: the sentence's two plain numbers are the ends of Newcombe's interval
+    for the difference (B minus A), in percentage points."""
+    found = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", text)]
+    moved = stats.compare_batches(wins_a, games_a, wins_b, games_b)
+    assert found[-2:] == pytest.approx([100 * moved.low, 100 * moved.high], abs=0.051), text
+
+
+def wins_mostly(batches: BatchStore, text: str, batch: str, role: str, ending: str) -> None:
+    """Most of a role's wins in a batch came from games that ended one way."""
+    frame = stats.win_rates_by_ending(batches[batch])
+    wins = frame[frame["role"] == role].set_index("ending")["wins"]
+    assert wins[ending] > wins.drop(ending).sum(), (wins, text)
+
+
+def wins_all(batches: BatchStore, text: str, batch: str, role: str) -> None:
+    """A role won every game of a batch."""
+    row = group_row(batches[batch], "role", role)
+    assert row["wins"] == row["games"], (row, text)
+
+
+def width_range(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    bounds: list[float],
+    role: str = "monopolist",
+    first: int | None = None,
+) -> None:
+    """The width of a role's 95% interval, in percentage points, lies within `bounds`."""
+    row = group_row(first_games(batches[batch], first), "role", role)
+    width = 100 * (row["ci_high"] - row["ci_low"])
+    assert min(bounds) <= width <= max(bounds), (width, text)
+
+
+def row_numbers(text: str) -> tuple[str, list[float]]:
+    """A Markdown table row: its first cell, and the numbers in the other cells."""
+    cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
+    return cells[0], [float(c.strip("$").replace(",", "")) for c in cells[1:]]
+
+
+def landings(space: int, policy: str = "pay") -> float:
+    """Landings per 100 throws of a Competitor pawn on a space."""
+    table = landing_table()
+    row = table[(table["role"] == "competitor") & (table["policy"] == policy)]
+    return 100 * float(row[row["space"] == space]["arrival"].iloc[0])
+
+
+def landing_row(batches: BatchStore, text: str, space: int) -> None:
+    """ "| 13. State St. | pay | doubles | went down by |", each to two decimals."""
+    _, found = row_numbers(text)
+    pay, doubles = landings(space, "pay"), landings(space, "doubles")
+    assert found == pytest.approx([pay, doubles, pay - doubles], abs=0.006), (found, text)
+
+
+def street_row(batches: BatchStore, text: str, name: str, players: int = 4) -> None:
+    """ "| street | cost | rent | landings per 100 throws | expected rent per 100 throws |
+    rounds to pay back |" for a Competitor owner of the bare title."""
+    first, found = row_numbers(text)
+    assert first == name
+    rent = title_return(name, "competitor", "title only", "rent", players)
+    cost = title_return(name, "competitor", "title only", "invested", players)
+    frame = returns_frame()
+    space = int(frame[frame["name"] == name]["space"].iloc[0])
+    landed = landings(space)
+    payback = title_return(name, "competitor", "title only", "payback_rounds", players)
+    assert found[:2] == [cost, rent], (found, text)
+    assert found[2] == pytest.approx(landed, abs=0.006)
+    assert found[3] == pytest.approx(landed * rent, abs=0.051)
+    assert found[4] == round(payback)
+
+
+def landing_says(batches: BatchStore, text: str, says: str, policy: str = "pay") -> None:
+    """The sentence under the Landing odds chart says `says`."""
+    sentence = reading_landing(landing_table(), policy)
+    assert says in sentence, (says, sentence)
+
+
+def structure_row(batches: BatchStore, text: str, batch: str, structure: str) -> None:
+    """ "| structure | $a to $b | rounds a to b | a% to b% | Gini a to b |": rent paid per turn,
+    mean game length, share stopped by the round cap and final Gini, each within its range."""
+    cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
+    assert cells[0] == structure
+    row = batches[batch].set_index("structure").loc[structure.replace("All", "all")]
+    values = (
+        row["rent_per_turn"],
+        row["mean_rounds"],
+        100 * row["round_cap_share"],
+        row["mean_gini"],
+    )
+    for cell, value in zip(cells[1:], values, strict=True):
+        low, high = (float(n.strip("$%")) for n in cell.split(" to "))
+        assert low <= value <= high, (cell, value, text)
+
+
+def structure_between(batches: BatchStore, text: str, batch: str) -> None:
+    """The mixed table lies between the two one-role tables on every measure."""
+    rows = batches[batch].set_index("structure")
+    for column in ("rent_per_turn", "mean_rounds", "round_cap_share", "mean_gini"):
+        ends = sorted(rows.loc[["all Competitors", "all Monopolists"], column])
+        assert ends[0] <= rows.loc["mixed", column] <= ends[1], (column, text)
+
+
+def lorenz_range(
+    batches: BatchStore, text: str, batch: str, at: int, bounds: list[float] | None = None
+) -> None:
+    """The share of all wealth (percent) the poorest half hold at round `at` of a batch."""
+    low, high = range_in(text, bounds)
+    curves = inequality.lorenz_at_rounds(batches[batch].rounds, at=[at])
+    held = 100 * np.interp(0.5, curves["population_share"], curves["wealth_share"])
+    assert low <= held <= high, (held, text)
+
+
+def inequality_range(
+    batches: BatchStore, text: str, batch: str, measure: str, bounds: list[float]
+) -> None:
+    """A number the Inequality tab's sentences give for a batch: "round" (the round the Gini
+    sentence reports), "gini" (its average Gini), "band" (its band's two ends) or "times" (how
+    many times as much the richer role holds)."""
+    rounds = batches[batch].rounds
+    gini = inequality.reading_gini(inequality.gini_by_round(rounds))
+    gap = inequality.reading_role_gap(inequality.role_gap_by_round(rounds))
+    found = {
+        "round": re.search(r"by round (\d+)", gini),
+        "gini": re.search(r"it is (\d\.\d+) on average", gini),
+        "band": re.search(r"between (\d\.\d+) and (\d\.\d+)", gini),
+        "times": re.search(r"hold (\d+\.\d) times as much", gap),
+    }[measure]
+    assert found, (measure, gini, gap)
+    for value in (float(v) for v in found.groups()):
+        assert min(bounds) <= value <= max(bounds), (measure, value, text)
+
+
+def tax_says(batches: BatchStore, text: str, batch: str, says: str) -> None:
+    """The sentence under the Taxes tab's batch chart says `says`."""
+    sentence = taxes.reading_tax_choice(taxes.tax_choice_summary(batches[batch]))
+    assert says in sentence, (says, sentence)
+
+
+def landing_drops(
+    batches: BatchStore,
+    text: str,
+    least: list[int] = (),
+    most: list[int] = (),
+    alike: list[int] = (),
+    within: float = 0.005,
+) -> None:
+    """How landings per 100 throws change from "pay the fine at once" to "stay and try for
+    doubles", by space number: `least` drop least, `most` drop most, and the `alike` spaces
+    drop by the same amount (within `within`)."""
+    table = landing_table()
+    table = table[table["role"] == "competitor"]
+    arrival = {
+        p: table[table["policy"] == p].set_index("space")["arrival"] for p in ("pay", "doubles")
+    }
+    drop = (100 * (arrival["pay"] - arrival["doubles"])).sort_values()
+    if least:
+        assert set(drop.index[: len(least)]) == set(least), drop.head(len(least) + 2)
+    if most:
+        assert set(drop.index[-len(most) :]) == set(most), drop.tail(len(most) + 2)
+    if alike:
+        assert drop[list(alike)].max() - drop[list(alike)].min() < within, drop[list(alike)]
+
+
+def returns_row(
+    batches: BatchStore, text: str, name: str, owner: str, level: str, players: int = 4
+) -> None:
+    """A table row "| level | cost | rent per landing | rounds to pay back |" of the Returns
+    tab: every number in it is the tool's (rounds to the nearest whole round)."""
+    cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
+    assert cells[0] == level, (cells, level)
+    found = [float(c.strip("$").replace(",", "")) for c in cells[1:]]
+    expected = [
+        title_return(name, owner, level, column, players) for column in ("invested", "rent")
+    ]
+    assert found[:2] == pytest.approx(expected), (found, expected)
+    payback = title_return(name, owner, level, "payback_rounds", players)
+    assert found[2] == round(payback), (found[2], payback)
+
+
+def returns_says(
+    batches: BatchStore, text: str, says: str, players: int = 4, owner: str | None = None
+) -> None:
+    """The sentence under the Returns chart says `says`."""
+    sentence = returns.reading_returns(returns_frame(), players, owner)
+    assert says in sentence, (says, sentence)
+
+
+CLAIMS = {
+    "rate_range": rate_range,
+    "rate_is": rate_is,
+    "even_test": even_test,
+    "change": change,
+    "cap_range": cap_range,
+    "ending_range": ending_range,
+    "reading": reading,
+    "structure_order": structure_order,
+    "structure_range": structure_range,
+    "structure_close": structure_close,
+    "tax_share_range": tax_share_range,
+    "tax_says": tax_says,
+    "difference_interval": difference_interval,
+    "wins_mostly": wins_mostly,
+    "wins_all": wins_all,
+    "width_range": width_range,
+    "landing_row": landing_row,
+    "street_row": street_row,
+    "landing_says": landing_says,
+    "structure_row": structure_row,
+    "structure_between": structure_between,
+    "lorenz_range": lorenz_range,
+    "inequality_range": inequality_range,
+    "landing_drops": landing_drops,
+    "returns_row": returns_row,
+    "returns_says": returns_says,
 }
 
 
@@ -133,6 +708,75 @@ def test_each_lesson_has_a_complete_plan_and_a_separate_worksheet(lesson):
     worksheet = (lesson / "worksheet.md").read_text()
     assert worksheet.startswith("# ") and "worksheet" in worksheet.splitlines()[0].lower()
     assert "Name:" in worksheet  # printable: students write on it
+
+
+def sections(text: str) -> dict[str, str]:
+    """A Markdown file's "## " sections: heading to body."""
+    parts = re.split(r"^## (.+)$", text, flags=re.MULTILINE)
+    return {heading.strip(): body for heading, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+@pytest.mark.parametrize("lesson", LESSON_DIRS, ids=lambda p: p.name)
+def test_each_lesson_has_an_instructors_manual_with_every_part(lesson):
+    manual = lesson / "manual.md"
+    assert manual.exists(), f"{lesson.name}: no manual.md"
+    text = manual.read_text()
+    assert "manual" in text.splitlines()[0].lower()
+    found = sections(text)
+    for section in MANUAL_SECTIONS:
+        assert any(h.startswith(section) for h in found), f"{lesson.name}: no {section!r}"
+        body = next(b for h, b in found.items() if h.startswith(section))
+        assert len(body.split()) >= 40, f"{lesson.name}: {section!r} is too short to teach from"
+    standards = next(b for h, b in found.items() if h.startswith("Standards alignment"))
+    for framework in ("Voluntary National Content Standards", "C3 Framework", "AP Micro"):
+        assert framework in standards, f"{lesson.name}: the standards name no {framework}"
+    assert re.search(r"Standard \d+, \*[A-Z]", standards), (
+        "an economics standard by number and name"
+    )
+    assert re.search(r"D2\.Eco\.\d+\.9-12", standards), "a C3 indicator by its code"
+    quiz = next(b for h, b in found.items() if h.startswith("Warm-up quiz"))
+    assert len(re.findall(r"^\d+\. ", quiz, flags=re.MULTILINE)) >= 4, "at least four questions"
+    cases = next(b for h, b in found.items() if h.startswith("Real-world cases"))
+    assert "../cases.md" in cases and re.search(r"\((?:1[89]|20)\d\d\)", cases), (
+        "cases with their year, linked to the cases file"
+    )
+    plan = (lesson / "plan.md").read_text()
+    assert "(manual.md)" in plan, f"{lesson.name}: the plan does not link its manual"
+    assert f"({lesson.name}/manual.md)" in (LESSONS / "README.md").read_text()
+
+
+def test_the_cases_are_cited_with_their_courts_and_dates():
+    cases = sections((LESSONS / "cases.md").read_text())
+    for name, citation in {
+        "Standard Oil": "221 U.S. 1 (1911)",
+        "AT&T": "552 F. Supp. 131",
+        "Microsoft": "253 F.3d 34 (D.C. Cir. 2001)",
+        "Google": "747 F. Supp. 3d 1",
+        "Anti-Monopoly": "684 F.2d 1316 (9th Cir. 1982)",
+    }.items():
+        (body,) = [" ".join(b.split()) for h, b in cases.items() if name in h]
+        assert citation in body, (name, citation)
+    assert "748,626" in cases[next(h for h in cases if "Anti-Monopoly" in h)]
+
+
+def test_no_lesson_says_overlapping_intervals_mean_no_difference():
+    """Overlapping 95% intervals can still differ by more than luck. A sentence that links
+    overlapping intervals with "cannot tell apart", "no difference" or "the same" must be
+    saying that the link does not hold (or be a misconception, in quotation marks)."""
+    says_same = re.compile(
+        r"cannot tell|can't tell|tell (?:the two|them|the \w+) apart|no (?:real )?difference"
+        r"|the same|equal",
+        flags=re.IGNORECASE,
+    )
+    denies = re.compile(r"\b(?:do(?:es)? not|never|can|still|even)\b", flags=re.IGNORECASE)
+    for path in [*lesson_files(), ROOT / "docs" / "analysis.md"]:
+        for sentence in re.split(r"(?<=[.!?])\s+", " ".join(path.read_text().split())):
+            found = re.search(r"overlap", sentence, flags=re.IGNORECASE)
+            if not found or sentence[: found.start()].count('"') % 2 == 1:  # a quoted myth
+                continue
+            assert not says_same.search(sentence) or denies.search(sentence), (
+                f"{path.relative_to(ROOT)}: {sentence!r}"
+            )
 
 
 def test_every_link_and_referenced_file_in_the_lessons_exists():
@@ -189,14 +833,75 @@ def test_every_number_a_lesson_states_is_the_tool_s_own(lesson):
     checks = checks_of(lesson)
     for check in checks:
         text = (lesson / check["file"]).read_text()
-        assert check["text"] in " ".join(text.split()), (
+        assert check["text"] in " ".join(flat(text).split()), (
             f"{lesson.name}: not found: {check['text']!r}"
         )
-        (kind,) = [k for k in check if k in CHECKS]
-        computed = CHECKS[kind](**check[kind])
-        assert number_in(check["text"]) == pytest.approx(float(computed), abs=0.051), check
+        kinds = [k for k in check if k in CHECKS or k in CLAIMS]
+        assert len(kinds) == 1, f"{lesson.name}: one kind of check per entry: {check}"
+        if kinds[0] in CHECKS:
+            computed = CHECKS[kinds[0]](**check[kinds[0]])
+            assert number_in(check["text"]) == pytest.approx(float(computed), abs=0.051), check
     for path in sorted(lesson.glob("*.md")):
-        text = " ".join(path.read_text().split())
+        text = " ".join(flat(path.read_text()).split())
         checked = " ".join(c["text"] for c in checks if c["file"] == path.name)
         for number in NUMBER.findall(text):
             assert number in checked, f"{path.relative_to(ROOT)}: {number} is not checked"
+
+
+CLAIM_CHECKS = [
+    (lesson, check)
+    for lesson in LESSON_DIRS
+    for check in checks_of(lesson)
+    if any(kind in CLAIMS for kind in check)
+]
+
+
+@pytest.mark.parametrize(
+    "lesson, check",
+    CLAIM_CHECKS,
+    ids=[f"{lesson.name}:{check['text'][:40]}" for lesson, check in CLAIM_CHECKS],
+)
+def test_every_claim_about_bot_games_holds_for_the_batches_the_lesson_names(lesson, check, batches):
+    (kind,) = [k for k in check if k in CLAIMS]
+    CLAIMS[kind](batches, check["text"], **check[kind])
+
+
+def test_the_taxes_notebook_plays_the_taxes_tabs_batch():
+    """Lesson 3 says the notebook shows the same numbers as the Taxes tab."""
+    import json
+
+    cells = json.loads((ROOT / "notebooks" / "taxes.ipynb").read_text())["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    spec = BATCHES["taxes"]
+    assert re.search(rf"^GAMES = {spec['games']}\b", code, flags=re.MULTILINE), "games"
+    assert f"seed={spec['seed']}" in code, "seed"
+
+
+def test_the_batches_the_lessons_name_are_the_dashboards_own():
+    """The lessons quote the dashboard's panels as they start: same seats, seed and games."""
+    from amteach.ui import economics
+    from amteach.ui.batch import BatchPanel
+    from amteach.ui.dashboard import Dashboard
+
+    def panels(widget: Any) -> list[BatchPanel]:
+        """The batch panels on a page, top to bottom."""
+        if getattr(widget, "model_id", None) in BatchPanel.by_widget:
+            return [BatchPanel.by_widget[widget.model_id]]
+        return [p for child in getattr(widget, "children", ()) for p in panels(child)]
+
+    def same(panel: BatchPanel, name: str) -> None:
+        spec = BATCHES[name]
+        assert (panel.seats, panel.seed, panel.games.value) == (
+            spec["seats"],
+            spec["seed"],
+            spec["games"],
+        ), name
+
+    dashboard = Dashboard()
+    same(dashboard.who_wins, "who-wins")
+    (fair, *_) = panels(economics.fairness_page())
+    same(fair, "fairness")
+    (tax,) = panels(economics.taxes_page())
+    same(tax, "taxes")
+    (many,) = panels(economics.inequality_page(dashboard.app.session))
+    same(many, "who-wins")

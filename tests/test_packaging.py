@@ -18,8 +18,9 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+from browser import launch_chromium
 from playwright.sync_api import expect, sync_playwright
-from served import CHROMIUM, CHROMIUM_ARGS, REPO, alive, dashboard_server
+from served import REPO, alive, dashboard_server
 
 from amteach.content import lessons_dir, notebooks_dir
 
@@ -99,18 +100,19 @@ def test_the_wheel_serves_the_dashboard_from_an_empty_folder_and_stops_on_sigter
     amteach = str(venv / "bin" / "amteach")
     empty = tmp_path / "empty"
     empty.mkdir()
-    where = subprocess.run(
-        [
-            venv / "bin" / "python",
-            "-c",
-            "import amteach.content as c; print(c.dashboard_notebook())",
-        ],
+    probe = (
+        "import amteach.content as c, amteach.session as s; print(c.dashboard_notebook()); "
+        "print(len(list(s.default_scenario_dir().glob('*.yaml'))))"
+    )
+    found = subprocess.run(
+        [venv / "bin" / "python", "-c", probe],
         cwd=empty,
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.strip()
-    assert where.startswith(str(venv)) and Path(where).is_file()  # the wheel's own copy
+    ).stdout.split()
+    assert found[0].startswith(str(venv)) and Path(found[0]).is_file()  # the wheel's own copy
+    assert int(found[1]) == len(list((lessons_dir() / "scenarios").glob("*.yaml")))  # the picker's
 
     # the lessons and notebooks, copied for an instructor to edit; never overwritten unasked
     copied = subprocess.run(
@@ -129,7 +131,7 @@ def test_the_wheel_serves_the_dashboard_from_an_empty_folder_and_stops_on_sigter
     # 1. served from an empty folder, by the installed command
     command = [amteach, "dashboard", "--port", "{port}", "--pool", "1"]
     with dashboard_server(command, cwd=empty) as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(server.url)
         expect(page.get_by_role("tab", name="Play")).to_be_visible(timeout=180_000)

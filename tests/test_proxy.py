@@ -17,16 +17,9 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
+from browser import free_port, launch_chromium
 from playwright.sync_api import sync_playwright
-from served import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    REPO,
-    bench_load,
-    dashboard_server,
-    free_port,
-    narration_text,
-)
+from served import REPO, bench_load, dashboard_server, narration_text
 
 NGINX = "/usr/sbin/nginx"
 WAIT = 180_000
@@ -98,7 +91,7 @@ def test_the_dashboard_under_a_path_plays_and_runs_a_batch_through_nginx(tmp_pat
             urllib.request.urlopen(f"{proxy}/elsewhere/")
         assert outside.value.code == 404
 
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         console_errors: list[str] = []
         sockets: list[str] = []

@@ -25,8 +25,7 @@ from amteach.analysis.returns import (
 from amteach.engine.board import COMPETITOR, MONOPOLIST, ROLES, standard_board
 from amteach.engine.errors import InputError
 from amteach.engine.rules import RuleSet
-from amteach.render import ROLE_COLOURS, ROLE_LABELS
-from amteach.ui.charts import ROLE_SYMBOLS
+from amteach.style import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
 
 BOARD = standard_board()
 PACKAGE_BOARD = Path(__file__).resolve().parents[1] / "amteach" / "data" / "board.csv"

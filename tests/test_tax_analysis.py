@@ -28,7 +28,7 @@ from amteach.engine.board import COMPETITOR, MONOPOLIST, ROLES, standard_board
 from amteach.engine.errors import InputError
 from amteach.engine.game import Game, PlayerSetup, Setup, TitleSetup
 from amteach.engine.rules import RuleSet
-from amteach.render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
+from amteach.style import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
 
 BOARD = standard_board()
 PRESETS = ("default", "edition-2005")

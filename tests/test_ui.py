@@ -28,7 +28,7 @@ def app_at(tmp_path: Path, players, dice=(), cards=None, seats=HUMANS) -> Classr
     fields = {"players": players, "dice": [list(d) for d in dice]}
     if cards:
         fields["cards"] = cards
-    assert app.load_scenario(scenario_file(tmp_path, **fields)), app.message.value
+    assert app.load_scenario(scenario_file(tmp_path, **fields).stem), app.message.value
     return app
 
 
@@ -56,7 +56,7 @@ def test_a_human_turn_that_buys(tmp_path):
     )
     assert "$1360" in app.players_view.value
     app.click("End turn")
-    assert app.game.actor == 1 and app.status.value.startswith("<b>Ben (Monopolist)</b>")
+    assert app.game.actor == 1 and app.decisions.status.value.startswith("<b>Ben (Monopolist)</b>")
     # the wealth chart got one point per turn start, equal to the engine's net worth then
     xs, ys = chart_xy(app, "wealth", 0)
     assert xs == [1, 2] and ys == [1500, 1500]  # buying swaps cash for a title at price
@@ -101,7 +101,7 @@ def test_building_as_a_competitor(tmp_path):
             {"name": "Ben", "role": "monopolist"},
         ],
     )
-    app.title_picker.value = 11
+    app.manage.picker.value = 11
     assert app.buttons()["Build a house on Rush St. for $100"]
     app.click("Build a house on Rush St. for $100")
     assert app.game.houses[11] == 1 and app.game.cash[0] == 1400
@@ -118,8 +118,8 @@ def test_a_monopolist_without_a_monopoly_is_refused_a_build(tmp_path):
             {"name": "Ana", "role": "competitor"},
         ],
     )
-    app.title_picker.value = 11
-    build = app.title_buttons["build"]
+    app.manage.picker.value = 11
+    build = app.manage.buttons["build"]
     assert build.disabled  # the app offers only legal choices
     before = app.game.state_dict()
     build.click()  # a click that arrives anyway (a stale page, a keyboard)
@@ -162,7 +162,7 @@ def test_save_then_load_restores_the_game(tmp_path):
         app.step()
     saved_state = app.game.state_dict()
     path = tmp_path / "class.json"
-    app.file_field.value = str(path)
+    app.files.file.value = str(path)
     app.click("Save")
     assert "Saved the game" in app.message.value and path.is_file()
     app.click("Reset")
@@ -191,16 +191,16 @@ def test_a_corrupt_save_or_scenario_keeps_the_current_game(tmp_path):
         "bad",
         players=[{"name": "Ana", "role": "wizard"}, {"name": "Ben", "role": "monopolist"}],
     )
-    assert not app.load_scenario(bad)
+    assert not app.load_scenario(bad.stem)
     assert "players[0].role" in app.message.value
     assert app.game.state_dict() == before
 
 
 def test_loading_a_scenario_sets_up_the_teaching_moment():
     app = ClassroomApp(seats=HUMANS, seed=2)
-    names = [label for label, _ in app.scenario_picker.options]
+    names = [label for label, _ in app.files.scenario.options]
     assert "doubled rent" in names
-    app.scenario_picker.value = dict(app.scenario_picker.options)["doubled rent"]
+    app.files.scenario.value = dict(app.files.scenario.options)["doubled rent"]
     app.click("Load scenario")
     assert app.game.names == ("Ana", "Ben")
     assert app.narration_lines[0] == (
@@ -263,22 +263,22 @@ def test_play_ticks_step_bots_and_wait_for_humans():
         seats=[("Ana", "competitor", "human"), ("Ben", "monopolist", "investor")], seed=3
     )
     decisions = len(app.game.decisions)
-    app.play.value += 1  # a tick of the Play widget while a human must choose
+    app.controls.play.value += 1  # a tick of the Play widget while a human must choose
     assert len(app.game.decisions) == decisions
     app.click("Roll")
     while app.game.actor == 0:
         app.click(next(iter(app.buttons())))
     before = len(app.game.decisions)
-    app.play.value += 1  # now the bot's seat: one decision per tick
+    app.controls.play.value += 1  # now the bot's seat: one decision per tick
     assert len(app.game.decisions) == before + 1
-    app.speed.value = 10
-    assert app.play.interval == 100
+    app.controls.speed.value = 10
+    assert app.controls.play.interval == 100
 
 
 def test_new_game_with_another_seed_and_preset():
     app = ClassroomApp(seats=HUMANS, seed=1)
-    app.seed_field.value = 42
-    app.preset_picker.value = "edition-2005"
+    app.files.seed.value = 42
+    app.files.preset.value = "edition-2005"
     app.click("New game")
     assert app.game.seed == 42 and app.game.rules.foundation_monopolist_fee == 160
     assert app.game.decisions == []
@@ -294,9 +294,9 @@ def test_a_human_trade_with_a_bot_gets_its_answer(tmp_path):
         ],
         seats=[("Ana", "competitor", "human"), ("Ben", "monopolist", "cautious")],
     )
-    app.trade_partner.value = 1
-    app.trade_give.value = (11,)
-    app.trade_pay.value = -50
+    app.trade.partner.value = 1
+    app.trade.give.value = (11,)
+    app.trade.pay.value = -50
     app.click("Propose trade")
     answered = [e for e in app.game.events if isinstance(e, ev.TradeAnswered)]
     assert len(answered) == 1 and answered[0].player == 1
@@ -324,7 +324,7 @@ def test_a_scenario_with_other_seats_gets_fresh_charts_on_screen(tmp_path):
         {"name": n, "role": r}
         for n, r in (("Ana", "competitor"), ("Ben", "monopolist"), ("Cy", "competitor"))
     ]
-    assert app.load_scenario(scenario_file(tmp_path, players=three))
+    assert app.load_scenario(scenario_file(tmp_path, players=three).stem)
     wealth = app.charts["wealth"]
     assert len(wealth.data) == 3 + 2  # one line per player and a mean per role
     assert app.chart_tabs.children[0] is wealth
@@ -342,13 +342,20 @@ def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
     panel = dashboard.who_wins
     panel.games.value = 2000
     panel.start()
-    panel._cancel.set()  # Cancel pressed while the batch runs: it stops after its first chunk
+    panel.cancel_button.click()  # Cancel while the batch runs: it stops after its first chunk
     panel.wait()
     assert panel.result is not None and panel.result.interrupted
     assert 0 < panel.result.completed < 2000
     assert "cancelled" in panel.status.value
     assert not panel.run_button.disabled and panel.cancel_button.disabled
-    assert len(panel.charts.children) == 3
+    shown = panel.charts.children  # win rates and their reading, wealth by role, rent flows
+    assert [type(w).__name__ for w in shown] == [
+        "FigureWidget",
+        "HTML",
+        "FigureWidget",
+        "FigureWidget",
+    ]
+    assert "won" in shown[1].value and "interval" in shown[1].value
     tabs = [dashboard.tabs.get_title(i) for i in range(len(dashboard.tabs.children))]
     assert tabs[:3] == ["Play", "Who wins", "Taxes"] and tabs[-1] == "Rules"
     dashboard.rules_preset.value = "edition-2005"
@@ -357,13 +364,13 @@ def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
 
 def test_new_game_after_a_scenario_returns_to_the_class_table_or_keeps_the_scenario_players():
     app = ClassroomApp(scenario_dir=REPO / "lessons" / "scenarios")
-    assert app.load_scenario(REPO / "lessons" / "scenarios" / "doubled-rent.yaml")
+    assert app.load_scenario("doubled-rent")
     assert app.game.names == ("Ana", "Ben")
-    app.players_picker.value = "game"
-    app.new_button.click()
+    app.files.players.value = "game"
+    app.files.new.click()
     assert app.game.names == ("Ana", "Ben")
-    app.players_picker.value = "table"  # the default choice
-    app.new_button.click()
+    app.files.players.value = "table"  # the default choice
+    app.files.new.click()
     assert app.game.names == ("Ana", "Ben", "Cleo", "Dev")
     assert app.controllers == ["human", "investor", "cautious", "builder"]
-    assert app.game.seed == app.seed_field.value
+    assert app.game.seed == app.files.seed.value

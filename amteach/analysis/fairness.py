@@ -1,4 +1,5 @@
-"""Is the game fair? Win rates by role, seat and bot; rule sweeps; presets compared; and a
+"""Is the game fair? Win rates by role, seat and bot; the charts and readings of rule sweeps
+and of presets compared (the sweeps themselves are run by `amteach.sim.sweep`); and a
 counterfactual baseline where every player follows one role's rules.
 
 Every number here comes from bot games played by the engine (`amteach.simulate`): nothing
@@ -6,49 +7,31 @@ re-implements a rule. Each analysis returns a tidy pandas DataFrame, has a plotl
 (`*_figure`) and a sentence that reads the chart for a student (`reading_*`).
 
 A 95% interval is the range of win rates that fits what we saw: with more games it narrows.
-When two intervals do not overlap, the difference is bigger than luck alone would explain.
+The readings compare rates as `stats` says: a group of one batch with its even mark (exact
+binomial test), and one rate across two batches by Newcombe's interval for the difference.
 """
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..bots import STRATEGIES
 from ..engine.board import ROLES
-from ..engine.errors import InputError, RulesError
-from ..engine.game import GAME_TYPES
-from ..engine.rules import RuleSet, preset_names
-from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
-from ..sim.play import BatchConfig, SeatSpec, play_game
+from ..engine.errors import InputError
+from ..engine.rules import RuleSet
+from ..sim.play import SeatSpec
 from ..sim.results import SimulationResult
-from ..sim.runner import DEFAULT_ROUND_CAP, _progress_bar, parse_seats, simulate
+from ..sim.runner import DEFAULT_ROUND_CAP, simulate
+from ..sim.sweep import SWEEP_COLUMNS, check_batch_settings, with_round_cap
+from ..style import NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
+from . import stats
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
-# a sweep expected to take longer than this says so before it starts
-LONG_SWEEP_SECONDS = 20.0
-# games played on one worker to time a sweep before it starts
-CALIBRATION_GAMES = 12
-
-SWEEP_COLUMNS = (
-    "parameter",
-    "value",
-    "role",
-    "wins",
-    "games",
-    "rate",
-    "ci_low",
-    "ci_high",
-    "mean_rounds",
-    "round_cap_share",
-)
 MARKET_STRUCTURES = ("all Competitors", "mixed", "all Monopolists")
 MARKET_COLUMNS = (
     "structure",
@@ -62,8 +45,6 @@ MARKET_COLUMNS = (
     "mean_gini",
     "bankrupt_share",
 )
-NEUTRAL_COLOUR = "#6b6b6b"  # bars that are not a role (bots, a mixed table)
-_PLURAL = {role: ROLE_LABELS[i] + "s" for i, role in enumerate(ROLES)}
 
 
 def _percent(x: float) -> str:
@@ -107,7 +88,7 @@ def win_rate_table(result: SimulationResult, by: str = "role") -> pd.DataFrame:
     seats = [SeatSpec(**s) for s in result.meta.get("seats", [])]
     n = len(seats) or int(result.players.groupby("game").size().max())
     if by == "role":
-        labels = [_PLURAL[r] for r in rates["role"]]
+        labels = [ROLE_PLURALS[ROLES.index(r)] for r in rates["role"]]
         even = [
             sum(s.role == r for s in seats) / n if seats else float("nan") for r in rates["role"]
         ]
@@ -197,7 +178,9 @@ def reading_win_rates(result: SimulationResult, by: str = "role") -> str:
             text += " If the game were even, each role would win its share of the seats: " + (
                 ", ".join(f"{_share(r['even_share'])} for {r['label']}" for r in even) + "."
             )
-        return text
+            rows = [(f"the {r['label']}", r["wins"], r["games"], r["even_share"]) for r in even]
+            text += stats.even_tests_sentence(rows, games)
+        return text + stats.cap_sentence(result)
     best = table.loc[table["rate"].idxmax()]
     worst = table.loc[table["rate"].idxmin()]
 
@@ -211,383 +194,18 @@ def reading_win_rates(result: SimulationResult, by: str = "role") -> str:
             f"{name} played every seat and won {_percent(best['rate'])} of its plays "
             f"({_interval(best)}); an even game gives each play {_share(best['even_share'])}."
         )
+    rows = [(who(r), r["wins"], r["games"], r["even_share"]) for r in (best, worst)]
     return (
         f"{name} won {_percent(best['rate'])} of its games "
         f"({_interval(best)}), against {_percent(worst['rate'])} for {who(worst)} "
         f"({_interval(worst)}). If the game were even, each would win "
         f"{_share(best['even_share'])}."
+        + stats.even_tests_sentence(rows, games)
+        + stats.cap_sentence(result)
     )
 
 
 # -- sweeps and presets -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """A checked sweep: the rule sets to play, in order, with the seats and settings."""
-
-    parameter: str
-    values: tuple[Any, ...]
-    rulesets: tuple[RuleSet, ...]
-    seats: tuple[SeatSpec, ...]
-    games: int
-    workers: int
-    seed: int
-    game: str
-
-    @property
-    def total_games(self) -> int:
-        return self.games * len(self.rulesets)
-
-
-def _base_rules(rules: RuleSet | str | dict[str, Any]) -> RuleSet:
-    if isinstance(rules, RuleSet):
-        return rules
-    if isinstance(rules, dict):
-        values = dict(rules)
-        return RuleSet.preset(str(values.pop("preset", "default")), **values)
-    return RuleSet.preset(str(rules))
-
-
-def _with_round_cap(ruleset: RuleSet, round_cap: int | None, field: str) -> RuleSet:
-    if round_cap is not None:
-        ruleset = ruleset.replace(round_cap=round_cap)
-    if ruleset.round_cap is None:
-        raise RulesError("unattended play needs a round cap so every game ends", field=field)
-    return ruleset
-
-
-def _check_common(games: Any, workers: Any, game: Any) -> int:
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise InputError(
-            f"games must be a whole number of at least 1, not {games!r}", field="games"
-        )
-    if game not in GAME_TYPES:
-        raise InputError(f"game must be one of {', '.join(GAME_TYPES)}, not {game!r}", field="game")
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
-    return workers
-
-
-def _shown_value(ruleset: RuleSet, parameter: str) -> Any:
-    """The parameter's value as the frame shows it: numbers and words as they are, lists and
-    mappings as compact text."""
-    value = ruleset.to_dict()[parameter]
-    return value if isinstance(value, int | str) else str(value)
-
-
-def _plan_sweep(
-    parameter: str,
-    values: Sequence[Any],
-    games: int,
-    seats: Any,
-    rules: RuleSet | str | dict[str, Any],
-    seed: int,
-    workers: int | None,
-    round_cap: int | None,
-    game: str,
-) -> _Plan:
-    """Check every value before any game is played; errors name the parameter."""
-    if not isinstance(parameter, str) or not parameter.strip():
-        raise InputError("name the rule parameter to sweep", field="parameter")
-    parameter = parameter.strip()
-    base = _base_rules(rules)
-    known = [name for name in base.to_dict() if name != "preset_name"]
-    if parameter not in known:
-        hint = " (to compare presets use compare_presets)" if parameter == "preset" else ""
-        raise RulesError(
-            f"unknown rule parameter {parameter!r}{hint}; valid parameters: "
-            + ", ".join(sorted(known)),
-            field=parameter,
-        )
-    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
-        raise InputError(
-            f"the values to sweep must be a list, such as [10, 160], not {values!r}",
-            field=parameter,
-        )
-    values = list(values)
-    if not values:
-        raise InputError(f"a sweep of {parameter} needs at least one value", field=parameter)
-    workers = _check_common(games, workers, game)
-    specs = parse_seats(seats)
-    rulesets: list[RuleSet] = []
-    for value in values:
-        ruleset = base.replace(**{parameter: value})
-        # the round cap being swept is the games' cap, not simulate's default
-        cap = None if parameter == "round_cap" else round_cap
-        ruleset = _with_round_cap(ruleset, cap, parameter if cap is None else "round_cap")
-        if any(getattr(r, parameter) == getattr(ruleset, parameter) for r in rulesets):
-            raise InputError(
-                f"the value {_shown_value(ruleset, parameter)!r} appears twice in the sweep",
-                field=parameter,
-            )
-        rulesets.append(ruleset)
-    shown = tuple(_shown_value(r, parameter) for r in rulesets)
-    return _Plan(parameter, shown, tuple(rulesets), specs, games, workers, int(seed), game)
-
-
-def _plan_presets(
-    presets: Sequence[str],
-    games: int,
-    seats: Any,
-    seed: int,
-    workers: int | None,
-    round_cap: int | None,
-    game: str,
-    overrides: dict[str, Any],
-) -> _Plan:
-    if isinstance(presets, str) or not isinstance(presets, Iterable):
-        raise InputError(
-            f"presets must be a list of preset names, not {presets!r}", field="presets"
-        )
-    presets = [str(p) for p in presets]
-    if not presets:
-        raise InputError(
-            "name at least one preset to compare; presets: " + ", ".join(preset_names()),
-            field="presets",
-        )
-    known = preset_names()
-    for i, name in enumerate(presets):
-        if name not in known:
-            raise InputError(
-                f"unknown rules preset {name!r}; valid presets: {', '.join(known)}",
-                field="presets",
-            )
-        if name in presets[:i]:
-            raise InputError(f"the preset {name!r} appears twice", field="presets")
-    workers = _check_common(games, workers, game)
-    specs = parse_seats(seats)
-    rulesets = tuple(
-        _with_round_cap(RuleSet.preset(name, **overrides), round_cap, "round_cap")
-        for name in presets
-    )
-    return _Plan("preset", tuple(presets), rulesets, specs, games, workers, int(seed), game)
-
-
-def _calibrate(plan: _Plan, calibration_games: int) -> float:
-    """Seconds one game takes on one worker, timed on this machine on the first, middle and
-    last values (a high fee and a low one can play very differently)."""
-    last = len(plan.rulesets) - 1
-    points = sorted({0, last // 2, last})
-    per_point = max(1, -(-int(calibration_games) // len(points)))
-    elapsed = 0.0
-    for point in points:
-        ruleset = plan.rulesets[point]
-        config = BatchConfig(plan.seats, ruleset.to_dict(), plan.seed, plan.game, False)
-        # an untimed game first: it fills the bots' caches for these rules (landing odds),
-        # which a worker fills once for a whole batch
-        play_game(0, config, ruleset)
-        started = time.perf_counter()
-        for index in range(1, per_point + 1):
-            play_game(index, config, ruleset)
-        elapsed += time.perf_counter() - started
-    return elapsed / (per_point * len(points))
-
-
-def _free_cores() -> int:
-    """Cores not busy with other work, from the one-minute load average (all cores where the
-    platform has none): on a shared machine, two workers may run no faster than one."""
-    cores = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return cores
-    return max(1, cores - round(busy))
-
-
-def _estimate(plan: _Plan, calibration_games: int) -> float:
-    per_game = _calibrate(plan, calibration_games)
-    parallel = max(1, min(plan.workers, _free_cores()))
-    # a process pool takes a moment to start for each value
-    start_up = 0.2 * len(plan.rulesets) if plan.workers > 1 else 0.0
-    return per_game * plan.total_games / parallel + start_up
-
-
-def estimate_sweep_seconds(
-    parameter: str,
-    values: Sequence[Any],
-    games: int,
-    seats: str | Iterable[Any] | None = None,
-    rules: RuleSet | str | dict[str, Any] = "default",
-    seed: int = 0,
-    workers: int | None = None,
-    round_cap: int | None = DEFAULT_ROUND_CAP,
-    game: str = "A",
-    calibration_games: int = CALIBRATION_GAMES,
-) -> float:
-    """About how many seconds `sweep` with these arguments would take on this machine.
-
-    It times a few games (`calibration_games`) on one worker, spread over the values, and
-    scales by the number of games and by the workers that can run at once (cores already busy
-    with other work, by the load average, do not count). Bad input raises the same errors as
-    `sweep`.
-    """
-    plan = _plan_sweep(parameter, values, games, seats, rules, seed, workers, round_cap, game)
-    return _estimate(plan, calibration_games)
-
-
-def describe_duration(seconds: float) -> str:
-    """A rough duration in words: "about 40 seconds", "about 3 minutes", "about 2.5 hours"."""
-    if seconds < 90:
-        return f"about {max(10, round(seconds / 10) * 10)} seconds"
-    minutes = seconds / 60
-    if minutes < 90:
-        return f"about {round(minutes)} minutes"
-    return f"about {minutes / 60:.1f} hours"
-
-
-def estimate_message(total_games: int, seconds: float) -> str:
-    """What a long sweep says before it starts."""
-    return f"This sweep plays {total_games} games; expect {describe_duration(seconds)}."
-
-
-def _play(
-    plan: _Plan,
-    progress: bool | str,
-    on_value: Callable[[Any, pd.DataFrame], None] | None,
-    on_estimate: Callable[[float, int], None] | None,
-    calibration_games: int,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> pd.DataFrame:
-    if on_estimate is not None:
-        on_estimate(_estimate(plan, calibration_games), plan.total_games)
-    bar = _progress_bar(progress, plan.total_games)
-    frames: list[pd.DataFrame] = []
-    interrupted = False
-    try:
-        for i, (value, ruleset) in enumerate(zip(plan.values, plan.rulesets, strict=True)):
-            played = i * plan.games
-
-            def advance(done: int, _total: int, played: int = played) -> None:
-                if bar is not None:
-                    bar.update(played + done - bar.n)
-                if on_progress is not None:  # may raise KeyboardInterrupt to stop (Cancel)
-                    on_progress(played + done, plan.total_games)
-
-            result = simulate(
-                games=plan.games,
-                seats=plan.seats,
-                rules=ruleset,
-                seed=plan.seed,
-                workers=plan.workers,
-                round_cap=None,  # already in the rule set
-                game=plan.game,
-                progress=False,
-                record_rounds=False,
-                on_chunk=advance,
-            )
-            if result.completed:
-                rows = _value_rows(plan.parameter, value, result)
-                frames.append(rows)
-                if on_value is not None:
-                    on_value(value, rows)
-            if result.interrupted:
-                interrupted = True
-                break
-    except KeyboardInterrupt:  # between two values' batches
-        interrupted = True
-    finally:
-        if bar is not None:
-            bar.close()
-    frame = (
-        pd.concat(frames, ignore_index=True)
-        if frames
-        else pd.DataFrame({c: [] for c in SWEEP_COLUMNS})
-    )
-    frame.attrs.update(
-        {
-            "parameter": plan.parameter,
-            "seats": [s.label() for s in plan.seats],
-            "seed": plan.seed,
-            "game": plan.game,
-            "interrupted": interrupted,
-        }
-    )
-    return frame
-
-
-def _value_rows(parameter: str, value: Any, result: SimulationResult) -> pd.DataFrame:
-    rates = result.win_rates("role")
-    games = result.games
-    return pd.DataFrame(
-        {
-            "parameter": parameter,
-            "value": [value] * len(rates),
-            "role": rates["role"],
-            "wins": rates["wins"],
-            "games": rates["games"],
-            "rate": rates["rate"],
-            "ci_low": rates["ci_low"],
-            "ci_high": rates["ci_high"],
-            "mean_rounds": float(games["rounds"].mean()),
-            "round_cap_share": float((games["end_reason"] == "round_cap").mean()),
-        }
-    )[list(SWEEP_COLUMNS)]
-
-
-def sweep(
-    parameter: str,
-    values: Sequence[Any],
-    games: int = 1000,
-    seats: str | Iterable[Any] | None = None,
-    rules: RuleSet | str | dict[str, Any] = "default",
-    seed: int = 0,
-    workers: int | None = None,
-    round_cap: int | None = DEFAULT_ROUND_CAP,
-    game: str = "A",
-    progress: bool | str = True,
-    on_value: Callable[[Any, pd.DataFrame], None] | None = None,
-    on_estimate: Callable[[float, int], None] | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    calibration_games: int = CALIBRATION_GAMES,
-) -> pd.DataFrame:
-    """Play `games` bot games for each value of one rule parameter and compare who wins.
-
-    Returns one row per value and role: `parameter`, `value`, `role`, `wins`, `games`,
-    `rate` (share of games won), `ci_low` and `ci_high` (its 95% Wilson interval),
-    `mean_rounds` (mean game length) and `round_cap_share` (share of games settled by the
-    round cap). Every value plays the same game seeds, so the dice start alike and the
-    differences come from the rule as far as possible.
-
-    Every value is checked before any game is played: a negative fee, an unknown parameter,
-    an empty or repeated value raises `InputError` naming the parameter.
-    `on_estimate(seconds, total_games)` is called before the first game with the expected
-    duration (see `estimate_sweep_seconds`); `on_value(value, rows)` after each value;
-    `on_progress(done, total)` after each chunk of games (raising KeyboardInterrupt there
-    stops the sweep like Ctrl-C). Ctrl-C stops cleanly: the values finished are returned (the last one with the games it
-    finished) and `frame.attrs["interrupted"]` is true.
-
-    Example: ``sweep("foundation_monopolist_fee", [10, 160], games=2000)``.
-    """
-    plan = _plan_sweep(parameter, values, games, seats, rules, seed, workers, round_cap, game)
-    return _play(plan, progress, on_value, on_estimate, calibration_games, on_progress)
-
-
-def compare_presets(
-    presets: Sequence[str] = ("default", "edition-2005"),
-    games: int = 1000,
-    seats: str | Iterable[Any] | None = None,
-    seed: int = 0,
-    workers: int | None = None,
-    round_cap: int | None = DEFAULT_ROUND_CAP,
-    game: str = "A",
-    progress: bool | str = True,
-    on_value: Callable[[Any, pd.DataFrame], None] | None = None,
-    on_estimate: Callable[[float, int], None] | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    calibration_games: int = CALIBRATION_GAMES,
-    **rule_overrides: Any,
-) -> pd.DataFrame:
-    """Who wins under each rules preset: the same frame as `sweep`, with `parameter` "preset"
-    and the preset's name as `value`, so `sweep_figure` draws it.
-
-    The publisher says the game's prices were balanced using probability and computer
-    simulation; this lets a class test that claim for itself, preset by preset.
-    `rule_overrides` change a parameter in every preset alike.
-    """
-    plan = _plan_presets(presets, games, seats, seed, workers, round_cap, game, rule_overrides)
-    return _play(plan, progress, on_value, on_estimate, calibration_games, on_progress)
 
 
 def _axis_title(parameter: str) -> str:
@@ -629,7 +247,7 @@ def sweep_figure(frame: pd.DataFrame) -> go.Figure:
             x=x,
             y=rows["rate"],
             mode="lines+markers" if numeric else "markers",
-            name=_PLURAL[role],
+            name=ROLE_PLURALS[r],
             line={"color": ROLE_COLOURS[r], "width": 2},
             marker={"symbol": ROLE_SYMBOLS[r], "size": 10, "color": ROLE_COLOURS[r]},
             error_y={
@@ -641,7 +259,7 @@ def sweep_figure(frame: pd.DataFrame) -> go.Figure:
             },
             customdata=rows[["wins", "games", "ci_low", "ci_high"]].to_numpy(),
             hovertemplate=(
-                f"{_PLURAL[role]}, {_axis_title(parameter)} %{{x}}: won %{{y:.1%}} "
+                f"{ROLE_PLURALS[r]}, {_axis_title(parameter)} %{{x}}: won %{{y:.1%}} "
                 "(%{customdata[0]} of %{customdata[1]})<br>95% interval "
                 "%{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"
             ),
@@ -698,13 +316,16 @@ def reading_sweep_value(frame: pd.DataFrame, value: Any) -> str:
     )
     if "mean_rounds" in rows:
         text += f"; games lasted {rows['mean_rounds'].iloc[0]:.0f} rounds on average"
+    if "round_cap_share" in rows:
+        text += f", and the round cap settled {_percent(rows['round_cap_share'].iloc[0])} of them"
     return text + "."
 
 
 def reading_sweep(frame: pd.DataFrame) -> str:
-    """Two sentences reading `sweep_figure` for a student: how the Monopolists' and the
-    Competitors' win rates move between the first and the last value, and whether the
-    intervals say the change is more than luck."""
+    """Sentences reading `sweep_figure` for a student: how the Monopolists' and the
+    Competitors' win rates move between the first and the last value, whether the change is
+    more than luck (Newcombe's interval for the difference, `stats.compare_batches`), and
+    how many games the round cap settled."""
     _check_sweep_frame(frame)
     parameter = str(frame["parameter"].iloc[0])
     values = list(dict.fromkeys(frame["value"]))
@@ -726,13 +347,12 @@ def reading_sweep(frame: pd.DataFrame) -> str:
         f"({_interval(m0)}) to {_percent(m1['rate'])} ({_interval(m1)}), and the "
         f"Competitors' from {_percent(c0['rate'])} to {_percent(c1['rate'])}."
     )
-    apart = m0["ci_high"] < m1["ci_low"] or m1["ci_high"] < m0["ci_low"]
-    if apart:
-        text += " The intervals do not overlap, so the change is bigger than luck would explain."
-    else:
+    change = stats.compare_batches(m0["wins"], m0["games"], m1["wins"], m1["games"])
+    text += " " + stats.difference_sentence("the Monopolists' win rate", change)
+    if "round_cap_share" in frame:
         text += (
-            " The intervals overlap, so these games cannot tell the two apart; more games "
-            "would narrow the intervals."
+            f" The round cap settled {_percent(m0['round_cap_share'])} of the games at the "
+            f"first value and {_percent(m1['round_cap_share'])} at the last."
         )
     return text
 
@@ -783,8 +403,8 @@ def market_structures(
         raise InputError(f"players must be from 2 to 6, not {players!r}", field="players")
     if bot not in STRATEGIES:
         raise InputError(f"unknown bot {bot!r}; valid bots: {', '.join(STRATEGIES)}", field="bot")
-    workers = _check_common(games, workers, "A")
-    ruleset = _with_round_cap(_base_rules(rules), round_cap, "round_cap")
+    workers = check_batch_settings(games, workers, "A")
+    ruleset = with_round_cap(RuleSet.coerce(rules), round_cap, "round_cap")
     rows = []
     interrupted = False
     for i, structure in enumerate(MARKET_STRUCTURES):
@@ -918,6 +538,12 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
     if missing:
         raise InputError(f"the frame has no {missing[0]!r} row", field="frame")
     c, m = rows.loc["all Competitors"], rows.loc["all Monopolists"]
+    capped = stats.compare_batches(
+        round(c["round_cap_share"] * c["games"]),
+        int(c["games"]),
+        round(m["round_cap_share"] * m["games"]),
+        int(m["games"]),
+    )
     return (
         f"When every player follows the Monopolists' rules, each turn costs "
         f"${m['rent_per_turn']:,.0f} in rent on average, against ${c['rent_per_turn']:,.0f} "
@@ -926,5 +552,10 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
         f"{_percent(c['round_cap_share'])} reach the {int(m['round_cap'])}-round cap). "
         f"At the end, the Gini coefficient of net worth is {m['mean_gini']:.2f} among "
         f"Monopolists and {c['mean_gini']:.2f} among Competitors (0 means everyone is "
-        "equally rich)."
+        "equally rich). "
+        + stats.difference_sentence(
+            "the share of games the cap settled (Monopolists' table minus Competitors')",
+            capped,
+            noun="difference",
+        )
     )

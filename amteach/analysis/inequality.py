@@ -33,7 +33,8 @@ import plotly.graph_objects as go
 from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..engine.game import Game
-from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
+from ..session import RoundRecorder
+from ..style import ROLE_COLOURS, ROLE_DASHES, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
 
 ROUNDS_COLUMNS = ("game", "round", "seat", "role", "bot", "cash", "titles", "buildings", "wealth")
 DEFAULT_LORENZ_ROUNDS = (0, 10, 25, 50)
@@ -307,11 +308,12 @@ def wealth_history(
 ) -> pd.DataFrame:
     """One game's wealth round by round, in the shape of a batch's ``rounds`` frame.
 
-    The game is replayed from its set-up, decision by decision, and each player's cash, titles
-    and buildings are read from the engine (`Game.wealth_parts`) at the same moments a batch
-    records them: round 0 is the start, round r the end of round r, and when the game is over
-    a last row is taken after its end. If the game is still going, a last row shows the round
-    in progress as it stands now, so the last row always equals `Game.net_worth`.
+    The game is replayed from its set-up, decision by decision, by a
+    `amteach.session.RoundRecorder`, and each player's cash, titles and buildings are read from
+    the engine (`Game.wealth_parts`) at the same moments a batch records them: round 0 is the
+    start, round r the end of round r, and when the game is over a last row is taken after its
+    end. If the game is still going, a last row shows the round in progress as it stands now,
+    so the last row always equals `Game.net_worth`.
 
     `bots` names who plays each seat, e.g. the classroom app's controllers ("human",
     "investor", ...), as a list in seat order or a {seat: name} mapping; seats not named get
@@ -323,22 +325,8 @@ def wealth_history(
         raise InputError(f"game must be an amteach Game, not {type(game).__name__}", field="game")
     seats = len(game.names)
     labels = _seat_labels(bots, seats)
-    rows: list[tuple[int, int, int, int, int]] = []
-
-    def snapshot(state: Game, round_number: int) -> None:
-        for seat, (cash, titles, buildings) in enumerate(state.wealth_parts()):
-            rows.append((round_number, seat, cash, titles, buildings))
-
-    # record at the moments `amteach.sim.play.play_bot_game` does, so both frames mean the same
-    replay = Game(game.setup, game.board)
-    snapshot(replay, 0)
-    last_round = replay.round
-    for decision in game.decisions:
-        replay.apply(decision)
-        if replay.round != last_round:
-            snapshot(replay, last_round)
-            last_round = replay.round
-    snapshot(replay, replay.round)
+    # the moments `amteach.sim.play` records in a batch, so both frames mean the same
+    rows = RoundRecorder.of(game).table(game)
 
     frame = pd.DataFrame(rows, columns=["round", "seat", "cash", "titles", "buildings"])
     seat = frame["seat"].to_numpy()
@@ -501,8 +489,8 @@ def role_gap_figure(gap_frame: pd.DataFrame) -> go.Figure:
             x=gap_frame["round"],
             y=gap_frame[f"{key}_mean"],
             mode="lines+markers",
-            name=f"{ROLE_LABELS[role]}s (average)",
-            line={"color": ROLE_COLOURS[role], "width": 2, "dash": ("solid", "dash")[role]},
+            name=f"{ROLE_PLURALS[role]} (average)",
+            line={"color": ROLE_COLOURS[role], "width": 2, "dash": ROLE_DASHES[role]},
             # fewer, smaller markers on long games, so the lines stay readable
             marker={
                 "symbol": ROLE_SYMBOLS[role],

@@ -37,7 +37,7 @@ from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
 from ..engine.errors import InputError, ScenarioError
 from ..engine.game import Game, PlayerSetup, Setup, TitleSetup
 from ..engine.rules import RuleSet
-from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
+from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
 from .landing import DICE, POLICIES, landing_odds
 
 # the issue asks for paybacks at every table size decision 13 allows
@@ -101,19 +101,6 @@ def _check_policy(policy: str) -> None:
         raise InputError(
             f"policy must be one of {', '.join(POLICIES)}, not {policy!r}", field="policy"
         )
-
-
-def _rules(rules: RuleSet | str | None) -> RuleSet:
-    if rules is None:
-        return RuleSet.preset("default")
-    if isinstance(rules, str):
-        return RuleSet.preset(rules)
-    if not isinstance(rules, RuleSet):
-        raise InputError(
-            f"rules must be a RuleSet or a preset name, not {type(rules).__name__}",
-            field="rules",
-        )
-    return rules
 
 
 def _position(
@@ -273,7 +260,7 @@ def title_returns(
     Prison collects no rent, decision 3, so a Monopolist's real payback is a little longer);
     every opponent stays in the game; and income tax on what the title adds is ignored.
     """
-    rules = _rules(rules)
+    rules = RuleSet.coerce(rules)
     board = standard_board() if board is None else board
     _check_policy(policy)
     dice = _dice_mean()

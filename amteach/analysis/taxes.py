@@ -31,8 +31,7 @@ from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
 from ..engine.errors import InputError
 from ..engine.game import Game, PlayerSetup, Setup
 from ..engine.rules import RuleSet
-from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
-from .returns import _rules
+from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
 
 ASSETS = ("cash", "property", "improvements")
 # plain words for the three kinds of assets (the engine calls buildings "improvements")
@@ -139,7 +138,7 @@ def tax_break_even(rules: RuleSet | str | None = None, board: Board | None = Non
     Below the break-even the percentage is the cheaper choice; from it on the flat amount
     costs no more (at the break-even itself the two may be equal).
     """
-    rules = _rules(rules)
+    rules = RuleSet.coerce(rules)
     board = standard_board() if board is None else board
     flat = rules.income_tax_flat
     rows = []
@@ -212,7 +211,7 @@ def tax_break_even_figure(
     line, and the break-even marked where they meet (Competitors green circles, Monopolists
     blue squares; a dashed line is an asset taxed at a lower rate than the role's first)."""
 
-    rules = _rules(rules)
+    rules = RuleSet.coerce(rules)
     board = standard_board() if board is None else board
     frame = tax_break_even(rules, board)
     flat = rules.income_tax_flat
@@ -426,7 +425,7 @@ def tax_choice_figure(summary: pd.DataFrame) -> go.Figure:
             continue
         x = [BEHAVIOUR_WORDS.get(t, t) for t in rows["tax"]]
         bar = {
-            "name": f"{ROLE_LABELS[role]}s",
+            "name": f"{ROLE_PLURALS[role]}",
             "legendgroup": ROLES[role],
             "marker": {
                 "color": ROLE_COLOURS[role],
@@ -440,7 +439,7 @@ def tax_choice_figure(summary: pd.DataFrame) -> go.Figure:
             y=share,
             text=[f"{v:.0%}" if pd.notna(v) else "no decisions" for v in share],
             customdata=np.stack([rows["percent_cheaper"], rows["decisions"]], axis=-1),
-            hovertemplate=f"{ROLE_LABELS[role]}s, %{{x}}: the percentage was cheaper in %{{customdata[0]}} of %{{customdata[1]}} decisions<extra></extra>",
+            hovertemplate=f"{ROLE_PLURALS[role]}, %{{x}}: the percentage was cheaper in %{{customdata[0]}} of %{{customdata[1]}} decisions<extra></extra>",
             row=1,
             col=1,
         )
@@ -451,7 +450,7 @@ def tax_choice_figure(summary: pd.DataFrame) -> go.Figure:
             text=[f"${v:,.0f}" if pd.notna(v) else "" for v in rows["paid_mean"]],
             showlegend=False,
             customdata=np.stack([lower.fillna(0), rows["decisions"]], axis=-1),
-            hovertemplate=f"{ROLE_LABELS[role]}s, %{{x}}: paid $%{{y:,.0f}} per decision; the cheaper option: $%{{customdata[0]:,.0f}} (%{{customdata[1]}} decisions)<extra></extra>",
+            hovertemplate=f"{ROLE_PLURALS[role]}, %{{x}}: paid $%{{y:,.0f}} per decision; the cheaper option: $%{{customdata[0]:,.0f}} (%{{customdata[1]}} decisions)<extra></extra>",
             row=1,
             col=2,
         )
@@ -484,7 +483,7 @@ def reading_tax_choice(summary: pd.DataFrame) -> str:
         if decisions == 0:
             continue
         share = rows["percent_cheaper"].sum() / decisions
-        parts.append(f"for {ROLE_LABELS[role]}s in {share:.0%} of {decisions:,} decisions")
+        parts.append(f"for {ROLE_PLURALS[role]} in {share:.0%} of {decisions:,} decisions")
     if not parts:
         return "Nobody landed on Income Tax in these games, so there were no choices to count."
     first = "The percentage was the cheaper income tax " + " and ".join(parts) + "."

@@ -10,7 +10,6 @@ from .strategies import (
     RandomStrategy,
     Strategy,
     make_strategy,
-    play_until_human,
 )
 
 __all__ = [
@@ -23,5 +22,4 @@ __all__ = [
     "RandomStrategy",
     "Strategy",
     "make_strategy",
-    "play_until_human",
 ]

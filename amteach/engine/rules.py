@@ -74,6 +74,26 @@ class RuleSet:
         merged = {"preset_name": "default", **_defaults(), **values}
         return cls(**{name: _coerce(name, merged[name], source) for name in known})
 
+    @classmethod
+    def coerce(cls, rules: Any = None, field: str = "rules") -> RuleSet:
+        """Whatever a caller passed as rules, as a RuleSet: a RuleSet as it is, a preset's
+        name, a mapping of parameters (with "preset" naming the one to start from), or None
+        for the default preset. Anything else raises RulesError naming `field`."""
+        if rules is None:
+            return cls.preset("default")
+        if isinstance(rules, RuleSet):
+            return rules
+        if isinstance(rules, str):
+            return cls.preset(rules)
+        if isinstance(rules, dict):
+            values = dict(rules)
+            return cls.preset(str(values.pop("preset", "default")), **values)
+        raise RulesError(
+            "rules must be a RuleSet, a preset name or a mapping of parameters, "
+            f"not {type(rules).__name__}",
+            field=field,
+        )
+
     def replace(self, **overrides: Any) -> RuleSet:
         return RuleSet.from_dict({**self.to_dict(), **overrides})
 
@@ -188,7 +208,11 @@ def _coerce(name: str, value: Any, source: str) -> Any:
     if name == "monopoly_streets":
         return _whole(name, value, source, 1, 3)
     if name == "round_cap":
-        return None if value is None else _whole(name, value, source, 1)
+        return (
+            None
+            if value is None or str(value).lower() == "none"
+            else _whole(name, value, source, 1)
+        )
     if name == "building_supply":
         if value not in ("limited", "unlimited"):
             raise RulesError(f"must be 'limited' or 'unlimited', not {value!r}", source, name)

@@ -11,12 +11,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..engine.board import ROLES
 from ..engine.errors import InputError
+from ..style import ROLE_LABELS
 from .play import END_REASONS, GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS, SeatSpec
 
 TABLES = ("games", "players", "rounds", "taxes")
 FORMATS = ("parquet", "csv")
-ROLE_LABELS = {"competitor": "Competitor", "monopolist": "Monopolist"}
 END_LABELS = {
     "game_a": "Game A",
     "game_b": "Game B",
@@ -240,7 +241,7 @@ class SimulationResult:
         lines.append("Win rate by role (95% Wilson interval):")
         for row in self.win_rates("role").itertuples():
             lines.append(
-                f"  {ROLE_LABELS[row.role]:<11} {100 * row.rate:5.1f}%  [{100 * row.ci_low:.1f}%, {100 * row.ci_high:.1f}%]  "
+                f"  {ROLE_LABELS[ROLES.index(row.role)]:<11} {100 * row.rate:5.1f}%  [{100 * row.ci_low:.1f}%, {100 * row.ci_high:.1f}%]  "
                 f"{row.wins} of {row.games} games"
             )
         no_winner = int((self.games["winner"] < 0).sum())

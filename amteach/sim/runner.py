@@ -149,7 +149,7 @@ def simulate(
     )
     chunks = _chunks(games, workers if client is None else max(workers, _dask_workers(client)))
     backend = "dask" if client is not None else ("process-pool" if workers > 1 else "in-process")
-    bar = _progress_bar(progress, games)
+    bar = progress_bar(progress, games)
     done: dict[int, Any] = {}
     interrupted = False
     started = time.perf_counter()
@@ -279,7 +279,9 @@ def dask_client(address: str) -> Any:
     return Client(address)
 
 
-def _progress_bar(progress: bool | str, total: int) -> Any:
+def progress_bar(progress: bool | str, total: int) -> Any:
+    """A tqdm bar over `total` games: True for one that suits a notebook, "text" for a
+    terminal's, False for none (None)."""
     if not progress:
         return None
     if progress == "text":

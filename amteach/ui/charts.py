@@ -1,4 +1,5 @@
-"""Live plotly charts for the classroom app, fed from the engine's events.
+"""Live plotly charts for the classroom app, fed from the engine's events: a view of a
+`Session` that reads new events through its own cursor.
 
 Each chart is a `FigureWidget` whose traces only ever grow: new points are appended inside
 `batch_update`, so one update is one message however long the game. `ChartFeed.reset` starts
@@ -13,8 +14,10 @@ import plotly.graph_objects as go
 
 from ..engine import events as ev
 from ..engine.game import Game
-from ..render import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
+from ..render import chart_text
 from ..serving import figure_widget
+from ..session import Session, replay
+from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
 
 PLAYER_DASHES = ("solid", "dot", "dash")
 
@@ -34,9 +37,24 @@ def _layout(title: str, x: str, y: str) -> dict[str, Any]:
 class ChartFeed:
     """The three charts (wealth, rents, taxes) and the bookkeeping that feeds them."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.cursor = session.cursor()
         self.charts: dict[str, go.FigureWidget] = {}
-        self.reset(game)
+        self.decisions = 0
+        self.update()
+
+    def update(self) -> None:
+        """Catch up with the session: new points for new events, or fresh charts."""
+        game = self.session.game
+        events, restarted = self.cursor.take()
+        # wealth is read as each turn starts: after several decisions at once, read it again
+        # from a replay rather than from the position now
+        if restarted or len(game.decisions) - self.decisions > 1:
+            self.reset(game)
+        elif events:
+            self.feed(game, events)
+        self.decisions = len(game.decisions)
 
     # -- building ---------------------------------------------------------------------------
     def reset(self, game: Game) -> None:
@@ -49,7 +67,7 @@ class ChartFeed:
                 x=[],
                 y=[],
                 mode="lines+markers",
-                name=f"{name} ({ROLE_LABELS[roles[p]]})",
+                name=chart_text(f"{name} ({ROLE_LABELS[roles[p]]})"),
                 line={
                     "color": ROLE_COLOURS[roles[p]],
                     "dash": PLAYER_DASHES[p // 2 % 3],
@@ -62,7 +80,7 @@ class ChartFeed:
                 x=[],
                 y=[],
                 mode="lines",
-                name=f"{ROLE_LABELS[role]}s (mean)",
+                name=f"{ROLE_PLURALS[role]} (mean)",
                 line={"color": ROLE_COLOURS[role], "width": 4},
                 opacity=0.45,
             )
@@ -75,7 +93,7 @@ class ChartFeed:
                     x=[],
                     y=[],
                     mode="lines",
-                    name=f"{ROLE_LABELS[role]}s {side}",
+                    name=f"{ROLE_PLURALS[role]} {side}",
                     line={"color": ROLE_COLOURS[role], "dash": dash, "width": 2.5},
                     line_shape="hv",
                 )
@@ -116,14 +134,12 @@ class ChartFeed:
         self.turn = 0
         self.tax_count = 0
         self.rent_totals = {(role, side): 0 for role in (0, 1) for side in ("received", "paid")}
-        self.seen = 0
         self._pending: dict[str, list[Any]] = {"wealth": [], "rents": [], "taxes": []}
         # wealth is read at each turn's start, so rebuild the history by replaying the game
-        replay = Game(game.setup, game.board)
-        self.feed(replay, flush=False)
-        for decision in game.decisions:
-            replay.apply(decision)
-            self.feed(replay, flush=False)
+        seen = 0
+        for state in replay(game):
+            self.feed(state, state.events[seen:], flush=False)
+            seen = len(state.events)
         self.game = game
         # fill plain figures first, so a widget is born (or refreshed) with its data in one go
         fresh = {"wealth": wealth, "rents": rents, "taxes": taxes}
@@ -139,10 +155,8 @@ class ChartFeed:
                 self.charts[key] = figure_widget(figure)
 
     # -- feeding -----------------------------------------------------------------------------
-    def feed(self, game: Game, flush: bool = True) -> None:
-        """Take in the events since the last feed (call after every decision)."""
-        new = game.events[self.seen :]
-        self.seen = len(game.events)
+    def feed(self, game: Game, new: Any, flush: bool = True) -> None:
+        """Take in `new` events, the last decision's, with `game` as it stands after it."""
         pending = self._pending
         for event in new:
             if isinstance(event, ev.TurnStarted | ev.GameOver):
@@ -209,5 +223,8 @@ class ChartFeed:
                 chosen.x, chosen.y = (*chosen.x, k), (*chosen.y, paid)
                 chosen.text = (
                     *chosen.text,
-                    f"{game.names[event.player]} chose {event.choice}: ${paid} (other: ${event.percent if event.choice == 'flat' else event.flat})",
+                    chart_text(
+                        f"{game.names[event.player]} chose {event.choice}: ${paid} "
+                        f"(other: ${event.percent if event.choice == 'flat' else event.flat})"
+                    ),
                 )

@@ -4,15 +4,19 @@ under each chart that reads it for students. Pages are built when first opened."
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
 import ipywidgets as widgets
 
 from ..analysis import fairness, inequality, returns, taxes
 from ..analysis.landing import landing_figure, landing_table, reading_landing
-from ..engine.errors import AmteachError
-from .dashboard import BatchPanel, chart_widgets, on_kernel_thread
+from ..engine.errors import AmteachError, InputError
+from ..engine.rule_input import parse_sweep_values
+from ..engine.rules import RuleSet
+from ..render import html_text
+from ..session import Session
+from ..sim import sweep as sweeps
+from .batch import BatchPanel, chart_widgets, on_kernel_thread
 
 INTRO_STYLE = "max-width:900px"
 
@@ -69,19 +73,16 @@ def inequality_charts(rounds: Any, lorenz_rounds: tuple[int, ...]) -> list[tuple
     return charts
 
 
-def inequality_page(app: Any) -> widgets.Widget:
+def inequality_page(session: Session) -> widgets.Widget:
     """Inequality in the game on the Play tab, and over a batch of bot games."""
     this_game = widgets.Button(description="Show the Play tab's game", button_style="info")
     game_charts = widgets.VBox()
 
     def show_game(_: Any = None) -> None:
-        seats = len(app.game.names)  # a scenario may seat fewer players than the app has
         try:
-            history = inequality.wealth_history(app.game, app.controllers[:seats])
+            history = inequality.wealth_history(session.game, session.seat_controllers)
         except AmteachError as err:  # said on the page, never a silent failure
-            game_charts.children = [
-                widgets.HTML(f"<p style='color:#b00020'>{escape(str(err))}</p>")
-            ]
+            game_charts.children = [widgets.HTML(html_text("<p style='color:#b00020'>{}</p>", err))]
             return
         last = int(history["round"].max())  # the round in progress counts
         if last < 2:
@@ -223,14 +224,14 @@ def taxes_page() -> widgets.Widget:
     )
 
 
+# the most values one sweep on the page may try (its games are the number per value)
+MAX_SWEEP_VALUES = 8
 # each bot plays both roles, so a batch compares roles, seats and bots at once
 FAIRNESS_SEATS = "competitor:investor,monopolist:builder,competitor:builder,monopolist:investor"
 
 
 def sweepable_parameters() -> list[str]:
     """Rule parameters a sweep can vary from the dashboard: the whole numbers."""
-    from ..engine.rules import RuleSet
-
     values = RuleSet.preset("default").to_dict()
     return sorted(
         name
@@ -241,8 +242,8 @@ def sweepable_parameters() -> list[str]:
 
 def say_estimate(panel: BatchPanel, seconds: float, total_games: int) -> None:
     """Before a long batch starts, say how long it should take."""
-    if seconds > fairness.LONG_SWEEP_SECONDS:
-        message = escape(fairness.estimate_message(total_games, seconds))
+    if seconds > sweeps.LONG_SWEEP_SECONDS:
+        message = html_text("{}", sweeps.estimate_message(total_games, seconds))
         on_kernel_thread(lambda: setattr(panel.status, "value", message))
 
 
@@ -276,10 +277,13 @@ def fairness_page() -> widgets.Widget:
     )
 
     def run_sweep(games: int, preset: str, on_progress: Any) -> Any:
-        from ..cli import parse_sweep_values
-
-        name, chosen = parse_sweep_values((f"{parameter.value}={values.value}",))
-        return fairness.sweep(
+        name, chosen = parse_sweep_values((f"{parameter.value}={values.value}",), "Values")
+        if len(chosen) > MAX_SWEEP_VALUES:  # a visitor's sweep shares the server's cores
+            raise InputError(
+                f"a sweep on this page tries at most {MAX_SWEEP_VALUES} values, not {len(chosen)}",
+                field=name,
+            )
+        return sweeps.sweep(
             name,
             chosen,
             games=games,
@@ -302,7 +306,7 @@ def fairness_page() -> widgets.Widget:
     )
 
     def run_presets(games: int, preset: str, on_progress: Any) -> Any:
-        return fairness.compare_presets(
+        return sweeps.compare_presets(
             games=games,
             seats=FAIRNESS_SEATS,
             seed=3,

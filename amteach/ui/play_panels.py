@@ -1,0 +1,406 @@
+"""The parts of the Play tab. Each is a small view of a `Session`: it holds its widgets
+(`widget`), redraws them from the session (`refresh`) and sends what a person does to the
+session, whose reply goes to `answer`. None of them applies a rule or a decision itself.
+`ClassroomApp` lays them out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..engine.choices import Choice, Trade
+from ..engine.rules import preset_names
+from ..render import html_text
+from ..session import (
+    GAME_PLAYERS,
+    SAVE_FILENAME,
+    TABLE_PLAYERS,
+    Reply,
+    Session,
+    choice_label,
+)
+from .download import DownloadButton
+
+NARRATION_LINES = 300
+# the choices that have a panel of their own (a title to pick first)
+TITLE_ACTIONS = ("build", "sell_building", "mortgage", "redeem")
+MESSAGE_COLOURS = {"info": "#1f4fb4", "warning": "#8a4b00", "error": "#b00020"}
+
+Answer = Callable[[Reply], bool]
+
+
+def button(description: str, handler: Callable[[Any], None], tooltip: str = "") -> widgets.Button:
+    made = widgets.Button(
+        description=description, tooltip=tooltip or description, layout=widgets.Layout(width="auto")
+    )
+    made.on_click(handler)
+    return made
+
+
+def title_action_name(kind: str) -> str:
+    return kind.replace("_", " ").capitalize()
+
+
+class Messages:
+    """One line that answers the person at this screen: a refusal, a warning, a confirmation."""
+
+    def __init__(self) -> None:
+        self.widget = widgets.HTML()
+
+    def show(self, reply: Reply) -> bool:
+        if reply.message:
+            self.widget.value = html_text(
+                '<div role="status" style="color:{}">{}</div>',
+                MESSAGE_COLOURS[reply.level],
+                reply.message,
+            )
+        else:
+            self.widget.value = ""
+        return reply.ok
+
+
+class DecisionBar:
+    """Who is to decide, and their legal choices as buttons that state the stakes. Building,
+    selling, mortgages and trades have panels of their own."""
+
+    def __init__(self, session: Session, answer: Answer) -> None:
+        self.session, self.answer = session, answer
+        self.status = widgets.HTML()
+        self.choices = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
+        self.choices.add_class("am-choices")
+        self.widget = widgets.VBox([self.status, self.choices])
+
+    def refresh(self, pending: Any) -> None:
+        """Redraw for the decision pending now (`game.pending`, None once the game is over)."""
+        session, game = self.session, self.session.game
+        if pending is None:
+            winner = "nobody" if game.winner is None else game.names[game.winner]
+            self.status.value = html_text("<b>Game over.</b> Winner: {}.", winner)
+            self.choices.children = ()
+            return
+        seat = game.actor
+        if session.bot_to_move:
+            self.status.value = html_text(
+                "<b>{}</b> is a bot ({}): press Step or Play.",
+                session.who(seat),
+                session.controller(seat),
+            )
+            self.choices.children = ()
+            return
+        self.status.value = html_text(
+            "<b>{}</b> to decide ({}).", session.who(seat), pending.phase.replace("_", " ")
+        )
+        moment = session.moment
+        self.choices.children = tuple(
+            self._choice_button(choice, moment)
+            for choice in game.legal_choices()
+            if choice.kind not in TITLE_ACTIONS
+        )
+
+    def _choice_button(self, choice: Choice, moment: int) -> widgets.Button:
+        return button(
+            choice_label(self.session.game, choice),
+            lambda _: self.answer(self.session.decide(choice, moment)),
+        )
+
+
+class ManagePanel:
+    """Build, sell, mortgage or redeem: pick a title, and each button says what it costs or
+    returns. Only titles with something to do are offered."""
+
+    def __init__(self, session: Session, answer: Answer) -> None:
+        self.session, self.answer = session, answer
+        self.picker = widgets.Dropdown(description="Title", layout=widgets.Layout(width="260px"))
+        self.picker.observe(lambda _: self._refresh_buttons(), names="value")
+        self.buttons = {
+            kind: button(title_action_name(kind), lambda _, k=kind: self._act(k))
+            for kind in TITLE_ACTIONS
+        }
+        self._moment = -1
+        self.available = False
+        self.widget = widgets.VBox(
+            [
+                self.picker,
+                widgets.HBox(
+                    list(self.buttons.values()), layout=widgets.Layout(flex_flow="row wrap")
+                ),
+            ]
+        )
+
+    def refresh(self, kinds: tuple[str, ...] = ()) -> None:
+        """Redraw for a person who may choose `kinds` now (none while a bot plays)."""
+        game = self.session.game
+        self.available = any(kind in kinds for kind in TITLE_ACTIONS)
+        self.widget.layout.display = "flex" if self.available else "none"
+        if not self.available:
+            if self.picker.options:
+                self.picker.options = []
+            self._disable()
+            return
+        actionable = {space for kind in TITLE_ACTIONS for space in game.targets(kind)}
+        titles = [space for space in game.board.titles if space in actionable]
+        self.picker.options = [(game.board.spaces[space].name, space) for space in titles]
+        if titles and self.picker.value not in titles:
+            self.picker.value = titles[0]
+        self._refresh_buttons()
+
+    def _refresh_buttons(self) -> None:
+        game, space = self.session.game, self.picker.value
+        self._moment = self.session.moment
+        for kind, shown in self.buttons.items():
+            choice = Choice(kind, space) if space is not None else None
+            legal = choice is not None and self.available and game.is_legal(choice)
+            shown.disabled = not legal
+            shown.description = (
+                choice_label(game, choice) if legal and choice else title_action_name(kind)
+            )
+
+    def _disable(self) -> None:
+        for kind, shown in self.buttons.items():
+            shown.disabled = True
+            shown.description = title_action_name(kind)
+
+    def _act(self, kind: str) -> None:
+        self.answer(self.session.decide(Choice(kind, self.picker.value), self._moment))
+
+
+class TradePanel:
+    """A trade offer: the partner, the titles to give and to get (without buildings), and the
+    cash to pay (negative: to receive). A bot answers at once."""
+
+    def __init__(self, session: Session, answer: Answer) -> None:
+        self.session, self.answer = session, answer
+        w = widgets
+        self.partner = w.Dropdown(description="With", layout=w.Layout(width="200px"))
+        self.partner.observe(lambda _: self._refresh_lists(), names="value")
+        self.give = w.SelectMultiple(description="Give", rows=4, layout=w.Layout(width="260px"))
+        self.get = w.SelectMultiple(description="Get", rows=4, layout=w.Layout(width="260px"))
+        self.pay = w.IntText(
+            description="Pay $",
+            value=0,
+            layout=w.Layout(width="180px"),
+            tooltip="cash you pay; negative: cash you receive",
+        )
+        self.propose = button("Propose trade", lambda _: self._propose())
+        self._moment = -1
+        self.available = False
+        self.widget = w.VBox(
+            [w.HBox([self.partner, self.pay]), w.HBox([self.give, self.get]), self.propose]
+        )
+
+    def refresh(self, kinds: tuple[str, ...] = ()) -> None:
+        """Redraw for a person who may choose `kinds` now (none while a bot plays)."""
+        self.available = "trade" in kinds
+        self.widget.layout.display = "flex" if self.available else "none"
+        if not self.available:
+            return
+        game = self.session.game
+        others = [p for p in game.alive() if p != game.actor]
+        self.partner.options = [(game.names[p], p) for p in others]
+        if others and self.partner.value not in others:
+            self.partner.value = others[0]
+        self._refresh_lists()
+
+    def _refresh_lists(self) -> None:
+        game = self.session.game
+
+        def bare(player: int | None) -> list[tuple[str, int]]:
+            if player is None:
+                return []
+            return [
+                (game.board.spaces[s].name + (" (mortgaged)" if game.mortgaged[s] else ""), s)
+                for s in game.titles_of(player)
+                if not game.houses[s] and not game.apartment[s]
+            ]
+
+        self.give.options = bare(None if game.over else game.actor)
+        self.get.options = bare(self.partner.value)
+        self._moment = self.session.moment
+
+    def _propose(self) -> None:
+        partner = self.partner.value
+        if partner is None:
+            self.answer(Reply(False, "Choose a player to trade with.", "warning"))
+            return
+        offer = Trade(
+            partner, tuple(self.give.value), tuple(self.get.value), int(self.pay.value or 0)
+        )
+        if self.answer(self.session.decide(Choice("trade", offer), self._moment)):
+            self.pay.value = 0
+
+
+class Controls:
+    """Step, Play and Pause at a speed, Undo and Reset: bots decide by themselves, and
+    whatever a person did can be taken back."""
+
+    def __init__(self, session: Session, answer: Answer) -> None:
+        self.session, self.answer = session, answer
+        w = widgets
+        self.step = button(
+            "Step",
+            lambda _: self.answer(session.step()),
+            "the next decision; a bot decides for its seat",
+        )
+        self.play = w.Play(
+            value=0,
+            min=0,
+            max=10**9,
+            step=1,
+            interval=700,
+            description="Play",
+            show_repeat=False,
+            tooltip="Play / Pause: bots decide by themselves",
+            layout=w.Layout(width="100px"),
+        )
+        self.play.observe(lambda change: self._tick(), names="value")
+        self.speed = w.IntSlider(
+            value=2,
+            min=1,
+            max=20,
+            description="Speed",
+            tooltip="decisions per second",
+            layout=w.Layout(width="230px"),
+        )
+        self.speed.observe(
+            lambda change: setattr(self.play, "interval", int(1000 / change["new"])), names="value"
+        )
+        self.play.interval = int(1000 / self.speed.value)
+        self.undo = button(
+            "Undo", lambda _: self.answer(session.undo()), "take back the last decision"
+        )
+        self.reset = button(
+            "Reset", lambda _: self.answer(session.reset()), "start this game again"
+        )
+        self.buttons = (self.step, self.undo, self.reset)
+
+    def refresh(self) -> None:
+        if self.session.game.over:
+            self.play.playing = False
+
+    def _tick(self) -> None:
+        """One tick of Play: a bot decides if it is a bot's turn; a person is waited for."""
+        if self.session.game.over:
+            self.play.playing = False
+        elif self.session.bot_to_move:
+            self.answer(self.session.step())
+
+
+class GameFiles:
+    """New game (seed, rules, players), save and load, and the scenarios. Save downloads to
+    the computer in front of the screen and Load uploads from it; `paths=True` adds a File box
+    that names a path on this machine (a notebook, never the served dashboard)."""
+
+    def __init__(self, session: Session, answer: Answer, paths: bool) -> None:
+        self.session, self.answer = session, answer
+        w = widgets
+        self.seed = w.IntText(
+            value=session.game.seed, description="Seed", layout=w.Layout(width="170px")
+        )
+        preset = session.rules.preset_name
+        self.preset = w.Dropdown(
+            options=preset_names(),
+            value=preset if preset in preset_names() else "default",
+            description="Rules",
+            layout=w.Layout(width="210px"),
+        )
+        self.players = w.Dropdown(
+            options=[
+                (", ".join(name for name, _ in session.table), TABLE_PLAYERS),
+                ("this game's players", GAME_PLAYERS),
+            ],
+            value=TABLE_PLAYERS,
+            description="Players",
+            layout=w.Layout(width="300px"),
+        )
+        self.new = button(
+            "New game",
+            lambda _: self.answer(
+                session.new_game(self.seed.value, self.preset.value, self.players.value)
+            ),
+        )
+        self.download = DownloadButton(
+            SAVE_FILENAME,
+            session.save_text,
+            description="Save (download)",
+            tooltip="save this game as a file on your computer",
+        )
+        self.upload = w.FileUpload(
+            accept=".json",
+            multiple=False,
+            description="Load (upload)",
+            layout=w.Layout(width="auto"),
+        )
+        self.upload.observe(lambda change: self._uploaded(), names="value")
+        file_row: list[widgets.Widget] = [self.download, self.upload]
+        self.paths = paths
+        if paths:
+            self.file = w.Text(
+                value=SAVE_FILENAME, description="File", layout=w.Layout(width="260px")
+            )
+            self.save = button("Save", lambda _: self.answer(session.save(self.file.value)))
+            self.load = button("Load", lambda _: self.answer(session.load(self.file.value)))
+            file_row = [self.file, self.save, self.load, *file_row]
+        names = session.scenario_names()
+        self.scenario = w.Dropdown(
+            options=[(name.replace("-", " "), name) for name in names],
+            value=names[0] if names else None,
+            description="Scenario",
+            layout=w.Layout(width="300px"),
+        )
+        self.load_scenario = button(
+            "Load scenario", lambda _: self.answer(session.load_scenario(self.scenario.value))
+        )
+        self.widget = w.VBox(
+            [
+                w.HBox([self.seed, self.preset, self.players, self.new]),
+                w.HBox(file_row, layout=w.Layout(flex_flow="row wrap")),
+                w.HBox([self.scenario, self.load_scenario]),
+            ]
+        )
+        self.widget.add_class("am-files")
+
+    @property
+    def buttons(self) -> tuple[widgets.Button, ...]:
+        shown = (self.new, self.load_scenario)
+        return (*shown, self.save, self.load) if self.paths else shown
+
+    def refresh(self) -> None:
+        self.seed.value = self.session.game.seed
+
+    def _uploaded(self) -> None:
+        files = self.upload.value
+        if files:
+            content = bytes(files[0]["content"])
+            self.upload.value = ()  # ready for the next file, even the same one again
+            self.answer(self.session.load(content))
+
+
+class Narration:
+    """Every event as a sentence, newest first (the last `NARRATION_LINES`)."""
+
+    def __init__(self, session: Session) -> None:
+        self.cursor = session.cursor()
+        self.lines: list[str] = []
+        self._html: list[str] = []  # the lines as HTML, escaped once each
+        self.widget = widgets.HTML(
+            layout=widgets.Layout(
+                height="150px", overflow="auto", border="1px solid #ccc", padding="2px 6px"
+            )
+        )
+        self.widget.add_class("am-narration")
+
+    def refresh(self) -> None:
+        events, restarted = self.cursor.take()
+        if restarted:
+            self.lines, self._html = [], []
+        if not events and not restarted:
+            return
+        new = [event.text for event in events][::-1]
+        self.lines = (new + self.lines)[:NARRATION_LINES]
+        self._html = (
+            [html_text('<div style="line-height:1.3;margin:2px 0">{}</div>', line) for line in new]
+            + self._html
+        )[:NARRATION_LINES]
+        self.widget.value = "".join(self._html)

@@ -1,0 +1,262 @@
+"""The served dashboard attacked as a visitor would: over HTTP, on the kernel's websocket, and in
+a real browser (Debian's Chromium through Playwright). The dashboard is served exactly as
+`amteach dashboard` serves it, from a copy of its notebook in a temporary folder that also
+holds files a visitor must not reach; after every test those files are unchanged and nothing
+was added beside them. The kernel-side checks are in tests/test_visitor_safety.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from browser import launch_chromium, serve_dashboard
+from playwright.sync_api import sync_playwright
+from tornado.websocket import websocket_connect
+
+from amteach.cli import dashboard_notebook
+from amteach.engine.game import Game
+
+SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
+# names a person could type: each would run a script if it reached the page as HTML
+XSS_NAMES = ('<img src=x onerror="window.amteachXss=1">', "<script>window.amteachXss=2</script>")
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """root/served/dashboard.ipynb is served (the kernels start in root/served); beside it
+    lie a picture and a saved game, and root holds the targets of an absolute and a `../`
+    path."""
+    root = tmp_path_factory.mktemp("site")
+    served = root / "served"
+    served.mkdir()
+    shutil.copyfile(dashboard_notebook(), served / "dashboard.ipynb")
+    (served / "picture.png").write_bytes(b"\x89PNG not a dashboard file")
+    (served / "amteach-game.json").write_text('{"kept": "in the served folder"}')
+    (root / "above.json").write_text('{"kept": "one folder up"}')
+    (root / "absolute.json").write_text('{"kept": "at an absolute path"}')
+    before = snapshot(root)
+    with serve_dashboard(served / "dashboard.ipynb") as server:
+        yield server.url, root, before
+    assert snapshot(root) == before
+
+
+def fetch(url: str) -> tuple[int, str, str]:
+    """(status, Location header, body) without following redirects."""
+
+    class Stay(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    try:
+        with urllib.request.build_opener(Stay).open(url, timeout=300) as response:
+            return response.status, "", response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as err:
+        return err.code, err.headers.get("Location") or "", err.read().decode("utf-8", "replace")
+
+
+def test_voila_serves_no_file_of_the_notebook_folder(site):
+    url, root, before = site
+    for path in (
+        "voila/files/picture.png",  # Voilà's default would serve pictures
+        "voila/files/amteach-game.json",
+        "voila/files/dashboard.ipynb",
+        "voila/files/../above.json",
+        "voila/files/%2e%2e/above.json",
+        "picture.png",  # redirected to voila/files/
+    ):
+        status, location, body = fetch(url + path)
+        if status == 302:
+            status, _, body = fetch(url.rstrip("/") + location)
+        assert status == 403, (path, status)
+        assert "kept" not in body and "PNG" not in body
+    # what the page does need: the template's own static files
+    status, _, body = fetch(url + "voila/templates/amteach/static/projector.css")
+    assert status == 200 and "classroom" in body
+    for path in ("voila/templates/amteach/conf.json", "voila/static/../../../etc/passwd"):
+        status, _, body = fetch(url + path)
+        assert status >= 400 and "root:" not in body
+    assert snapshot(root) == before
+
+
+def test_the_jupyter_api_and_editor_routes_only_redirect_to_refused_files(site):
+    url, root, before = site
+    for path in (
+        "api/contents",
+        "api/contents/dashboard.ipynb",
+        "api/sessions",
+        "api/terminals",
+        "api/kernels",
+        "api/kernelspecs",
+        "lab",
+        "tree",
+        "edit/dashboard.ipynb",
+        "files/amteach-game.json",
+    ):
+        status, location, _ = fetch(url + path)
+        assert status == 302 and location == "/voila/files/" + path, (path, status, location)
+        status, _, body = fetch(url.rstrip("/") + location)
+        assert status == 403 and "kept" not in body and '"content"' not in body
+    assert snapshot(root) == before
+
+
+async def execute_over_the_websocket(url: str, kernel: str, code: str) -> list[dict]:
+    """Send `code` as a raw execute_request on the kernel's websocket, then a
+    kernel_info_request (which Voilà allows). The kernel answers shell requests in order, so
+    once the info reply is in, an executed request would have been answered too. Returns
+    every message received."""
+    session = uuid.uuid4().hex
+    socket = await websocket_connect(
+        f"{url.replace('http', 'ws', 1)}api/kernels/{kernel}/channels?session_id={session}"
+    )
+
+    def request(msg_type: str, content: dict) -> tuple[str, str]:
+        msg_id = uuid.uuid4().hex
+        header = {
+            "msg_id": msg_id,
+            "msg_type": msg_type,
+            "session": session,
+            "username": "visitor",
+            "version": "5.3",
+            "date": "2024-01-01T00:00:00Z",
+        }
+        message = {
+            "header": header,
+            "parent_header": {},
+            "metadata": {},
+            "content": content,
+            "channel": "shell",
+            "buffers": [],
+        }
+        return msg_id, json.dumps(message)
+
+    execute_id, execute = request(
+        "execute_request",
+        {"code": code, "silent": False, "store_history": False, "allow_stdin": False},
+    )
+    info_id, info = request("kernel_info_request", {})
+    await socket.write_message(execute)
+    await socket.write_message(info)
+    received = []
+    while True:
+        raw = await asyncio.wait_for(socket.read_message(), timeout=300)
+        assert raw is not None, "the kernel's websocket closed"
+        message = json.loads(raw)
+        received.append(message)
+        if (
+            message["header"]["msg_type"] == "kernel_info_reply"
+            and message["parent_header"].get("msg_id") == info_id
+        ):
+            break
+    socket.close()
+    assert all(m["parent_header"].get("msg_id") != execute_id for m in received)
+    return received
+
+
+def test_a_raw_execute_request_on_the_kernel_websocket_runs_nothing(site):
+    url, root, before = site
+    status, _, page = fetch(url)
+    assert status == 200
+    kernel = re.search(r'"kernelId": "([0-9a-f-]{36})"', page).group(1)
+    marker = root / "executed.txt"
+    code = f"open({str(marker)!r}, 'w').write('a visitor ran code')"
+    received = asyncio.run(execute_over_the_websocket(url, kernel, code))
+    assert [m["header"]["msg_type"] for m in received].count("kernel_info_reply") == 1
+    assert not marker.exists()
+    assert snapshot(root) == before
+
+
+def html_names_save() -> bytes:
+    game = Game.new([(XSS_NAMES[0], "competitor"), (XSS_NAMES[1], "monopolist")], seed=3)
+    game.apply("roll")  # the narration names the player
+    return json.dumps(game.to_save()).encode()
+
+
+def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site):
+    url, root, before = site
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    console_errors: list[str] = []
+    attempts = (str(root / "absolute.json"), "../above.json", "/etc/passwd")
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
+        page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: console_errors.append(str(error)))
+        page.goto(url)
+        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+        page.get_by_text("New game, save and load, scenarios").click()
+        save = page.get_by_role("button", name="Save (download)")
+        save.wait_for(timeout=120_000)
+
+        # 1. no box takes a path, and no button saves or loads by one
+        # (a slider's number readout is the only other thing a visitor can type in)
+        typed = "input[type=text], textarea, [contenteditable=true]:not(.widget-readout)"
+        assert page.locator(typed).count() == 0
+        assert page.get_by_role("button", name="Save", exact=True).count() == 0
+        assert page.get_by_role("button", name="Load", exact=True).count() == 0
+        # every field a visitor can type in (the seed) refuses a path; then press everything
+        for field in page.locator(".am-files input:not([type=file])").all():
+            for path in attempts:
+                field.click()
+                page.keyboard.press("Control+A")
+                page.keyboard.type(path)
+                page.keyboard.press("Enter")
+                assert "/" not in field.input_value()
+        page.screenshot(path=str(SHOTS / "security-1-files.png"))
+
+        # 2. Save is a download to the visitor's computer, named by the page
+        with page.expect_download(timeout=120_000) as download:
+            save.click()
+        assert download.value.suggested_filename == "amteach-game.json"
+        saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+        assert saved["format"] == "amteach-game" and saved["setup"]["players"][0]["name"] == "Ana"
+
+        # 3. Load is an upload of the visitor's own file: /etc/passwd is refused, not shown
+        def upload(files) -> None:
+            with page.expect_file_chooser(timeout=120_000) as chooser:
+                page.get_by_role("button", name="Load (upload)").click()
+            chooser.value.set_files(files)
+
+        upload("/etc/passwd")
+        page.get_by_text("not valid JSON").wait_for(timeout=120_000)
+        assert "root:" not in page.locator("body").inner_text()
+
+        # 4. players named with HTML are shown as text, and no script runs
+        upload(
+            [{"name": "names.json", "mimeType": "application/json", "buffer": html_names_save()}]
+        )
+        page.get_by_text("Loaded a saved game").wait_for(timeout=120_000)
+        # the wealth chart's legend names the players too (plotly reads some tags in labels)
+        page.wait_for_function(
+            "(name) => [...document.querySelectorAll('.am-charts .legendtext')]"
+            ".some((label) => label.textContent.startsWith(name))",
+            arg=XSS_NAMES[0],
+            timeout=120_000,
+        )
+        page.screenshot(path=str(SHOTS / "security-2-html-names.png"))
+        narration = page.locator(".am-narration").inner_text()
+        assert XSS_NAMES[0] in narration
+        assert XSS_NAMES[1] in page.locator(".am-players").inner_text()
+        assert page.evaluate("window.amteachXss") is None
+        assert page.locator("img[src='x']").count() == 0
+        with page.expect_download(timeout=120_000) as download:
+            save.click()
+        saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+        assert [p["name"] for p in saved["setup"]["players"]] == list(XSS_NAMES)
+        browser.close()
+    assert console_errors == []
+    assert snapshot(root) == before
