@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import os
 import signal
+import urllib.error
+import urllib.request
 
+import pytest
 from browser import launch_chromium
 from playwright.sync_api import expect, sync_playwright
 from served import alive, dashboard_server
@@ -48,6 +51,15 @@ def test_a_full_class_waits_its_turn_and_a_dead_kernel_gets_a_reload_button():
         ben_kernel = ben.evaluate(
             "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
         )
+        # (another site's page cannot hand it back for him)
+        forged = urllib.request.Request(
+            f"{server.url}voila/amteach/release/{ben_kernel}",
+            method="POST",
+            headers={"Origin": "http://elsewhere.example"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(forged)
+        assert refused.value.code == 403 and ben_kernel in server.kernels()
         ben.close()
         roll(cleo).wait_for(timeout=WAIT)
         assert ben_kernel not in server.kernels()

@@ -89,7 +89,7 @@ def test_the_wheel_serves_the_dashboard_from_an_empty_folder_and_stops_on_sigter
         f"amteach/{kind}/{path.relative_to(folder).as_posix()}"
         for kind, folder in (("notebooks", notebooks_dir()), ("lessons", lessons_dir()))
         for path in folder.rglob("*")
-        if path.is_file() and path.suffix in (".ipynb", ".md", ".yaml")
+        if path.is_file() and ".ipynb_checkpoints" not in path.parts
     }
     assert "amteach/notebooks/dashboard.ipynb" in expected
     assert "amteach/lessons/scenarios/doubled-rent.yaml" in expected
