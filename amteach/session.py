@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bots import STRATEGIES, Strategy, make_strategy
+from .bots import STRATEGIES, Strategy, check_bot, make_strategy
 from .content import scenarios_dir
 from .engine.board import ROLES
 from .engine.choices import Choice
-from .engine.errors import AmteachError, IllegalChoice, InputError
+from .engine.errors import AmteachError, IllegalChoice, InputError, RulesError
 from .engine.events import Event
 from .engine.game import Game
 from .engine.rules import RuleSet
@@ -142,14 +142,19 @@ class EventCursor:
 
 
 def check_controller(controller: Any, field: str = "controller") -> str:
-    """A seat's controller, "human" or a bot's name, in lower case; InputError otherwise."""
+    """A seat's controller, "human" or a bot's name (a family strategy as
+    "family:<knobs>"), in lower case; InputError otherwise."""
     name = str(controller).lower()
-    if name != HUMAN and name not in STRATEGIES:
+    if name == HUMAN:
+        return name
+    try:
+        return check_bot(name)
+    except RulesError as err:
         raise InputError(
-            f"controller must be 'human' or a bot ({', '.join(STRATEGIES)}), not {controller!r}",
+            f"controller must be 'human' or a bot ({', '.join(STRATEGIES)}), not "
+            f"{controller!r}: {err.reason}",
             field=field,
-        )
-    return name
+        ) from None
 
 
 def check_seats(seats: Sequence[tuple[str, str, str]]) -> list[str]:

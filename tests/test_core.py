@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from amteach import RuleSet, simulate
-from amteach.bots import STRATEGIES
+from amteach.bots import KNOBS, STRATEGIES, FamilyParams
 from amteach.cli import main
 from amteach.engine.board import COMPETITOR, MONOPOLIST
 from amteach.engine.game import Game, PlayerSetup, Setup
@@ -59,6 +59,13 @@ MIXES = {
     "monopolist:cautious:flat",
     "test_inequality": "competitor:builder,monopolist:investor",
     "all random": "competitor:random:flat,monopolist:random:percent,competitor:random",
+    "family (the start) against investors": "competitor:family,monopolist:investor,"
+    "competitor:family,monopolist:investor",
+    "family strategies of every kind": "competitor:family:houses=2/apartments=no/tax=flat/"
+    "key_streets=block/build_order=rent/raise_first=titles,monopolist:family:offer=6/"
+    "accept=1/builds_per_turn=1/fine_cash=0/streets=always/utilities=never,"
+    "competitor:cautious,monopolist:family:reserve=0/redeem_reserve=0/final_adjust=no/"
+    "transports=never/accept=5/offer=0",
 }
 
 
@@ -160,6 +167,51 @@ def tables(draw: st.DrawFn) -> str:
     bots = st.sampled_from(["cautious", "builder", "investor", "random"])
     taxes = st.sampled_from(["cheaper", "flat", "percent"])
     return ",".join(f"{role}:{draw(bots)}:{draw(taxes)}" for role in roles)
+
+
+def family_knobs() -> st.SearchStrategy[str]:
+    """Any family strategy: every knob anywhere on its grid."""
+    return st.tuples(*(st.integers(0, knob.size - 1) for knob in KNOBS)).map(
+        lambda grid: FamilyParams.from_grid(grid).text()
+    )
+
+
+@st.composite
+def family_tables(draw: st.DrawFn) -> list[str]:
+    """A table of 2 to 6 seats where most seats are family bots with any knobs."""
+    roles = draw(tables()).split(",")
+    seats = []
+    for seat in roles:
+        role = seat.split(":")[0]
+        if draw(st.integers(0, 3)):
+            seats.append(f"{role}:family:{draw(family_knobs())}")
+        else:
+            seats.append(seat)
+    return seats
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seats=family_tables(),
+    seed=st.integers(0, 2**40),
+    overrides=st.fixed_dictionaries(
+        {
+            "round_cap": st.integers(1, 80),
+            "monopoly_streets": st.integers(1, 3),
+            "held_turns_before_forced_fine": st.integers(0, 3),
+            "starting_cash": st.sampled_from([200, 1500, 5000]),
+            "supply_houses": st.integers(0, 35),
+            "max_houses_monopolist": st.integers(1, 3),
+        }
+    ),
+    preset=st.sampled_from(["default", "edition-2005"]),
+)
+def test_both_cores_agree_on_any_family_strategy(seats, seed, overrides, preset):
+    """Family bots with random knobs (issue 15): every column identical, no invariant broken."""
+    rules = RuleSet.preset(preset, **overrides)
+    compiled, pure = both_cores(seats, 4, seed, rules, check_invariants=True)
+    assert_identical(compiled, pure)
+    assert compiled["checks"]["violations"][0] == 0
 
 
 @settings(max_examples=60, deadline=None)

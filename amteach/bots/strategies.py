@@ -154,16 +154,26 @@ class Bot:
     def accepts(self, game: Game, trade: Trade | None, margin: float = 0.2) -> bool:
         if trade is None:
             return False
+        gain, loss = self.trade_value(game, trade)
+        return gain >= (1 + margin) * loss and game.cash[trade.other] + min(trade.pay, 0) >= 0
+
+    def trade_value(self, game: Game, trade: Trade) -> tuple[float, float]:
+        """What the player asked gains and loses by a trade: the titles at `title_value`
+        and the cash; a street that gives the proposer a monopoly costs future rent too."""
         me, proposer = trade.other, game.current
         gain = sum(self.title_value(game, me, s, True) for s in trade.give) + trade.pay
         loss = sum(self.title_value(game, me, s, False) for s in trade.get)
-        # a street that gives the proposer a monopoly costs us future rent
         for s in trade.get:
             if game.roles[proposer] == MONOPOLIST and game.board.spaces[s].kind == "street":
                 city = game.board.spaces[s].city
                 if game.monopoly_count(proposer, city) + 1 >= game.rules.monopoly_streets:
                     loss += 2 * game.board.spaces[s].price
-        return gain >= (1 + margin) * loss and game.cash[me] + min(trade.pay, 0) >= 0
+        return gain, loss
+
+    def offer_amount(self, price: int, tries: int) -> int:
+        """The cash offered for a street after `tries` refusals: twice its price, then half
+        the price more after each refusal."""
+        return int(price * (2 + tries / 2))
 
     def propose_monopoly_trade(self, game: Game) -> Choice | None:
         """As a Monopolist owning one street of a city, offer cash for a second one."""
@@ -183,12 +193,12 @@ class Bot:
                 other = owner[s]
                 if other in (NOBODY, me) or game.houses[s] or game.apartment[s]:
                     continue
-                # offer 2x the price, then half the price more after each refusal, up to 4x
+                # at most five offers for a street (up to 4x its price for the named bots)
                 tries = self._offers.get(s, 0)
                 if tries > 4:
                     continue
                 self._offers[s] = tries + 1
-                offer = int(board.spaces[s].price * (2 + tries / 2))
+                offer = self.offer_amount(board.spaces[s].price, tries)
                 if game.cash[me] - offer < self.reserve:
                     continue
                 choice = Choice("trade", Trade(other, (), (s,), offer))
@@ -291,7 +301,7 @@ class InvestorStrategy(Bot):
         self.min_return = min_return  # expected rent per round per dollar spent on a building
         self._odds: tuple[Any, ...] | None = None
 
-    def _landings(self, game: Game) -> tuple[float, ...]:
+    def landings(self, game: Game) -> tuple[float, ...]:
         """Expected landings per round on each space by this bot's opponents."""
         me = game.actor
         opponents = tuple(game.roles[p] for p in game.players if p != me and not game.bankrupt[p])
@@ -319,7 +329,7 @@ class InvestorStrategy(Bot):
             ):
                 return True  # completes a monopoly: doubled rent and the right to build
         # otherwise only titles landed on at least as often as the average title
-        landings = self._landings(game)
+        landings = self.landings(game)
         # added one by one, in board order (sum() of floats differs between Python versions)
         total = 0.0
         for s in game.board.titles:
@@ -343,7 +353,7 @@ class InvestorStrategy(Bot):
             return None
         builds = game.targets("build")
         if builds:
-            landings = self._landings(game)
+            landings = self.landings(game)
             best, best_return = None, self.min_return
             for s in builds:
                 cost = game.board.spaces[s].house_cost
@@ -417,7 +427,8 @@ class RandomStrategy:
         return Choice("trade", Trade(other, give, get, pay))
 
 
-STRATEGIES: dict[str, type] = {
+# the four named bots; amteach.bots.registry adds the family (amteach.bots.family)
+NAMED_BOTS: dict[str, type] = {
     cls.name: cls for cls in (CautiousStrategy, BuilderStrategy, InvestorStrategy, RandomStrategy)
 }
 
@@ -428,27 +439,6 @@ def legal_kinds(game: Game, legal: Sequence[Choice]) -> tuple[str, ...]:
         return tuple(kinds)
     pending = game.pending
     return () if pending is None else pending.kinds
-
-
-def make_strategy(
-    name: str | type | Strategy, tax: str | None = None, seed: int | None = None
-) -> Strategy:
-    """A strategy by name ("investor"), by class, or an instance passed through."""
-    if isinstance(name, str):
-        if name not in STRATEGIES:
-            raise RulesError(
-                f"unknown bot {name!r}; valid bots: {', '.join(STRATEGIES)}", field="bot"
-            )
-        cls = STRATEGIES[name]
-    elif isinstance(name, type):
-        cls = name
-    elif isinstance(name, Strategy):
-        return name
-    else:
-        raise RulesError(f"a bot is a name, a class or a strategy, not {name!r}", field="bot")
-    if tax is None:
-        return cls(seed=seed)
-    return cls(tax=tax, seed=seed)
 
 
 def play_until_human(game: Game, bots: dict[int, Strategy], max_decisions: int = 100_000) -> int:

@@ -80,7 +80,13 @@ cdef enum GameType:
     GAME_A, GAME_B, GAME_TWO_HOUR
 
 cdef enum BotKind:
-    BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM
+    BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY
+
+# a family bot's knobs, in amteach.bots.family.KNOBS order (FamilyParams.vector())
+cdef enum:
+    F_RESERVE, F_STREETS, F_TRANSPORTS, F_UTILITIES, F_KEY_STREETS, F_BUILD_RESERVE, F_HOUSES,
+    F_APARTMENTS, F_BUILD_ORDER, F_BUILDS_PER_TURN, F_REDEEM_RESERVE, F_RAISE_FIRST, F_TAX,
+    F_OFFER, F_ACCEPT, F_FINE_CASH, F_FINAL_ADJUST, FAMILY_SIZE
 
 cdef enum Tax:
     TAX_CHEAPER, TAX_FLAT, TAX_PERCENT
@@ -262,6 +268,7 @@ cdef struct Static:
     int roles[MAX_SEATS]
     int bot[MAX_SEATS]
     int tax[MAX_SEATS]
+    int family[MAX_SEATS][FAMILY_SIZE]  # a family bot's knobs
     # investor bots: expected landings per round by one opponent of each role
     double role_landings[2][MAX_SPACES]
     bint record_rounds
@@ -290,9 +297,12 @@ cdef struct Bot:
     int tax
     int reserve
     double margin
-    # cautious: the turn it last built on
+    # cautious and family: the turn it last built on (and the family: how often that turn)
     int built_round
     int built_seat
+    int built_count
+    # family: its knobs
+    int fam[FAMILY_SIZE]
     # investor: offers made per street, and its landing weights for a set of opponents
     int offers[MAX_SPACES]
     int landings_key
@@ -1256,6 +1266,28 @@ cdef int income_tax_choice(G* g, Bot* bot) noexcept:
     return C_TAX_PERCENT if percent < flat else C_TAX_FLAT
 
 
+cdef bint family_wants(G* g, Bot* bot, int space) noexcept:
+    """FamilyStrategy.wants"""
+    cdef const Static* s = g.s
+    cdef int me = g.actor, need = s.monopoly_streets, city, q, level
+    if s.kind[space] == K_STREET and bot.fam[F_KEY_STREETS]:
+        city = s.city[space]
+        if s.roles[me] == MONOPOLIST and monopoly_count(g, me, city) + 1 >= need:
+            return True
+        if bot.fam[F_KEY_STREETS] == 2:
+            for q in range(g.n):
+                if (q != me and not g.bankrupt[q] and s.roles[q] == MONOPOLIST
+                        and monopoly_count(g, q, city) + 1 >= need):
+                    return True
+    if s.kind[space] == K_STREET:
+        level = bot.fam[F_STREETS]
+    elif s.kind[space] == K_TRANSPORT:
+        level = bot.fam[F_TRANSPORTS]
+    else:
+        level = bot.fam[F_UTILITIES]
+    return level == 2 or (level == 1 and g.cash[me] - s.price[space] >= bot.fam[F_RESERVE])
+
+
 cdef bint wants(G* g, Bot* bot, int space) noexcept:
     """Bot.wants, and InvestorStrategy.wants"""
     cdef const Static* s = g.s
@@ -1263,6 +1295,8 @@ cdef bint wants(G* g, Bot* bot, int space) noexcept:
     cdef int64_t spare = g.cash[me] - s.price[space]
     cdef double total, average
     cdef const double* weights
+    if bot.kind == BOT_FAMILY:
+        return family_wants(g, bot, space)
     if bot.kind != BOT_INVESTOR:
         return spare >= bot.reserve
     if spare < bot.reserve:
@@ -1311,17 +1345,25 @@ cdef bint accepts(G* g, Bot* bot) noexcept:
         if s.roles[proposer] == MONOPOLIST and s.kind[sp] == K_STREET:
             if monopoly_count(g, proposer, s.city[sp]) + 1 >= s.monopoly_streets:
                 loss += 2 * s.price[sp]
+    if bot.kind == BOT_FAMILY:  # FamilyStrategy.accepts
+        return (10 * gain >= bot.fam[F_ACCEPT] * loss
+                and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0)
     return gain >= (1 + bot.margin) * loss and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0
 
 
-cdef Choice raise_money(G* g) noexcept:
-    """Bot.raise_money: sell the building that loses least rent, else mortgage"""
+cdef Choice raise_money(G* g, Bot* bot) noexcept:
+    """Bot.raise_money: sell the building that loses least rent, else mortgage (and
+    FamilyStrategy.raise_money with raise_first=titles: the other way round)"""
     cdef int spaces[MAX_SPACES]
-    cdef int count = targets(g, C_SELL, spaces), i, best = -1, rent, best_rent = 0
-    cdef int kind = C_SELL
+    cdef int count, i, best = -1, rent, best_rent = 0
+    cdef int first = C_SELL, second = C_MORTGAGE, kind
+    if bot.kind == BOT_FAMILY and bot.fam[F_RAISE_FIRST] == 1:
+        first, second = C_MORTGAGE, C_SELL
+    kind = first
+    count = targets(g, first, spaces)
     if count == 0:
-        count = targets(g, C_MORTGAGE, spaces)
-        kind = C_MORTGAGE
+        count = targets(g, second, spaces)
+        kind = second
     for i in range(count):
         rent = rent_for(g, spaces[i], g.s.settle_dice)
         if best < 0 or rent < best_rent:
@@ -1335,7 +1377,7 @@ cdef Choice final_adjust(G* g, Bot* bot) noexcept:
     cdef int spaces[MAX_SPACES]
     cdef int count, i, sp, before, after
     cdef double keep
-    if bot.kind == BOT_CAUTIOUS:
+    if bot.kind == BOT_CAUTIOUS or (bot.kind == BOT_FAMILY and not bot.fam[F_FINAL_ADJUST]):
         return choice(C_NONE)
     keep = s.keep_percent[s.roles[g.actor]] / 100.0
     count = targets(g, C_BUILD, spaces)
@@ -1386,7 +1428,10 @@ cdef Choice propose_monopoly_trade(G* g, Bot* bot) noexcept:
             if tries > 4:
                 continue
             bot.offers[sp] = tries + 1
-            offer = <int64_t>(s.price[sp] * (2 + tries / 2.0))
+            if bot.kind == BOT_FAMILY:  # FamilyStrategy.offer_amount
+                offer = <int64_t>s.price[sp] * bot.fam[F_OFFER] * (4 + tries) // 32
+            else:
+                offer = <int64_t>(s.price[sp] * (2 + tries / 2.0))
             if g.cash[me] - offer < bot.reserve:
                 continue
             g.proposal.other = other
@@ -1399,6 +1444,70 @@ cdef Choice propose_monopoly_trade(G* g, Bot* bot) noexcept:
     return choice(C_NONE)
 
 
+cdef Choice family_build(G* g, Bot* bot) noexcept:
+    """FamilyStrategy.build: the next building, if the strategy wants one now"""
+    cdef const Static* s = g.s
+    cdef int spaces[MAX_SPACES]
+    cdef int me = g.actor, count, i, sp, cost, full, gain, best = -1, built = 0
+    cdef int64_t cash = g.cash[me]
+    cdef double score, best_score = 0.0
+    cdef const double* weights = NULL
+    if bot.fam[F_HOUSES] == 0:
+        return choice(C_NONE)
+    if bot.built_round == g.round and bot.built_seat == me:
+        built = bot.built_count
+    if built >= bot.fam[F_BUILDS_PER_TURN]:
+        return choice(C_NONE)
+    full = s.max_houses[s.roles[me]]
+    if bot.fam[F_BUILD_ORDER] == 1:
+        weights = landings(g, bot)
+    count = targets(g, C_BUILD, spaces)
+    for i in range(count):
+        sp = spaces[i]
+        cost = s.house_cost[sp]
+        if cash - cost < bot.fam[F_BUILD_RESERVE]:
+            continue
+        if g.houses[sp] >= full:
+            if not bot.fam[F_APARTMENTS] or bot.fam[F_HOUSES] < full:
+                continue
+        elif g.houses[sp] >= bot.fam[F_HOUSES]:
+            continue
+        gain = rent_after_build(g, sp) - rent_for(g, sp, s.settle_dice)
+        if weights == NULL:
+            score = <double>gain
+        else:
+            score = gain * weights[sp] / <double>cost
+        if score > best_score:
+            best, best_score = sp, score
+    if best < 0:
+        return choice(C_NONE)
+    bot.built_round = g.round
+    bot.built_seat = me
+    bot.built_count = built + 1
+    return choice(C_BUILD, best)
+
+
+cdef Choice family_manage(G* g, Bot* bot) noexcept:
+    """FamilyStrategy.manage: offer a trade, build, or redeem"""
+    cdef int spaces[MAX_SPACES]
+    cdef int count, i
+    cdef int64_t cash
+    cdef Choice c
+    if bot.fam[F_OFFER]:
+        c = propose_monopoly_trade(g, bot)
+        if c.kind != C_NONE:
+            return c
+    c = family_build(g, bot)
+    if c.kind != C_NONE:
+        return c
+    cash = g.cash[g.actor]
+    count = targets(g, C_REDEEM, spaces)
+    for i in range(count):
+        if cash - g.redeem_values[spaces[i]] >= bot.fam[F_REDEEM_RESERVE]:
+            return choice(C_REDEEM, spaces[i])
+    return choice(C_NONE)
+
+
 cdef Choice manage(G* g, Bot* bot) noexcept:
     """CautiousStrategy.manage, BuilderStrategy.manage, InvestorStrategy.manage"""
     cdef const Static* s = g.s
@@ -1408,6 +1517,8 @@ cdef Choice manage(G* g, Bot* bot) noexcept:
     cdef double gain, best_return
     cdef const double* weights
     cdef Choice trade
+    if bot.kind == BOT_FAMILY:
+        return family_manage(g, bot)
     if bot.kind == BOT_CAUTIOUS:
         if cash < 3 * bot.reserve:
             return choice(C_NONE)
@@ -1468,6 +1579,10 @@ cdef Choice manage(G* g, Bot* bot) noexcept:
 cdef Choice before_throw(G* g, Bot* bot) noexcept:
     """Bot.before_throw and its overrides"""
     cdef int me = g.actor
+    if bot.kind == BOT_FAMILY:  # FamilyStrategy.before_throw
+        if g.held[me] != NOBODY and g.cash[me] >= bot.fam[F_FINE_CASH] and can_pay_fine(g):
+            return choice(C_PAY_FINE)
+        return choice(C_NONE)
     if bot.kind == BOT_BUILDER:
         if g.held[me] != NOBODY and g.cash[me] >= g.s.fine + bot.reserve and can_pay_fine(g):
             return choice(C_PAY_FINE)
@@ -1604,7 +1719,7 @@ cdef Choice choose(G* g, Bot* bot) noexcept:
     if phase == INCOME_TAX:
         return choice(income_tax_choice(g, bot))
     if phase == RAISE:
-        return raise_money(g)
+        return raise_money(g, bot)
     if phase == TRADE_ANSWER:
         return choice(C_ACCEPT if accepts(g, bot) else C_REJECT)
     c = final_adjust(g, bot)
@@ -1654,8 +1769,9 @@ cdef void snapshot(G* g, Rows* rounds, int64_t index, int round_number) noexcept
         push(&rounds.columns[5], buildings[p])
 
 
-cdef int RESERVES[4]
-RESERVES[:] = [400, 75, 150, 0]  # CautiousStrategy, BuilderStrategy, InvestorStrategy, random
+cdef int RESERVES[5]
+# CautiousStrategy, BuilderStrategy, InvestorStrategy, random; a family bot's is its own
+RESERVES[:] = [400, 75, 150, 0, 0]
 
 
 cdef void play_one(const Static* s, G* g, int64_t index, uint64_t seed, Rows* games,
@@ -1703,6 +1819,9 @@ cdef void play_one(const Static* s, G* g, int64_t index, uint64_t seed, Rows* ga
         bot.reserve = RESERVES[bot.kind]
         bot.margin = 1.0 if bot.kind == BOT_CAUTIOUS else 0.2
         bot.built_round = -1
+        if bot.kind == BOT_FAMILY:
+            memcpy(bot.fam, s.family[p], sizeof(bot.fam))
+            bot.reserve = bot.fam[F_RESERVE]
         bot.landings_key = -1
         if bot.kind == BOT_RANDOM:
             mt_seed(&bot.rng, seed + p)
@@ -1850,12 +1969,17 @@ cdef class Batch:
         s.round_cap = -1 if rules.round_cap is None else rules.round_cap
         s.game_type = ("A", "B", "two-hour").index(game_type)
         s.n = len(seats)
-        bots = ("cautious", "builder", "investor", "random")
+        bots = ("cautious", "builder", "investor", "random", "family")
         taxes = ("cheaper", "flat", "percent")
-        for p, (role, bot, tax) in enumerate(seats):
+        for p, (role, bot, tax, knobs) in enumerate(seats):
             s.roles[p] = role
             s.bot[p] = bots.index(bot)
             s.tax[p] = taxes.index(tax)
+            if s.bot[p] == BOT_FAMILY:
+                if len(knobs) != FAMILY_SIZE:
+                    raise ValueError(f"a family bot has {FAMILY_SIZE} knobs, not {len(knobs)}")
+                for k in range(FAMILY_SIZE):
+                    s.family[p][k] = knobs[k]
         for role in range(2):
             for k in range(s.n_spaces):
                 s.role_landings[role][k] = role_landings[role][k]

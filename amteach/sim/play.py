@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bots import make_strategy
+from ..bots import FAMILY, FamilyParams, FamilyStrategy, Strategy, make_strategy
 from ..bots.strategies import opponent_landings
 from ..engine import events as ev
 from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, standard_board
@@ -48,14 +48,29 @@ TAX_COLUMNS = ("game", "round", "seat", "flat", "percent", "chose_percent")
 
 @dataclass(frozen=True)
 class SeatSpec:
-    """One seat of a batch: the role, the bot's name and its tax behaviour."""
+    """One seat of a batch: the role, the bot's name and its tax behaviour, and for a family
+    bot its knobs (`FamilyParams.text()`, whose tax is the seat's `tax`)."""
 
     role: str
     bot: str
     tax: str = "cheaper"
+    params: str = ""
 
     def label(self) -> str:
+        if self.bot == FAMILY:
+            return f"{self.role}:{FAMILY}:{self.params}"
         return f"{self.role}:{self.bot}" + ("" if self.tax == "cheaper" else f":{self.tax}")
+
+    def strategy(self, seed: int) -> Strategy:
+        """A fresh bot for this seat (`seed` matters to the random bot only)."""
+        if self.bot == FAMILY:
+            return FamilyStrategy(self.params, tax=self.tax, seed=seed)
+        return make_strategy(self.bot, tax=self.tax, seed=seed)
+
+    def kernel_seat(self) -> tuple[int, str, str, tuple[int, ...]]:
+        """The seat as the compiled core takes it: role, bot, tax and the family's vector."""
+        vector = FamilyParams.parse(self.params).vector() if self.bot == FAMILY else ()
+        return ROLES.index(self.role), self.bot, self.tax, vector
 
 
 @dataclass(frozen=True)
@@ -101,9 +116,7 @@ def play_bot_game(
         allow_one_role=config.allow_one_role,
     )
     game = Game(setup)
-    bots = [
-        make_strategy(spec.bot, tax=spec.tax, seed=seed + i) for i, spec in enumerate(config.seats)
-    ]
+    bots = [spec.strategy(seed + i) for i, spec in enumerate(config.seats)]
     if on_round is not None:
         on_round(game, 0)
     last_round = game.round
@@ -232,7 +245,7 @@ def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str,
 
 # what amteach/sim/kernel.pyx implements: a batch with a bot or a rule parameter it does not
 # know plays on pure Python (correct, slower) until the kernel learns it (docs/development.md)
-KERNEL_BOTS = frozenset({"cautious", "builder", "investor", "random"})
+KERNEL_BOTS = frozenset({"cautious", "builder", "investor", "random", "family"})
 KERNEL_RULES = frozenset(
     {
         "preset_name",
@@ -303,7 +316,7 @@ def compiled_chunk(
     batch = kernel.Batch(
         board,
         rules,
-        [(ROLES.index(s.role), s.bot, s.tax) for s in config.seats],
+        [s.kernel_seat() for s in config.seats],
         config.game_type,
         # an investor's landing weights for one opponent of each role (it adds them up)
         [opponent_landings(rules, board, (role,)) for role in (COMPETITOR, MONOPOLIST)],

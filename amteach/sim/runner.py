@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
-from ..bots import STRATEGIES, TAX_BEHAVIOURS
+from ..bots import FAMILY, STRATEGIES, TAX_BEHAVIOURS, FamilyParams
 from ..engine.board import ROLES, standard_board
 from ..engine.errors import InputError, RulesError
 from ..engine.rules import RuleSet
@@ -42,19 +42,29 @@ def parse_seats(
     for i, item in enumerate(items):
         where = f"seats[{i}]"
         if isinstance(item, SeatSpec):
-            parts = [item.role, item.bot, item.tax]
+            parts = [item.role, item.bot, item.params if item.bot == FAMILY else item.tax]
         elif isinstance(item, str):
             parts = [p.strip() for p in item.split(":")]
         else:
             parts = [str(p) for p in item]
         if len(parts) not in (2, 3):
-            raise SeatError(f"a seat is role:bot or role:bot:tax, not {item!r}", field=where)
+            raise SeatError(
+                f"a seat is role:bot, role:bot:tax or role:family:<knobs>, not {item!r}",
+                field=where,
+            )
         role, bot = parts[0].lower(), parts[1].lower()
         tax = parts[2].lower() if len(parts) == 3 else "cheaper"
         if role not in ROLES:
             raise SeatError(
                 f"unknown role {parts[0]!r}; valid roles: {', '.join(ROLES)}", field=where
             )
+        if bot == FAMILY:
+            try:
+                params = FamilyParams.parse(parts[2] if len(parts) == 3 else "")
+            except RulesError as err:
+                raise SeatError(err.reason, field=f"{where}.{err.field}") from None
+            specs.append(SeatSpec(role, bot, params.tax_name, params.text()))
+            continue
         if bot not in STRATEGIES:
             raise SeatError(
                 f"unknown bot {parts[1]!r}; valid bots: {', '.join(STRATEGIES)}", field=where

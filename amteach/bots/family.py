@@ -1,0 +1,553 @@
+"""A family of strategies set by numbers a student can read: how much cash to keep, what to
+buy, how to build, when to redeem and to raise money, the income-tax choice, the prices of
+trades, and how to leave Prison or the Price War.
+
+One `FamilyParams` is one strategy (a point of the family). The best-play search
+(`amteach.analysis.strategy`) moves through the family looking for each role's strongest
+strategy, so every knob is a whole number on a small grid: the search, the compiled core
+(`amteach/sim/kernel.pyx`, which plays the family too) and the frames all see the same
+integers, and a strategy written as text (`reserve=150/streets=above/...`) gives the same
+games on either core.
+
+The four named bots are shown beside the family (the tournament matrix plays them against the
+strategies found), not as points of it: each has a rule of its own (the cautious bot builds
+once a turn from three times its reserve, the investor buys by landing odds) that the family
+keeps simpler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..engine.board import MONOPOLIST
+from ..engine.choices import PAY_FINE, Choice, Trade
+from ..engine.errors import RulesError
+from ..engine.game import Game
+from .strategies import InvestorStrategy
+
+FAMILY = "family"
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One number of a family strategy: its grid (low to high in steps), how it is written
+    (`scale`: the text shows value / scale, so an offer of 16 quarters reads "4"), and the
+    words for each level of a choice."""
+
+    name: str
+    low: int
+    high: int
+    step: int = 1
+    scale: int = 1
+    levels: tuple[str, ...] = ()
+    about: str = ""
+
+    @property
+    def size(self) -> int:
+        """How many values the knob can take."""
+        return (self.high - self.low) // self.step + 1
+
+    def value_at(self, index: int) -> int:
+        """The value at grid position `index` (0 is `low`)."""
+        return self.low + min(max(int(index), 0), self.size - 1) * self.step
+
+    def index_of(self, value: int) -> int:
+        return (value - self.low) // self.step
+
+    def text(self, value: int) -> str:
+        if self.levels:
+            return self.levels[value - self.low]
+        if self.scale == 1:
+            return str(value)
+        return f"{value / self.scale:g}"
+
+    def parse(self, raw: Any) -> int:
+        """A value as written ("150", "above", "4.25", 2), checked against the grid."""
+        where = f"family.{self.name}"
+        text = str(raw).strip().lower()
+        if self.levels and text in self.levels:
+            return self.low + self.levels.index(text)
+        try:
+            number = float(text.lstrip("$"))
+        except ValueError:
+            words = f" or one of {', '.join(self.levels)}" if self.levels else ""
+            raise RulesError(
+                f"{self.name} must be a number from {self.text(self.low)} to "
+                f"{self.text(self.high)}{words}, not {raw!r}",
+                field=where,
+            ) from None
+        value = number * self.scale
+        if value != int(value) or not self.low <= value <= self.high:
+            raise RulesError(
+                f"{self.name} must be from {self.text(self.low)} to {self.text(self.high)}, "
+                f"not {raw!r}",
+                field=where,
+            )
+        value = int(value)
+        if (value - self.low) % self.step:
+            raise RulesError(
+                f"{self.name} moves in steps of {self.text(self.low + self.step) if self.low == 0 else self.step / self.scale:g}, "
+                f"so {raw!r} is not one of its values",
+                field=where,
+            )
+        return value
+
+
+BUY_LEVELS = ("never", "above", "always")  # never; when its reserve is left; whenever it can pay
+KNOBS: tuple[Knob, ...] = (
+    Knob("reserve", 0, 1000, 25, about="cash it keeps in hand when it buys a title"),
+    Knob("streets", 0, 2, levels=BUY_LEVELS, about="buys streets"),
+    Knob("transports", 0, 2, levels=BUY_LEVELS, about="buys transport companies"),
+    Knob("utilities", 0, 2, levels=BUY_LEVELS, about="buys utilities"),
+    Knob(
+        "key_streets",
+        0,
+        2,
+        levels=("plain", "complete", "block"),
+        about="buys, whenever it can pay, a street that completes its own monopoly (complete), "
+        "or also one a rival Monopolist needs (block)",
+    ),
+    Knob("build_reserve", 0, 1000, 25, about="cash it keeps in hand when it builds"),
+    Knob("houses", 0, 4, about="houses it builds on a street at most (0: it never builds)"),
+    Knob("apartments", 0, 1, levels=("no", "yes"), about="builds apartments on full streets"),
+    Knob(
+        "build_order",
+        0,
+        1,
+        levels=("rent", "expected"),
+        about="builds first where one landing's rent rises most (rent), or where the expected "
+        "rent per dollar, from the landing odds, rises most (expected)",
+    ),
+    Knob("builds_per_turn", 1, 6, about="buildings it puts up in one turn at most"),
+    Knob("redeem_reserve", 0, 2000, 50, about="cash it keeps in hand when it redeems a mortgage"),
+    Knob(
+        "raise_first",
+        0,
+        1,
+        levels=("buildings", "titles"),
+        about="to raise money it sells buildings first, or mortgages titles first",
+    ),
+    Knob("tax", 0, 2, levels=("cheaper", "flat", "percent"), about="its income-tax choice"),
+    Knob(
+        "offer",
+        0,
+        24,
+        scale=4,
+        about="as a Monopolist, the most it offers for the street that completes a city, in "
+        "times the street's price (0: it never offers)",
+    ),
+    Knob(
+        "accept",
+        10,
+        50,
+        scale=10,
+        about="accepts a trade when what it gets is worth this many times what it gives up",
+    ),
+    Knob(
+        "fine_cash",
+        0,
+        2000,
+        50,
+        about="pays the fine to leave Prison or the Price War when it has this much cash; "
+        "with less it tries for doubles",
+    ),
+    Knob(
+        "final_adjust",
+        0,
+        1,
+        levels=("no", "yes"),
+        about="at the final accounting, builds and redeems where the rent is worth more "
+        "than the cash it keeps",
+    ),
+)
+KNOB_NAMES = tuple(k.name for k in KNOBS)
+TAX_BY_LEVEL = ("cheaper", "flat", "percent")
+# each knob's place in the kernel's vector of ints (amteach/sim/kernel.pyx, FAMILY_*)
+FAMILY_SIZE = len(KNOBS)
+
+
+@dataclass(frozen=True)
+class FamilyParams:
+    """One strategy of the family: every knob's value, as a whole number on its grid (see
+    KNOBS). The defaults are a sensible start, close to the investor bot in spirit."""
+
+    reserve: int = 150
+    streets: int = 1
+    transports: int = 1
+    utilities: int = 1
+    key_streets: int = 1
+    build_reserve: int = 150
+    houses: int = 4
+    apartments: int = 1
+    build_order: int = 1
+    builds_per_turn: int = 6
+    redeem_reserve: int = 300
+    raise_first: int = 0
+    tax: int = 0
+    offer: int = 16
+    accept: int = 12
+    fine_cash: int = 600
+    final_adjust: int = 1
+
+    def __post_init__(self) -> None:
+        for knob in KNOBS:
+            value = getattr(self, knob.name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise RulesError(
+                    f"{knob.name} must be a whole number, not {value!r}",
+                    field=f"family.{knob.name}",
+                )
+            if not knob.low <= value <= knob.high or (value - knob.low) % knob.step:
+                raise RulesError(
+                    f"{knob.name} must be on its grid from {knob.low} to {knob.high} in steps "
+                    f"of {knob.step}, not {value}",
+                    field=f"family.{knob.name}",
+                )
+
+    # -- as text and as numbers ----------------------------------------------------------------
+    @classmethod
+    def parse(cls, text: str) -> FamilyParams:
+        """From `name=value` pairs joined by "/" ("reserve=100/tax=flat/offer=3.5"); knobs not
+        named keep their defaults. An empty text is the default strategy."""
+        values: dict[str, int] = {}
+        for item in str(text).split("/"):
+            item = item.strip()
+            if not item:
+                continue
+            name, sep, raw = item.partition("=")
+            name = name.strip().lower()
+            if not sep:
+                raise RulesError(
+                    f"a family strategy is name=value pairs joined by '/', such as "
+                    f"'reserve=100/tax=flat'; {item!r} has no '='",
+                    field="family",
+                )
+            if name not in KNOB_NAMES:
+                raise RulesError(
+                    f"unknown knob {name!r}; the family's knobs: {', '.join(KNOB_NAMES)}",
+                    field="family",
+                )
+            if name in values:
+                raise RulesError(f"{name} is set twice", field=f"family.{name}")
+            values[name] = KNOBS[KNOB_NAMES.index(name)].parse(raw)
+        return cls(**values)
+
+    @classmethod
+    def coerce(cls, value: FamilyParams | str | Mapping[str, Any] | None) -> FamilyParams:
+        """A FamilyParams from itself, its text, a mapping of knob to value, or None (the
+        defaults)."""
+        if value is None:
+            return cls()
+        if isinstance(value, FamilyParams):
+            return value
+        if isinstance(value, str):
+            return cls.parse(value)
+        if isinstance(value, Mapping):
+            return cls.parse("/".join(f"{k}={v}" for k, v in value.items()))
+        raise RulesError(
+            f"a family strategy is its text or a mapping of knobs, not {value!r}", field="family"
+        )
+
+    def text(self) -> str:
+        """Every knob as `name=value`, joined by "/": the form `parse` reads and seats use."""
+        return "/".join(f"{k.name}={k.text(getattr(self, k.name))}" for k in KNOBS)
+
+    def vector(self) -> tuple[int, ...]:
+        """The knobs' values in KNOBS order (what the compiled core is given)."""
+        return tuple(getattr(self, k.name) for k in KNOBS)
+
+    @classmethod
+    def from_vector(cls, values: Sequence[int]) -> FamilyParams:
+        if len(values) != FAMILY_SIZE:
+            raise RulesError(f"a family vector has {FAMILY_SIZE} numbers", field="family")
+        return cls(**{k.name: int(v) for k, v in zip(KNOBS, values, strict=True)})
+
+    def grid(self) -> tuple[int, ...]:
+        """Each knob's position on its grid (0 for its lowest value): the search's space."""
+        return tuple(k.index_of(getattr(self, k.name)) for k in KNOBS)
+
+    @classmethod
+    def from_grid(cls, positions: Iterable[float]) -> FamilyParams:
+        """The strategy at these grid positions, each rounded to the nearest whole step and
+        kept within its knob's range."""
+        positions = list(positions)
+        if len(positions) != FAMILY_SIZE:
+            raise RulesError(f"a family grid point has {FAMILY_SIZE} numbers", field="family")
+        return cls(
+            **{k.name: k.value_at(round(float(x))) for k, x in zip(KNOBS, positions, strict=True)}
+        )
+
+    def changed(self, **values: int) -> FamilyParams:
+        return replace(self, **values)
+
+    def as_dict(self) -> dict[str, str]:
+        """Each knob as it is written, for tables and JSON."""
+        return {k.name: k.text(getattr(self, k.name)) for k in KNOBS}
+
+    @property
+    def tax_name(self) -> str:
+        return TAX_BY_LEVEL[self.tax]
+
+    # -- in words ---------------------------------------------------------------------------------
+    def describe(self, role: int | None = None) -> str:
+        """The strategy in sentences a student can read; `role` (0 Competitor, 1 Monopolist)
+        leaves out what does not apply to it and names its hold (Prison or Price War)."""
+        return " ".join(self.sentences(role))
+
+    def sentences(self, role: int | None = None) -> list[str]:
+        """`describe`, one sentence per part of the strategy."""
+        out = [self._buying()]
+        out.append(self._building())
+        out.append(self._money())
+        if role != 0:
+            out.append(self._trading(role))
+        else:
+            out.append(
+                f"It accepts a trade only when what it gets is worth {self.accept / 10:g} times "
+                "what it gives up."
+            )
+        hold = {None: "Prison or the Price War", 0: "the Price War", 1: "Prison"}[role]
+        if self.fine_cash == 0:
+            out.append(f"It pays the fine to leave {hold} at once.")
+        else:
+            out.append(
+                f"It pays the fine to leave {hold} when it has ${self.fine_cash:,} or more; "
+                "with less it stays and tries for doubles."
+            )
+        if self.final_adjust:
+            out.append(
+                "At the final accounting it builds and redeems wherever the rent is worth more "
+                "than the cash it would keep."
+            )
+        return out
+
+    def _buying(self) -> str:
+        kinds = {"streets": self.streets, "transport companies": self.transports}
+        kinds["utilities"] = self.utilities
+        groups = {
+            level: [k for k, v in kinds.items() if v == i] for i, level in enumerate(BUY_LEVELS)
+        }
+        parts = []
+        if groups["always"]:
+            parts.append(f"buys {_join(groups['always'])} whenever it can pay")
+        if groups["above"]:
+            parts.append(
+                f"buys {_join(groups['above'])} when it keeps ${self.reserve:,} after paying"
+            )
+        if groups["never"]:
+            parts.append(f"never buys {_join(groups['never'])}")
+        text = "It " + "; it ".join(parts) + "."
+        if self.key_streets == 1:
+            text += " It buys a street that completes its own monopoly whenever it can pay."
+        elif self.key_streets == 2:
+            text += (
+                " It buys, whenever it can pay, a street that completes its own monopoly or "
+                "that a rival Monopolist needs for one (to block it)."
+            )
+        return text
+
+    def _building(self) -> str:
+        if self.houses == 0:
+            return "It never builds."
+        apartments = " and then an apartment" if self.apartments else " and no apartments"
+        where = (
+            "where one landing's rent rises most"
+            if self.build_order == 0
+            else "where the expected rent per dollar, from the landing odds, rises most"
+        )
+        per_turn = (
+            "one building a turn"
+            if self.builds_per_turn == 1
+            else f"up to {self.builds_per_turn} buildings a turn"
+        )
+        return (
+            f"It builds up to {self.houses} house{'s' if self.houses > 1 else ''} on a street"
+            f"{apartments}, {where}, {per_turn}, keeping ${self.build_reserve:,} in hand."
+        )
+
+    def _money(self) -> str:
+        raise_first = (
+            "sells buildings before it mortgages titles"
+            if self.raise_first == 0
+            else "mortgages titles before it sells buildings"
+        )
+        tax = {
+            0: "pays whichever income tax is cheaper",
+            1: "always pays the flat income tax",
+            2: "always pays the percentage income tax",
+        }[self.tax]
+        return (
+            f"It redeems a mortgaged title when it keeps ${self.redeem_reserve:,} after paying; "
+            f"to raise money it {raise_first}; it {tax}."
+        )
+
+    def _trading(self, role: int | None) -> str:
+        accept = (
+            f"It accepts a trade only when what it gets is worth {self.accept / 10:g} times what "
+            "it gives up."
+        )
+        if self.offer == 0:
+            return "It never offers to buy a street. " + accept
+        who = "As a Monopolist it" if role is None else "It"
+        return (
+            f"{who} offers to buy the street that completes a city, from half of "
+            f"{self.offer / 4:g} times its price up to {self.offer / 4:g} times. " + accept
+        )
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+class FamilyStrategy(InvestorStrategy):
+    """A bot of the family: every decision follows its `params` (see KNOBS). It builds,
+    redeems and trades after its throw, and reads the landing odds only for
+    `build_order=expected` (the investor's weights, whose cache it shares)."""
+
+    name = FAMILY
+    describe = (
+        "A strategy set by numbers you can read: its cash reserve, what it buys, how it "
+        "builds, when it redeems, its tax choice, its trade prices and how it leaves Prison "
+        "or the Price War."
+    )
+
+    def __init__(
+        self,
+        params: FamilyParams | str | Mapping[str, Any] | None = None,
+        tax: str | None = None,
+        seed: int | None = None,
+    ) -> None:
+        params = FamilyParams.coerce(params)
+        if tax is not None and tax != params.tax_name:
+            if tax not in TAX_BY_LEVEL:
+                raise RulesError(
+                    f"unknown tax behaviour {tax!r}; valid: {', '.join(TAX_BY_LEVEL)}",
+                    field="tax",
+                )
+            params = params.changed(tax=TAX_BY_LEVEL.index(tax))
+        super().__init__(tax=params.tax_name, seed=seed, reserve=params.reserve)
+        self.params = params
+        self._built: tuple[int, int, int] = (-1, -1, 0)  # round, seat, buildings that turn
+
+    def __repr__(self) -> str:
+        return f"FamilyStrategy({self.params.text()!r})"
+
+    @property
+    def spec(self) -> str:
+        """The bot as a seat or a controller names it: "family:<its knobs>"."""
+        return f"{FAMILY}:{self.params.text()}"
+
+    # -- buying ---------------------------------------------------------------------------------
+    def wants(self, game: Game, space: int) -> bool:
+        p = self.params
+        me = game.actor
+        sp = game.board.spaces[space]
+        if sp.kind == "street" and p.key_streets:
+            need = game.rules.monopoly_streets
+            if game.roles[me] == MONOPOLIST and game.monopoly_count(me, sp.city) + 1 >= need:
+                return True
+            if p.key_streets == 2:
+                for q in game.players:
+                    if (
+                        q != me
+                        and not game.bankrupt[q]
+                        and game.roles[q] == MONOPOLIST
+                        and game.monopoly_count(q, sp.city) + 1 >= need
+                    ):
+                        return True
+        level = {"street": p.streets, "transport": p.transports}.get(sp.kind, p.utilities)
+        return level == 2 or (level == 1 and game.cash[me] - sp.price >= p.reserve)
+
+    # -- the turn -------------------------------------------------------------------------------
+    def before_throw(self, game: Game) -> Choice | None:
+        me = game.actor
+        if game.is_held(me) and game.cash[me] >= self.params.fine_cash and game.is_legal(PAY_FINE):
+            return PAY_FINE
+        return None
+
+    def manage(self, game: Game) -> Choice | None:
+        p = self.params
+        if p.offer:
+            trade = self.propose_monopoly_trade(game)
+            if trade is not None:
+                return trade
+        build = self.build(game)
+        if build is not None:
+            return build
+        cash = game.cash[game.actor]
+        for space in game.targets("redeem"):
+            if cash - game.redeem_values[space] >= p.redeem_reserve:
+                return Choice("redeem", space)
+        return None
+
+    def offer_amount(self, price: int, tries: int) -> int:
+        """The k-th offer for a street: from half the top offer up to it in four steps."""
+        return price * self.params.offer * (4 + tries) // 32
+
+    def build(self, game: Game) -> Choice | None:
+        """The next building, if the strategy wants one now."""
+        p = self.params
+        if p.houses == 0:
+            return None
+        me = game.actor
+        turn = (game.round, me)
+        built = self._built[2] if self._built[:2] == turn else 0
+        if built >= p.builds_per_turn:
+            return None
+        cash = game.cash[me]
+        full = game.rules.max_houses(game.roles[me])
+        landings = self.landings(game) if p.build_order == 1 else None
+        best, best_score = None, 0.0
+        for space in game.targets("build"):
+            cost = game.board.spaces[space].house_cost
+            if cash - cost < p.build_reserve:
+                continue
+            if game.houses[space] >= full:
+                if not p.apartments or p.houses < full:
+                    continue
+            elif game.houses[space] >= p.houses:
+                continue
+            gain = game.rent_after_build(space) - game.rent_for(space)[0]
+            score = float(gain) if landings is None else gain * landings[space] / cost
+            if score > best_score:
+                best, best_score = space, score
+        if best is None:
+            return None
+        self._built = (*turn, built + 1)
+        return Choice("build", best)
+
+    # -- money ------------------------------------------------------------------------------------
+    def raise_money(self, game: Game) -> Choice:
+        if self.params.raise_first == 1:
+            mortgages = game.targets("mortgage")
+            if mortgages:
+                return Choice("mortgage", min(mortgages, key=lambda s: (game.rent_for(s)[0], s)))
+            sells = game.targets("sell_building")
+            return Choice("sell_building", min(sells, key=lambda s: game.rent_for(s)[0]))
+        return super().raise_money(game)
+
+    def final_adjust(self, game: Game) -> Choice | None:
+        return super().final_adjust(game) if self.params.final_adjust else None
+
+    def accepts(self, game: Game, trade: Trade | None, margin: float = 0.0) -> bool:
+        """Accepts when what it gets is worth `accept` times what it gives up (the bots'
+        valuation of titles, a street that completes a rival's monopoly counted dearer)."""
+        if trade is None:
+            return False
+        gain, loss = self.trade_value(game, trade)
+        return (
+            10 * gain >= self.params.accept * loss
+            and game.cash[trade.other] + min(trade.pay, 0) >= 0
+        )
+
+
+def is_family(name: str) -> bool:
+    """Does a bot name ("family" or "family:<knobs>") name a family strategy?"""
+    return name == FAMILY or name.startswith(FAMILY + ":")
+
+
+def family_params(name: str) -> FamilyParams:
+    """The knobs of a family bot named "family" or "family:<knobs>"."""
+    return FamilyParams.parse(name.partition(":")[2])
