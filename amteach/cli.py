@@ -150,7 +150,8 @@ def rules(preset: str, overrides: tuple[str, ...]) -> None:
     metavar="ROLE:BOT[:TAX],...",
     help="Seats in turn order, e.g. competitor:investor,monopolist:builder:flat. "
     "Default: two Competitors and two Monopolists, all investor. "
-    "Bots: cautious, builder, investor, random. Tax: cheaper (default), flat, percent.",
+    "Bots: cautious, builder, investor, random, family. Tax: cheaper (default), flat, percent. "
+    "A family strategy: competitor:family:reserve=100/tax=flat (knobs joined by /).",
 )
 @click.option(
     "--seed",
@@ -632,6 +633,114 @@ def _list_or_copy(
     for line in lines:
         click.echo(line)
     click.echo(f"The {what} are in {folders[what]}; `amteach {what} --copy DIR` copies them.")
+
+
+def _number(text: str, option: str, kind: type, least: float, above: bool = False) -> Any:
+    """A command-line number, or one line saying what is wrong with it (exit 2)."""
+    try:
+        value = kind(text)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        _fail(f"{option} must be {what}, not {text!r}", 2)
+    if value != value or (value <= least if above else value < least):  # NaN, or too small
+        bound = f"above {least:g}" if above else f"at least {least:g}"
+        _fail(f"{option} must be {bound}, not {text!r}", 2)
+    return value
+
+
+@main.command(name="best-play")
+@click.option(
+    "--games-per-candidate",
+    "games",
+    default="500",
+    show_default=True,
+    metavar="N",
+    help="Games each candidate strategy plays (the same games for every candidate).",
+)
+@click.option(
+    "--budget",
+    default="10",
+    show_default=True,
+    metavar="MINUTES",
+    help="Minutes the whole run may take: search, checks, final games and matrix.",
+)
+@click.option("--seed", default="0", show_default=True, metavar="S", help="Master seed.")
+@click.option(
+    "--out",
+    default=None,
+    metavar="DIR",
+    help="Folder for the tidy files: strategies, search history, checks, matrix, sensitivity "
+    "(required).",
+)
+@click.option("--preset", default="default", show_default=True, help="Rules preset.")
+@click.option(
+    "--round-cap",
+    default="200",
+    show_default=True,
+    metavar="ROUNDS",
+    help="Rounds before a game is settled by the final accounting.",
+)
+@click.option("--workers", default=None, metavar="N", help="Processes (default: one per core).")
+@click.option("--force", is_flag=True, help="Replace best-play results already in --out.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def best_play(
+    games: str,
+    budget: str,
+    seed: str,
+    out: str | None,
+    preset: str,
+    round_cap: str,
+    workers: str | None,
+    force: bool,
+    quiet: bool,
+) -> None:
+    """Search each role's strongest strategy in the family and who wins under best play.
+
+    Alternates the two roles' best responses (CMA-ES over the family's knobs, every candidate
+    on the same games) until neither improves by more than luck, then plays the result, a
+    tournament matrix of every named bot and the strategies found, and a sensitivity check,
+    on fresh games. Ctrl-C stops the search and keeps what it found.
+    """
+    from .analysis import strategy
+
+    if out is None:
+        _fail("best-play needs --out DIR, the folder to save its results in", 2)
+    settings = strategy.SearchSettings(
+        games_per_candidate=_number(games, "--games-per-candidate", int, strategy.MIN_GAMES),
+        budget_minutes=_number(budget, "--budget", float, 0, above=True),
+        seed=_number(seed, "--seed", int, 0),
+        preset=preset,
+        round_cap=_number(round_cap, "--round-cap", int, 1),
+        workers=None if workers is None else _number(workers, "--workers", int, 1),
+    )
+    target = Path(out)
+    if target.exists() and not target.is_dir():
+        _fail(f"{out}: exists and is not a folder", 2)
+    if not force and target.is_dir():
+        held = sorted(p.name for p in target.iterdir() if p.name in strategy.RESULT_FILES)
+        if held:
+            _fail(f"{out}: already holds best-play results ({', '.join(held)}); add --force", 2)
+    command = " ".join(["amteach", *sys.argv[1:]]) if sys.argv[1:2] == ["best-play"] else None
+    try:
+        settings.check()
+        result = strategy.Search(
+            settings,
+            progress=False if quiet else "text",
+            command=command,
+            on_event=None if quiet else lambda text: click.echo(text, err=True),
+        ).run()
+        saved = result.save(out, force=True)
+    except AmteachError as err:
+        _fail(str(err), 2)
+    except OSError as err:
+        _fail(f"{out}: cannot write the results: {err.strerror or err}", 2)
+    click.echo(strategy.reading_best_play(result))
+    for role in ("competitor", "monopolist"):
+        click.echo(f"{role}:family:{result.strategies[role]['text']}")
+    click.echo(f"Saved {', '.join(strategy.RESULT_FILES)} to {saved}")
+    if result.interrupted:
+        click.echo("Stopped early (Ctrl-C); what the search found so far is kept.", err=True)
+        sys.exit(130)
 
 
 @main.command()

@@ -1,0 +1,1104 @@
+"""Best play: each role's strongest strategy in the family (`amteach.bots.family`), found by
+search, and who wins when both roles play theirs.
+
+The table is the usual one: two Competitors and two Monopolists, the roles taking turns, each
+role's two seats playing the same strategy. A role's *best response* to the other role's
+strategy is the family strategy that wins it the most games against it; a pair of strategies
+where neither role can find a better response is an (approximate) *equilibrium*.
+
+How the search works (docs/analysis.md, "Best play"):
+
+1. **Common random numbers.** Every candidate of a search plays the same games (the same
+   seeds), so two candidates differ by their play, not by their dice.
+2. **A well-kept optimizer.** CMA-ES (the `cma` package) moves through the family's grid; a
+   candidate's score is its role's win rate over `games_per_candidate` games.
+3. **Alternating roles.** The Competitors' best response to the Monopolists' strategy, then
+   the Monopolists' to that, and so on. After each search the winner is checked on other
+   seeds (the *check* games) against the strategy it would replace; it replaces it only when
+   Newcombe's interval for the difference leaves out 0, so a lucky winner does not. When
+   neither role improves by more than the noise, the search stops: an approximate
+   equilibrium.
+4. **Fresh seeds.** The equilibrium's win rates, the tournament matrix (every named bot and
+   the strategies found, against each other) and the sensitivity of each role's win rate to
+   each knob are played on seeds the search never saw.
+
+Everything is deterministic given the seed and the number of generations; a time budget can
+stop the search sooner on a slower machine.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import time
+import warnings
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..bots import FAMILY, KNOBS, FamilyParams
+from ..engine.board import ROLES
+from ..engine.errors import InputError
+from ..engine.rules import RuleSet, preset_names
+from ..sim import core
+from ..sim.play import BatchConfig, ignore_sigint, run_chunk
+from ..sim.results import wilson_interval
+from ..sim.runner import DEFAULT_ROUND_CAP, parse_seats
+from ..style import ROLE_COLOURS, ROLE_PLURALS
+from . import stats
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+COMPETITOR, MONOPOLIST = ROLES
+TABLE_ROLES = (COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST)
+NAMED = ("cautious", "builder", "investor", "random")
+START, BEST = "family start", "best found"
+FILES = ("summary.json", "strategies.json", "history.csv", "phases.csv", "matrix.csv")
+SENSITIVITY_FILE = "sensitivity.csv"
+RESULT_FILES = (*FILES, SENSITIVITY_FILE)
+MIN_GAMES = 20
+SHIPPED_PRESETS = ("default", "edition-2005")
+
+
+# -- seeds ------------------------------------------------------------------------------------
+def masters(seed: int) -> dict[str, int]:
+    """The master seeds of the four sets of games, all from `seed`: the search's games, the
+    check games, and the fresh games of the final figures and of the matrix."""
+    names = ("search", "check", "final", "matrix", "sensitivity")
+    state = np.random.SeedSequence([int(seed), 15]).generate_state(len(names), dtype=np.uint64)
+    return {name: int(s >> 1) for name, s in zip(names, state, strict=True)}
+
+
+# -- playing matches fast ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Match:
+    """`games` games of one Competitor strategy against one Monopolist strategy (each a bot
+    name: "investor" or "family:<knobs>"), on the games of master seed `master`."""
+
+    competitor: str
+    monopolist: str
+    master: int
+    games: int
+
+    def config(self, rules: dict[str, Any]) -> BatchConfig:
+        seats = parse_seats(
+            [f"{COMPETITOR}:{self.competitor}", f"{MONOPOLIST}:{self.monopolist}"] * 2
+        )
+        return BatchConfig(seats, rules, self.master, record_rounds=False)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a match came to: wins by role, games, and games the round cap settled."""
+
+    competitor_wins: int
+    monopolist_wins: int
+    games: int
+    capped: int
+
+    def wins(self, role: str) -> int:
+        return self.competitor_wins if role == COMPETITOR else self.monopolist_wins
+
+    def rate(self, role: str) -> float:
+        return self.wins(role) / self.games if self.games else float("nan")
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(
+            self.competitor_wins + other.competitor_wins,
+            self.monopolist_wins + other.monopolist_wins,
+            self.games + other.games,
+            self.capped + other.capped,
+        )
+
+
+def tally(tables: dict[str, dict[str, np.ndarray]]) -> Tally:
+    """A chunk's games table as a Tally (seats alternate Competitor, Monopolist)."""
+    winner = tables["games"]["winner"]
+    won = winner[winner >= 0]
+    return Tally(
+        competitor_wins=int((won % 2 == 0).sum()),
+        monopolist_wins=int((won % 2 == 1).sum()),
+        games=len(winner),
+        capped=int((tables["games"]["end_reason"] == 3).sum()),  # END_REASONS: round_cap
+    )
+
+
+class MatchRunner:
+    """Plays matches on a pool of worker processes kept for the whole search (or here, with
+    one worker), and times them, so the search knows what its budget still buys."""
+
+    def __init__(self, rules: RuleSet, workers: int) -> None:
+        self.rules = rules.to_dict()
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = None
+        self.games_played = 0
+        self.seconds = 0.0
+
+    def __enter__(self) -> MatchRunner:
+        if self.workers > 1:
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context(method),
+                initializer=ignore_sigint,
+            )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+    @property
+    def seconds_per_game(self) -> float:
+        """Wall-clock seconds per game so far (a guess before any game: 2,000 games a second
+        a worker on the compiled core, 25 on pure Python)."""
+        if self.games_played:
+            return self.seconds / self.games_played
+        per_worker = 2000.0 if core.kernel() is not None else 25.0
+        return 1.0 / (per_worker * self.workers)
+
+    def play(self, matches: list[Match]) -> list[Tally]:
+        """Play every match; each one's tally, in order. Ctrl-C cancels what has not started."""
+        started = time.perf_counter()
+        parts = max(1, self.workers)
+        jobs: list[tuple[int, int, int, BatchConfig]] = []
+        for m, match in enumerate(matches):
+            config = match.config(self.rules)
+            size = -(-match.games // parts)
+            for start in range(0, match.games, size):
+                jobs.append((m, start, min(start + size, match.games), config))
+        results = [Tally(0, 0, 0, 0) for _ in matches]
+        if self.pool is None:
+            for m, start, stop, config in jobs:
+                results[m] = results[m] + tally(run_chunk(start, stop, config))
+        else:
+            pending = {
+                self.pool.submit(run_chunk, start, stop, config): m
+                for m, start, stop, config in jobs
+            }
+            try:
+                while pending:
+                    done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        m = pending.pop(future)
+                        results[m] = results[m] + tally(future.result())
+            except KeyboardInterrupt:
+                for future in pending:
+                    future.cancel()
+                raise
+        self.seconds += time.perf_counter() - started
+        self.games_played += sum(m.games for m in matches)
+        return results
+
+
+# -- the settings and the result ----------------------------------------------------------------
+@dataclass(frozen=True)
+class SearchSettings:
+    """What a best-play search does. `budget_minutes` bounds the whole run (search, check,
+    final figures and matrix); `generations` bounds each role's search (None: the budget
+    alone); `phases` bounds the number of alternations."""
+
+    games_per_candidate: int = 500
+    budget_minutes: float = 10.0
+    seed: int = 0
+    preset: str = "default"
+    round_cap: int = DEFAULT_ROUND_CAP
+    workers: int | None = None
+    generations: int | None = None
+    phases: int = 8
+    popsize: int | None = None
+
+    def check(self) -> SearchSettings:
+        """The settings, refused with one message naming the first bad one."""
+        n = self.games_per_candidate
+        if isinstance(n, bool) or not isinstance(n, int) or n < MIN_GAMES:
+            raise InputError(
+                f"games per candidate must be a whole number of at least {MIN_GAMES}, not {n!r}",
+                field="games_per_candidate",
+            )
+        budget = self.budget_minutes
+        if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0:
+            raise InputError(
+                f"the budget must be a number of minutes above 0, not {budget!r}", field="budget"
+            )
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise InputError(
+                f"the seed must be a whole number, 0 or more, not {self.seed!r}", field="seed"
+            )
+        if self.preset not in preset_names():
+            raise InputError(
+                f"unknown rules preset {self.preset!r}; valid: {', '.join(preset_names())}",
+                field="preset",
+            )
+        cap = self.round_cap
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+            raise InputError(f"the round cap must be at least 1, not {cap!r}", field="round_cap")
+        workers = self.workers
+        if workers is not None and (
+            isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+        ):
+            raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
+        for name in ("generations", "popsize"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise InputError(f"{name} must be at least 1, not {value!r}", field=name)
+        if isinstance(self.phases, bool) or not isinstance(self.phases, int) or self.phases < 1:
+            raise InputError(f"phases must be at least 1, not {self.phases!r}", field="phases")
+        return self
+
+    def rules(self) -> RuleSet:
+        return RuleSet.preset(self.preset, round_cap=self.round_cap)
+
+
+@dataclass
+class BestPlayResult:
+    """A best-play run: the strategies found, the search's history, each alternation's check,
+    the tournament matrix, the sensitivity of each role's win rate to each knob, and a summary
+    (the equilibrium's win rates on fresh seeds and the run's provenance)."""
+
+    summary: dict[str, Any]
+    strategies: dict[str, Any]
+    history: pd.DataFrame
+    phases: pd.DataFrame
+    matrix: pd.DataFrame
+    sensitivity: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def best(self, role: str) -> FamilyParams:
+        """The strongest strategy found for `role` ("competitor" or "monopolist")."""
+        return FamilyParams.parse(self.strategies[role]["text"])
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.summary.get("interrupted", False))
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(self, directory: str | os.PathLike[str], force: bool = False) -> Path:
+        """Write the tidy files (CSV and JSON) into `directory`; results already there are
+        kept unless `force`."""
+        target = Path(directory)
+        if target.exists() and not target.is_dir():
+            raise InputError("exists and is not a folder", str(target))
+        names = (*FILES, SENSITIVITY_FILE)
+        existing = (
+            sorted(p.name for p in target.glob("*") if p.name in names) if target.exists() else []
+        )
+        if existing and not force:
+            raise InputError(
+                f"already holds best-play results ({', '.join(existing)}); use --force "
+                "(force=True) to replace them",
+                str(target),
+            )
+        target.mkdir(parents=True, exist_ok=True)
+        for name in existing:
+            (target / name).unlink()
+        (target / "summary.json").write_text(json.dumps(self.summary, indent=1), encoding="utf-8")
+        (target / "strategies.json").write_text(
+            json.dumps(self.strategies, indent=1), encoding="utf-8"
+        )
+        self.history.to_csv(target / "history.csv", index=False)
+        self.phases.to_csv(target / "phases.csv", index=False)
+        self.matrix.to_csv(target / "matrix.csv", index=False)
+        if not self.sensitivity.empty:
+            self.sensitivity.to_csv(target / SENSITIVITY_FILE, index=False)
+        return target
+
+    @classmethod
+    def load(cls, source: str | os.PathLike[str] | Any) -> BestPlayResult:
+        """Read a run saved by `save` (a folder, or a package resource folder)."""
+        folder = source if hasattr(source, "joinpath") else Path(source)
+        missing = [n for n in FILES if not folder.joinpath(n).is_file()]
+        if missing:
+            raise InputError(f"holds no best-play run ({missing[0]} is missing)", str(source))
+        try:
+            summary = json.loads(folder.joinpath("summary.json").read_text(encoding="utf-8"))
+            strategies = json.loads(folder.joinpath("strategies.json").read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise InputError(f"not valid JSON: {err.msg}", str(source)) from None
+
+        def frame(name: str) -> pd.DataFrame:
+            path = folder.joinpath(name)
+            if not path.is_file():
+                return pd.DataFrame()
+            with path.open("r", encoding="utf-8") as handle:
+                return pd.read_csv(handle)
+
+        return cls(
+            summary=summary,
+            strategies=strategies,
+            history=frame("history.csv"),
+            phases=frame("phases.csv"),
+            matrix=frame("matrix.csv"),
+            sensitivity=frame(SENSITIVITY_FILE),
+        )
+
+
+def shipped(preset: str = "default") -> BestPlayResult:
+    """The run shipped with amteach for a rules preset ("default" or "edition-2005"): its
+    command, seed, version, date and core are in its summary."""
+    if preset not in SHIPPED_PRESETS:
+        raise InputError(
+            f"no shipped best-play run for {preset!r}; shipped: {', '.join(SHIPPED_PRESETS)}",
+            field="preset",
+        )
+    return BestPlayResult.load(resources.files("amteach.data").joinpath("best_play", preset))
+
+
+# -- the search -----------------------------------------------------------------------------------
+def _cma() -> Any:
+    with warnings.catch_warnings():  # cma says once that it draws no plots without matplotlib
+        warnings.simplefilter("ignore")
+        import cma
+    return cma
+
+
+def family_name(params: FamilyParams) -> str:
+    return f"{FAMILY}:{params.text()}"
+
+
+def other(role: str) -> str:
+    return MONOPOLIST if role == COMPETITOR else COMPETITOR
+
+
+def match_for(role: str, mine: str, theirs: str, master: int, games: int) -> Match:
+    """A match where `role` plays `mine` and the other role `theirs` (bot names)."""
+    if role == COMPETITOR:
+        return Match(mine, theirs, master, games)
+    return Match(theirs, mine, master, games)
+
+
+class Search:
+    """One best-play run (see the module's docstring); `run()` returns its result."""
+
+    def __init__(
+        self,
+        settings: SearchSettings,
+        progress: bool | str = True,
+        command: str | None = None,
+        on_event: Callable[[str], None] | None = None,
+    ) -> None:
+        self.settings = settings.check()
+        self.progress = progress
+        self.command = command
+        self.on_event = on_event
+        self.seeds = masters(settings.seed)
+        self.n = settings.games_per_candidate
+        self.history: list[dict[str, Any]] = []
+        self.phase_rows: list[dict[str, Any]] = []
+        self.start = FamilyParams()
+        self.current = {COMPETITOR: self.start, MONOPOLIST: self.start}
+
+    def tail_sizes(self, seconds_per_game: float, budget: float) -> dict[str, int]:
+        """Games per match after the search: the final figures (four times a candidate's),
+        each matrix cell and each sensitivity probe (a candidate's), scaled down together
+        when they would take more than 40% of the budget."""
+        n = self.n
+        sizes = {"final": 4 * n, "matrix": n, "sensitivity": n}
+        allowed = 0.4 * budget / max(seconds_per_game, 1e-9)
+        total = self.tail_games(sizes)
+        if total > allowed:
+            scale = allowed / total
+            sizes = {k: max(MIN_GAMES, int(v * scale)) for k, v in sizes.items()}
+        return sizes
+
+    def tail_games(self, sizes: dict[str, int]) -> int:
+        """How many games the tail of these sizes plays."""
+        cells = (len(NAMED) + 2) ** 2
+        probes = sum(
+            1 + len(probe_values(k, getattr(self.current[r], k.name))) for r in ROLES for k in KNOBS
+        )
+        return sizes["final"] + cells * sizes["matrix"] + probes * sizes["sensitivity"]
+
+    def say(self, text: str) -> None:
+        if self.on_event is not None:
+            self.on_event(text)
+
+    def run(self) -> BestPlayResult:
+        settings = self.settings
+        began = time.perf_counter()
+        budget = 60.0 * settings.budget_minutes
+        deadline = began + budget
+        workers = settings.workers or (os.cpu_count() or 1)
+        bar = search_bar(self.progress, round(budget))
+        interrupted = converged = False
+        sizes: dict[str, int] = {}
+        final: dict[str, Any] = {}
+        matrix = pd.DataFrame()
+        sensitivity = pd.DataFrame()
+
+        def tick(**status: Any) -> None:
+            if bar is not None:
+                bar.n = min(bar.total, int(time.perf_counter() - began))
+                bar.set_postfix(status, refresh=True)
+
+        with MatchRunner(settings.rules(), workers) as runner:
+            try:
+                quiet = 0  # alternations in a row where the role did not improve
+                role = COMPETITOR
+                for phase in range(settings.phases):
+                    sizes = self.tail_sizes(runner.seconds_per_game, budget)
+                    left = deadline - time.perf_counter()
+                    left -= runner.seconds_per_game * (self.tail_games(sizes) + 4 * self.n)
+                    if phase and left < runner.seconds_per_game * self.n * 4:
+                        break
+                    share = max(2, min(4, settings.phases - phase))
+                    phase_deadline = time.perf_counter() + max(left, 0.0) / share
+                    self.say(
+                        f"Phase {phase + 1}: the {ROLE_PLURALS[ROLES.index(role)]}' best response"
+                    )
+                    challenger = self.best_response(
+                        runner, phase, role, phase_deadline, lambda **s: tick(**s)
+                    )
+                    improved = self.check(runner, phase, role, challenger)
+                    quiet = 0 if improved else quiet + 1
+                    if quiet >= 2:
+                        converged = True
+                        break
+                    role = other(role)
+                tick(stage="final games")
+                sizes = self.tail_sizes(runner.seconds_per_game, budget)
+                final = self.final(runner, sizes["final"])
+                tick(stage="matrix")
+                matrix = self.matrix(runner, sizes["matrix"])
+                tick(stage="sensitivity")
+                sensitivity = self.sensitivity(runner, sizes["sensitivity"])
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                if bar is not None:
+                    tick(stage="done")
+                    bar.close()
+            games_played = runner.games_played
+        return self.result(
+            began, interrupted, converged, final, matrix, sensitivity, games_played, sizes
+        )
+
+    def evaluate(
+        self,
+        runner: MatchRunner,
+        role: str,
+        candidates: list[FamilyParams],
+        master: int,
+        games: int,
+    ) -> list[Tally]:
+        opponent = family_name(self.current[other(role)])
+        return runner.play(
+            [match_for(role, family_name(c), opponent, master, games) for c in candidates]
+        )
+
+    def best_response(
+        self,
+        runner: MatchRunner,
+        phase: int,
+        role: str,
+        deadline: float,
+        tick: Callable[..., None],
+    ) -> FamilyParams:
+        """CMA-ES over the family's grid for `role` against the other role's current
+        strategy, on the search's games; the best candidate it evaluated."""
+        cma = _cma()
+        settings = self.settings
+        sizes = [k.size for k in KNOBS]
+        options = {
+            "bounds": [[0] * len(KNOBS), [s - 1 for s in sizes]],
+            "CMA_stds": [max(0.5, (s - 1) / 4) for s in sizes],
+            "integer_variables": list(range(len(KNOBS))),
+            "seed": settings.seed * 100 + phase + 1,
+            "verbose": -9,
+            "tolfun": 0,
+            "tolfunhist": 0,
+            "tolflatfitness": 10**9,
+            "tolstagnation": 10**9,
+        }
+        if settings.popsize is not None:
+            options["popsize"] = settings.popsize
+        start = self.current[role]
+        strategy = cma.CMAEvolutionStrategy(list(start.grid()), 1.0, options)
+        scores: dict[FamilyParams, float] = {}
+        opponent = self.current[other(role)]
+
+        def score(candidates: list[FamilyParams], generation: int) -> None:
+            new = list(dict.fromkeys(c for c in candidates if c not in scores))
+            for candidate, result in zip(
+                new,
+                self.evaluate(runner, role, new, self.seeds["search"], self.n),
+                strict=True,
+            ):
+                scores[candidate] = result.rate(role)
+                self.history.append(
+                    {
+                        "phase": phase + 1,
+                        "role": role,
+                        "generation": generation,
+                        "strategy": candidate.text(),
+                        "opponent": opponent.text(),
+                        "wins": result.wins(role),
+                        "games": result.games,
+                        "rate": result.rate(role),
+                        "round_cap_share": result.capped / result.games,
+                        **candidate.as_dict(),
+                    }
+                )
+
+        score([start], 0)
+        stale = 0
+        generation = 0
+        while time.perf_counter() < deadline:
+            generation += 1
+            if settings.generations is not None and generation > settings.generations:
+                break
+            points = strategy.ask()
+            candidates = [FamilyParams.from_grid(x) for x in points]
+            before = len(scores)
+            score(candidates, generation)
+            strategy.tell(points, [-scores[c] for c in candidates])
+            best_rate = max(scores.values())
+            tick(phase=phase + 1, role=role, best=f"{100 * best_rate:.1f}%")
+            stale = stale + 1 if len(scores) == before else 0
+            if stale >= 3:  # every candidate was one already played: the search has settled
+                break
+        return max(scores, key=lambda c: scores[c])
+
+    def check(self, runner: MatchRunner, phase: int, role: str, challenger: FamilyParams) -> bool:
+        """The challenger against the role's current strategy on the check games: it takes
+        over only if it wins more often by more than luck (Newcombe's interval leaves out 0)."""
+        incumbent = self.current[role]
+        games = 2 * self.n
+        old, new = self.evaluate(runner, role, [incumbent, challenger], self.seeds["check"], games)
+        change = stats.compare_batches(old.wins(role), old.games, new.wins(role), new.games)
+        improved = challenger != incumbent and change.low > 0
+        self.phase_rows.append(
+            {
+                "phase": phase + 1,
+                "role": role,
+                "opponent": self.current[other(role)].text(),
+                "incumbent": incumbent.text(),
+                "challenger": challenger.text(),
+                "games": games,
+                "incumbent_rate": old.rate(role),
+                "challenger_rate": new.rate(role),
+                "difference": change.difference,
+                "ci_low": change.low,
+                "ci_high": change.high,
+                "improved": improved,
+                "candidates": sum(1 for h in self.history if h["phase"] == phase + 1),
+            }
+        )
+        if improved:
+            self.current[role] = challenger
+        return improved
+
+    def final(self, runner: MatchRunner, games: int) -> dict[str, Any]:
+        """The equilibrium's win rates on fresh seeds."""
+        (result,) = runner.play(
+            [
+                Match(
+                    family_name(self.current[COMPETITOR]),
+                    family_name(self.current[MONOPOLIST]),
+                    self.seeds["final"],
+                    games,
+                )
+            ]
+        )
+        return equilibrium_figures(result)
+
+    def matrix(self, runner: MatchRunner, games: int) -> pd.DataFrame:
+        """Every named bot, the family's start and the best found, for each role, against
+        each other on fresh seeds."""
+        players = {
+            COMPETITOR: [*((n, n) for n in NAMED), (START, family_name(self.start))],
+            MONOPOLIST: [*((n, n) for n in NAMED), (START, family_name(self.start))],
+        }
+        for role in ROLES:
+            players[role].append((BEST, family_name(self.current[role])))
+        cells = [
+            (c_label, c_bot, m_label, m_bot)
+            for c_label, c_bot in players[COMPETITOR]
+            for m_label, m_bot in players[MONOPOLIST]
+        ]
+        results = runner.play(
+            [Match(c_bot, m_bot, self.seeds["matrix"], games) for _, c_bot, _, m_bot in cells]
+        )
+        rows = []
+        for (c_label, c_bot, m_label, m_bot), result in zip(cells, results, strict=True):
+            row = {"competitor": c_label, "monopolist": m_label}
+            row.update(matrix_cell(result))
+            row.update({"competitor_bot": c_bot, "monopolist_bot": m_bot})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def sensitivity(self, runner: MatchRunner, games: int) -> pd.DataFrame:
+        """Each knob of each role's best strategy moved alone to other values, the other role
+        kept at its best: the role's win rate on the same fresh games."""
+        rows = []
+        for role in ROLES:
+            found = self.current[role]
+            probes = [
+                (knob, value)
+                for knob in KNOBS
+                for value in probe_values(knob, getattr(found, knob.name))
+            ]
+            candidates = [found] + [found.changed(**{k.name: v}) for k, v in probes]
+            results = self.evaluate(runner, role, candidates, self.seeds["sensitivity"], games)
+            base = results[0].rate(role)
+            for (knob, value), result in zip(probes, results[1:], strict=True):
+                rows.append(
+                    {
+                        "role": role,
+                        "knob": knob.name,
+                        "found": knob.text(getattr(found, knob.name)),
+                        "value": knob.text(value),
+                        "games": result.games,
+                        "found_rate": base,
+                        "rate": result.rate(role),
+                        "change": result.rate(role) - base,
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    def result(
+        self,
+        began: float,
+        interrupted: bool,
+        converged: bool,
+        final: dict[str, Any],
+        matrix: pd.DataFrame,
+        sensitivity: pd.DataFrame,
+        games_played: int,
+        sizes: dict[str, int],
+    ) -> BestPlayResult:
+        from importlib.metadata import version
+
+        settings = self.settings
+        strategies = {role: strategy_record(self.current[role], role) for role in ROLES} | {
+            "start": strategy_record(self.start, None)
+        }
+        summary = {
+            "command": self.command
+            or (
+                f"amteach best-play --games-per-candidate {settings.games_per_candidate} "
+                f"--budget {settings.budget_minutes:g} --seed {settings.seed} "
+                f"--preset {settings.preset}"
+            ),
+            "seed": settings.seed,
+            "preset": settings.preset,
+            "round_cap": settings.round_cap,
+            "games_per_candidate": settings.games_per_candidate,
+            "budget_minutes": settings.budget_minutes,
+            "version": version("amteach"),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+            "core": core.core_name(),
+            "elapsed_seconds": round(time.perf_counter() - began, 1),
+            "games_played": games_played,
+            "candidates": len(self.history),
+            "phases": len(self.phase_rows),
+            "converged": converged,
+            "interrupted": interrupted,
+            "seeds": self.seeds,
+            "games": sizes,
+            "equilibrium": final,
+        }
+        history = pd.DataFrame(self.history)
+        phases = pd.DataFrame(self.phase_rows)
+        result = BestPlayResult(summary, strategies, history, phases, matrix, sensitivity)
+        if final:
+            summary["reading"] = reading_best_play(result)
+        return result
+
+
+def search_bar(progress: bool | str, seconds: int) -> Any:
+    """A tqdm bar over the budget's seconds: True for one that suits a notebook, "text" for a
+    terminal's, False for none (None)."""
+    if not progress:
+        return None
+    if progress == "text":
+        from tqdm import tqdm
+    else:
+        from tqdm.auto import tqdm
+    return tqdm(total=seconds, unit="s", desc="Searching", leave=False)
+
+
+def probe_values(knob: Any, found: int) -> list[int]:
+    """The values a knob is moved to in the sensitivity check: every other value of a small
+    knob; the ends, quarters and middle of a large one."""
+    if knob.size <= 6:
+        values = [knob.value_at(i) for i in range(knob.size)]
+    else:
+        values = [knob.value_at(round(q * (knob.size - 1))) for q in (0, 0.25, 0.5, 0.75, 1)]
+    return [v for v in dict.fromkeys(values) if v != found]
+
+
+def strategy_record(params: FamilyParams, role: str | None) -> dict[str, Any]:
+    """A strategy as the JSON file keeps it: its text, its knobs and its words."""
+    index = None if role is None else ROLES.index(role)
+    return {"text": params.text(), "knobs": params.as_dict(), "words": params.sentences(index)}
+
+
+def equilibrium_figures(result: Tally) -> dict[str, Any]:
+    """The final figures of a match: each role's wins and rate with its Wilson interval, the
+    exact test of the Monopolists' rate against half the games, and the round cap's share."""
+    figures: dict[str, Any] = {"games": result.games, "capped": result.capped}
+    figures["round_cap_share"] = result.capped / result.games if result.games else float("nan")
+    for role in ROLES:
+        low, high = wilson_interval(result.wins(role), result.games)
+        figures[role] = {
+            "wins": result.wins(role),
+            "rate": result.rate(role),
+            "ci_low": low,
+            "ci_high": high,
+        }
+    test = stats.compare_with_even(result.monopolist_wins, result.games, 0.5)
+    figures["even_test"] = {"p_value": test.p_value, "direction": test.direction}
+    return figures
+
+
+def matrix_cell(result: Tally) -> dict[str, Any]:
+    """One cell of the tournament matrix: games, wins, rates and Wilson intervals by role."""
+    cell: dict[str, Any] = {"games": result.games}
+    for role in ROLES:
+        low, high = wilson_interval(result.wins(role), result.games)
+        cell[f"{role}_wins"] = result.wins(role)
+        cell[f"{role}_rate"] = result.rate(role)
+        cell[f"{role}_ci_low"] = low
+        cell[f"{role}_ci_high"] = high
+    cell["round_cap_share"] = result.capped / result.games if result.games else float("nan")
+    return cell
+
+
+def best_play(
+    games_per_candidate: int = 500,
+    budget_minutes: float = 10.0,
+    seed: int = 0,
+    preset: str = "default",
+    workers: int | None = None,
+    round_cap: int = DEFAULT_ROUND_CAP,
+    generations: int | None = None,
+    phases: int = 8,
+    popsize: int | None = None,
+    progress: bool | str = True,
+    command: str | None = None,
+    on_event: Callable[[str], None] | None = None,
+) -> BestPlayResult:
+    """Search the family for each role's best response, alternating until neither improves
+    by more than the noise, then play the equilibrium, the tournament matrix and the
+    sensitivity check on fresh seeds (see the module's docstring). Ctrl-C stops the search and
+    returns what it found (`result.interrupted`)."""
+    settings = SearchSettings(
+        games_per_candidate=games_per_candidate,
+        budget_minutes=budget_minutes,
+        seed=seed,
+        preset=preset,
+        round_cap=round_cap,
+        workers=workers,
+        generations=generations,
+        phases=phases,
+        popsize=popsize,
+    )
+    return Search(settings, progress, command, on_event).run()
+
+
+# -- reading the result -----------------------------------------------------------------------------
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+KNOB_WORDS = {
+    "reserve": "how much cash they keep when buying",
+    "streets": "whether they buy streets",
+    "transports": "whether they buy transport companies",
+    "utilities": "whether they buy utilities",
+    "key_streets": "whether they pay for streets that complete or block a monopoly",
+    "build_reserve": "how much cash they keep when building",
+    "houses": "how many houses they build on a street",
+    "apartments": "whether they build apartments",
+    "build_order": "where they build first",
+    "builds_per_turn": "how fast they build",
+    "redeem_reserve": "when they redeem mortgages",
+    "raise_first": "what they sell first to raise money",
+    "tax": "their income-tax choice",
+    "offer": "how much they offer for a street that completes a city",
+    "accept": "the price at which they accept a trade",
+    "fine_cash": "when they pay to leave Prison or the Price War",
+    "final_adjust": "whether they build and redeem at the final accounting",
+}
+
+
+def importance(result: BestPlayResult, role: str) -> pd.DataFrame:
+    """How much each knob of a role's best strategy matters: `drop`, the most the role's win
+    rate falls when that knob alone moves to another value (`gain`, the most it rises: the
+    search's distance from a best response along that knob, on those games). Largest first."""
+    frame = result.sensitivity
+    if frame.empty:
+        return pd.DataFrame(columns=["knob", "drop", "gain"])
+    rows = frame[frame["role"] == role]
+    table = rows.groupby("knob", sort=False)["change"].agg(["min", "max"])
+    out = pd.DataFrame(
+        {
+            "knob": table.index,
+            "drop": -table["min"].clip(upper=0),
+            "gain": table["max"].clip(lower=0),
+        }
+    )
+    return out.sort_values("drop", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def reading_best_play(result: BestPlayResult, top: int = 3) -> str:
+    """Sentences for students: the Monopolists' win rate under the strongest strategies found,
+    with its interval and the exact test against half; each role's strategy by its most
+    important knobs; the features that matter most; and the conditions (round cap)."""
+    summary = result.summary
+    figures = summary.get("equilibrium") or {}
+    if not figures:
+        return "The search stopped before its final games, so there are no figures to read yet."
+    m = figures[MONOPOLIST]
+    test = stats.EvenTest(
+        wins=m["wins"],
+        games=figures["games"],
+        plays_per_game=1,
+        even=0.5,
+        rate=m["rate"],
+        low=m["ci_low"],
+        high=m["ci_high"],
+        p_value=figures["even_test"]["p_value"],
+        confidence=stats.CONFIDENCE,
+    )
+    text = (
+        f"Under the strongest strategies we found ({summary['preset']} rules), Monopolists win "
+        f"{_percent(m['rate'])} of {figures['games']:,} fresh games (95% interval "
+        f"{_percent(m['ci_low'])} to {_percent(m['ci_high'])}); against an even game's 50%, "
+        + stats.even_verdict("they", test).replace("they won", "they win")
+        + "."
+    )
+    for role, lead in (
+        (COMPETITOR, "The Competitors' best strategy is to "),
+        (MONOPOLIST, "the Monopolists' is to "),
+    ):
+        knobs = importance(result, role)["knob"].head(top).tolist() or [k.name for k in KNOBS[:top]]
+        phrases = [knob_phrase(name, getattr(result.best(role), name), role) for name in knobs]
+        sentence = lead + _join_phrases(phrases)
+        text += (" " if role == COMPETITOR else "; ") + sentence
+    text += "."
+    parts = []
+    for role in ROLES:
+        table = importance(result, role).head(top)
+        if table.empty:
+            continue
+        names = [KNOB_WORDS[k] for k in table["knob"]]
+        parts.append(
+            f"for the {ROLE_PLURALS[ROLES.index(role)]}, {_join_phrases(names)} (moving one of "
+            f"them alone costs up to {100 * table['drop'].max():.1f} points of their win rate)"
+        )
+    if parts:
+        text += " The features that matter most are, " + "; and ".join(parts) + "."
+    text += (
+        f" The games stop at round {summary['round_cap']}, where a final accounting picks the "
+        f"winner: it settled {_percent(figures['round_cap_share'])} of them."
+    )
+    if not summary.get("converged", False):
+        text += (
+            " The search ran out of budget before both roles stopped improving, so these are "
+            "the strongest strategies found, not an equilibrium."
+        )
+    return text
+
+
+def _join_phrases(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def knob_phrase(name: str, value: int, role: str) -> str:
+    """A knob's value as a verb phrase ("keep $150 in hand when it buys")."""
+    knob = KNOBS[[k.name for k in KNOBS].index(name)]
+    hold = "Prison" if role == MONOPOLIST else "the Price War"
+    buys = {"streets": "streets", "transports": "transport companies", "utilities": "utilities"}
+    if name in buys:
+        return (
+            f"never buy {buys[name]}",
+            f"buy {buys[name]} only when they keep their reserve",
+            f"buy {buys[name]} whenever they can pay",
+        )[value]
+    if name in ("reserve", "build_reserve"):
+        return f"keep ${value:,} in hand when {'buying' if name == 'reserve' else 'building'}"
+    if name == "redeem_reserve":
+        return f"redeem mortgages only when they keep ${value:,}"
+    if name == "houses":
+        return "never build" if value == 0 else f"build up to {value} houses a street"
+    if name == "builds_per_turn":
+        return f"put up at most {value} building{'s' if value > 1 else ''} a turn"
+    if name == "offer":
+        if value == 0:
+            return "never offer to buy a street"
+        return f"offer up to {knob.text(value)} times a street's price to complete a city"
+    if name == "accept":
+        return f"accept a trade only when they get {knob.text(value)} times what they give up"
+    if name == "fine_cash":
+        if value == 0:
+            return f"pay the fine to leave {hold} at once"
+        return f"pay to leave {hold} only with ${value:,} in hand"
+    words = {
+        "key_streets": (
+            "treat every street alike",
+            "pay for any street that completes their own monopoly",
+            "pay for any street that completes a monopoly or blocks a rival Monopolist's",
+        ),
+        "apartments": ("never build apartments", "build apartments"),
+        "build_order": (
+            "build where one landing's rent rises most",
+            "build where the expected rent per dollar rises most",
+        ),
+        "raise_first": (
+            "sell buildings before mortgaging",
+            "mortgage titles before selling buildings",
+        ),
+        "tax": (
+            "pay the cheaper income tax",
+            "always pay the flat income tax",
+            "always pay the percentage income tax",
+        ),
+        "final_adjust": (
+            "change nothing at the final accounting",
+            "build and redeem at the final accounting",
+        ),
+    }
+    return words[name][value - knob.low]
+
+
+# -- the tournament matrix as a heatmap -------------------------------------------------------------
+def matrix_figure(matrix: pd.DataFrame) -> go.Figure:
+    """The tournament matrix as a heatmap: rows the Competitors' strategies, columns the
+    Monopolists', each cell the Monopolists' win rate with its 95% interval written in it.
+    Blue where Monopolists win, green where Competitors do, white at an even game."""
+    import plotly.graph_objects as go
+
+    if matrix.empty or "monopolist_rate" not in matrix:
+        raise InputError("not a tournament matrix (no win rates)", field="matrix")
+    rows = list(dict.fromkeys(matrix["competitor"]))
+    cols = list(dict.fromkeys(matrix["monopolist"]))
+    cells = matrix.set_index(["competitor", "monopolist"])
+    z = [[float(cells.loc[(r, c), "monopolist_rate"]) for c in cols] for r in rows]
+    text = [
+        [
+            f"{100 * cells.loc[(r, c), 'monopolist_rate']:.0f}%<br>"
+            f"<span style='font-size:11px'>{100 * cells.loc[(r, c), 'monopolist_ci_low']:.0f}–"
+            f"{100 * cells.loc[(r, c), 'monopolist_ci_high']:.0f}</span>"
+            for c in cols
+        ]
+        for r in rows
+    ]
+    hover = [
+        [
+            f"Competitors: {r}<br>Monopolists: {c}<br>Monopolists win "
+            f"{100 * cells.loc[(r, c), 'monopolist_rate']:.1f}% (95% interval "
+            f"{100 * cells.loc[(r, c), 'monopolist_ci_low']:.1f}% to "
+            f"{100 * cells.loc[(r, c), 'monopolist_ci_high']:.1f}%), Competitors "
+            f"{100 * cells.loc[(r, c), 'competitor_rate']:.1f}%, of "
+            f"{int(cells.loc[(r, c), 'games']):,} games"
+            for c in cols
+        ]
+        for r in rows
+    ]
+    figure = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[f"{c} ■" for c in cols],
+            y=[f"{r} ●" for r in rows],
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 15},
+            hovertext=hover,
+            hoverinfo="text",
+            zmin=0,
+            zmax=1,
+            colorscale=[[0, ROLE_COLOURS[0]], [0.5, "#ffffff"], [1, ROLE_COLOURS[1]]],
+            colorbar={
+                "title": {"text": "Monopolists' win rate", "side": "right", "font": {"size": 14}},
+                "tickformat": ".0%",
+                "tickfont": {"size": 14},
+            },
+        )
+    )
+    figure.update_layout(
+        title={
+            "text": "Who wins when each strategy meets each other (Monopolists' win rate, 95% interval)",
+            "font": {"size": 17},
+        },
+        xaxis={
+            "title": {"text": "Monopolists (■) play", "font": {"size": 15}},
+            "tickfont": {"size": 14},
+            "side": "bottom",
+        },
+        yaxis={
+            "title": {"text": "Competitors (●) play", "font": {"size": 15}},
+            "tickfont": {"size": 14},
+            "autorange": "reversed",
+        },
+        template="plotly_white",
+        height=560,
+        margin={"l": 150, "r": 20, "t": 60, "b": 80},
+    )
+    return figure
+
+
+def reading_matrix(result: BestPlayResult) -> str:
+    """A sentence reading the matrix: how each role's best strategy fares against the named
+    bots, and the cell of best against best."""
+    matrix = result.matrix
+    if matrix.empty:
+        return "The search stopped before the matrix was played."
+    cells = matrix.set_index(["competitor", "monopolist"])
+    best = cells.loc[(BEST, BEST)]
+    named = matrix[matrix["competitor"].isin(NAMED) & (matrix["monopolist"] == BEST)]
+    worst = named.loc[named["monopolist_rate"].idxmin()] if len(named) else None
+    text = (
+        f"Best against best, the Monopolists win {_percent(best['monopolist_rate'])} (95% "
+        f"interval {_percent(best['monopolist_ci_low'])} to {_percent(best['monopolist_ci_high'])})."
+    )
+    if worst is not None:
+        text += (
+            f" Against the best Monopolist strategy, the named bot that does best as the "
+            f"Competitors is the {worst['competitor']} bot, which still loses "
+            f"{_percent(worst['monopolist_rate'])} of its games."
+        )
+    named_m = matrix[matrix["monopolist"].isin(NAMED) & (matrix["competitor"] == BEST)]
+    if len(named_m):
+        strongest = named_m.loc[named_m["monopolist_rate"].idxmax()]
+        text += (
+            f" Against the best Competitor strategy, the strongest named Monopolist bot, the "
+            f"{strongest['monopolist']} bot, wins {_percent(strongest['monopolist_rate'])}."
+        )
+    return text
+
+
+def compare_presets(a: BestPlayResult, b: BestPlayResult) -> stats.BatchDifference:
+    """The Monopolists' equilibrium win rate from run `a` to run `b` (two presets), with
+    Newcombe's interval for the difference: they are separate batches of fresh games."""
+    fa, fb = a.summary["equilibrium"], b.summary["equilibrium"]
+    return stats.compare_batches(
+        fa[MONOPOLIST]["wins"], fa["games"], fb[MONOPOLIST]["wins"], fb["games"]
+    )
+
+
+def strategies_words(result: BestPlayResult) -> list[tuple[str, list[str]]]:
+    """Each role's best strategy in sentences, for a page: (role's plural, sentences)."""
+    return [
+        (ROLE_PLURALS[ROLES.index(role)], list(result.strategies[role]["words"])) for role in ROLES
+    ]
+
+
+def controllers(result: BestPlayResult) -> list[str]:
+    """The bots of the usual table (Competitor, Monopolist, Competitor, Monopolist) when both
+    roles play their best strategy: controllers for `Session.set_controller`."""
+    return [family_name(result.best(role)) for role in TABLE_ROLES]
