@@ -566,7 +566,9 @@ class Search:
             best_rate = max(scores.values())
             tick(phase=phase + 1, role=role, best=f"{100 * best_rate:.1f}%")
             stale = stale + 1 if len(scores) == before else 0
-            if stale >= 3:  # every candidate was one already played: the search has settled
+            # every candidate was one already played (the search has settled), or one wins
+            # every game (nothing can do better)
+            if stale >= 3 or best_rate >= 1.0:
                 break
         return max(scores, key=lambda c: scores[c])
 
@@ -827,7 +829,7 @@ KNOB_WORDS = {
     "redeem_reserve": "when they redeem mortgages",
     "raise_first": "what they sell first to raise money",
     "tax": "their income-tax choice",
-    "offer": "how much they offer for a street that completes a city",
+    "offer": "how much they offer for a street",
     "accept": "the price at which they accept a trade",
     "fine_cash": "when they pay to leave Prison or the Price War",
     "final_adjust": "whether they build and redeem at the final accounting",
@@ -907,8 +909,9 @@ def reading_best_play(result: BestPlayResult, top: int = 3) -> str:
     )
     if not summary.get("converged", False):
         text += (
-            " The search ran out of budget before both roles stopped improving, so these are "
-            "the strongest strategies found, not an equilibrium."
+            " The search stopped (its budget or its number of alternations ran out) before "
+            "both roles stopped improving, so these are the strongest strategies found, not an "
+            "equilibrium."
         )
     return text
 
@@ -941,7 +944,8 @@ def knob_phrase(name: str, value: int, role: str) -> str:
     if name == "offer":
         if value == 0:
             return "never offer to buy a street"
-        return f"offer up to {knob.text(value)} times a street's price to complete a city"
+        goal = "to complete a city" if role == MONOPOLIST else "to block a Monopolist's city"
+        return f"offer up to {knob.text(value)} times a street's price {goal}"
     if name == "accept":
         return f"accept a trade only when they get {knob.text(value)} times what they give up"
     if name == "fine_cash":

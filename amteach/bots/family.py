@@ -24,7 +24,7 @@ from typing import Any
 from ..engine.board import MONOPOLIST
 from ..engine.choices import PAY_FINE, Choice, Trade
 from ..engine.errors import RulesError
-from ..engine.game import Game
+from ..engine.game import NOBODY, Game, Phase
 from .strategies import InvestorStrategy
 
 FAMILY = "family"
@@ -135,8 +135,9 @@ KNOBS: tuple[Knob, ...] = (
         0,
         24,
         scale=4,
-        about="as a Monopolist, the most it offers for the street that completes a city, in "
-        "times the street's price (0: it never offers)",
+        about="the most it offers for a street, in times its price (0: it never offers): as a "
+        "Monopolist for the street that completes a city, as a Competitor for a street a "
+        "Monopolist needs for one (to block it)",
     ),
     Knob(
         "accept",
@@ -298,16 +299,7 @@ class FamilyParams:
 
     def sentences(self, role: int | None = None) -> list[str]:
         """`describe`, one sentence per part of the strategy."""
-        out = [self._buying()]
-        out.append(self._building())
-        out.append(self._money())
-        if role != 0:
-            out.append(self._trading(role))
-        else:
-            out.append(
-                f"It accepts a trade only when what it gets is worth {self.accept / 10:g} times "
-                "what it gives up."
-            )
+        out = [self._buying(), self._building(), self._money(), self._trading(role)]
         hold = {None: "Prison or the Price War", 0: "the Price War", 1: "Prison"}[role]
         if self.fine_cash == 0:
             out.append(f"It pays the fine to leave {hold} at once.")
@@ -390,10 +382,16 @@ class FamilyParams:
         )
         if self.offer == 0:
             return "It never offers to buy a street. " + accept
-        who = "As a Monopolist it" if role is None else "It"
+        wants = {
+            None: "the street that completes a city (as a Monopolist), or a street a "
+            "Monopolist needs for one (as a Competitor, to block it)",
+            0: "a street a Monopolist needs to complete a city, to block it",
+            1: "the street that completes a city",
+        }[role]
+        top = self.offer / 4
         return (
-            f"{who} offers to buy the street that completes a city, from half of "
-            f"{self.offer / 4:g} times its price up to {self.offer / 4:g} times. " + accept
+            f"It offers to buy {wants}, from {top / 2:g} times the street's price up to "
+            f"{top:g} times. " + accept
         )
 
 
@@ -470,7 +468,7 @@ class FamilyStrategy(InvestorStrategy):
     def manage(self, game: Game) -> Choice | None:
         p = self.params
         if p.offer:
-            trade = self.propose_monopoly_trade(game)
+            trade = self.propose_monopoly_trade(game) or self.propose_blocking_trade(game)
             if trade is not None:
                 return trade
         build = self.build(game)
@@ -480,6 +478,35 @@ class FamilyStrategy(InvestorStrategy):
         for space in game.targets("redeem"):
             if cash - game.redeem_values[space] >= p.redeem_reserve:
                 return Choice("redeem", space)
+        return None
+
+    def propose_blocking_trade(self, game: Game) -> Choice | None:
+        """As a Competitor, offer cash for a street a Monopolist holds in a city it has not
+        monopolized yet, so that it cannot complete it (the same prices as its other offers)."""
+        me = game.actor
+        if game.roles[me] == MONOPOLIST or game.phase != Phase.POST_ROLL:
+            return None
+        need = game.rules.monopoly_streets
+        for s in game.board.streets:
+            other = game.owner[s]
+            if (
+                other == NOBODY
+                or game.roles[other] != MONOPOLIST
+                or game.houses[s]
+                or game.apartment[s]
+                or game.monopoly_count(other, game.board.spaces[s].city) >= need
+            ):
+                continue
+            tries = self._offers.get(s, 0)
+            if tries > 4:
+                continue
+            self._offers[s] = tries + 1
+            offer = self.offer_amount(game.board.spaces[s].price, tries)
+            if game.cash[me] - offer < self.reserve:
+                continue
+            choice = Choice("trade", Trade(other, (), (s,), offer))
+            if game.is_legal(choice):
+                return choice
         return None
 
     def offer_amount(self, price: int, tries: int) -> int:

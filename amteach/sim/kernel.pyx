@@ -1487,6 +1487,37 @@ cdef Choice family_build(G* g, Bot* bot) noexcept:
     return choice(C_BUILD, best)
 
 
+cdef Choice family_blocking_trade(G* g, Bot* bot) noexcept:
+    """FamilyStrategy.propose_blocking_trade: as a Competitor, offer cash for a street a
+    Monopolist holds in a city it has not monopolized yet"""
+    cdef const Static* s = g.s
+    cdef int me = g.actor, i, sp, other, tries
+    cdef int64_t offer
+    if s.roles[me] == MONOPOLIST or g.phase != POST_ROLL:
+        return choice(C_NONE)
+    for i in range(s.n_streets):
+        sp = s.streets[i]
+        other = g.owner[sp]
+        if (other == NOBODY or s.roles[other] != MONOPOLIST or g.houses[sp] or g.apartment[sp]
+                or monopoly_count(g, other, s.city[sp]) >= s.monopoly_streets):
+            continue
+        tries = bot.offers[sp]
+        if tries > 4:
+            continue
+        bot.offers[sp] = tries + 1
+        offer = <int64_t>s.price[sp] * bot.fam[F_OFFER] * (4 + tries) // 32
+        if g.cash[me] - offer < bot.reserve:
+            continue
+        g.proposal.other = other
+        g.proposal.n_give = 0
+        g.proposal.n_get = 1
+        g.proposal.get[0] = sp
+        g.proposal.pay = offer
+        if trade_is_legal(g, &g.proposal):
+            return choice(C_TRADE)
+    return choice(C_NONE)
+
+
 cdef Choice family_manage(G* g, Bot* bot) noexcept:
     """FamilyStrategy.manage: offer a trade, build, or redeem"""
     cdef int spaces[MAX_SPACES]
@@ -1495,6 +1526,9 @@ cdef Choice family_manage(G* g, Bot* bot) noexcept:
     cdef Choice c
     if bot.fam[F_OFFER]:
         c = propose_monopoly_trade(g, bot)
+        if c.kind != C_NONE:
+            return c
+        c = family_blocking_trade(g, bot)
         if c.kind != C_NONE:
             return c
     c = family_build(g, bot)
