@@ -526,7 +526,6 @@ class Search:
         start = self.current[role]
         strategy = cma.CMAEvolutionStrategy(list(start.grid()), 1.0, options)
         scores: dict[FamilyParams, float] = {}
-        opponent = self.current[other(role)]
 
         def score(candidates: list[FamilyParams], generation: int) -> None:
             new = list(dict.fromkeys(c for c in candidates if c not in scores))
@@ -541,8 +540,6 @@ class Search:
                         "phase": phase + 1,
                         "role": role,
                         "generation": generation,
-                        "strategy": candidate.text(),
-                        "opponent": opponent.text(),
                         "wins": result.wins(role),
                         "games": result.games,
                         "rate": result.rate(role),
