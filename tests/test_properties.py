@@ -27,7 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from amteach import Choice, Game, IllegalChoice, Trade
-from amteach.bots import CautiousStrategy, RandomStrategy
+from amteach.bots import KNOBS, CautiousStrategy, FamilyParams, FamilyStrategy, RandomStrategy
 from amteach.engine import events as ev
 from amteach.engine.choices import CHOICE_KINDS, TAX_OPTIONS, TITLE_CHOICES
 
@@ -230,6 +230,21 @@ def test_mixed_bots_keep_every_invariant(
         if cautious[seat]:
             bots[seat] = CautiousStrategy(reserve=100)
     play_out(game, bots)
+
+
+@given(
+    config=game_configs(),
+    grids=st.lists(
+        st.tuples(*(st.integers(0, knob.size - 1) for knob in KNOBS)), min_size=6, max_size=6
+    ),
+)
+def test_family_bots_with_any_knobs_keep_every_invariant(
+    config: dict[str, Any], grids: list[tuple[int, ...]]
+) -> None:
+    """Family strategies (issue 15) anywhere on their grid: hoarding, building, trading,
+    mortgaging first, never leaving Prison early."""
+    game = Game.new(**config)
+    play_out(game, [FamilyStrategy(FamilyParams.from_grid(grids[seat])) for seat in game.players])
 
 
 @given(

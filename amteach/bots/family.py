@@ -88,8 +88,8 @@ class Knob:
         value = int(value)
         if (value - self.low) % self.step:
             raise RulesError(
-                f"{self.name} moves in steps of {self.text(self.low + self.step) if self.low == 0 else self.step / self.scale:g}, "
-                f"so {raw!r} is not one of its values",
+                f"{self.name} moves in steps of {self.step / self.scale:g}, so {raw!r} is not "
+                "one of its values",
                 field=where,
             )
         return value

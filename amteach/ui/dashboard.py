@@ -59,6 +59,13 @@ def _economics() -> Any:
     return economics
 
 
+def _best_play() -> Any:
+    """The Best play page, imported when a viewer first opens it."""
+    from . import best_play
+
+    return best_play
+
+
 class Dashboard:
     """The Voilà app: Play and Who wins, then the economics behind the game (taxes, landing
     odds, returns on titles, inequality, fairness) and the rules. Only the Play tab is built
@@ -87,11 +94,19 @@ class Dashboard:
                 ("Returns", lambda: _economics().returns_page()),
                 ("Inequality", lambda: _economics().inequality_page(self.app.session)),
                 ("Is it fair?", lambda: _economics().fairness_page()),
+                (
+                    "Best play",
+                    lambda: _best_play().best_play_page(self.app.session, self.show_play),
+                ),
                 ("Rules", w.VBox([self.rules_preset, self.rules_view])),
             ]
         )
         self.tabs = self.pages.widget
         self.widget = self.tabs
+
+    def show_play(self) -> None:
+        """Bring the Play tab to the front (the Best play tab's button sets up a game there)."""
+        self.tabs.selected_index = 0
 
     def _ipython_display_(self) -> None:
         display(self.widget)

@@ -1,0 +1,444 @@
+"""Best play (issue 15): the family of strategies, the search for each role's best response,
+the tournament matrix, the shipped runs, the `amteach best-play` command and the Best play
+tab. The cores' agreement on family strategies is in tests/test_core.py, their invariants in
+tests/test_properties.py."""
+
+from __future__ import annotations
+
+import json
+
+import ipywidgets as widgets
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from amteach import Game, RuleSet, simulate
+from amteach.analysis import stats, strategy
+from amteach.bots import KNOBS, FamilyParams, FamilyStrategy, check_bot, make_strategy
+from amteach.cli import main
+from amteach.engine.board import COMPETITOR, MONOPOLIST
+from amteach.engine.errors import InputError, RulesError
+from amteach.engine.game import PlayerSetup, Setup
+from amteach.session import Session
+from amteach.sim import core, wilson_interval
+from amteach.sim.runner import SeatError, parse_seats
+from amteach.style import ROLE_COLOURS
+
+grids = st.tuples(*(st.integers(0, knob.size - 1) for knob in KNOBS))
+
+
+# -- the family --------------------------------------------------------------------------------
+@given(grid=grids)
+def test_a_family_strategy_reads_back_from_its_text_and_its_vector(grid):
+    params = FamilyParams.from_grid(grid)
+    assert params.grid() == grid
+    assert FamilyParams.parse(params.text()) == params
+    assert FamilyParams.from_vector(params.vector()) == params
+    assert check_bot(f"family:{params.text()}") == f"family:{params.text()}"
+    assert make_strategy(f"family:{params.text()}").params == params
+
+
+def test_knobs_not_named_keep_their_defaults_and_values_read_as_written():
+    params = FamilyParams.parse("reserve=$100/streets=always/offer=3.5/accept=2/tax=flat")
+    assert params.changed(reserve=150, streets=1, offer=16, accept=12, tax=0) == FamilyParams()
+    assert (params.reserve, params.streets, params.offer, params.accept) == (100, 2, 14, 20)
+    assert params.tax_name == "flat"
+    assert FamilyParams.parse("") == FamilyParams()
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "words"),
+    [
+        ("reserve=110", "family.reserve", "steps of 25"),
+        ("reserve=5000", "family.reserve", "from 0 to 1000"),
+        ("streets=sometimes", "family.streets", "never, above, always"),
+        ("offer=1.1", "family.offer", "from 0 to 6"),
+        ("wizard=1", "family", "unknown knob 'wizard'"),
+        ("reserve", "family", "has no '='"),
+        ("tax=flat/tax=percent", "family.tax", "set twice"),
+    ],
+)
+def test_a_bad_knob_gets_one_message_naming_it(text, field, words):
+    with pytest.raises(RulesError) as err:
+        FamilyParams.parse(text)
+    assert err.value.field == field and words in str(err.value)
+    with pytest.raises(SeatError, match="seats\\[1\\]"):
+        parse_seats(f"competitor:investor,monopolist:family:{text}")
+    with pytest.raises(InputError, match="controller must be 'human' or a bot"):
+        Session().set_controller(1, f"family:{text}")
+
+
+def test_the_strategy_in_words_follows_its_knobs_and_its_role():
+    params = FamilyParams.parse(
+        "houses=0/tax=flat/fine_cash=0/streets=always/utilities=never/key_streets=block/offer=0"
+    )
+    competitor, monopolist = params.describe(COMPETITOR), params.describe(MONOPOLIST)
+    assert "It never builds." in competitor
+    assert "always pays the flat income tax" in competitor
+    assert "leave the Price War at once" in competitor and "leave Prison at once" in monopolist
+    assert "buys streets whenever it can pay" in competitor and "never buys utilities" in competitor
+    assert "rival Monopolist needs" in competitor and "never offers" in competitor
+    builder = FamilyParams.parse("houses=2/apartments=no/builds_per_turn=1/offer=4")
+    assert "up to 2 houses on a street and no apartments" in builder.describe(MONOPOLIST)
+    assert "one building a turn" in builder.describe(MONOPOLIST)
+    assert "completes a city, from 2 times" in builder.describe(MONOPOLIST)
+    assert "needs to complete a city, to block it" in builder.describe(COMPETITOR)
+
+
+def two_player_game(**rules: object) -> Game:
+    setup = Setup(
+        players=(PlayerSetup("Ana", COMPETITOR), PlayerSetup("Ben", MONOPOLIST)),
+        rules=RuleSet.preset("default", **rules),
+        seed=3,
+    )
+    return Game(setup)
+
+
+def test_the_family_buys_by_kind_of_title_and_pays_for_key_streets():
+    """Basin St. (1) and French Quarter (3) make New Orleans; a Monopolist needs two."""
+    game = two_player_game()
+    game.actor = game.current = 0
+    game.cash[0] = 100  # Basin St. costs 60: 40 would be left
+    thrifty = FamilyStrategy("reserve=50/streets=above/key_streets=plain")
+    assert not thrifty.wants(game, 1)
+    assert FamilyStrategy("reserve=50/streets=always").wants(game, 1)
+    game.owner[3] = 1  # Ben the Monopolist holds French Quarter: Basin St. would complete it
+    assert not FamilyStrategy("reserve=50/key_streets=complete").wants(game, 1)
+    assert FamilyStrategy("reserve=50/key_streets=block").wants(game, 1)
+    game.actor = game.current = 1
+    game.owner[3], game.owner[1] = NOT_OWNED, 1
+    game.cash[1] = 100
+    assert FamilyStrategy("reserve=50/key_streets=complete").wants(game, 3)
+    assert not FamilyStrategy("reserve=50/key_streets=plain").wants(game, 3)
+
+
+NOT_OWNED = -1
+
+
+def test_family_seats_carry_their_knobs_through_workers_and_both_cores(monkeypatch):
+    seats = (
+        "competitor:family:reserve=300/houses=2/key_streets=block/offer=2,"
+        "monopolist:family:tax=flat/offer=5/raise_first=titles,"
+        "competitor:family,monopolist:investor"
+    )
+    args = {"games": 24, "seats": seats, "seed": 4, "round_cap": 60, "progress": False}
+    one, two = simulate(workers=1, **args), simulate(workers=2, **args)
+    monkeypatch.setattr(core, "kernel", lambda: None)
+    pure = simulate(workers=1, **args)
+    for name in ("games", "players", "rounds", "taxes"):
+        pd.testing.assert_frame_equal(getattr(one, name), getattr(two, name))
+        pd.testing.assert_frame_equal(getattr(one, name), getattr(pure, name))
+    assert (
+        one.meta["seats"][1]["params"]
+        == FamilyParams.parse("tax=flat/offer=5/raise_first=titles").text()
+    )
+    assert one.meta["seats"][1]["tax"] == "flat"
+    assert set(one.players["bot"].astype(str)) == {"family", "investor"}
+    assert (one.taxes[one.taxes["seat"] == 1]["choice"] == "flat").all()
+
+
+def test_a_family_seat_survives_saving_a_batch_as_csv(tmp_path):
+    from amteach.sim import SimulationResult
+
+    result = simulate(
+        games=6,
+        seats="competitor:family:houses=1,monopolist:family:offer=0",
+        round_cap=30,
+        progress=False,
+        workers=1,
+    )
+    result.save(tmp_path / "out", format="csv")
+    loaded = SimulationResult.load(tmp_path / "out")
+    assert loaded.meta["seats"] == result.meta["seats"]
+    pd.testing.assert_frame_equal(loaded.games, result.games, check_dtype=False)
+
+
+# -- the search ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_run():
+    """A real search with a small budget: 40 games a candidate, four generations a role, two
+    alternations, on one worker (deterministic: the generations bound it, not the clock)."""
+    return strategy.best_play(
+        games_per_candidate=40,
+        budget_minutes=5,
+        seed=1,
+        workers=1,
+        generations=4,
+        phases=2,
+        popsize=8,
+        progress=False,
+    )
+
+
+def test_a_small_search_runs_and_improves_on_its_start(small_run):
+    history = small_run.history
+    assert list(small_run.phases["role"]) == ["competitor", "monopolist"]
+    for phase, role in ((1, "competitor"), (2, "monopolist")):
+        rows = history[history["phase"] == phase]
+        assert (rows["role"] == role).all() and (rows["games"] == 40).all()
+        start = rows[rows["generation"] == 0]
+        # four generations at most; a role's search stops sooner once a candidate wins all
+        assert len(start) == 1 and 1 <= rows["generation"].max() <= 4
+        assert rows["generation"].max() == 4 or rows["rate"].max() == 1.0
+        assert rows["rate"].max() > start["rate"].iloc[0], f"phase {phase} found nothing better"
+    first = small_run.phases.iloc[0]
+    assert first["challenger"] != first["incumbent"]
+    # the check games decide: Newcombe's interval for the challenger against the incumbent
+    change = stats.compare_batches(
+        round(first["incumbent_rate"] * first["games"]),
+        first["games"],
+        round(first["challenger_rate"] * first["games"]),
+        first["games"],
+    )
+    assert bool(first["improved"]) == (change.low > 0)
+    assert small_run.summary["candidates"] == len(history)
+
+
+def test_the_final_figures_come_from_fresh_games_with_their_intervals(small_run):
+    summary = small_run.summary
+    seeds = summary["seeds"]
+    assert len(set(seeds.values())) == len(seeds)  # search, check and fresh games all differ
+    figures = summary["equilibrium"]
+    m = figures["monopolist"]
+    assert figures["games"] == summary["games"]["final"] > 0
+    assert (m["ci_low"], m["ci_high"]) == pytest.approx(
+        wilson_interval(m["wins"], figures["games"])
+    )
+    test = stats.compare_with_even(m["wins"], figures["games"], 0.5)
+    assert figures["even_test"] == {"p_value": test.p_value, "direction": test.direction}
+    for key in ("command", "seed", "version", "date", "core", "preset", "round_cap"):
+        assert key in summary
+    reading = summary["reading"]
+    assert reading.startswith("Under the strongest strategies we found (default rules)")
+    assert f"{100 * m['rate']:.1f}%" in reading and "The features that matter most" in reading
+    assert f"settled {100 * figures['round_cap_share']:.1f}%" in reading
+
+
+def test_the_matrix_plays_every_named_bot_and_the_strategies_found(small_run):
+    matrix = small_run.matrix
+    names = [*strategy.NAMED, strategy.START, strategy.BEST]
+    assert list(dict.fromkeys(matrix["competitor"])) == names
+    assert list(dict.fromkeys(matrix["monopolist"])) == names
+    assert len(matrix) == len(names) ** 2
+    cell = matrix.set_index(["competitor", "monopolist"]).loc[(strategy.BEST, strategy.BEST)]
+    assert cell["competitor_bot"] == strategy.family_name(small_run.best("competitor"))
+    for row in matrix.itertuples():
+        assert row.competitor_wins + row.monopolist_wins <= row.games
+        low, high = wilson_interval(row.monopolist_wins, row.games)
+        assert (row.monopolist_ci_low, row.monopolist_ci_high) == pytest.approx((low, high))
+
+
+def test_the_sensitivity_moves_one_knob_at_a_time(small_run):
+    frame = small_run.sensitivity
+    assert set(frame["role"]) == {"competitor", "monopolist"}
+    for role in ("competitor", "monopolist"):
+        rows = frame[frame["role"] == role]
+        assert set(rows["knob"]) == {k.name for k in KNOBS}
+        assert (rows["value"] != rows["found"]).all()
+        table = strategy.importance(small_run, role)
+        assert (table["drop"].diff().dropna() <= 0).all()  # largest first
+        worst = rows["change"].min()
+        assert table["drop"].iloc[0] == pytest.approx(max(0.0, -worst))
+
+
+def test_a_run_saves_tidy_files_and_loads_them_back(small_run, tmp_path):
+    saved = small_run.save(tmp_path / "run")
+    assert sorted(p.name for p in saved.iterdir()) == sorted(strategy.RESULT_FILES)
+    loaded = strategy.BestPlayResult.load(saved)
+    assert loaded.summary == json.loads(json.dumps(small_run.summary))
+    assert loaded.best("monopolist") == small_run.best("monopolist")
+    pd.testing.assert_frame_equal(loaded.matrix, small_run.matrix, check_dtype=False)
+    with pytest.raises(InputError, match="already holds best-play results"):
+        small_run.save(saved)
+    with pytest.raises(InputError, match=r"summary\.json is missing"):
+        strategy.BestPlayResult.load(tmp_path)
+
+
+def test_ctrl_c_keeps_what_the_search_found():
+    """The second phase's announcement stands in for a Ctrl-C in the middle of the search."""
+
+    def stop_at_phase_two(text: str) -> None:
+        if text.startswith("Phase 2"):
+            raise KeyboardInterrupt
+
+    result = strategy.best_play(
+        games_per_candidate=20,
+        budget_minutes=5,
+        seed=2,
+        workers=1,
+        generations=2,
+        popsize=4,
+        progress=False,
+        on_event=stop_at_phase_two,
+    )
+    assert result.interrupted and len(result.phases) == 1
+    assert len(result.history) > 0 and result.summary["equilibrium"] == {}
+    assert "stopped before its final games" in strategy.reading_best_play(result)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("games_per_candidate", 5, "at least 20"),
+        ("budget_minutes", 0, "above 0"),
+        ("preset", "house-rules", "unknown rules preset"),
+        ("seed", -1, "0 or more"),
+        ("workers", 0, "at least 1"),
+    ],
+)
+def test_bad_settings_are_refused_before_any_game(field, value, words):
+    with pytest.raises(InputError, match=words):
+        strategy.best_play(**{field: value, "progress": False})
+
+
+# -- the heatmap ------------------------------------------------------------------------------------
+def test_the_matrix_heatmap_is_readable_from_the_back_row(small_run):
+    figure = strategy.matrix_figure(small_run.matrix)
+    (heat,) = figure.data
+    assert isinstance(heat, go.Heatmap) and len(heat.z) == len(heat.y) == 6
+    assert figure.layout.xaxis.tickfont.size >= 14 and figure.layout.yaxis.tickfont.size >= 14
+    assert heat.textfont.size >= 14 and heat.colorbar.tickfont.size >= 14
+    colours = [stop[1] for stop in heat.colorscale]
+    assert colours[0] == ROLE_COLOURS[0] and colours[-1] == ROLE_COLOURS[1]
+    assert all(label.endswith("●") for label in heat.y)  # a shape beside every colour
+    assert all(label.endswith("■") for label in heat.x)
+    best = small_run.matrix.set_index(["competitor", "monopolist"]).loc[
+        ("best found", "best found")
+    ]
+    assert f"{100 * best['monopolist_rate']:.0f}%" in heat.text[-1][-1]
+
+
+# -- the command ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--games-per-candidate", "many"], "--games-per-candidate must be a whole number"),
+        (["--games-per-candidate", "3"], "--games-per-candidate must be at least 20"),
+        (["--budget", "-1"], "--budget must be above 0"),
+        (["--budget", "nan"], "--budget must be above 0"),
+        (["--seed", "1.5"], "--seed must be a whole number"),
+        (["--preset", "house"], "unknown rules preset 'house'"),
+        (["--workers", "0"], "--workers must be at least 1"),
+    ],
+)
+def test_bad_arguments_get_one_line_and_exit_2(args, words, tmp_path):
+    result = CliRunner().invoke(main, ["best-play", "--out", str(tmp_path / "run"), *args])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert words in result.stderr and "Traceback" not in result.output
+    assert not (tmp_path / "run").exists()
+
+
+def test_best_play_needs_a_folder_and_keeps_results_already_there(tmp_path):
+    missing = CliRunner().invoke(main, ["best-play"])
+    assert missing.exit_code == 2 and "needs --out DIR" in missing.stderr
+    (tmp_path / "summary.json").write_text("{}")
+    held = CliRunner().invoke(main, ["best-play", "--out", str(tmp_path)])
+    assert held.exit_code == 2 and "already holds best-play results" in held.stderr
+    assert (tmp_path / "summary.json").read_text() == "{}"
+
+
+def test_the_command_runs_a_search_within_a_small_budget(tmp_path):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        main,
+        [
+            "best-play",
+            "--games-per-candidate",
+            "20",
+            "--budget",
+            "0.2",
+            "--seed",
+            "3",
+            "--workers",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Under the strongest strategies we found" in result.stdout
+    assert sorted(p.name for p in out.iterdir()) == sorted(strategy.RESULT_FILES)
+    loaded = strategy.BestPlayResult.load(out)
+    assert loaded.summary["games_per_candidate"] == 20 and loaded.summary["seed"] == 3
+    lines = [line for line in result.stdout.splitlines() if line.startswith("competitor:family:")]
+    assert lines == [f"competitor:family:{loaded.strategies['competitor']['text']}"]
+
+
+# -- the shipped runs ------------------------------------------------------------------------------
+@pytest.mark.parametrize("preset", strategy.SHIPPED_PRESETS)
+def test_the_shipped_runs_carry_their_provenance_and_agree_with_themselves(preset):
+    run = strategy.shipped(preset)
+    summary = run.summary
+    assert summary["preset"] == preset and summary["command"].startswith("amteach best-play")
+    assert f"--preset {preset}" in summary["command"]
+    assert f"--seed {summary['seed']}" in summary["command"]
+    for key in ("version", "date", "core", "elapsed_seconds", "games_played"):
+        assert summary[key]
+    assert not summary["interrupted"]
+    figures = summary["equilibrium"]
+    for role in ("competitor", "monopolist"):
+        row = figures[role]
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+            wilson_interval(row["wins"], figures["games"])
+        )
+        assert run.best(role).text() == run.strategies[role]["text"]
+    assert len(run.matrix) == 36 and not run.sensitivity.empty
+    assert summary["reading"] == strategy.reading_best_play(run)
+
+
+def test_the_shipped_best_against_best_replays_on_fresh_games():
+    """The shipped strategies as seats of an ordinary batch: the Monopolists' win rate lands
+    within the shipped interval's reach (a new set of games, so a Newcombe interval)."""
+    run = strategy.shipped("default")
+    seats = [f"{role}:family:{run.strategies[role]['text']}" for role in strategy.TABLE_ROLES]
+    result = simulate(games=300, seats=seats, seed=99, workers=1, progress=False)
+    wins = int((result.games["winner_role"] == "monopolist").sum())
+    figures = run.summary["equilibrium"]
+    change = stats.compare_batches(figures["monopolist"]["wins"], figures["games"], wins, 300)
+    assert not change.significant, change
+
+
+# -- the Best play tab ----------------------------------------------------------------------------
+def walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from walk(child)
+
+
+def test_the_best_play_tab_shows_the_matrix_the_words_and_plays_best_against_best():
+    from amteach.ui.dashboard import Dashboard
+
+    dashboard = Dashboard()
+    titles = [dashboard.tabs.get_title(i) for i in range(len(dashboard.tabs.children))]
+    index = titles.index("Best play")
+    dashboard.tabs.selected_index = index
+    page = dashboard.tabs.children[index]
+    figures = [w for w in walk(page) if isinstance(w, go.FigureWidget)]
+    assert any(isinstance(t, go.Heatmap) for f in figures for t in f.data)
+    text = " ".join(w.value for w in walk(page) if isinstance(w, widgets.HTML))
+    run = strategy.shipped("default")
+    assert run.summary["reading"].split(";")[0] in text
+    assert run.strategies["monopolist"]["words"][0] in text
+    assert "From the default rules to edition-2005" in text
+    button = next(
+        w
+        for w in walk(page)
+        if isinstance(w, widgets.Button) and "best against best" in w.description
+    )
+    button.click()
+    session = dashboard.app.session
+    assert dashboard.tabs.selected_index == 0
+    expected = strategy.controllers(run)
+    assert session.seat_controllers == expected
+    assert session.game.rules.preset_name == "default"
+    assert session.step().ok  # the family bot decides
+    toggle = next(w for w in walk(page) if isinstance(w, widgets.ToggleButtons))
+    toggle.value = "edition-2005"
+    button.click()
+    assert session.seat_controllers == strategy.controllers(strategy.shipped("edition-2005"))
+    assert session.game.rules.preset_name == "edition-2005"
