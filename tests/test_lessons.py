@@ -38,7 +38,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from amteach.analysis import fairness, inequality, returns, stats, taxes
+from amteach.analysis import fairness, inequality, returns, stats, strategy, taxes
 from amteach.analysis.landing import landing_table, reading_landing
 from amteach.analysis.returns import title_returns
 from amteach.engine.rules import RuleSet
@@ -180,6 +180,12 @@ CHECKS = {
 
 
 # -- the batches the claims are about --------------------------------------------------------------
+def best_play_seats(preset: str) -> list[str]:
+    """The usual table with each role's strongest strategy of a shipped best-play run."""
+    run = strategy.shipped(preset)
+    return [f"{role}:family:{run.strategies[role]['text']}" for role in strategy.TABLE_ROLES]
+
+
 def play_batch(name: str) -> Any:
     """Play a batch of lessons/batches.yaml, on one worker (the test workers share the cores)."""
     spec = BATCHES[name]
@@ -187,9 +193,10 @@ def play_batch(name: str) -> Any:
         return fairness.market_structures(
             games=spec["games"], bot=spec["bot"], seed=spec["seed"], workers=1, progress=False
         )
+    seats = spec["seats"] if spec.get("kind") != "best-play" else best_play_seats(spec["rules"])
     return simulate(
         games=spec["games"],
-        seats=spec["seats"],
+        seats=seats,
         rules=RuleSet.preset(spec.get("rules", "default"), **spec.get("set", {})),
         seed=spec["seed"],
         workers=1,
@@ -656,7 +663,97 @@ def returns_says(
     assert says in sentence, (says, sentence)
 
 
+# -- claims about the shipped best-play runs (amteach/data/best_play) -----------------------------
+def shipped_range(
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    role: str = "monopolist",
+    bounds: list[float] | None = None,
+) -> None:
+    """A role's win rate under the strongest strategies found lies in the text's range, and
+    the range is about as wide as its 95% interval."""
+    low, high = range_in(text, bounds)
+    row = strategy.shipped(preset).summary["equilibrium"][role]
+    assert low <= 100 * row["rate"] <= high, (100 * row["rate"], text)
+    assert low - 2 <= 100 * row["ci_low"] and 100 * row["ci_high"] <= high + 2, (row, text)
+
+
+def shipped_even(batches: BatchStore, text: str, preset: str, expect: str) -> None:
+    """The exact test of the Monopolists' equilibrium rate against half: more, less or even."""
+    found = strategy.shipped(preset).summary["equilibrium"]["even_test"]["direction"]
+    assert found == expect, (found, text)
+
+
+def shipped_change(batches: BatchStore, text: str, a: str, b: str, expect: str) -> None:
+    """The Monopolists' equilibrium rate from preset a to preset b (Newcombe's interval)."""
+    moved = strategy.compare_presets(strategy.shipped(a), strategy.shipped(b))
+    found = "luck" if not moved.significant else "more" if moved.difference > 0 else "less"
+    assert found == expect, (moved, text)
+
+
+def shipped_cap(
+    batches: BatchStore, text: str, preset: str, bounds: list[float] | None = None
+) -> None:
+    """The share of the equilibrium's games the round cap settled lies in the text's range."""
+    low, high = range_in(text, bounds)
+    share = 100 * strategy.shipped(preset).summary["equilibrium"]["round_cap_share"]
+    assert low <= share <= high, (share, text)
+
+
+def shipped_says(batches: BatchStore, text: str, preset: str, says: str) -> None:
+    """The reading of a shipped run (the Best play tab's first sentence) says `says`."""
+    reading = strategy.reading_best_play(strategy.shipped(preset))
+    assert says in reading, (says, reading)
+
+
+def shipped_knob(
+    batches: BatchStore, text: str, preset: str, role: str, knob: str, values: list[str]
+) -> None:
+    """A knob of a role's strongest strategy found is one of `values` (as written)."""
+    found = strategy.shipped(preset).best(role).as_dict()[knob]
+    assert found in [str(v) for v in values], (knob, found, text)
+
+
+def shipped_top(
+    batches: BatchStore, text: str, preset: str, role: str, knob: str, top: int = 3
+) -> None:
+    """`knob` is among the `top` knobs that matter most for a role (its sensitivity)."""
+    table = strategy.importance(strategy.shipped(preset), role)
+    assert knob in list(table["knob"].head(top)), (table.head(top + 2), text)
+
+
+def shipped_cell(
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    competitor: str,
+    monopolist: str,
+    role: str = "monopolist",
+    bounds: list[float] | None = None,
+) -> None:
+    """A cell of the tournament matrix: the role's win rate lies in the text's range."""
+    low, high = range_in(text, bounds)
+    cells = strategy.shipped(preset).matrix.set_index(["competitor", "monopolist"])
+    rate = 100 * cells.loc[(competitor, monopolist), f"{role}_rate"]
+    assert low <= rate <= high, (rate, text)
+
+
+def shipped_converged(batches: BatchStore, text: str, preset: str, expect: bool) -> None:
+    """Whether the shipped search stopped at an approximate equilibrium."""
+    assert strategy.shipped(preset).summary["converged"] == expect, text
+
+
 CLAIMS = {
+    "shipped_range": shipped_range,
+    "shipped_even": shipped_even,
+    "shipped_change": shipped_change,
+    "shipped_cap": shipped_cap,
+    "shipped_says": shipped_says,
+    "shipped_knob": shipped_knob,
+    "shipped_top": shipped_top,
+    "shipped_cell": shipped_cell,
+    "shipped_converged": shipped_converged,
     "rate_range": rate_range,
     "rate_is": rate_is,
     "even_test": even_test,

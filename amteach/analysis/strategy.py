@@ -942,7 +942,8 @@ def knob_phrase(name: str, value: int, role: str) -> str:
         if value == 0:
             return "never offer to buy a street"
         goal = "to complete a city" if role == MONOPOLIST else "to block a Monopolist's city"
-        return f"offer up to {knob.text(value)} times a street's price {goal}"
+        times = "a street's price" if value == 4 else f"{knob.text(value)} times a street's price"
+        return f"offer up to {times} {goal}"
     if name == "accept":
         return f"accept a trade only when they get {knob.text(value)} times what they give up"
     if name == "fine_cash":

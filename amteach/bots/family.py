@@ -299,7 +299,7 @@ class FamilyParams:
 
     def sentences(self, role: int | None = None) -> list[str]:
         """`describe`, one sentence per part of the strategy."""
-        out = [self._buying(), self._building(), self._money(), self._trading(role)]
+        out = [self._buying(role), self._building(), self._money(), self._trading(role)]
         hold = {None: "Prison or the Price War", 0: "the Price War", 1: "Prison"}[role]
         if self.fine_cash == 0:
             out.append(f"It pays the fine to leave {hold} at once.")
@@ -315,7 +315,7 @@ class FamilyParams:
             )
         return out
 
-    def _buying(self) -> str:
+    def _buying(self, role: int | None = None) -> str:
         kinds = {"streets": self.streets, "transport companies": self.transports}
         kinds["utilities"] = self.utilities
         groups = {
@@ -331,13 +331,15 @@ class FamilyParams:
         if groups["never"]:
             parts.append(f"never buys {_join(groups['never'])}")
         text = "It " + "; it ".join(parts) + "."
-        if self.key_streets == 1:
-            text += " It buys a street that completes its own monopoly whenever it can pay."
+        own = "a street that completes its own monopoly"
+        block = "a street that a rival Monopolist needs for one (to block it)"
+        if role == 0:  # a Competitor has no monopoly of its own to complete
+            if self.key_streets == 2:
+                text += f" It buys, whenever it can pay, {block}."
+        elif self.key_streets == 1:
+            text += f" It buys {own} whenever it can pay."
         elif self.key_streets == 2:
-            text += (
-                " It buys, whenever it can pay, a street that completes its own monopoly or "
-                "that a rival Monopolist needs for one (to block it)."
-            )
+            text += f" It buys, whenever it can pay, {own} or {block}."
         return text
 
     def _building(self) -> str:
