@@ -716,27 +716,85 @@ def shipped_knob(
 
 
 def shipped_top(
-    batches: BatchStore, text: str, preset: str, role: str, knob: str, top: int = 3
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    role: str,
+    knob: str,
+    top: int = 3,
+    expect: bool = True,
 ) -> None:
-    """`knob` is among the `top` knobs that matter most for a role (its sensitivity)."""
+    """`knob` is (or, with expect false, is not) among the `top` knobs that matter most for a
+    role, by the sensitivity of its win rate."""
     table = strategy.importance(strategy.shipped(preset), role)
-    assert knob in list(table["knob"].head(top)), (table.head(top + 2), text)
+    assert (knob in list(table["knob"].head(top))) == expect, (table.head(top + 2), text)
+
+
+def shipped_probe(
+    batches: BatchStore, text: str, preset: str, role: str, knob: str, value: str
+) -> None:
+    """Moving one knob of a role's strongest strategy alone to `value` costs the role most
+    of its wins (its win rate falls below half of what it was)."""
+    frame = strategy.shipped(preset).sensitivity
+    row = frame[(frame["role"] == role) & (frame["knob"] == knob) & (frame["value"] == value)]
+    assert len(row) == 1, (knob, value)
+    assert row["rate"].iloc[0] < row["found_rate"].iloc[0] / 2, (row, text)
+
+
+def shipped_importance(
+    batches: BatchStore, text: str, preset: str, role: str, bounds: list[float]
+) -> None:
+    """The most any one knob's move costs a role's win rate, in points, lies in `bounds`."""
+    drop = 100 * strategy.importance(strategy.shipped(preset), role)["drop"].max()
+    assert min(bounds) <= drop <= max(bounds), (drop, text)
+
+
+def shipped_best_row(
+    batches: BatchStore, text: str, preset: str, monopolist: str, expect: str
+) -> None:
+    """In a Monopolist column of the matrix, the Competitor row where the Monopolists win
+    least (the Competitors' best response among the rows)."""
+    cells = strategy.shipped(preset).matrix
+    column = cells[cells["monopolist"] == monopolist]
+    found = column.loc[column["monopolist_rate"].idxmin(), "competitor"]
+    assert found == expect, (column[["competitor", "monopolist_rate"]], text)
+
+
+def shipped_best_column(
+    batches: BatchStore, text: str, preset: str, competitor: str, expect: list[str]
+) -> None:
+    """In a Competitor row of the matrix, the Monopolist column where the Monopolists win
+    most is one of `expect`, and the others of `expect` are within luck of it (Newcombe)."""
+    cells = strategy.shipped(preset).matrix
+    row = cells[cells["competitor"] == competitor].set_index("monopolist")
+    top = row["monopolist_rate"].idxmax()
+    assert top in expect, (row["monopolist_rate"], text)
+    for other in expect:
+        change = stats.compare_batches(
+            row.loc[top, "monopolist_wins"],
+            row.loc[top, "games"],
+            row.loc[other, "monopolist_wins"],
+            row.loc[other, "games"],
+        )
+        assert not change.significant, (other, change, text)
 
 
 def shipped_cell(
     batches: BatchStore,
     text: str,
     preset: str,
-    competitor: str,
+    competitor: str | list[str],
     monopolist: str,
     role: str = "monopolist",
     bounds: list[float] | None = None,
 ) -> None:
-    """A cell of the tournament matrix: the role's win rate lies in the text's range."""
+    """A cell of the tournament matrix (or several rows of one column): the role's win rate
+    lies in the text's range."""
     low, high = range_in(text, bounds)
     cells = strategy.shipped(preset).matrix.set_index(["competitor", "monopolist"])
-    rate = 100 * cells.loc[(competitor, monopolist), f"{role}_rate"]
-    assert low <= rate <= high, (rate, text)
+    for row in [competitor] if isinstance(competitor, str) else competitor:
+        rate = 100 * cells.loc[(row, monopolist), f"{role}_rate"]
+        assert low <= rate <= high, (row, rate, text)
 
 
 def shipped_converged(batches: BatchStore, text: str, preset: str, expect: bool) -> None:
@@ -753,6 +811,10 @@ CLAIMS = {
     "shipped_knob": shipped_knob,
     "shipped_top": shipped_top,
     "shipped_cell": shipped_cell,
+    "shipped_best_row": shipped_best_row,
+    "shipped_probe": shipped_probe,
+    "shipped_importance": shipped_importance,
+    "shipped_best_column": shipped_best_column,
     "shipped_converged": shipped_converged,
     "rate_range": rate_range,
     "rate_is": rate_is,
