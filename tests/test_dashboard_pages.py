@@ -44,6 +44,7 @@ def test_the_dashboard_has_the_analysis_tabs_and_builds_each_only_when_opened():
         "Returns",
         "Inequality",
         "Is it fair?",
+        "Best play",
         "Rules",
     ]
     landing = dashboard.tabs.children[3]
