@@ -994,7 +994,7 @@ def matrix_figure(matrix: pd.DataFrame) -> go.Figure:
     text = [
         [
             f"{100 * cells.loc[(r, c), 'monopolist_rate']:.0f}%<br>"
-            f"<span style='font-size:11px'>{100 * cells.loc[(r, c), 'monopolist_ci_low']:.0f}–"
+            f"<span style='font-size:13px'>{100 * cells.loc[(r, c), 'monopolist_ci_low']:.0f}–"
             f"{100 * cells.loc[(r, c), 'monopolist_ci_high']:.0f}</span>"
             for c in cols
         ]

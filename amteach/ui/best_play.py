@@ -79,9 +79,10 @@ def importance_figure(result: best.BestPlayResult) -> Any:
     from plotly.subplots import make_subplots
 
     figure = make_subplots(
-        rows=1,
-        cols=2,
+        rows=2,
+        cols=1,
         subplot_titles=[f"{p} {s}" for p, s in zip(ROLE_PLURALS, ROLE_SHAPES, strict=True)],
+        vertical_spacing=0.16,
     )
     for index, role in enumerate(ROLES):
         table = best.importance(result, role).head(5).iloc[::-1]
@@ -100,8 +101,8 @@ def importance_figure(result: best.BestPlayResult) -> Any:
                 hovertemplate="%{y}: moving it alone costs up to %{x:.1f} points<extra></extra>",
                 showlegend=False,
             ),
-            row=1,
-            col=index + 1,
+            row=index + 1,
+            col=1,
         )
     figure.update_xaxes(
         title={"text": "win rate lost, points", "font": {"size": 14}}, tickfont={"size": 14}
@@ -111,8 +112,8 @@ def importance_figure(result: best.BestPlayResult) -> Any:
     figure.update_layout(
         title={"text": "What matters most in each role's strategy", "font": {"size": 17}},
         template="plotly_white",
-        height=380,
-        margin={"l": 20, "r": 30, "t": 80, "b": 50},
+        height=560,
+        margin={"l": 20, "r": 40, "t": 80, "b": 50},
     )
     return figure
 
