@@ -1,8 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 # cython: cdivision=True, nonecheck=False, infer_types=True
-"""The compiled core of a batch: the engine, the four built-in bots and the frame recording of
-`amteach.sim.play`, written again over C structs so that a bot game runs without creating a
-Python object per decision.
+"""The compiled core of a batch: the engine, the four named bots, the family of strategies
+(`amteach.bots.family`) and the frame recording of `amteach.sim.play`, written again over C
+structs so that a bot game runs without creating a Python object per decision.
 
 The Python engine (`amteach.engine.game`) and bots (`amteach.bots.strategies`) are the
 reference: they serve the classroom app, scenarios, saves and docs, and this file follows
