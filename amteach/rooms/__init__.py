@@ -15,8 +15,8 @@ from .follow import Follower
 from .results import class_archive, class_result, decisions_frame
 from .room import (
     BOT,
-    ENDINGS,
     ENDING_LABELS,
+    ENDINGS,
     HEARTBEAT_SECONDS,
     ROLE_MODES,
     STUDENT,

@@ -87,7 +87,7 @@ def class_result(tables: Sequence[RoomTable]) -> SimulationResult:
         "source": "class",
         "room": tables[0].code if tables else None,
         "tables": len(tables),
-        "finished": int(len(frames["games"])),
+        "finished": len(frames["games"]),
         "game_type": tables[0].game.game_type if tables else None,
         "rules": tables[0].game.rules.to_dict() if tables else None,
     }

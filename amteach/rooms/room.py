@@ -223,9 +223,7 @@ def role_plan(seats: int, mode: str, rng: random.Random) -> list[str]:
     return plan
 
 
-def roles_by_dice(
-    preferences: list[str | None], rng: random.Random
-) -> tuple[list[str], list[int]]:
+def roles_by_dice(preferences: list[str | None], rng: random.Random) -> tuple[list[str], list[int]]:
     """Rule 3: everyone throws two dice; the highest chooses a role first, then the next, as
     long as their role has room (the roles may differ by at most one). A seat without a
     preference (a bot, or a student who did not say) takes a role at random. Returns each
@@ -362,8 +360,7 @@ class Rooms:
                 rows = [
                     SeatRow(*row)
                     for row in tx.query(
-                        f"SELECT {SEAT_COLUMNS} FROM seats WHERE room = ? "
-                        "ORDER BY table_no, seat",
+                        f"SELECT {SEAT_COLUMNS} FROM seats WHERE room = ? ORDER BY table_no, seat",
                         (code,),
                     )
                 ]

@@ -388,7 +388,9 @@ def open_store(url: str | Path) -> Store:
         try:
             import psycopg  # noqa: F401
         except ImportError:  # pragma: no cover - psycopg is a dependency
-            raise InputError("PostgreSQL needs psycopg 3 (pip install psycopg)", "--rooms") from None
+            raise InputError(
+                "PostgreSQL needs psycopg 3 (pip install psycopg)", "--rooms"
+            ) from None
         return PostgresStore(text)
     if scheme == "sqlite":
         text = text[len("sqlite://") :]

@@ -9,6 +9,7 @@ reads the log (`sync`) and applies what it has not seen, so they all show the sa
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import replace
 from typing import Any
@@ -199,17 +200,15 @@ class RoomTable(Session):
             return unavailable_reply(err)
 
     def _resync(self) -> None:
-        try:
+        with contextlib.suppress(RoomsUnavailable):
             self.sync()
-        except RoomsUnavailable:
-            pass
 
     # -- what a screen shows ------------------------------------------------------------------------
     def row(self, seat: int) -> SeatRow:
         return self.seat_rows[seat]
 
     def seat_status(self, seat: int) -> str:
-        """"student", "bot", or "bot (student away)"."""
+        """ "student", "bot", or "bot (student away)"."""
         row = self.seat_rows[seat]
         if row.playing == STUDENT:
             return "student" if row.present() else "student (away)"
