@@ -58,7 +58,8 @@ class Follower:
             for table in self.tables:
                 left = table.info.seconds_left()
                 if table.playing and left == 0 and table.info.settings.ending == "two-hour":
-                    changed |= table.end_game().ok and table.game.phase == "final_adjust"
+                    ended = table.end_game().ok
+                    changed |= ended and table.game.phase == "final_adjust"
                 changed |= table.drive()
             if self.tend and time.monotonic() - self._last_tend >= TEND_SECONDS:
                 self._last_tend = time.monotonic()

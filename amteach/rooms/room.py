@@ -41,7 +41,8 @@ PIN_TRIES = 5  # wrong PINs in a row before the controls lock for PIN_LOCK_SECON
 PIN_LOCK_SECONDS = 60
 # room status
 LOBBY, PLAYING, PAUSED, ENDED = "lobby", "playing", "paused", "ended"
-STUDENT, BOT = "student", "bot"
+# who made a decision: a student, a bot, or the two-hour game's timer (its end_game)
+STUDENT, BOT, TIMER = "student", "bot", "timer"
 
 
 class Refused(AmteachError):
@@ -460,6 +461,7 @@ class Rooms:
         return self.info(code)
 
     def pause(self, code: str) -> None:
+        """Stop every table: no decision is taken until `resume`."""
         with self.store.transaction() as tx:
             tx.execute(
                 "UPDATE rooms SET status = ?, paused_at = ? WHERE code = ? AND status = ?",
@@ -556,7 +558,7 @@ class Rooms:
             status = tx.query("SELECT status FROM rooms WHERE code = ?", (code,))
             if not status:
                 raise Refused(f"There is no room {code}.")
-            if status[0][0] == PAUSED and made_by != "instructor":
+            if status[0][0] == PAUSED:
                 raise Refused("The teacher has paused the game. Wait for it to go on.")
             if status[0][0] in (LOBBY, ENDED):
                 raise Refused(
@@ -577,6 +579,12 @@ class Rooms:
                     )
                 if made_by == BOT and playing != BOT:
                     raise Refused("A student plays that seat now.")
+            elif made_by == TIMER:
+                ends_at = tx.query("SELECT ends_at FROM rooms WHERE code = ?", (code,))[0][0]
+                if choice != "end_game" or ends_at is None or ends_at > now():
+                    raise Refused("Only the two-hour game's timer ends a game, when time is up.")
+            else:
+                raise Refused(f"Unknown decision maker {made_by!r}.")
             tx.execute(
                 "INSERT INTO decisions (room, table_no, number, seat, choice, made_by, at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",

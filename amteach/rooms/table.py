@@ -17,7 +17,7 @@ from typing import Any
 from ..engine.errors import IllegalChoice, SaveError
 from ..engine.game import Game
 from ..session import HUMAN, SEATS, Reply, Session
-from .room import BOT, LOBBY, PLAYING, STUDENT, Refused, RoomInfo, Rooms, Seat, SeatRow
+from .room import BOT, LOBBY, PLAYING, STUDENT, TIMER, Refused, RoomInfo, Rooms, Seat, SeatRow
 from .store import RoomsUnavailable, Taken
 
 FIRST = "Another device made that decision first; here is the game as it is now."
@@ -49,7 +49,7 @@ class RoomTable(Session):
             raise Refused("The game has not started yet: wait for your teacher to start it.")
         settings = self.info.settings
         self.seat_rows = rooms.seats(code, table)
-        self.made_by = STUDENT if seat is not None else "instructor"
+        self.made_by = STUDENT  # who this device's decisions are from (TIMER: time is up)
         self.last_decision_at = time.monotonic()
         super().__init__(
             [(s.label, s.role or "competitor", self._controller(s)) for s in self.seat_rows],
@@ -147,6 +147,12 @@ class RoomTable(Session):
         game = self.game
         if self.student is None:
             return Reply(False, "Only the student at that seat decides for it.", "warning")
+        try:
+            kind = game.parse_choice(choice).kind
+        except IllegalChoice as err:
+            return Reply(False, f"That is not allowed now: {err.reason} ({err.rule}).", "warning")
+        if kind == "end_game":
+            return Reply(False, "The teacher's timer ends the game for every table.", "warning")
         if self.seat is not None and not game.over:
             if self.controller(self.seat) != HUMAN:
                 return Reply(
@@ -167,12 +173,17 @@ class RoomTable(Session):
         game = self.game
         if game.over or game.phase == "final_adjust":
             return Reply(True)
-        self.made_by = "instructor"
-        return self._guarded(lambda: self._decide_now("end_game"))
+        if not game.is_legal("end_game"):
+            return Reply(False, f"The accounting starts when {game.names[game.actor]} has chosen.")
+        return self._guarded(self._time_is_up)
 
-    def _decide_now(self, choice: Any) -> Reply:
-        with self.grouped():
-            self.apply(choice)
+    def _time_is_up(self) -> Reply:
+        self.made_by = TIMER
+        try:
+            with self.grouped():
+                self.apply("end_game")
+        finally:
+            self.made_by = STUDENT
         return Reply(True)
 
     def drive(self, delay: float | None = None) -> bool:
