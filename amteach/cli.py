@@ -13,7 +13,7 @@ from .engine.errors import AmteachError, InputError
 from .engine.rule_input import parse_overrides, parse_sweep_values
 from .engine.rules import RuleSet, preset_names
 from .engine.scenario import ScriptStepError, scenario_report
-from .serving import TEMPLATE, voila_environment
+from .serving import PUBLIC_URL_ENV, TEMPLATE, voila_environment
 
 
 def _fail(message: str, status: int) -> None:
@@ -394,6 +394,27 @@ def sweep(
         sys.exit(130)
 
 
+def _rooms_environment(rooms_url: str, public_url: str | None) -> dict[str, str]:
+    """Open (and if need be create or migrate) the class database once, before serving, so a
+    bad address fails here with one line; the kernels find it in the environment."""
+    from urllib.parse import urlsplit
+
+    from .rooms import ROOMS_ENV, RoomsUnavailable, open_store
+
+    try:
+        store = open_store(rooms_url)
+    except (AmteachError, RoomsUnavailable) as err:
+        _fail(f"--rooms: {err}", 2)
+    store.close()
+    env = {ROOMS_ENV: rooms_url if "://" in rooms_url else str(store.where)}
+    if public_url is not None:
+        parts = urlsplit(public_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            _fail(f"--public-url: {public_url!r} is not an http:// or https:// address", 2)
+        env[PUBLIC_URL_ENV] = public_url
+    return env
+
+
 def dashboard_notebook() -> Path:
     """notebooks/dashboard.ipynb of this checkout (or of the working folder)."""
     here = Path(__file__).resolve().parents[1] / "notebooks" / "dashboard.ipynb"
@@ -465,13 +486,39 @@ def voila_command(
     show_default=True,
     help="Seconds before an idle visitor's kernel is shut down.",
 )
-def dashboard(port: int, ip: str, pool: int, template: str, cull_after: int) -> None:
+@click.option(
+    "--rooms",
+    "rooms_url",
+    default="amteach-rooms.sqlite",
+    show_default=True,
+    metavar="FILE|URL",
+    help="The class database for class play: a SQLite file (created when missing) or a "
+    "postgresql://user@host/db address.",
+)
+@click.option(
+    "--public-url",
+    default=None,
+    metavar="URL",
+    help="The address students open, shown in the Class tab's join link and QR code "
+    "(default: the address the instructor's page was opened at).",
+)
+def dashboard(
+    port: int,
+    ip: str,
+    pool: int,
+    template: str,
+    cull_after: int,
+    rooms_url: str,
+    public_url: str | None,
+) -> None:
     """Serve the dashboard (notebooks/dashboard.ipynb) with Voilà, without code."""
+    import os
     import subprocess
 
     notebook = dashboard_notebook()
     if not notebook.is_file():
         _fail(f"{notebook}: the dashboard notebook is missing", 2)
+    rooms_env = _rooms_environment(rooms_url, public_url)
     shown = "127.0.0.1" if ip in ("0.0.0.0", "::") else ip
     click.echo(f"Serving the Anti-Monopoly dashboard at http://{shown}:{port}/  (Ctrl-C stops it)")
     if ip in ("0.0.0.0", "::"):
@@ -480,6 +527,8 @@ def dashboard(port: int, ip: str, pool: int, template: str, cull_after: int) -> 
         )
     try:
         with voila_environment() as env:
+            env.update(rooms_env)
+            os.environ.update(rooms_env)
             completed = subprocess.run(
                 voila_command(notebook, port, ip, pool, template, cull_after), env=env, check=False
             )

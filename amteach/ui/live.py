@@ -10,9 +10,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
-# `amteach dashboard --public-url`: the address students type or scan, when the instructor's
-# own page was opened at another (say http://127.0.0.1:8866/ on the projector's computer)
-PUBLIC_URL_ENV = "AMTEACH_PUBLIC_URL"
+from ..serving import PUBLIC_URL_ENV
+
 TICK_SECONDS = 0.25
 
 

@@ -96,7 +96,7 @@ class StudentPage:
         self.take_back_button = button("Take my seat back", lambda _: self.take_back())
         self.take_back_button.layout.display = "none"
         self.board = w.HTML(layout=w.Layout(width="100%"))
-        self.players = w.HTML(layout=w.Layout(width="100%", overflow_x="auto"))
+        self.players = w.HTML(layout=w.Layout(width="100%", overflow="auto"))
         self.heartbeat = w.Play(
             value=0,
             min=0,
