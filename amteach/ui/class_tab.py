@@ -147,13 +147,13 @@ class ClassTab:
                 DownloadButton(
                     "amteach-class-csv.zip",
                     lambda: self.archive("csv"),
-                    description="Download (CSV)",
+                    description="Data (CSV)",
                     mime="application/zip",
                 ),
                 DownloadButton(
                     "amteach-class-parquet.zip",
                     lambda: self.archive("parquet"),
-                    description="Download (Parquet)",
+                    description="Data (Parquet)",
                     mime="application/zip",
                 ),
             ]
@@ -268,11 +268,11 @@ class ClassTab:
             "<div class='am-join-link' style='font-size:30px;font-weight:700;word-break:break-all'>{}</div>"
             "<div style='font-size:22px;margin-top:8px'>Room code</div>"
             "<div class='am-room-code' style='font-size:64px;font-weight:800;letter-spacing:6px'>{}</div>"
-            "<div>{} tables of {} · {} · roles {} · rules {}</div></div></div>",
+            "<div>{} · {} seats each · {} · roles {} · rules {}</div></div></div>",
             qr_code_html(link) if link.startswith("http") else "",
             link,
             code,
-            info.settings.tables,
+            f"{info.settings.tables} table" + ("s" if info.settings.tables > 1 else ""),
             info.settings.seats,
             ENDING_LABELS[info.settings.ending],
             info.settings.roles,
@@ -365,8 +365,11 @@ class ClassTab:
             (f"Table {row.table + 1} · {row.label}", (row.table, row.seat))
             for row in (rows or [r for t in self.tables for r in t.seat_rows])
         ]
-        if [v for _, v in seats] != [v for _, v in self.seat_picker.options]:
+        if seats != [tuple(option) for option in self.seat_picker.options]:
+            chosen = self.seat_picker.value
             self.seat_picker.options = seats
+            if chosen in [value for _, value in seats]:
+                self.seat_picker.value = chosen
         self.refresh_timer()
 
     def refresh_timer(self) -> None:
@@ -425,9 +428,11 @@ class ClassTab:
                 )
             rows.append(
                 html_text(
-                    "<tr><th>Table {}</th><td>round {}</td><td>{}</td>{}</tr>",
+                    "<tr><th>Table {}</th><td>round {}<br><small>decision {}</small></td>"
+                    "<td>{}</td>{}</tr>",
                     table.table_no + 1,
                     game.round,
+                    len(game.decisions),
                     turn,
                     html_join(cells),
                 )
