@@ -358,6 +358,7 @@ class Rooms:
             raise Refused("This class has ended. Ask your teacher for the new code.")
         for _ in range(5):  # another student took the same free seat first: look again
             with self.store.transaction() as tx:
+                tx.lock_room(code)
                 rows = [
                     SeatRow(*row)
                     for row in tx.query(

@@ -127,6 +127,9 @@ class Store:
     def notify(self, cursor: Any, room: str) -> None:
         """Tell other processes that `room` changed (inside the writing transaction)."""
 
+    def lock_room(self, cursor: Any, room: str) -> None:
+        """See `Transaction.lock_room`."""
+
     def watch(self, on_change: Callable[[str | None], None]) -> Callable[[], None]:
         """Call `on_change(room or None)` from a background thread when another connection
         changed the database (None: something changed, look); returns a function that stops."""
@@ -235,6 +238,11 @@ class Transaction:
 
     def notify(self, room: str) -> None:
         self.store.notify(self.cursor, room)
+
+    def lock_room(self, room: str) -> None:
+        """Make the room's other writers wait for this transaction (joins take seats one at
+        a time). SQLite's BEGIN IMMEDIATE already does; PostgreSQL locks the room's row."""
+        self.store.lock_room(self.cursor, room)
 
 
 class SQLiteStore(Store):
@@ -352,6 +360,9 @@ class PostgresStore(Store):
 
     def notify(self, cursor: Any, room: str) -> None:
         cursor.execute("SELECT pg_notify(%s, %s)", (CHANNEL, room))
+
+    def lock_room(self, cursor: Any, room: str) -> None:
+        cursor.execute("SELECT code FROM rooms WHERE code = %s FOR UPDATE", (room,))
 
     def watch(self, on_change: Callable[[str | None], None]) -> Callable[[], None]:
         import psycopg
