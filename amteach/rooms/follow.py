@@ -40,8 +40,10 @@ class Follower:
         self._last_tend = 0.0
         self._stop = rooms.store.watch(self._heard)
 
-    def _heard(self, room: str | None) -> None:
-        if room is None or room == self.code:
+    def _heard(self, news: str | None) -> None:
+        room, _, table = (news or "").partition(":")
+        mine = not table or not self.tables or any(str(t.table_no) == table for t in self.tables)
+        if news is None or (room == self.code and mine):
             self.news.set()
             if self.wake is not None:
                 self.wake()

@@ -591,4 +591,4 @@ class Rooms:
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (code, table, number, seat, json.dumps(choice), made_by, now()),
             )
-            tx.notify(code)
+            tx.notify(code, table)

@@ -131,8 +131,9 @@ class Store:
         """See `Transaction.lock_room`."""
 
     def watch(self, on_change: Callable[[str | None], None]) -> Callable[[], None]:
-        """Call `on_change(room or None)` from a background thread when another connection
-        changed the database (None: something changed, look); returns a function that stops."""
+        """Call `on_change(news)` from a background thread when another connection changed the
+        database: news is "ROOM" (the room changed), "ROOM:TABLE" (a table's log grew) or None
+        (something changed: look); returns a function that stops."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     # -- statements -------------------------------------------------------------------------------
@@ -236,8 +237,9 @@ class Transaction:
         self.cursor.execute(self.store._sql(sql), tuple(params))
         return list(self.cursor.fetchall())
 
-    def notify(self, room: str) -> None:
-        self.store.notify(self.cursor, room)
+    def notify(self, room: str, table: int | None = None) -> None:
+        """Tell other processes that `room` (only its table `table`, if given) changed."""
+        self.store.notify(self.cursor, room if table is None else f"{room}:{table}")
 
     def lock_room(self, room: str) -> None:
         """Make the room's other writers wait for this transaction (joins take seats one at
