@@ -372,8 +372,9 @@ class Rooms:
                     seat = mine[0]
                     if seat.student and seat.present(moment):
                         raise Refused(
-                            f"Someone called {shown} is already playing in this room. "
-                            "Add your initial or a number to your name."
+                            f"Someone called {shown} is already playing in this room. If "
+                            "that is you on another page, close it (or wait half a minute) and "
+                            "join again; otherwise add your initial to your name."
                         )
                     tx.execute(
                         "UPDATE seats SET playing = ?, last_seen = ? "
