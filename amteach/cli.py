@@ -31,8 +31,27 @@ override_option = click.option(
 )
 
 
+def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    """--version: the version and the core that plays batches here (compiled or pure Python)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from .sim.core import core_name
+
+    click.echo(f"amteach {version('amteach')}, core: {core_name()}")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="amteach")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and which core plays batches (compiled or pure Python).",
+)
 def main() -> None:
     """amteach: play and study the board game Anti-Monopoly."""
 
@@ -178,6 +197,13 @@ def rules(preset: str, overrides: tuple[str, ...]) -> None:
 )
 @click.option("--force", is_flag=True, help="Replace results already in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--check-invariants",
+    is_flag=True,
+    help="After every decision, check what must always hold (money is conserved, the building "
+    "supply balances, no cash is negative, a Monopolist's buildings stand in a monopolized "
+    "city, held players stand on the hold space); exit 1 if anything broke.",
+)
 def simulate(
     games: int,
     seats: str | None,
@@ -192,6 +218,7 @@ def simulate(
     file_format: str,
     force: bool,
     quiet: bool,
+    check_invariants: bool,
 ) -> None:
     """Play many bot games and summarize who wins.
 
@@ -228,6 +255,7 @@ def simulate(
             game=game_type,
             client=client,
             progress=False if quiet else "text",
+            check_invariants=check_invariants,
         )
     except AmteachError as err:
         _fail(str(err), 2)
@@ -237,6 +265,14 @@ def simulate(
         if client is not None:
             client.close()
     click.echo(result.summary())
+    if check_invariants:
+        violations = result.meta["invariant_violations"]
+        decisions = int(result.games["decisions"].sum())
+        click.echo(
+            f"Invariants checked after each of {decisions:,} decisions in {len(result.games):,} "
+            f"games ({result.meta['core']} core, {result.meta['elapsed']:.1f} s): "
+            f"{violations:,} violation{'' if violations == 1 else 's'}."
+        )
     if out is not None:
         try:
             saved = result.save(out, format=file_format, force=force)
@@ -246,6 +282,8 @@ def simulate(
     if result.interrupted:
         click.echo("Stopped early (Ctrl-C); the games above finished and are kept.", err=True)
         sys.exit(130)
+    if check_invariants and result.meta["invariant_violations"]:
+        sys.exit(1)
 
 
 @main.command()
