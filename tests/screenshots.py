@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 from browser import launch_chromium, serve_dashboard
@@ -44,7 +43,8 @@ def mid_game_save() -> bytes:
 
 
 def load_mid_game(page) -> None:
-    opener = page.get_by_text("New game, save and load, scenarios")
+    # the accordion that holds Load (upload): "... save and load ..." (its title changed)
+    opener = page.get_by_text("save and load")
     if opener.count() and not page.get_by_role("button", name="Load (upload)").is_visible():
         opener.first.click()
     with page.expect_file_chooser(timeout=WAIT) as chooser:
@@ -101,11 +101,10 @@ def shoot(url: str, label: str, width: int, height: int) -> list[Path]:
 
 def main(label: str) -> None:
     IMG.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory():
-        with serve_dashboard() as served:
-            for width, height in SIZES:
-                for path in shoot(served.url, label, width, height):
-                    print(path)
+    with serve_dashboard() as served:
+        for width, height in SIZES:
+            for path in shoot(served.url, label, width, height):
+                print(path)
 
 
 if __name__ == "__main__":
