@@ -322,12 +322,16 @@ def test_the_app_shows_itself_in_a_notebook_cell():
     text = json.dumps(app.board_view.value)
     assert text.count("data-space=") == 40
     # the board's middle is left to the app's panel: whose turn, the choices and the players
-    assert "ANTI-MONOPOLY" not in text and "am-hole" in app.widget.children[2].children[1]._dom_classes
+    assert (
+        "ANTI-MONOPOLY" not in text and "am-hole" in app.widget.children[2].children[1]._dom_classes
+    )
     assert "Ana" in app.players_view.value and "Game B score" in app.players_view.value
 
 
 def test_a_scenario_with_other_seats_gets_fresh_charts_on_screen(tmp_path):
     app = ClassroomApp(seats=HUMANS, seed=2, scenario_dir=tmp_path)
+    before = dict(app.charts)
+    tabs_before = app.chart_tabs.children
     three = [
         {"name": n, "role": r}
         for n, r in (("Ana", "competitor"), ("Ben", "monopolist"), ("Cy", "competitor"))
@@ -335,7 +339,10 @@ def test_a_scenario_with_other_seats_gets_fresh_charts_on_screen(tmp_path):
     assert app.load_scenario(scenario_file(tmp_path, players=three).stem)
     wealth = app.charts["wealth"]
     assert len(wealth.data) == 3 + 2  # one line per player and a mean per role
-    assert app.chart_tabs.children[0] is wealth
+    # the same chart widgets as before, with the new table's traces: the page never swaps a
+    # chart's view (a removed plotly view kept listening and blanked the live one, issue 12)
+    assert app.charts == before and app.chart_tabs.children == tabs_before
+    assert app.chart_tabs.children[0].children[0] is wealth
     assert [t.name for t in wealth.data[:3]] == [
         "Ana (Competitor)",
         "Ben (Monopolist)",

@@ -174,7 +174,12 @@ class ClassroomApp:
         hole.add_class("am-hole")
         stage = w.Box([self.board_view, hole])
         stage.add_class("am-stage")
-        self.chart_tabs = w.Tab(children=self._chart_list(), titles=("Wealth", "Rents", "Taxes"))
+        # each chart with a sizer, so a chart drawn while its tab was hidden fills its width
+        # when the tab opens; the chart widgets stay for the app's life (ui/charts.py says why)
+        self.chart_tabs = w.Tab(
+            children=[w.VBox([chart, ChartSizer()]) for chart in self._chart_list()],
+            titles=("Wealth", "Rents", "Taxes"),
+        )
         self.chart_tabs.add_class("am-charts")
         self.more = w.Accordion(
             children=[self.files.widget],
@@ -182,7 +187,7 @@ class ClassroomApp:
             selected_index=None,
         )
         root = w.VBox(
-            [w.HTML(APP_STYLE), toolbar, stage, self.chart_tabs, ChartSizer(), self.more],
+            [w.HTML(APP_STYLE), toolbar, stage, self.chart_tabs, self.more],
             layout=w.Layout(width="100%"),
         )
         root.add_class("am-app")
