@@ -332,7 +332,7 @@ def players_table_html(game: Game) -> Markup:
 def players_panel_html(game: Game) -> Markup:
     """The players as cards, for beside the board: pawn, name, role, cash (large), net worth,
     Game B score (explained once underneath), titles and status; the player to move is
-    highlighted as on the board."""
+    highlighted as on the board. Then the Treasury's supply of buildings."""
     mover = _mover(game)
     cards = []
     for p in game.players:
@@ -374,10 +374,13 @@ def players_panel_html(game: Game) -> Markup:
         )
     return html_text(
         '<div class="am-cards" role="list" aria-label="Players">{}'
-        '<div class="am-note" title="{}">{}</div></div>',
+        '<div class="am-note" title="{}">{}</div>'
+        '<div class="am-note">Treasury supply: {} houses, {} apartments</div></div>',
         html_join(cards),
         GAME_B_EXPLAINED,
         GAME_B_SHORT,
+        game.supply_houses,
+        game.supply_apartments,
     )
 
 

@@ -120,7 +120,10 @@ def test_a_monopolist_without_a_monopoly_is_refused_a_build(tmp_path):
     )
     app.manage.picker.value = 11
     build = app.manage.buttons["build"]
-    assert build.disabled  # the app offers only legal choices
+    assert build.disabled  # the app offers only legal choices, and says why not (rule 10)
+    why = "a Monopolist builds only in a monopolized city; Ben owns 1 unmortgaged Chicago street"
+    assert why in build.tooltip and why in app.manage.reasons.value
+    assert app.manage.reasons.value.startswith("<div><b>Build</b>: ")
     before = app.game.state_dict()
     build.click()  # a click that arrives anyway (a stale page, a keyboard)
     assert app.game.state_dict() == before
@@ -392,3 +395,33 @@ def test_new_game_after_a_scenario_returns_to_the_class_table_or_keeps_the_scena
     assert app.game.names == ("Ana", "Ben", "Cleo", "Dev")
     assert app.controllers == ["human", "investor", "cautious", "builder"]
     assert app.game.seed == app.files.seed.value
+
+
+def test_a_choice_the_rules_refuse_is_shown_disabled_with_the_engines_reason(tmp_path):
+    app = app_at(
+        tmp_path,
+        [{"name": "Ana", "role": "competitor", "cash": 100}, {"name": "Ben", "role": "monopolist"}],
+        dice=[[5, 6]],
+    )
+    app.click("Roll")  # to Rush St., $140, with $100
+    shown = {b.description: b for b in app.decisions.choices.children}
+    assert not shown["Decline"].disabled
+    buy = shown["Buy Rush St. for $140"]
+    assert buy.disabled and buy.tooltip == "Rush St. costs $140 but Ana has $100"
+    assert "Buy Rush St. for $140: Rush St. costs $140 but Ana has $100." in (
+        app.decisions.refused.value
+    )
+    assert "Buy Rush St. for $140" not in app.buttons()  # not offered as a choice to click
+
+
+def test_new_game_draws_a_fresh_seed_unless_one_is_typed_and_shows_the_seed():
+    app = ClassroomApp(seats=HUMANS, seed=1)
+    app.click("New game")
+    first = app.game.seed
+    assert first != 1 and app.files.seed.value == first
+    assert f"seed {first}" in app.message.value  # so a class can write it down
+    app.click("New game")
+    assert app.game.seed != first  # the box still shows this game's seed: a fresh one
+    app.files.seed.value = first  # typed: play that game again
+    app.click("New game")
+    assert app.game.seed == first and app.game.decisions == []

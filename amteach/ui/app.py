@@ -284,8 +284,9 @@ class ClassroomApp:
         return list(self.narration.lines)
 
     def buttons(self) -> dict[str, widgets.Button]:
-        """The decision buttons on screen now, by their text."""
-        shown = {b.description: b for b in self.decisions.choices.children}
+        """The decision buttons a person can press now, by their text (a refused choice is
+        on screen too, disabled, with its reason)."""
+        shown = {b.description: b for b in self.decisions.choices.children if not b.disabled}
         shown.update({b.description: b for b in self.manage.buttons.values() if not b.disabled})
         return shown
 
