@@ -251,8 +251,11 @@ def run_small_batch(page, panel) -> None:
     panel.get_by_role("button", name="Run").click()
 
 
-def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(dashboard_url, browser):
-    watched = Watched(browser, dashboard_url, PROJECTOR)
+@pytest.mark.parametrize("viewport", [PROJECTOR, {"width": 1920, "height": 1080}], ids=str)
+def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(
+    dashboard_url, browser, viewport
+):
+    watched = Watched(browser, dashboard_url, viewport)
     page = watched.page
     tabs = page.locator(".widget-tab > .lm-TabBar").first
 
@@ -292,7 +295,7 @@ def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(dashboard
     assert "decision 13" not in text and not re.search(r"\b[a-z]+_[a-z_]+\b", text)
     run_small_batch(page, fair.locator(".am-batch").first)
     assert_charts_fill(page, "Is it fair?", 3)
-    page.screenshot(path=str(SHOTS / "projector-is-it-fair.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"is-it-fair-{viewport['width']}.png"), full_page=True)
     # tick labels of 14 px and more on every chart drawn
     sizes = page.evaluate(
         "[...document.querySelectorAll('.xtick text, .ytick text')]"

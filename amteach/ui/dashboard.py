@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from ..engine.board import ROLES
 from ..engine.rules import preset_names
-from ..render import html_join, html_text, role_legend
+from ..render import html_join, html_text
 from ..style import ROLE_COLOURS, ROLE_SHAPES
 from .app import ClassroomApp
 from .batch import BatchPanel, LazyTabs
@@ -76,15 +76,19 @@ def rules_html(preset: str) -> str:
                 cells,
             )
         )
-    legend = role_legend(plural=True, bold=True)
     return html_text(
-        "{}<p style='max-width:1100px;font-size:17px'>Competitors and Monopolists play by different "
-        "rules: {}. These are the <b>{}</b> rules. A rule that is the same for both roles spans both "
-        "columns.</p><table class='am-rules'><thead><tr><th>Rule</th>"
+        "{}<p style='max-width:1100px;font-size:17px'>Competitors (<span style='color:{}'>{}"
+        "</span>, green) and Monopolists (<span style='color:{}'>{}</span>, blue) play by "
+        "different rules. These are the <b>{}</b> rules: a rule that is the same for both roles "
+        "spans both columns, and a rule this preset changes from the default is marked "
+        "<b>(changed)</b>.</p><table class='am-rules'><thead><tr><th>Rule</th>"
         "<th style='color:{}'>{} Competitors</th><th style='color:{}'>{} Monopolists</th></tr>"
         "</thead><tbody>{}</tbody></table>",
         Markup(RULES_STYLE),
-        legend,
+        ROLE_COLOURS[0],
+        ROLE_SHAPES[0],
+        ROLE_COLOURS[1],
+        ROLE_SHAPES[1],
         preset,
         ROLE_COLOURS[0],
         ROLE_SHAPES[0],

@@ -10,7 +10,7 @@ import ipywidgets as widgets
 
 from ..analysis import fairness, inequality, returns, taxes
 from ..analysis.landing import landing_figure, landing_table, reading_landing
-from ..analysis.rules_table import parameter_label
+from ..analysis.rules_table import parameter_label, parameter_words
 from ..engine.errors import AmteachError, InputError
 from ..engine.rule_input import parse_sweep_values
 from ..engine.rules import RuleSet
@@ -286,23 +286,28 @@ def fairness_page() -> widgets.Widget:
     )
 
     def run_sweep(games: int, preset: str, seed: int, on_progress: Any) -> Any:
-        name, chosen = parse_sweep_values((f"{parameter.value}={values.value}",), "Values")
-        if len(chosen) > MAX_SWEEP_VALUES:  # a visitor's sweep shares the server's cores
-            raise InputError(
-                f"a sweep on this page tries at most {MAX_SWEEP_VALUES} values, not {len(chosen)}",
-                field=name,
+        name = parameter.value
+        try:
+            name, chosen = parse_sweep_values((f"{name}={values.value}",), "Values")
+            if len(chosen) > MAX_SWEEP_VALUES:  # a visitor's sweep shares the server's cores
+                raise InputError(
+                    f"a sweep on this page tries at most {MAX_SWEEP_VALUES} values, "
+                    f"not {len(chosen)}"
+                )
+            return sweeps.sweep(
+                name,
+                chosen,
+                games=games,
+                seats=rule_sweep.seats,
+                rules=preset,
+                seed=seed,
+                progress=False,
+                on_progress=on_progress,
+                on_estimate=lambda seconds, total: say_estimate(rule_sweep, seconds, total),
             )
-        return sweeps.sweep(
-            name,
-            chosen,
-            games=games,
-            seats=rule_sweep.seats,
-            rules=preset,
-            seed=seed,
-            progress=False,
-            on_progress=on_progress,
-            on_estimate=lambda seconds, total: say_estimate(rule_sweep, seconds, total),
-        )
+        except InputError as err:  # said with the rule's words, as the page names it
+            words = err.reason.replace(name, parameter_words(name))
+            raise InputError(f"{parameter_label(name)}: {words}") from None
 
     rule_sweep = BatchPanel(
         "<p><b>Change one rule.</b> Play the same games for several values of one rule "
