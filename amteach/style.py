@@ -94,5 +94,14 @@ def chart_layout(title: str = "", **more: Any) -> dict[str, Any]:
         "autosize": True,
     }
     if title:
-        base["title"] = {"text": title, "font": {"size": CHART_TITLE_SIZE}, "x": 0, "xref": "paper"}
+        base["title"] = {
+            "text": title,
+            "font": {"size": CHART_TITLE_SIZE},
+            "x": 0,
+            "xref": "paper",
+            "y": 0.985,  # at the top, whatever sits above the plot (a legend, subplot titles)
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": 0},
+        }
     return _merged(base, more)

@@ -205,6 +205,25 @@ def test_the_play_tab_fits_a_1280x720_projector_in_type_for_the_back_row(dashboa
     page.close()
 
 
+def open_dashboard_tab(page, title: str):
+    """Open one of the dashboard's tabs and wait until its page is shown (and built: a page
+    is built when first opened); return the page."""
+    page.locator(".widget-tab > .lm-TabBar").first.get_by_role("tab", name=title).click()
+    page.wait_for_function(
+        """(title) => {
+          const bar = document.querySelector('.widget-tab > .lm-TabBar');
+          const current = bar && bar.querySelector('.lm-mod-current');
+          const shown = [...document.querySelectorAll('.widget-tab-contents > .lm-Widget')]
+            .find((pane) => pane.offsetParent !== null);
+          return current && current.innerText.trim() === title && shown
+            && !shown.innerText.startsWith('Opening');
+        }""",
+        arg=title,
+        timeout=WAIT,
+    )
+    return page.locator(".widget-tab-contents > .lm-Widget:visible").first
+
+
 def chart_widths(page) -> list[tuple[float, float]]:
     """(chart width, its box's width) for every chart on screen."""
     return page.evaluate(
@@ -219,8 +238,8 @@ def assert_charts_fill(page, tab: str, at_least: int) -> None:
     """At least `at_least` charts on screen (a batch may still be running), each as wide as
     its box: charts resize a moment after their tab opens, so allow them a few seconds."""
     page.wait_for_function(
-        f"""() => [...document.querySelectorAll('.js-plotly-plot .main-svg')]
-          .filter((svg) => svg.closest('.js-plotly-plot').offsetParent !== null)
+        f"""() => [...document.querySelectorAll('.js-plotly-plot')]
+          .filter((plot) => plot.offsetParent !== null && plot.querySelector('.main-svg'))
           .length >= {at_least}""",
         timeout=WAIT,
     )
@@ -257,11 +276,9 @@ def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(
 ):
     watched = Watched(browser, dashboard_url, viewport)
     page = watched.page
-    tabs = page.locator(".widget-tab > .lm-TabBar").first
 
     def open_tab(title: str):
-        tabs.get_by_role("tab", name=title).click()
-        return page.locator(".widget-tab-contents > .lm-Widget:visible").first
+        return open_dashboard_tab(page, title)
 
     # the Play tab's Rents and Taxes charts were drawn while their tabs were hidden
     for title in ("Rents", "Taxes", "Wealth"):

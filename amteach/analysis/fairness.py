@@ -310,7 +310,7 @@ def sweep_figure(frame: pd.DataFrame) -> go.Figure:
                 "type": "linear" if numeric else "category",
                 **({"tickprefix": unit, "tickformat": ",d"} if numeric else {}),
             },
-            yaxis={"title": {"text": "share of games won"}, **PERCENT_AXIS},
+            yaxis={"title": {"text": "share of games won"}, **PERCENT_AXIS, "range": [0, 1.05]},
             legend={"y": -0.25},
         )
     )
@@ -558,6 +558,7 @@ def market_structures_figure(frame: pd.DataFrame) -> go.Figure:
             "What market structure does: the same board with different rules",
             height=440,
             margin={"t": 90, "b": 60},
+            uniformtext={"minsize": 14, "mode": "show"},
         )
     )
 

@@ -436,13 +436,16 @@ def lorenz_figure(lorenz_frame: pd.DataFrame) -> go.Figure:
             "Who holds the wealth (Lorenz curves)",
             "share of players, poorest first",
             "share of all wealth they hold",
-            xaxis={
+            # a square chart (equal steps on both axes) that keeps its axes at 0 to 100%
+            xaxis={"tickformat": ".0%", "range": [0, 1], "dtick": 0.2, "constrain": "domain"},
+            yaxis={
                 "tickformat": ".0%",
                 "range": [0, 1],
                 "dtick": 0.2,
+                "scaleanchor": "x",
+                "constrain": "domain",
             },
-            yaxis={"tickformat": ".0%", "range": [0, 1], "dtick": 0.2, "scaleanchor": "x"},
-            height=480,
+            height=560,
         )
     )
     figure.add_scatter(

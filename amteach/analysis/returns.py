@@ -441,16 +441,20 @@ def returns_figure(
     figure.update_layout(
         chart_layout(
             f"Rounds until a title pays for itself: {who} owners, {players} players",
-            height=620,
-            xaxis={"title": {"text": "title (in board order)"}, "categoryorder": "array"},
+            height=580,
+            xaxis={
+                "title": {"text": "title (in board order)", "standoff": 10},
+                "categoryorder": "array",
+                "automargin": True,
+            },
             yaxis={
                 "title": {"text": "rounds to pay back its cost (log scale)"},
                 "type": "log",
                 "tickvals": list(_ROUND_TICKS),
                 "tickformat": ",d",
             },
-            legend={"y": -0.55},
-            margin={"b": 260},
+            legend={"y": 1.02, "yanchor": "bottom"},
+            margin={"t": 140, "b": 40},
         )
     )
     figure.update_xaxes(categoryarray=order, tickangle=-45)
