@@ -9,11 +9,12 @@ from typing import Any
 
 import click
 
+from .content import dashboard_notebook, lessons_dir, notebooks_dir
 from .engine.errors import AmteachError, InputError
 from .engine.rule_input import parse_overrides, parse_sweep_values
 from .engine.rules import RuleSet, preset_names
 from .engine.scenario import ScriptStepError, scenario_report
-from .serving import TEMPLATE, voila_environment
+from .serving import TEMPLATE
 
 
 def _fail(message: str, status: int) -> None:
@@ -30,8 +31,27 @@ override_option = click.option(
 )
 
 
+def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    """--version: the version and the core that plays batches here (compiled or pure Python)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from .sim.core import core_name
+
+    click.echo(f"amteach {version('amteach')}, core: {core_name()}")
+    ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="amteach")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version and which core plays batches (compiled or pure Python).",
+)
 def main() -> None:
     """amteach: play and study the board game Anti-Monopoly."""
 
@@ -177,6 +197,13 @@ def rules(preset: str, overrides: tuple[str, ...]) -> None:
 )
 @click.option("--force", is_flag=True, help="Replace results already in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--check-invariants",
+    is_flag=True,
+    help="After every decision, check what must always hold (money is conserved, the building "
+    "supply balances, no cash is negative, a Monopolist's buildings stand in a monopolized "
+    "city, held players stand on the hold space); exit 1 if anything broke.",
+)
 def simulate(
     games: int,
     seats: str | None,
@@ -191,6 +218,7 @@ def simulate(
     file_format: str,
     force: bool,
     quiet: bool,
+    check_invariants: bool,
 ) -> None:
     """Play many bot games and summarize who wins.
 
@@ -227,6 +255,7 @@ def simulate(
             game=game_type,
             client=client,
             progress=False if quiet else "text",
+            check_invariants=check_invariants,
         )
     except AmteachError as err:
         _fail(str(err), 2)
@@ -236,6 +265,14 @@ def simulate(
         if client is not None:
             client.close()
     click.echo(result.summary())
+    if check_invariants:
+        violations = result.meta["invariant_violations"]
+        decisions = int(result.games["decisions"].sum())
+        click.echo(
+            f"Invariants checked after each of {decisions:,} decisions in {len(result.games):,} "
+            f"games ({result.meta['core']} core, {result.meta['elapsed']:.1f} s): "
+            f"{violations:,} violation{'' if violations == 1 else 's'}."
+        )
     if out is not None:
         try:
             saved = result.save(out, format=file_format, force=force)
@@ -245,6 +282,8 @@ def simulate(
     if result.interrupted:
         click.echo("Stopped early (Ctrl-C); the games above finished and are kept.", err=True)
         sys.exit(130)
+    if check_invariants and result.meta["invariant_violations"]:
+        sys.exit(1)
 
 
 @main.command()
@@ -394,23 +433,33 @@ def sweep(
         sys.exit(130)
 
 
-def dashboard_notebook() -> Path:
-    """notebooks/dashboard.ipynb of this checkout (or of the working folder)."""
-    here = Path(__file__).resolve().parents[1] / "notebooks" / "dashboard.ipynb"
-    return here if here.is_file() else Path.cwd() / "notebooks" / "dashboard.ipynb"
+# A page that lost its connection keeps its kernel this long. The page's own reconnection gives
+# up after at most about two minutes (seven tries, backing off to a minute), so five minutes
+# covers every retry with room to spare, and a laptop lid closed for a few minutes too. Closed
+# tabs do not wait for it: the page hands its kernel back as it closes.
+GRACE_SECONDS = 300
 
 
 def voila_command(
-    notebook: Path, port: int, ip: str, pool: int, template: str, cull_after: int
+    notebook: Path,
+    port: int,
+    ip: str,
+    pool: int,
+    template: str,
+    cull_after: int = GRACE_SECONDS,
+    base_url: str = "/",
+    max_visitors: int = 0,
 ) -> list[str]:
-    """The Voilà command line that serves the dashboard to a class."""
+    """The command line of the server that serves the dashboard to a class (Voilà with
+    amteach's kernel cap and culling, amteach/serving_app.py)."""
     return [
         sys.executable,
         "-m",
-        "voila",
+        "amteach.serving_app",
         str(notebook),
         f"--port={port}",
         f"--Voila.ip={ip}",
+        f"--Voila.base_url={base_url}",
         "--no-browser",
         f"--template={template}",
         "--strip_sources=True",  # viewers see controls, never code
@@ -424,11 +473,29 @@ def voila_command(
         # when many visitors arrive at once, a busy machine is slow to send the notebook's output;
         # the default 4 s wait would drop it and leave a page without the dashboard
         "--VoilaExecutor.iopub_timeout=120",
-        f"--pool_size={pool}",
+        f"--pool_size={min(pool, max_visitors) if max_visitors else pool}",
+        f"--ClassroomKernelManager.max_kernels={max_visitors}",
+        # a kernel with no page connected is shut down `cull_after` seconds after its page
+        # disconnected (or its last activity); kernels with a page connected are kept
         f"--MappingKernelManager.cull_idle_timeout={cull_after}",
-        "--MappingKernelManager.cull_interval=60",
+        f"--MappingKernelManager.cull_interval={max(1, min(60, cull_after // 5))}",
         "--MappingKernelManager.cull_connected=False",
+        # kernels talk to the server over Unix sockets in Voilà's private folder, not over TCP
+        # ports picked ahead of time: when many kernels start at once, another process can take
+        # a picked port first, and the server then waits on that kernel forever (seen with 30)
+        "--KernelManager.transport=ipc",
     ]
+
+
+def base_url_option(value: str) -> str:
+    """`/amteach/` from `amteach`, `/amteach` or `/amteach/`; one clear error otherwise."""
+    parts = [part for part in value.strip().split("/") if part]
+    for part in parts:
+        if part in (".", "..") or not all(c.isalnum() or c in "-_.~" for c in part):
+            raise click.BadParameter(
+                f"{value!r}: use letters, digits and - _ . ~ between slashes, e.g. /amteach/"
+            )
+    return "/" + "".join(f"{part}/" for part in parts)
 
 
 @main.command()
@@ -447,7 +514,7 @@ def voila_command(
 )
 @click.option(
     "--pool",
-    type=click.IntRange(0, 50),
+    type=click.IntRange(0, 200),
     default=2,
     show_default=True,
     help="Kernels kept started ahead of visitors.",
@@ -460,32 +527,136 @@ def voila_command(
 )
 @click.option(
     "--cull-after",
-    type=click.IntRange(60, 86400),
-    default=1800,
+    type=click.IntRange(10, 86400),
+    default=GRACE_SECONDS,
     show_default=True,
-    help="Seconds before an idle visitor's kernel is shut down.",
+    help="Seconds a visitor's game is kept after their page lost its connection.",
 )
-def dashboard(port: int, ip: str, pool: int, template: str, cull_after: int) -> None:
-    """Serve the dashboard (notebooks/dashboard.ipynb) with Voilà, without code."""
-    import subprocess
+@click.option(
+    "--base-url",
+    default="/",
+    show_default=True,
+    help="Path the dashboard is served under, e.g. /amteach/ behind a reverse proxy.",
+)
+@click.option(
+    "--max-visitors",
+    type=click.IntRange(0, 10000),
+    default=0,
+    show_default=True,
+    help="Most visitors (kernels) at once, the pool included; 0 for no limit. Visitors beyond it see a 'full' page that retries.",
+)
+def dashboard(
+    port: int,
+    ip: str,
+    pool: int,
+    template: str,
+    cull_after: int,
+    base_url: str,
+    max_visitors: int,
+) -> None:
+    """Serve the class dashboard with Voilà, without code."""
+    import os
 
+    try:
+        base_url = base_url_option(base_url)
+    except click.BadParameter as err:
+        _fail(f"--base-url {err.message}", 2)
     notebook = dashboard_notebook()
     if not notebook.is_file():
         _fail(f"{notebook}: the dashboard notebook is missing", 2)
     shown = "127.0.0.1" if ip in ("0.0.0.0", "::") else ip
-    click.echo(f"Serving the Anti-Monopoly dashboard at http://{shown}:{port}/  (Ctrl-C stops it)")
+    click.echo(
+        f"Serving the Anti-Monopoly dashboard at http://{shown}:{port}{base_url}  (Ctrl-C stops it)"
+    )
     if ip in ("0.0.0.0", "::"):
         click.echo(
-            f"Listening on every network address: anyone on this network can open http://<this computer's address>:{port}/"
+            f"Listening on every network address: anyone on this network can open http://<this computer's address>:{port}{base_url}"
         )
+    if max_visitors:
+        click.echo(f"At most {max_visitors} visitors at once; others see a 'full' page.")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    command = voila_command(notebook, port, ip, pool, template, cull_after, base_url, max_visitors)
+    # become the server: a service manager's SIGTERM then reaches Voilà itself, which shuts
+    # every kernel down (a child process would be left running as an orphan)
+    os.execv(command[0], command)
+
+
+def _copy_folders(folders: dict[str, Path], destination: Path, force: bool) -> None:
+    """Copy each folder to destination/<name>; refuse, before writing anything, to overwrite."""
+    if destination.exists() and not destination.is_dir():
+        _fail(f"{destination}: exists and is not a folder", 2)
+    files = [
+        (source, destination / name / source.relative_to(folder))
+        for name, folder in folders.items()
+        for source in sorted(folder.rglob("*"))
+        if source.is_file() and "__pycache__" not in source.parts
+    ]
+    existing = [target for _, target in files if target.exists()]
+    if existing and not force:
+        more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+        _fail(f"{existing[0]} exists{more}; add --force to overwrite", 2)
+    import shutil
+
     try:
-        with voila_environment() as env:
-            completed = subprocess.run(
-                voila_command(notebook, port, ip, pool, template, cull_after), env=env, check=False
-            )
-    except KeyboardInterrupt:
-        sys.exit(130)
-    sys.exit(completed.returncode)
+        for source, target in files:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+    except OSError as err:
+        _fail(f"{err.filename or destination}: cannot write: {err.strerror or err}", 2)
+    for name in folders:
+        click.echo(f"Wrote {destination / name}")
+
+
+copy_option = click.option(
+    "--copy",
+    "destination",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Write a copy into DIR, to read or edit.",
+)
+force_option = click.option(
+    "--force", is_flag=True, help="With --copy: overwrite files that are already there."
+)
+
+
+def _list_or_copy(
+    what: str, folders: dict[str, Path], lines: list[str], destination: Path | None, force: bool
+) -> None:
+    """Without --copy, print `lines` and where `what` are; with it, copy the folders."""
+    if destination is not None:
+        _copy_folders(folders, destination, force)
+        return
+    if force:
+        _fail("--force goes with --copy DIR", 2)
+    for line in lines:
+        click.echo(line)
+    click.echo(f"The {what} are in {folders[what]}; `amteach {what} --copy DIR` copies them.")
+
+
+@main.command()
+@copy_option
+@force_option
+def lessons(destination: Path | None, force: bool) -> None:
+    """List the lessons; with --copy DIR, write the lessons (plans, worksheets, checks,
+    scenarios) and the notebooks they use into DIR/lessons and DIR/notebooks."""
+    folder = lessons_dir()
+    titles = [
+        f"{plan.parent.name}: {plan.read_text(encoding='utf-8').partition(chr(10))[0].lstrip('# ').strip()}"
+        for plan in sorted(folder.glob("*/plan.md"))
+    ]
+    folders = {"lessons": folder, "notebooks": notebooks_dir()}
+    _list_or_copy("lessons", folders, titles, destination, force)
+
+
+@main.command()
+@copy_option
+@force_option
+def notebooks(destination: Path | None, force: bool) -> None:
+    """List the notebooks; with --copy DIR, write them into DIR/notebooks."""
+    folder = notebooks_dir()
+    names = [notebook.name for notebook in sorted(folder.glob("*.ipynb"))]
+    _list_or_copy("notebooks", {"notebooks": folder}, names, destination, force)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -37,11 +37,30 @@ def read_yaml(path: str | os.PathLike[str], error: type[InputError] = ScenarioEr
     text = _read_text(path, error)
     try:
         return yaml.safe_load(text)
+    except yaml.reader.ReaderError as err:
+        # a character YAML never allows (a NUL byte, most control characters)
+        line = text.count("\n", 0, err.position) + 1
+        column = err.position - text.rfind("\n", 0, err.position)
+        raise error(
+            f"not valid YAML: it contains a character YAML does not allow ({_character(err)})",
+            str(path),
+            f"line {line}, column {column}",
+        ) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or "not valid YAML"
+        problem = getattr(err, "problem", None) or "the YAML parser could not read it"
         raise error(f"not valid YAML: {problem}", str(path), where) from None
+    except RecursionError:
+        raise error(
+            "not readable: lists or mappings are nested too deeply (hundreds of levels)",
+            str(path),
+        ) from None
+
+
+def _character(err: yaml.reader.ReaderError) -> str:
+    code = err.character if isinstance(err.character, int) else ord(err.character)
+    return "a NUL byte" if code == 0 else f"the control character U+{code:04X}"
 
 
 def read_json(path: str | os.PathLike[str], error: type[InputError] = SaveError) -> Any:
@@ -51,6 +70,11 @@ def read_json(path: str | os.PathLike[str], error: type[InputError] = SaveError)
     except json.JSONDecodeError as err:
         raise error(
             f"not valid JSON: {err.msg}", str(path), f"line {err.lineno}, column {err.colno}"
+        ) from None
+    except RecursionError:
+        raise error(
+            "not readable: lists or mappings are nested too deeply (hundreds of levels)",
+            str(path),
         ) from None
 
 

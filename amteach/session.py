@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .bots import STRATEGIES, Strategy, make_strategy
+from .content import scenarios_dir
 from .engine.board import ROLES
 from .engine.choices import Choice
 from .engine.errors import AmteachError, IllegalChoice, InputError
@@ -49,10 +50,9 @@ SEATS = "seats"  # a seat changed hands (a person or a bot): the game is as it w
 
 
 def default_scenario_dir() -> Path:
-    """`lessons/scenarios` beside the package (a source checkout) or under the working folder.
-    The one place that says where the scenarios are."""
-    here = Path(__file__).resolve().parents[1] / "lessons" / "scenarios"
-    return here if here.is_dir() else Path.cwd() / "lessons" / "scenarios"
+    """The lessons' scenarios: amteach.content says where they are (a source checkout, or the
+    copies an installed wheel carries)."""
+    return scenarios_dir()
 
 
 @dataclass(frozen=True)

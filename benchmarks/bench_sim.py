@@ -1,12 +1,24 @@
-"""Benchmark the batch simulator: games/s, player-turns/s and peak memory.
+"""Benchmark the batch simulator: both cores side by side, a peer, the end-to-end batch.
 
-    .venv/bin/python benchmarks/bench_sim.py            # all three measurements
+    .venv/bin/python benchmarks/bench_sim.py            # everything below
     .venv/bin/python benchmarks/bench_sim.py --quick    # smaller batches, for a quick look
 
-Three measurements, each the median of --repeat runs (the machine is shared and noisy):
-one worker; all cores; and 10,000 games end to end with the four frames. Four investor bots
-(two Competitors, two Monopolists), default rules, the default round cap of 200. Peak memory is
-the largest process's resident size (this process or the largest worker).
+    AMTEACH_PEER_MONOPOLY=/path/to/monopoly .venv/bin/python benchmarks/bench_sim.py
+
+Every figure is the median of --repeat runs (the machine is shared and noisy), and the cores
+alternate run by run, so a ratio compares runs made under the same load.
+
+- One worker, four investor bots (two Competitors, two Monopolists), default rules, the
+  default round cap of 200, frames recorded: player-turns/s on the compiled core and on the
+  pure-Python core, and, when AMTEACH_PEER_MONOPOLY names a checkout of
+  gamescomputersplay/monopoly (pure Python, full Monopoly with its own trading bots), that
+  program with its game log off, counted the same way (one player-turn = one call of
+  `Player.make_a_move`). The peer is not part of amteach: clone it yourself outside this
+  repository; nothing of it is copied here. Without the variable its column is left out.
+- All cores, compiled: the same table on a process pool.
+- End to end: 10,000 games with the four frames on all cores, compiled; peak memory.
+- Who wins: what the dashboard's *Who wins* tab does on a click, 1,000 games on all cores and
+  its three charts built (the kernel is warm: this process has run batches already).
 """
 
 from __future__ import annotations
@@ -15,10 +27,17 @@ import argparse
 import os
 import resource
 import statistics
+import subprocess
 import sys
+import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from amteach import simulate
+from amteach.sim import core
+
+PEER_ENV = "AMTEACH_PEER_MONOPOLY"
 
 
 def peak_mb() -> float:
@@ -28,50 +47,129 @@ def peak_mb() -> float:
     return max(own, children) / 1024
 
 
-def measure(games: int, workers: int, repeat: int) -> dict[str, float]:
-    rates, turn_rates, seconds = [], [], []
-    for run in range(repeat):
-        started = time.perf_counter()
-        result = simulate(games=games, workers=workers, seed=run, progress=False)
-        elapsed = time.perf_counter() - started
-        turns = int(result.games["turns"].sum())
-        rates.append(games / elapsed)
-        turn_rates.append(turns / elapsed)
-        seconds.append(elapsed)
-    return {
-        "games/s": statistics.median(rates),
-        "player-turns/s": statistics.median(turn_rates),
-        "seconds": statistics.median(seconds),
-    }
+@contextmanager
+def pure_python() -> Iterator[None]:
+    """Run batches on the pure-Python core in this process (as AMTEACH_PURE_PYTHON=1 does)."""
+    saved = core.kernel
+    core.kernel = lambda: None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        core.kernel = saved  # type: ignore[assignment]
+
+
+def amteach_rate(games: int, workers: int, seed: int) -> tuple[float, float]:
+    """(player-turns/s, seconds) of one batch."""
+    started = time.perf_counter()
+    result = simulate(games=games, workers=workers, seed=seed, progress=False)
+    elapsed = time.perf_counter() - started
+    return int(result.games["turns"].sum()) / elapsed, elapsed
+
+
+PEER_SCRIPT = textwrap.dedent(
+    """
+    import sys, tempfile, time
+    from pathlib import Path
+    sys.path.insert(0, ".")
+    from monopoly.log_settings import LogSettings
+    LogSettings.KEEP_GAME_LOG = False
+    out = Path(tempfile.mkdtemp())
+    LogSettings.EVENTS_LOG_PATH = out / "events.log"
+    LogSettings.BANKRUPTCIES_PATH = out / "bankruptcies.tsv"
+    from monopoly.core import game as peer_game
+    from monopoly.core.player import Player
+    peer_game.LogSettings = LogSettings
+    moves = 0
+    make_a_move = Player.make_a_move
+    def counted(self, *args, **kwargs):
+        global moves
+        moves += 1
+        return make_a_move(self, *args, **kwargs)
+    Player.make_a_move = counted
+    games, seed = int(sys.argv[1]), int(sys.argv[2])
+    started = time.perf_counter()
+    for i in range(games):
+        peer_game.monopoly_game((i, seed * 100_000 + i))
+    print(moves / (time.perf_counter() - started))
+    """
+)
+
+
+def peer_rate(path: str, games: int, seed: int) -> float:
+    """Player-turns/s of the peer in a process of its own, run from its checkout."""
+    done = subprocess.run(
+        [sys.executable, "-c", PEER_SCRIPT, str(games), str(seed)],
+        cwd=path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def who_wins_seconds(games: int) -> float:
+    """The dashboard's Who wins click: the batch on all cores, then its three charts."""
+    from amteach.ui.dashboard import rent_flows_figure, wealth_by_role_figure, win_rate_figure
+
+    started = time.perf_counter()
+    result = simulate(games=games, seed=1, progress=False)
+    for chart in (win_rate_figure, wealth_by_role_figure, rent_flows_figure):
+        chart(result)
+    return time.perf_counter() - started
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller batches")
-    parser.add_argument(
-        "--repeat", type=int, default=3, help="runs per measurement (median reported)"
-    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     args = parser.parse_args()
     cores = os.cpu_count() or 1
-    small = 100 if args.quick else 400
-    big = 1000 if args.quick else 10_000
+    compiled_games = 300 if args.quick else 2000
+    pure_games = 60 if args.quick else 300
+    peer_games = 50 if args.quick else 200
+    big = 2000 if args.quick else 10_000
+    peer = os.environ.get(PEER_ENV)
     print(
-        f"amteach simulator benchmark: {cores} cores, Python {sys.version.split()[0]}, median of {args.repeat} runs"
+        f"amteach simulator benchmark: {cores} cores, Python {sys.version.split()[0]}, "
+        f"core here: {core.core_name()}, median of {args.repeat} runs"
     )
-    one = measure(small, 1, args.repeat)
-    print(
-        f"one worker   {small:>6} games: {one['games/s']:7.1f} games/s  {one['player-turns/s']:9,.0f} player-turns/s"
+    if core.kernel() is None:
+        sys.exit("the compiled core is not built here: run ./dev test (or pip install .) first")
+    simulate(games=20, workers=1, progress=False)  # load the kernel and the landing odds once
+
+    compiled, pure, peers = [], [], []
+    for run in range(args.repeat):
+        compiled.append(amteach_rate(compiled_games, 1, run)[0])
+        with pure_python():
+            pure.append(amteach_rate(pure_games, 1, run)[0])
+        if peer:
+            peers.append(peer_rate(peer, peer_games, run))
+    c, p = statistics.median(compiled), statistics.median(pure)
+    print("\nOne worker, 4 investor bots, default rules, frames recorded (player-turns/s):")
+    print(f"  compiled core      {c:>11,.0f}   ({compiled_games} games a run)")
+    print(f"  pure-Python core   {p:>11,.0f}   ({pure_games} games a run)")
+    if peer:
+        q = statistics.median(peers)
+        print(f"  peer (monopoly)    {q:>11,.0f}   ({peer_games} games a run, game log off)")
+    else:
+        print(f"  peer               (set {PEER_ENV} to a checkout of gamescomputersplay/monopoly)")
+    print(f"  compiled / pure    {c / p:>11.2f}x")
+    if peer:
+        print(f"  compiled / peer    {c / q:>11.2f}x")
+        print(f"  pure / peer        {p / q:>11.2f}x")
+
+    many = statistics.median(
+        amteach_rate(2 * compiled_games, cores, run)[0] for run in range(args.repeat)
     )
-    many = measure(2 * small, cores, args.repeat)
-    print(
-        f"{cores} workers    {2 * small:>6} games: {many['games/s']:7.1f} games/s  {many['player-turns/s']:9,.0f} player-turns/s"
-        f"  ({many['games/s'] / one['games/s']:.2f}x one worker)"
+    print(f"\nAll {cores} cores, compiled: {many:,.0f} player-turns/s ({many / c:.2f}x one worker)")
+
+    seconds = statistics.median(
+        amteach_rate(big, cores, 100 + run)[1] for run in range(args.repeat)
     )
-    end = measure(big, cores, 1 if not args.quick else args.repeat)
-    print(
-        f"end to end   {big:>6} games: {end['seconds']:7.1f} s  ({end['games/s']:.1f} games/s, frames included)"
-    )
-    print(f"peak memory (largest process): {peak_mb():.0f} MB")
+    print(f"End to end, {big:,} games with frames on {cores} cores, compiled: {seconds:.1f} s")
+    clicks = statistics.median(who_wins_seconds(1000) for _ in range(args.repeat))
+    print(f"Who wins, 1,000 games and their three charts: {clicks:.2f} s")
+    print(f"Peak memory (largest process): {peak_mb():.0f} MB")
 
 
 if __name__ == "__main__":

@@ -487,3 +487,88 @@ def test_saving_an_unsaveable_game_writes_nothing(tmp_path: Path):
         save_game(game, target)
     assert target.read_bytes() == old
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
+
+
+# -- found by fuzzing (issue 13): one clear line, exit 2 -----------------------------------------
+
+FUZZ_PLAYERS = "  - {name: Ana, role: competitor%s}\n  - {name: Ben, role: monopolist}\n"
+
+
+def scenario_cli(tmp_path: Path, text: str | bytes) -> tuple[int, str]:
+    """Run `amteach scenario` on a file with this content: (exit status, stderr)."""
+    from click.testing import CliRunner
+
+    from amteach.cli import main
+
+    path = tmp_path / "fuzz.yaml"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["scenario", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    return result.exit_code, result.stderr
+
+
+@pytest.mark.parametrize("digit", ["²", "③", "٣", "１"])
+def test_a_title_written_as_a_non_ascii_digit_is_refused(tmp_path: Path, digit: str):
+    status, message = scenario_cli(
+        tmp_path, "players:\n" + FUZZ_PLAYERS % f", titles: {{'{digit}': {{}}}}"
+    )
+    assert status == 2
+    assert "players[0].titles" in message and f"no space called '{digit}'" in message
+
+
+@pytest.mark.parametrize("digit", ["²", "③", "٣"])
+def test_a_script_step_naming_a_non_ascii_digit_is_refused(tmp_path: Path, digit: str):
+    status, message = scenario_cli(
+        tmp_path, "players:\n" + FUZZ_PLAYERS % "" + f"script:\n  - build: '{digit}'\n"
+    )
+    assert status == 2
+    assert "script[0]" in message and digit in message
+
+
+@pytest.mark.parametrize("digit", ["²", "③", "٣"])
+def test_building_on_a_non_ascii_digit_raises_illegal_choice(digit: str):
+    game = Game.new(PLAYERS, seed=1)
+    assert_refused(game, {"build": digit}, "turn order")
+    assert game.board.space("12").index == 12  # ASCII digits still name a space
+
+
+@pytest.mark.parametrize(
+    ("player_fields", "extra", "field"),
+    [
+        (", cash: true", "", "players[0].cash"),
+        (", titles: {1: {houses: true}}", "", "players[0].titles[1].houses"),
+        (", titles: {true: {}}", "", "players[0].titles"),
+        ("", "dice: [[true, 2]]\n", "dice[0][0]"),
+        ("", "seed: true\n", "seed"),
+    ],
+)
+def test_true_is_not_read_as_one(tmp_path: Path, player_fields: str, extra: str, field: str):
+    status, message = scenario_cli(tmp_path, "players:\n" + FUZZ_PLAYERS % player_fields + extra)
+    assert status == 2
+    assert field in message and "true" in message
+
+
+def test_yaml_nested_hundreds_deep_is_refused(tmp_path: Path):
+    status, message = scenario_cli(tmp_path, "players: " + "[" * 600 + "]" * 600 + "\n")
+    assert status == 2
+    assert "nested too deeply" in message
+
+
+def test_a_save_nested_hundreds_of_thousands_deep_is_refused(tmp_path: Path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    with pytest.raises(SaveError, match="nested too deeply"):
+        load_game(path)
+
+
+def test_a_nul_byte_is_named_once(tmp_path: Path):
+    status, message = scenario_cli(tmp_path, ("players:\n" + FUZZ_PLAYERS % "" + "\x00\n").encode())
+    assert status == 2
+    assert "a NUL byte" in message and "line 4" in message
+    assert message.count("not valid YAML") == 1

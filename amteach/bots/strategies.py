@@ -28,7 +28,8 @@ from ..engine.choices import (
     Trade,
 )
 from ..engine.errors import RulesError
-from ..engine.game import Game
+from ..engine.game import NOBODY, Game, Phase
+from ..engine.odds import landing_odds
 from ..engine.rules import RuleSet
 
 TAX_BEHAVIOURS = ("cheaper", "flat", "percent")
@@ -72,26 +73,26 @@ class Bot:
     # -- dispatch -----------------------------------------------------------------------------
     def choose(self, game: Game, legal: Sequence[Choice]) -> Choice:
         phase = game.phase
-        if phase == "pre_roll":
+        if phase == Phase.PRE_ROLL:
             return self.before_throw(game) or ROLL
-        if phase == "post_roll":
+        if phase == Phase.POST_ROLL:
             return self.manage(game) or END_TURN
-        if phase == "buy":
+        if phase == Phase.BUY:
             return BUY if game.is_legal(BUY) and self.wants(game, game.pending_buy) else DECLINE
-        if phase == "income_tax":
+        if phase == Phase.INCOME_TAX:
             return self.income_tax(game)
-        if phase == "raise":
+        if phase == Phase.RAISE:
             return self.raise_money(game)
-        if phase == "trade_answer":
+        if phase == Phase.TRADE_ANSWER:
             return ACCEPT if self.accepts(game, game.offer) else REJECT
-        if phase == "final_adjust":
+        if phase == Phase.FINAL_ADJUST:
             return self.final_adjust(game) or END_TURN
         return legal[0]
 
     # -- hooks the bots override ------------------------------------------------------------------
     def before_throw(self, game: Game) -> Choice | None:
         me = game.actor
-        if game.held[me] >= 0 and game.cash[me] >= 4 * self.reserve and game.is_legal(PAY_FINE):
+        if game.is_held(me) and game.cash[me] >= 4 * self.reserve and game.is_legal(PAY_FINE):
             return PAY_FINE
         return self.manage(game)
 
@@ -167,7 +168,7 @@ class Bot:
     def propose_monopoly_trade(self, game: Game) -> Choice | None:
         """As a Monopolist owning one street of a city, offer cash for a second one."""
         me = game.actor
-        if game.roles[me] != MONOPOLIST or game.phase != "post_roll":
+        if game.roles[me] != MONOPOLIST or game.phase != Phase.POST_ROLL:
             return None
         owner, board, need = game.owner, game.board, game.rules.monopoly_streets
         mine: dict[str, int] = {}
@@ -180,7 +181,7 @@ class Bot:
                 continue
             for s in board.cities[city]:
                 other = owner[s]
-                if other < 0 or other == me or game.houses[s] or game.apartment[s]:
+                if other in (NOBODY, me) or game.houses[s] or game.apartment[s]:
                     continue
                 # offer 2x the price, then half the price more after each refusal, up to 4x
                 tries = self._offers.get(s, 0)
@@ -244,7 +245,7 @@ class BuilderStrategy(Bot):
     def before_throw(self, game: Game) -> Choice | None:
         me = game.actor
         if (
-            game.held[me] >= 0
+            game.is_held(me)
             and game.cash[me] >= game.rules.fine + self.reserve
             and game.is_legal(PAY_FINE)
         ):
@@ -319,12 +320,16 @@ class InvestorStrategy(Bot):
                 return True  # completes a monopoly: doubled rent and the right to build
         # otherwise only titles landed on at least as often as the average title
         landings = self._landings(game)
-        average = sum(landings[s] for s in game.board.titles) / len(game.board.titles)
+        # added one by one, in board order (sum() of floats differs between Python versions)
+        total = 0.0
+        for s in game.board.titles:
+            total += landings[s]
+        average = total / len(game.board.titles)
         return landings[space] >= 0.9 * average or spare >= 3 * self.reserve
 
     def before_throw(self, game: Game) -> Choice | None:
         me = game.actor
-        if game.held[me] >= 0 and game.cash[me] >= 4 * self.reserve and game.is_legal(PAY_FINE):
+        if game.is_held(me) and game.cash[me] >= 4 * self.reserve and game.is_legal(PAY_FINE):
             return PAY_FINE
         return None  # it builds and trades after the throw, once it knows where it stands
 
@@ -361,8 +366,6 @@ def opponent_landings(
     rules: RuleSet, board: Board, opponents: tuple[int, ...]
 ) -> tuple[float, ...]:
     """Expected landings per round on each space by opponents of these roles (Markov chain)."""
-    from ..analysis.landing import landing_odds
-
     weights = [0.0] * len(board.spaces)
     for role in opponents:
         odds = landing_odds(role, "pay", rules, board)
@@ -389,7 +392,7 @@ class RandomStrategy:
         self.trade_rate = trade_rate
 
     def choose(self, game: Game, legal: Sequence[Choice]) -> Choice:
-        if self.tax is not None and game.phase == "income_tax":
+        if self.tax is not None and game.phase == Phase.INCOME_TAX:
             return Bot.income_tax(self, game)  # type: ignore[arg-type]
         if "trade" in legal_kinds(game, legal) and self.rng.random() < self.trade_rate:
             trade = self._random_trade(game)

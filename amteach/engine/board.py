@@ -115,7 +115,7 @@ class Board:
         for space in self.spaces:
             if space.name.casefold() == wanted:
                 return space
-        if wanted.isdigit():
+        if wanted.isascii() and wanted.isdigit():  # "12"; not "²" or "٣", which int() misreads
             return self.space(int(wanted))
         raise KeyError(f"there is no space called {key!r}")
 

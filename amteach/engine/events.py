@@ -2,7 +2,7 @@
 
 Events are cheap records (player indices, amounts, space indices). Their English sentence is
 rendered only when someone reads `event.text`, so a batch run that never narrates pays nothing
-for it. `TREASURY` (-1) stands where the Treasury pays or is paid.
+for it. `TREASURY` stands where the Treasury pays or is paid.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from .board import Board
+from .terms import NO_SPACE, TREASURY, PaymentReason
 
-TREASURY = -1
 ROLE_LABELS = ("Competitor", "Monopolist")
 HOLD_NAMES = ("Price War", "Prison")
 
@@ -119,7 +119,7 @@ class Moved(Event):
         )
 
 
-_PAYMENT_TEXT = {
+_PAYMENT_TEXT: dict[str, str] = {
     "start": "{payee} collects ${amount} for reaching START.",
     "income_tax": "{payer} pays ${amount} income tax.",
     "property_tax": "{payer} pays ${amount} property tax.",
@@ -140,14 +140,14 @@ class Payment(Event):
     payer: int
     payee: int
     amount: int
-    reason: str
-    space: int = -1
+    reason: PaymentReason
+    space: int = NO_SPACE
     percent: int = 0
 
     def _text(self, t: Table) -> str:
-        if self.reason == "card" and self.payer == TREASURY:
+        if self.reason == PaymentReason.CARD and self.payer == TREASURY:
             return f"{t.who(self.payee)} collects ${self.amount} because of a card."
-        if self.reason == "card" and self.payee == TREASURY:
+        if self.reason == PaymentReason.CARD and self.payee == TREASURY:
             return f"{t.who(self.payer)} pays ${self.amount} to the Treasury because of a card."
         holder = self.payer if self.payer != TREASURY else self.payee
         return _PAYMENT_TEXT[self.reason].format(

@@ -28,24 +28,41 @@ from .choices import (
 )
 from .errors import IllegalChoice, SaveError, ScenarioError
 from .rules import RuleSet
+from .setup import GAME_TYPES, PlayerSetup, Setup, TitleSetup, role_index, validate_setup
+from .terms import NO_SPACE, NOBODY, NOT_HELD, TREASURY, PaymentReason, Phase
 
-TREASURY = ev.TREASURY
-NOBODY = -1
-GAME_TYPES = ("A", "B", "two-hour")
+__all__ = [
+    "GAME_TYPES",
+    "NOBODY",
+    "NOT_HELD",
+    "TREASURY",
+    "Game",
+    "LandingOutcome",
+    "LegalChoices",
+    "Pending",
+    "Phase",
+    "PlayerSetup",
+    "Setup",
+    "TaxOptions",
+    "TitleSetup",
+    "landing_outcomes",
+    "validate_setup",
+]
+
 SAVE_FORMAT = "amteach-game"
 SAVE_VERSION = 1
 
-# phases: what kind of decision the game waits for
-PRE_ROLL = "pre_roll"
-BUY = "buy"
-INCOME_TAX = "income_tax"
-RAISE = "raise"
-POST_ROLL = "post_roll"
-TRADE_ANSWER = "trade_answer"
-FINAL_ADJUST = "final_adjust"
-OVER = "over"
+# the phases by their short names (the engine's own code reads better with them)
+PRE_ROLL = Phase.PRE_ROLL
+BUY = Phase.BUY
+INCOME_TAX = Phase.INCOME_TAX
+RAISE = Phase.RAISE
+POST_ROLL = Phase.POST_ROLL
+TRADE_ANSWER = Phase.TRADE_ANSWER
+FINAL_ADJUST = Phase.FINAL_ADJUST
+OVER = Phase.OVER
 
-_PHASE_KINDS = {
+_PHASE_KINDS: dict[Phase, tuple[str, ...]] = {
     PRE_ROLL: (
         "roll",
         "pay_fine",
@@ -85,73 +102,11 @@ def _percent_of(amount: int, percent: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class TitleSetup:
-    space: int
-    houses: int = 0
-    apartment: bool = False
-    mortgaged: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerSetup:
-    name: str
-    role: int
-    cash: int | None = None
-    position: int = 0
-    held: int | None = None
-    titles: tuple[TitleSetup, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """Everything a game starts from. With the decisions taken, it fixes the whole game."""
-
-    players: tuple[PlayerSetup, ...]
-    rules: RuleSet
-    seed: int
-    game_type: str = "A"
-    dice: tuple[tuple[int, ...], ...] = ()
-    cards: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
-    # analysis only (amteach.analysis.fairness.market_structures): also accept a table where
-    # every player has the same role, which decision 13 forbids; never set for a class's game
-    allow_one_role: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        """The set-up in the scenario file format (titles keyed by space index)."""
-        rules = self.rules.to_dict()
-        return {
-            "rules": {"preset": rules.pop("preset_name"), **rules},
-            "seed": self.seed,
-            "game": self.game_type,
-            "players": [
-                {
-                    "name": p.name,
-                    "role": ROLES[p.role],
-                    "cash": p.cash,
-                    "position": p.position,
-                    "held": p.held,
-                    "titles": {
-                        str(t.space): {
-                            "houses": t.houses,
-                            "apartment": t.apartment,
-                            "mortgaged": t.mortgaged,
-                        }
-                        for t in p.titles
-                    },
-                }
-                for p in self.players
-            ],
-            "dice": [list(d) for d in self.dice],
-            "cards": {"competitor": list(self.cards[0]), "monopolist": list(self.cards[1])},
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class Pending:
     """Whose decision it is, in which phase, and which kinds of choice are legal."""
 
     player: int
-    phase: str
+    phase: Phase
     kinds: tuple[str, ...]
 
 
@@ -171,12 +126,62 @@ class TaxOptions:
         return "percent" if self.percent < self.flat else "flat"
 
 
+# card effects that move the pawn: to a target space (a landing there), or to the hold space
+MOVE_EFFECT = "move_to"
+HOLD_EFFECTS = ("go_to_price_war", "go_to_prison")
+
+
+@dataclass(frozen=True, slots=True)
+class LandingOutcome:
+    """One way a landing can end, with its probability (see `landing_outcomes`).
+
+    `result` is "stays" (the pawn stands on `space`), "moves" (a card moves it on to `space`,
+    which is then a landing of its own) or "sent_to_hold" (it goes to the hold space, `space`).
+    """
+
+    probability: float
+    result: str
+    space: int
+
+
+def landing_outcomes(
+    space: int, role: int, board: Board | None = None
+) -> tuple[LandingOutcome, ...]:
+    """Where a landing on `space` by a pawn of `role` can lead, and with what probability, as
+    `Game._land` and `Game._draw_card` resolve it. A card is drawn from the role's deck, each
+    card with probability 1/(cards in the deck): the long-run frequency of a deck that is cycled.
+    Outcomes that lead to the same place are merged, in the order the cards first give them."""
+    board = board or standard_board()
+    sp = board.spaces[space]
+    if sp.is_title:
+        return (LandingOutcome(1.0, "stays", space),)
+    if space == board.go_to_hold_space:
+        return (LandingOutcome(1.0, "sent_to_hold", board.hold_space),)
+    if sp.kind != "card":
+        return (LandingOutcome(1.0, "stays", space),)
+    deck = board.deck(role)
+    if not deck:
+        raise ValueError(f"the {ROLES[role]} deck is empty")
+    each = 1.0 / len(deck)
+    merged: dict[tuple[str, int], float] = {}
+    for card in deck:
+        if card.effect == MOVE_EFFECT:
+            key = ("moves", card.target)
+        elif card.effect in HOLD_EFFECTS:
+            key = ("sent_to_hold", board.hold_space)
+        else:
+            key = ("stays", space)
+        merged[key] = merged.get(key, 0.0) + each
+    return tuple(LandingOutcome(p, result, where) for (result, where), p in merged.items())
+
+
 @dataclass(slots=True)
 class _Debt:
     debtor: int
     creditor: int
     amount: int
     event: ev.Event  # emitted when paid in full
+    releases: bool = False  # paying it releases the debtor from Prison or Price War (the fine)
     announced: bool = False
 
 
@@ -243,7 +248,7 @@ class Game:
     # -- construction -------------------------------------------------------------------
     def __init__(self, setup: Setup, board: Board | None = None) -> None:
         self.board = board or standard_board()
-        _validate_setup(setup, self.board)
+        validate_setup(setup, self.board)
         self.setup = setup
         self.rules = rules = setup.rules
         self.seed = setup.seed
@@ -254,7 +259,7 @@ class Game:
         n = len(setup.players)
         self.cash = [rules.starting_cash if p.cash is None else p.cash for p in setup.players]
         self.position = [p.position for p in setup.players]
-        self.held = [-1 if p.held is None else p.held for p in setup.players]
+        self.held = [NOT_HELD if p.held is None else p.held for p in setup.players]
         self.bankrupt = [False] * n
         self.turns_taken = [0] * n
         spaces = self.board.spaces
@@ -322,7 +327,7 @@ class Game:
         seats = []
         for i, player in enumerate(players):
             name, role = (player["name"], player["role"]) if isinstance(player, dict) else player
-            seats.append(PlayerSetup(name=str(name), role=_role_index(role, f"players[{i}].role")))
+            seats.append(PlayerSetup(name=str(name), role=role_index(role, f"players[{i}].role")))
         if seed is None:
             seed = secrets.randbelow(2**31)
         return cls(Setup(players=tuple(seats), rules=rules, seed=int(seed), game_type=game))
@@ -358,6 +363,14 @@ class Game:
     def hold_name(self, player: int) -> str:
         return ev.HOLD_NAMES[self.roles[player]]
 
+    def landing_outcomes(self, space: int, role: int) -> tuple[LandingOutcome, ...]:
+        """Where a landing on `space` by a pawn of `role` can lead (see `landing_outcomes`)."""
+        return landing_outcomes(space, role, self.board)
+
+    def is_held(self, player: int) -> bool:
+        """Is the player held in Prison (a Monopolist) or Price War (a Competitor)?"""
+        return self.held[player] != NOT_HELD
+
     # -- money and titles (the UI, bots and analysis read these; they never recompute a rule) --
     def titles_of(self, player: int) -> list[int]:
         return [s for s in self.board.titles if self.owner[s] == player]
@@ -381,7 +394,7 @@ class Game:
         if owner == NOBODY or self.mortgaged[space]:
             return 0, "mortgaged", 0
         role = self.roles[owner]
-        if role == MONOPOLIST and self.held[owner] >= 0:
+        if role == MONOPOLIST and self.is_held(owner):
             return 0, "prison", 0
         rules = self.rules
         sp = self.board.spaces[space]
@@ -479,12 +492,46 @@ class Game:
         spaces, owner, mortgaged = self.board.spaces, self.owner, self.mortgaged
         for s in self.board.titles:
             p = owner[s]
-            if p >= 0:
+            if p != NOBODY:
                 price = spaces[s].price
                 titles[p] += price - self.redeem_values[s] if mortgaged[s] else price
                 if self.houses[s] or self.apartment[s]:
                     buildings[p] += self.buildings_paid(s)
         return [(self.cash[p], titles[p], buildings[p]) for p in self.players]
+
+    def invariant_violations(self) -> list[str]:
+        """What must hold after every decision, one sentence for each thing that does not:
+        cash plus the Treasury's balance is constant; the building supply balances; no cash
+        is negative; a Monopolist with buildings in a city has its monopoly; held players
+        stand on the hold space. Empty when all is well (`amteach simulate
+        --check-invariants` counts these; the compiled core counts the same)."""
+        out = []
+        for p in self.players:
+            if self.cash[p] < 0:
+                out.append(f"{self.names[p]} has negative cash (${self.cash[p]})")
+            if self.is_held(p) and self.position[p] != self.board.hold_space:
+                out.append(f"{self.names[p]} is held but stands on space {self.position[p]}")
+        money = self.treasury + sum(self.cash)
+        if money != self.total_money:
+            out.append(f"cash plus the Treasury is ${money}, not ${self.total_money}")
+        houses, apartments = self.supply_houses, self.supply_apartments
+        for s in self.board.streets:
+            houses += self.houses[s]
+            apartments += self.apartment[s]
+            owner = self.owner[s]
+            if (self.houses[s] or self.apartment[s]) and owner != NOBODY:
+                city = self.board.spaces[s].city
+                if self.roles[owner] == MONOPOLIST and not self.is_monopolized(owner, city):
+                    out.append(
+                        f"{self.names[owner]} has buildings on {self.board.spaces[s].name} "
+                        f"without a monopoly of {city}"
+                    )
+        if houses != self.rules.supply_houses or apartments != self.rules.supply_apartments:
+            out.append(
+                f"{houses} houses and {apartments} apartments in all, not "
+                f"{self.rules.supply_houses} and {self.rules.supply_apartments}"
+            )
+        return out
 
     # -- legal choices ---------------------------------------------------------------------
     def _legal_kinds(self) -> list[str]:
@@ -643,7 +690,7 @@ class Game:
         if kind == "roll":
             return None
         if kind == "pay_fine":
-            if self.held[p] < 0:
+            if not self.is_held(p):
                 return f"{self.names[p]} is not held in Prison or Price War", R_HOLD
             if cash < rules.fine:
                 return f"the fine is ${rules.fine} but {self.names[p]} has ${cash}", R_BORROW
@@ -894,23 +941,23 @@ class Game:
         self.is_extra = self.extra_pending = False
         self.turns_taken[player] += 1
         self._emit(ev.TurnStarted(self.table, player, self.round))
-        if self.held[player] >= self.rules.held_turns_before_forced_fine:
-            fine = ev.Payment(self.table, player, TREASURY, self.rules.fine, "fine")
-            self._owe(player, TREASURY, self.rules.fine, fine)
+        if self.is_held(player) and self.held[player] >= self.rules.held_turns_before_forced_fine:
+            fine = ev.Payment(self.table, player, TREASURY, self.rules.fine, PaymentReason.FINE)
+            self._owe(player, TREASURY, self.rules.fine, fine, releases=True)
             self._settle("released")
         else:
             self.phase = PRE_ROLL
 
     def _do_roll(self, _: None) -> None:
         p = self.current
-        if self.held[p] >= 0:
+        if self.is_held(p):
             dice = self._throw(2, "doubles_attempt")
             if dice[0] != dice[1]:
                 self.held[p] += 1
                 self._emit(ev.StayedHeld(self.table, p, self.held[p]))
                 self.phase = POST_ROLL
                 return
-            self.held[p] = -1
+            self.held[p] = NOT_HELD
             self._emit(ev.LeftHold(self.table, p, "doubles"))
             self.extra_pending = True
         else:
@@ -951,7 +998,7 @@ class Game:
             if pay:
                 self.cash[p] += pay
                 self.treasury -= pay
-                self._emit(ev.Payment(self.table, TREASURY, p, pay, "start", 0))
+                self._emit(ev.Payment(self.table, TREASURY, p, pay, PaymentReason.START, 0))
         self._land(p, end)
 
     def _land(self, p: int, space: int) -> None:
@@ -987,7 +1034,7 @@ class Game:
                 p,
                 TREASURY,
                 amount,
-                ev.Payment(self.table, p, TREASURY, amount, "property_tax", space),
+                ev.Payment(self.table, p, TREASURY, amount, PaymentReason.PROPERTY_TAX, space),
             )
             self._settle("after_move")
             return
@@ -999,7 +1046,9 @@ class Game:
                         p,
                         TREASURY,
                         fee,
-                        ev.Payment(self.table, p, TREASURY, fee, "foundation_fee", space),
+                        ev.Payment(
+                            self.table, p, TREASURY, fee, PaymentReason.FOUNDATION_FEE, space
+                        ),
                     )
                     self._settle("after_move")
                     return
@@ -1007,13 +1056,15 @@ class Game:
                 face = self._throw(1, "foundation")[0]
                 prize = dict(self.rules.foundation_competitor_prizes).get(face, 0)
                 if prize:
-                    self._pay_from_treasury(p, prize, "foundation_grant", space)
+                    self._pay_from_treasury(p, prize, PaymentReason.FOUNDATION_GRANT, space)
         elif kind == "card":
             self._draw_card(p)
             return
         self._after_move()
 
-    def _pay_from_treasury(self, p: int, amount: int, reason: str, space: int = -1) -> None:
+    def _pay_from_treasury(
+        self, p: int, amount: int, reason: PaymentReason, space: int = NO_SPACE
+    ) -> None:
         self.cash[p] += amount
         self.treasury -= amount
         self._emit(ev.Payment(self.table, TREASURY, p, amount, reason, space))
@@ -1030,7 +1081,10 @@ class Game:
             self._pay_from_treasury(p, card.amount, "card")
         elif effect == "pay":
             self._owe(
-                p, TREASURY, card.amount, ev.Payment(self.table, p, TREASURY, card.amount, "card")
+                p,
+                TREASURY,
+                card.amount,
+                ev.Payment(self.table, p, TREASURY, card.amount, PaymentReason.CARD),
             )
             self._settle("after_move")
             return
@@ -1038,17 +1092,22 @@ class Game:
             payer_role = MONOPOLIST if effect.endswith("monopolist") else COMPETITOR
             for q in self._seats_after(p):
                 if self.roles[q] == payer_role and not self.bankrupt[q]:
-                    self._owe(q, p, card.amount, ev.Payment(self.table, q, p, card.amount, "card"))
+                    self._owe(
+                        q,
+                        p,
+                        card.amount,
+                        ev.Payment(self.table, q, p, card.amount, PaymentReason.CARD),
+                    )
             self._settle("after_move")
             return
         elif effect == "all_monopolists_collect":
             for q in self.players:
                 if self.roles[q] == MONOPOLIST and not self.bankrupt[q]:
-                    self._pay_from_treasury(q, card.amount, "card")
-        elif effect == "move_to":
+                    self._pay_from_treasury(q, card.amount, PaymentReason.CARD)
+        elif effect == MOVE_EFFECT:
             self._move_to(p, card.target, "card")
             return
-        elif effect in ("go_to_price_war", "go_to_prison"):
+        elif effect in HOLD_EFFECTS:
             self._send_to_hold(p, "card")
         elif effect == "roll_for":
             dice = self._throw(2, "card")
@@ -1070,7 +1129,7 @@ class Game:
         p = self.current
         if self.bankrupt[p]:
             self._next_turn()
-        elif self.extra_pending and self.held[p] < 0:
+        elif self.extra_pending and not self.is_held(p):
             self.extra_pending = False
             self.is_extra = True
             self.actor = p
@@ -1080,8 +1139,10 @@ class Game:
             self.phase = POST_ROLL
 
     # debts
-    def _owe(self, debtor: int, creditor: int, amount: int, event: ev.Event) -> None:
-        self.debts.append(_Debt(debtor, creditor, amount, event))
+    def _owe(
+        self, debtor: int, creditor: int, amount: int, event: ev.Event, releases: bool = False
+    ) -> None:
+        self.debts.append(_Debt(debtor, creditor, amount, event, releases))
 
     def _settle(self, then: str) -> None:
         """Pay queued debts in order. Stops in the RAISE phase when a debtor must sell or
@@ -1102,8 +1163,8 @@ class Game:
                 else:
                     self.cash[debt.creditor] += debt.amount
                 self._emit(debt.event)
-                if isinstance(debt.event, ev.Payment) and debt.event.reason == "fine":
-                    self.held[d] = -1
+                if debt.releases:
+                    self.held[d] = NOT_HELD
                     self._emit(ev.LeftHold(self.table, d, "fine"))
                 continue
             if self.liquidation_value(d) >= debt.amount:
@@ -1157,7 +1218,7 @@ class Game:
             for s in titles:
                 self.owner[s] = creditor
         self.bankrupt[d] = True
-        self.held[d] = -1
+        self.held[d] = NOT_HELD
         self._emit(ev.Bankrupt(self.table, d, creditor, debt, cash, titles))
         self._check_end()
 
@@ -1232,7 +1293,14 @@ class Game:
             p,
             TREASURY,
             amount,
-            ev.Payment(self.table, p, TREASURY, amount, "income_tax", self.board.income_tax_space),
+            ev.Payment(
+                self.table,
+                p,
+                TREASURY,
+                amount,
+                PaymentReason.INCOME_TAX,
+                self.board.income_tax_space,
+            ),
         )
         self._settle("after_move")
 
@@ -1241,8 +1309,8 @@ class Game:
         fine = self.rules.fine
         self.cash[p] -= fine
         self.treasury += fine
-        self.held[p] = -1
-        self._emit(ev.Payment(self.table, p, TREASURY, fine, "fine"))
+        self.held[p] = NOT_HELD
+        self._emit(ev.Payment(self.table, p, TREASURY, fine, PaymentReason.FINE))
         self._emit(ev.LeftHold(self.table, p, "fine"))
 
     def _do_build(self, space: int) -> None:
@@ -1331,7 +1399,7 @@ class Game:
             payer, payee, amount = (p, q, trade.pay) if trade.pay > 0 else (q, p, -trade.pay)
             self.cash[payer] -= amount
             self.cash[payee] += amount
-            self._emit(ev.Payment(self.table, payer, payee, amount, "trade"))
+            self._emit(ev.Payment(self.table, payer, payee, amount, PaymentReason.TRADE))
 
     def _do_end_game(self, _: None) -> None:
         self._start_final("two_hour")
@@ -1355,7 +1423,11 @@ class Game:
             handed = cash - keep
             self.cash[p] = keep
             self.treasury += handed
-            self._emit(ev.Payment(self.table, p, TREASURY, handed, "settlement", -1, keep_pct))
+            self._emit(
+                ev.Payment(
+                    self.table, p, TREASURY, handed, PaymentReason.SETTLEMENT, NO_SPACE, keep_pct
+                )
+            )
         dice = self.rules.settlement_utility_dice
         for space in self.board.titles:
             owner = self.owner[space]
@@ -1442,8 +1514,8 @@ class Game:
                     "role": ROLES[self.roles[p]],
                     "cash": self.cash[p],
                     "position": self.position[p],
-                    "held": self.held[p] >= 0,
-                    "held_turns": max(self.held[p], 0) if self.held[p] >= 0 else None,
+                    "held": self.is_held(p),
+                    "held_turns": self.held[p] if self.is_held(p) else None,
                     "bankrupt": self.bankrupt[p],
                     "net_worth": self.net_worth(p),
                     "rule25_wealth": self.rule25_wealth(p),
@@ -1524,126 +1596,3 @@ class LegalChoices(Sequence[Choice]):
 
     def __contains__(self, choice: object) -> bool:
         return choice in self._all()
-
-
-def _role_index(role: Any, field: str) -> int:
-    if isinstance(role, int) and role in (0, 1):
-        return role
-    text = str(role).strip().lower()
-    if text not in ROLES:
-        raise ScenarioError(f"role must be 'competitor' or 'monopolist', not {role!r}", field=field)
-    return ROLES.index(text)
-
-
-def _validate_setup(setup: Setup, board: Board, source: str = "") -> None:
-    """Decision 13 and a consistent position: raises ScenarioError naming the field."""
-
-    def fail(message: str, field: str) -> None:
-        raise ScenarioError(message, source, field)
-
-    players = setup.players
-    if not 2 <= len(players) <= 6:
-        fail(f"2 to 6 players play; found {len(players)}", "players")
-    if setup.game_type not in GAME_TYPES:
-        fail(f"game must be one of {', '.join(GAME_TYPES)}, not {setup.game_type!r}", "game")
-    counts = [sum(p.role == r for p in players) for r in (COMPETITOR, MONOPOLIST)]
-    one_role = min(counts) == 0
-    if one_role and setup.allow_one_role:
-        # the counterfactual opt-in; Game B ends once one role is gone, so it would end at once
-        if setup.game_type == "B":
-            fail(
-                "a table of one role cannot play Game B (it ends once only one role is left, "
-                "which is so from the start); play Game A or the two-hour game",
-                "game",
-            )
-    elif max(counts) > 3 or abs(counts[0] - counts[1]) > 1:
-        fail(
-            f"{counts[0]} competitors and {counts[1]} monopolists: at most 3 of each role, "
-            "and the counts may differ by at most one (decision 13)",
-            "players",
-        )
-    names = [p.name.strip() for p in players]
-    for i, name in enumerate(names):
-        if not name:
-            fail("every player needs a name", f"players[{i}].name")
-        if [n.casefold() for n in names].index(name.casefold()) != i:
-            fail(
-                f"two players are called {name!r} (names are matched ignoring case)",
-                f"players[{i}].name",
-            )
-    rules = setup.rules
-    seen: dict[int, int] = {}
-    houses = apartments = 0
-    for i, p in enumerate(players):
-        where = f"players[{i}]"
-        if p.cash is not None and p.cash < 0:
-            fail("cash cannot be negative", f"{where}.cash")
-        if not 0 <= p.position < len(board.spaces):
-            fail("position must be a space index 0..39", f"{where}.position")
-        if p.held is not None:
-            if not 0 <= p.held <= rules.held_turns_before_forced_fine:
-                fail(
-                    f"held must be 0..{rules.held_turns_before_forced_fine} turns spent",
-                    f"{where}.held",
-                )
-            if p.position != board.hold_space:
-                fail(f"a held player stands on space {board.hold_space}", f"{where}.position")
-        for t in p.titles:
-            sp = board.spaces[t.space]
-            tw = f"{where}.titles.{sp.name}"
-            if not sp.is_title:
-                fail(f"{sp.name} is not a title that can be owned", tw)
-            if t.space in seen:
-                fail(f"{sp.name} is already owned by {players[seen[t.space]].name}", tw)
-            seen[t.space] = i
-            if (t.houses or t.apartment) and sp.kind != "street":
-                fail("only streets carry buildings", tw)
-            if t.houses and t.apartment:
-                fail("a street has houses or an apartment, not both", tw)
-            if t.houses < 0 or t.houses > rules.max_houses(p.role):
-                fail(
-                    f"a {ROLES[p.role]} has 0 to {rules.max_houses(p.role)} houses on a street", tw
-                )
-            if t.mortgaged and (t.houses or t.apartment):
-                fail("a mortgaged street carries no buildings (decision 7)", tw)
-            houses += t.houses
-            apartments += t.apartment
-    for i, p in enumerate(players):
-        if p.role != MONOPOLIST:
-            continue
-        for t in p.titles:
-            sp = board.spaces[t.space]
-            if t.houses or t.apartment:
-                owned = sum(
-                    1
-                    for u in p.titles
-                    if board.spaces[u.space].city == sp.city
-                    and board.spaces[u.space].kind == "street"
-                    and not u.mortgaged
-                )
-                if owned < rules.monopoly_streets:
-                    fail(
-                        f"a monopolist builds only in a monopolized city (decision 5); they own {owned} unmortgaged {sp.city} street(s)",
-                        f"players[{i}].titles.{sp.name}",
-                    )
-    if not rules.unlimited_supply and (
-        houses > rules.supply_houses or apartments > rules.supply_apartments
-    ):
-        fail(
-            f"the set-up places {houses} houses and {apartments} apartments; the supply has "
-            f"{rules.supply_houses} and {rules.supply_apartments}",
-            "players",
-        )
-    for i, throw in enumerate(setup.dice):
-        if len(throw) not in (1, 2) or any(not (isinstance(d, int) and 1 <= d <= 6) for d in throw):
-            fail("each throw is one or two dice from 1 to 6", f"dice[{i}]")
-    for role, ids in enumerate(setup.cards):
-        valid = {card.id for card in board.deck(role)}
-        for j, card_id in enumerate(ids):
-            if card_id not in valid:
-                fail(f"{card_id!r} is not a {ROLES[role]} card", f"cards.{ROLES[role]}[{j}]")
-        if len(set(ids)) != len(ids):
-            fail(
-                "a card can be forced only once (it goes to the bottom of the deck)",
-                f"cards.{ROLES[role]}",
-            )

@@ -1,19 +1,43 @@
 """Reading a set-up (scenario files and saved games share the format) into a `Setup`.
 
 pydantic checks the shape and types and tells us which field is wrong; the game's own
-`_validate_setup` then checks the rules (role split, buildings, supply).
+`validate_setup` then checks the rules (role split, buildings, supply).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
 from .board import ROLES, Board, standard_board
 from .errors import InputError, RulesError, ScenarioError
-from .game import PlayerSetup, Setup, TitleSetup, _validate_setup
 from .rules import RuleSet
+from .setup import PlayerSetup, Setup, TitleSetup, validate_setup
+
+
+def _refuse_true_false(value: Any) -> Any:
+    # YAML reads `true` as a boolean, which Python (and pydantic) would take for 1
+    if isinstance(value, bool):
+        raise PydanticCustomError(
+            "whole_number", "should be a whole number, not {value}", {"value": str(value).lower()}
+        )
+    return value
+
+
+def _title_key(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise PydanticCustomError(
+            "title_key",
+            "a title is named by its board name or its space number, not {value}",
+            {"value": str(value).lower()},
+        )
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_refuse_true_false)]
+TitleKey = Annotated[str | int, BeforeValidator(_title_key)]
 
 
 class _Strict(BaseModel):
@@ -21,7 +45,7 @@ class _Strict(BaseModel):
 
 
 class TitleSpec(_Strict):
-    houses: int = Field(0, ge=0)
+    houses: Whole = Field(0, ge=0)
     apartment: bool = False
     mortgaged: bool = False
 
@@ -29,18 +53,18 @@ class TitleSpec(_Strict):
 class PlayerSpec(_Strict):
     name: str = Field(min_length=1)
     role: Literal["competitor", "monopolist"]
-    cash: int | None = Field(None, ge=0)
-    position: int = Field(0, ge=0, le=39)
-    held: int | None = Field(None, ge=0)
-    titles: dict[str | int, TitleSpec | None] = Field(default_factory=dict)
+    cash: Whole | None = Field(None, ge=0)
+    position: Whole = Field(0, ge=0, le=39)
+    held: Whole | None = Field(None, ge=0)
+    titles: dict[TitleKey, TitleSpec | None] = Field(default_factory=dict)
 
 
 class SetupSpec(_Strict):
     rules: str | dict[str, Any] = "default"
     game: Literal["A", "B", "two-hour"] = "A"
-    seed: int = 0
+    seed: Whole = 0
     players: list[PlayerSpec]
-    dice: list[list[int]] = Field(default_factory=list)
+    dice: list[list[Whole]] = Field(default_factory=list)
     cards: dict[Literal["competitor", "monopolist"], list[str]] = Field(default_factory=dict)
 
 
@@ -49,6 +73,8 @@ class ScenarioSpec(SetupSpec):
 
 
 def _location(loc: tuple[Any, ...]) -> str:
+    if "[key]" in loc:  # a bad mapping key: name the mapping (the key is in the message)
+        loc = loc[: loc.index("[key]") - 1]
     out = ""
     for part in loc:
         if isinstance(part, int):
@@ -127,7 +153,7 @@ def setup_from_spec(
         titles = []
         for key, title in p.titles.items():
             try:
-                space = board.space(int(key) if isinstance(key, str) and key.isdigit() else key)
+                space = board.space(key)
             except KeyError as err:
                 raise error(
                     str(err.args[0]), source, f"{prefix}players[{i}].titles.{key}"
@@ -147,7 +173,7 @@ def setup_from_spec(
         cards=(tuple(spec.cards.get("competitor", ())), tuple(spec.cards.get("monopolist", ()))),
     )
     try:
-        _validate_setup(setup, board)
+        validate_setup(setup, board)
     except ScenarioError as err:
         raise error(err.reason, source, prefix + err.field) from None
     return setup

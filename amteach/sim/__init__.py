@@ -1,5 +1,6 @@
 """Batches of bot games: per-game seeds, a process pool or Dask, and tidy pandas frames."""
 
+from .core import core_name
 from .play import BatchConfig, SeatSpec, game_seed, play_game
 from .results import COLUMNS_DOC, SimulationResult, wilson_interval
 from .runner import DEFAULT_ROUND_CAP, SeatError, dask_client, parse_seats, simulate
@@ -11,6 +12,7 @@ __all__ = [
     "SeatError",
     "SeatSpec",
     "SimulationResult",
+    "core_name",
     "dask_client",
     "game_seed",
     "parse_seats",

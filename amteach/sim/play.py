@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..bots import make_strategy
+from ..bots.strategies import opponent_landings
 from ..engine import events as ev
-from ..engine.board import ROLES
+from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, standard_board
 from ..engine.game import Game, PlayerSetup, Setup
 from ..engine.rules import RuleSet
+from ..engine.terms import PaymentReason
+from . import core
 
 END_REASONS = ("game_a", "game_b", "two_hour", "round_cap")
 NO_WINNER = -1
@@ -64,6 +68,7 @@ class BatchConfig:
     game_type: str = "A"
     record_rounds: bool = True
     allow_one_role: bool = False  # the counterfactual opt-in (see runner.simulate)
+    check_invariants: bool = False  # count invariant violations after every decision
 
 
 def game_seed(master: int, index: int) -> int:
@@ -77,10 +82,11 @@ def play_bot_game(
     config: BatchConfig,
     rules: RuleSet | None = None,
     on_round: Callable[[Game, int], None] | None = None,
+    on_decision: Callable[[Game], None] | None = None,
 ) -> tuple[Game, int]:
     """Play game `index` of the batch to its end with its bots; returns the game and the
     number of decisions taken. `on_round(game, r)` runs at the start (r = 0), after each
-    round r, and once more when the game is over."""
+    round r, and once more when the game is over; `on_decision(game)` after each decision."""
     rules = rules or RuleSet.from_dict(config.rules)
     seed = game_seed(config.seed, index)
     seats = tuple(
@@ -106,6 +112,8 @@ def play_bot_game(
     while not game.over:
         apply(bots[game.actor].choose(game, legal()))
         decisions += 1
+        if on_decision is not None:
+            on_decision(game)
         if game.round != last_round:
             if on_round is not None:
                 on_round(game, last_round)
@@ -116,8 +124,13 @@ def play_bot_game(
 
 
 def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> dict[str, Any]:
-    """Play game `index` of the batch and return its rows (lists of ints) for each table."""
+    """Play game `index` of the batch on the pure-Python core and return its rows (lists of
+    ints) for each table; with `config.check_invariants`, a "checks" table too."""
     rounds: dict[str, list[int]] = {c: [] for c in ROUND_COLUMNS}
+    violations = [0]
+
+    def check(game: Game) -> None:
+        violations[0] += len(game.invariant_violations())
 
     def snapshot(game: Game, round_number: int) -> None:
         for p, (cash, titles, buildings) in enumerate(game.wealth_parts()):
@@ -129,9 +142,16 @@ def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> 
             rounds["buildings"].append(buildings)
 
     game, decisions = play_bot_game(
-        index, config, rules, snapshot if config.record_rounds else None
+        index,
+        config,
+        rules,
+        snapshot if config.record_rounds else None,
+        check if config.check_invariants else None,
     )
-    return _rows(index, game.seed, game, decisions, rounds)
+    rows = _rows(index, game.seed, game, decisions, rounds)
+    if config.check_invariants:
+        rows["checks"] = {"violations": violations}
+    return rows
 
 
 def _rows(
@@ -150,11 +170,11 @@ def _rows(
             rent_paid[event.payer] += event.amount
             rent_received[event.payee] += event.amount
         elif isinstance(event, ev.Payment):
-            if event.reason == "income_tax":
+            if event.reason == PaymentReason.INCOME_TAX:
                 income_tax[event.payer] += event.amount
-            elif event.reason == "property_tax":
+            elif event.reason == PaymentReason.PROPERTY_TAX:
                 property_tax[event.payer] += event.amount
-            elif event.reason == "fine":
+            elif event.reason == PaymentReason.FINE:
                 fines[event.payer] += event.amount
         elif isinstance(event, ev.IncomeTaxChoice):
             taxes["game"].append(index)
@@ -199,8 +219,63 @@ def _rows(
 
 
 def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str, np.ndarray]]:
-    """Play games start..stop-1 and return their rows as arrays, one dict per table."""
+    """Play games start..stop-1 and return their rows as arrays, one dict per table, on the
+    compiled core where it is built (`amteach.sim.core`), else on pure Python: the frames
+    are identical. With `config.check_invariants` a "checks" table holds the count of
+    invariant violations."""
     rules = RuleSet.from_dict(config.rules)
+    compiled = core.kernel()
+    if compiled is not None and kernel_plays(config):
+        return compiled_chunk(compiled, start, stop, config, rules)
+    return python_chunk(start, stop, config, rules)
+
+
+# what amteach/sim/kernel.pyx implements: a batch with a bot or a rule parameter it does not
+# know plays on pure Python (correct, slower) until the kernel learns it (docs/development.md)
+KERNEL_BOTS = frozenset({"cautious", "builder", "investor", "random"})
+KERNEL_RULES = frozenset(
+    {
+        "preset_name",
+        "starting_cash",
+        "start_payment",
+        "income_tax_flat",
+        "income_tax_percent_competitor",
+        "income_tax_percent_monopolist",
+        "property_tax",
+        "foundation_monopolist_fee",
+        "foundation_competitor_prizes",
+        "fine",
+        "held_turns_before_forced_fine",
+        "max_houses_competitor",
+        "max_houses_monopolist",
+        "building_supply",
+        "supply_houses",
+        "supply_apartments",
+        "monopoly_streets",
+        "transport_fare_competitor",
+        "transport_fares_monopolist",
+        "utility_multiplier_competitor",
+        "utility_multipliers_monopolist",
+        "mortgage_percent",
+        "redeem_percent",
+        "building_sellback_percent",
+        "settlement_keep_percent_competitor",
+        "settlement_keep_percent_monopolist",
+        "settlement_utility_dice",
+        "round_cap",
+    }
+)
+
+
+def kernel_plays(config: BatchConfig) -> bool:
+    """Can the compiled core play this batch (every bot and rule parameter known to it)?"""
+    return set(config.rules) == KERNEL_RULES and all(s.bot in KERNEL_BOTS for s in config.seats)
+
+
+def python_chunk(
+    start: int, stop: int, config: BatchConfig, rules: RuleSet
+) -> dict[str, dict[str, np.ndarray]]:
+    """Games start..stop-1 on the pure-Python core (the engine and the bots themselves)."""
     tables: dict[str, dict[str, list[int]]] = {}
     for index in range(start, stop):
         rows = play_game(index, config, rules)
@@ -208,13 +283,41 @@ def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str,
             target = tables.setdefault(table, {c: [] for c in columns})
             for column, values in columns.items():
                 target[column].extend(values)
-    return {
+    out = {
         table: {
             column: np.asarray(values, dtype=np.int64 if column == "seed" else np.int32)
             for column, values in columns.items()
         }
         for table, columns in tables.items()
     }
+    if "checks" in out:
+        out["checks"] = {"violations": np.asarray([out["checks"]["violations"].sum()])}
+    return out
+
+
+def compiled_chunk(
+    kernel: ModuleType, start: int, stop: int, config: BatchConfig, rules: RuleSet
+) -> dict[str, dict[str, np.ndarray]]:
+    """Games start..stop-1 on the compiled core (`amteach/sim/kernel.pyx`)."""
+    board = standard_board()
+    batch = kernel.Batch(
+        board,
+        rules,
+        [(ROLES.index(s.role), s.bot, s.tax) for s in config.seats],
+        config.game_type,
+        # an investor's landing weights for one opponent of each role (it adds them up)
+        [opponent_landings(rules, board, (role,)) for role in (COMPETITOR, MONOPOLIST)],
+        config.record_rounds,
+        config.check_invariants,
+    )
+    tables, violations = batch.play(
+        start,
+        [game_seed(config.seed, index) for index in range(start, stop)],
+        (GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS),
+    )
+    if config.check_invariants:
+        tables["checks"] = {"violations": np.asarray([violations])}
+    return tables
 
 
 def ignore_sigint() -> None:

@@ -7,15 +7,17 @@ import os
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from ..bots import STRATEGIES, TAX_BEHAVIOURS
-from ..engine.board import ROLES
+from ..engine.board import ROLES, standard_board
 from ..engine.errors import InputError, RulesError
-from ..engine.game import GAME_TYPES
 from ..engine.rules import RuleSet
+from ..engine.setup import PlayerSetup, Setup, validate_setup
+from . import core
 from .play import BatchConfig, SeatSpec, ignore_sigint, run_chunk
 from .results import SimulationResult, build_frames
 
@@ -111,6 +113,7 @@ def simulate(
     record_rounds: bool = True,
     on_chunk: Callable[[int, int], None] | None = None,
     allow_one_role: bool = False,
+    check_invariants: bool = False,
     **rule_overrides: Any,
 ) -> SimulationResult:
     """Play `games` bot games and return their tidy frames.
@@ -126,27 +129,47 @@ def simulate(
     13 forbids: it is for the counterfactual analysis (`amteach.analysis.fairness.
     market_structures`), not for games a class plays. Such a table plays Game A or the
     two-hour game (Game B would end at once), settled by the round cap.
+
+    `check_invariants=True` checks after every decision what must always hold (see
+    `Game.invariant_violations`) and puts the count of violations in
+    `result.meta["invariant_violations"]`.
+
+    Batches run on the compiled core where it is built, else on pure Python, with identical
+    frames (`result.meta["core"]` says which); a large batch on pure Python warns once.
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise InputError(
             f"games must be a whole number of at least 1, not {games!r}", field="games"
         )
-    if game not in GAME_TYPES:
-        raise InputError(f"game must be one of {', '.join(GAME_TYPES)}, not {game!r}", field="game")
     specs = parse_seats(seats, allow_one_role=allow_one_role)
-    if allow_one_role and game == "B" and len({s.role for s in specs}) == 1:
-        raise InputError(
-            "a table of one role cannot play Game B (it ends once only one role is left, "
-            "which is so from the start); play Game A or the two-hour game",
-            field="game",
-        )
     ruleset = _rules(rules, rule_overrides, round_cap)
+    # the engine checks the table (game type, roles) as it would for any game it starts
+    validate_setup(
+        Setup(
+            players=tuple(
+                PlayerSetup(f"seat {i + 1}", ROLES.index(s.role)) for i, s in enumerate(specs)
+            ),
+            rules=ruleset,
+            seed=int(seed),
+            game_type=game,
+            allow_one_role=bool(allow_one_role),
+        ),
+        standard_board(),
+    )
     workers = (os.cpu_count() or 1) if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
     config = BatchConfig(
-        specs, ruleset.to_dict(), int(seed), game, record_rounds, bool(allow_one_role)
+        specs,
+        ruleset.to_dict(),
+        int(seed),
+        game,
+        record_rounds,
+        bool(allow_one_role),
+        bool(check_invariants),
     )
+    if client is None:  # Dask workers are other machines: their core is their own
+        warn_if_slow(games, workers)
     chunks = _chunks(games, workers if client is None else max(workers, _dask_workers(client)))
     backend = "dask" if client is not None else ("process-pool" if workers > 1 else "in-process")
     bar = progress_bar(progress, games)
@@ -176,6 +199,9 @@ def simulate(
             bar.close()
     elapsed = time.perf_counter() - started
     ordered = [done.pop(start) for start, _ in chunks if start in done]
+    violations = sum(
+        int(chunk.pop("checks")["violations"].sum()) for chunk in ordered if "checks" in chunk
+    )
     frames = build_frames(ordered, specs)
     del ordered
     meta = {
@@ -188,9 +214,38 @@ def simulate(
         "game": game,
         "workers": workers,
         "backend": backend,
+        "core": core.core_name(),
         "elapsed": elapsed,
     }
+    if check_invariants:
+        meta["invariant_violations"] = violations
     return SimulationResult(meta=meta, **frames)
+
+
+# a batch this large on pure Python takes long enough to say why, once per process
+PURE_PYTHON_WARN_GAMES = 2000
+PURE_PYTHON_GAMES_PER_SECOND = 100  # one worker, four investor bots, measured (benchmarks/)
+_warned = False
+
+
+class PurePythonWarning(UserWarning):
+    """A large batch runs on the pure-Python core (no compiled core built here)."""
+
+
+def warn_if_slow(games: int, workers: int) -> None:
+    """Warn once per process when a large batch is about to run on the pure-Python core."""
+    global _warned
+    if _warned or games < PURE_PYTHON_WARN_GAMES or core.kernel() is not None:
+        return
+    _warned = True
+    seconds = games / (PURE_PYTHON_GAMES_PER_SECOND * max(1, min(workers, os.cpu_count() or 1)))
+    warnings.warn(
+        f"{games:,} games will run on amteach's pure-Python core (about {seconds:,.0f} s here); "
+        "the compiled core is dozens of times faster. Build it with `pip install .` or "
+        "`./dev test` on a machine with a C compiler; see docs/development.md.",
+        PurePythonWarning,
+        stacklevel=3,
+    )
 
 
 def _run_pool(

@@ -1,0 +1,119 @@
+"""Helpers for the serving tests: the dashboard server with the options of `amteach dashboard`
+(or any command) on a free loopback port, stopped by process id; its kernels' processes; and the
+protocol-level visitor of benchmarks/bench_load.py. Chromium comes from tests/browser.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from browser import free_port
+
+from amteach.cli import voila_command
+from amteach.content import dashboard_notebook
+from amteach.serving import TEMPLATE
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Server:
+    url: str
+    process: subprocess.Popen
+    log: list[str] = field(default_factory=list)
+
+    def kernels(self) -> dict[str, int]:
+        """Kernel id -> process id of the kernels this server started."""
+        out = subprocess.run(
+            ["ps", "-ww", "-o", "pid=,args=", "--ppid", str(self.process.pid)],
+            capture_output=True,
+            text=True,
+        ).stdout
+        found = {}
+        for line in out.splitlines():
+            pid, _, args = line.strip().partition(" ")
+            if "kernel-" in args:
+                found[args.split("kernel-", 1)[1].split(".json", 1)[0]] = int(pid)
+        return found
+
+
+@contextmanager
+def dashboard_server(
+    command: list[str] | None = None,
+    *,
+    pool: int = 1,
+    max_visitors: int = 0,
+    base_url: str = "/",
+    cwd: Path | None = None,
+) -> Iterator[Server]:
+    """The dashboard served as `amteach dashboard` serves it (or by `command`, which must take
+    the port from free_port()), until the block ends; then SIGTERM to its process id."""
+    port = free_port()
+    if command is None:
+        command = voila_command(
+            dashboard_notebook(), port, "127.0.0.1", pool, TEMPLATE, 300, base_url, max_visitors
+        )
+    else:
+        command = [part.replace("{port}", str(port)) for part in command]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd
+    )
+    server = Server(f"http://127.0.0.1:{port}{base_url}", process)
+    try:
+        for line in process.stdout:
+            server.log.append(line)
+            if "is running at" in line:
+                break
+        else:
+            pytest.fail("the server ended before serving:\n" + "".join(server.log[-20:]))
+        # keep reading the log so the server never blocks on a full pipe
+        threading.Thread(target=lambda: server.log.extend(process.stdout), daemon=True).start()
+        yield server
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return status != "Z"
+
+
+def bench_load():
+    """benchmarks/bench_load.py as a module (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_load", REPO / "benchmarks" / "bench_load.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("bench_load", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def narration_text(html_value: str) -> str:
+    """The words of the narration widget's HTML, as a browser's textContent has them."""
+    from html.parser import HTMLParser
+
+    parts: list[str] = []
+    parser = HTMLParser()
+    parser.handle_data = parts.append
+    parser.feed(html_value)
+    return " ".join("".join(parts).split())
+
+
+def environment_without(*names: str) -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in names}

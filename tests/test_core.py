@@ -1,0 +1,350 @@
+"""The compiled core (issue 14): amteach/sim/kernel.pyx plays a batch, the Python engine and
+bots stay the reference, and both must give identical frames for the same seeds.
+
+The differential tests play the same games on both cores and compare every column of every
+frame: 120 seeds for each table of bots the suite uses, 2,000 seeds of the default table in the
+`slow` test (which `./dev test` runs too), and any table, rules preset and ending in the
+property test; benchmarks/diff_cores.py runs 2,000 seeds of every table. Anything changed in
+the engine or the bots and not in kernel.pyx fails here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import random
+import shutil
+import subprocess
+import sys
+import sysconfig
+import warnings
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from amteach import RuleSet, simulate
+from amteach.bots import STRATEGIES
+from amteach.cli import main
+from amteach.engine.board import COMPETITOR, MONOPOLIST
+from amteach.engine.game import Game, PlayerSetup, Setup
+from amteach.sim import core, runner
+from amteach.sim.play import (
+    KERNEL_BOTS,
+    KERNEL_RULES,
+    BatchConfig,
+    compiled_chunk,
+    kernel_plays,
+    python_chunk,
+)
+from amteach.sim.runner import parse_seats
+
+# these tests compare the two cores, so they need the compiled one (`./dev test` builds it;
+# its pure-Python pass runs the rules, save, load and simulation tests, not this file)
+KERNEL = core.kernel()
+
+# every table of bots and tax behaviours the suite plays (tests/test_*.py)
+MIXES = {
+    "four investors (the default)": "competitor:investor,monopolist:investor,"
+    "competitor:investor,monopolist:investor",
+    "test_sim MIXED": "competitor:investor,monopolist:builder:flat,"
+    "competitor:cautious:percent,monopolist:random",
+    "test_fairness MIXED": "competitor:investor,monopolist:builder,"
+    "competitor:cautious,monopolist:investor",
+    "test_tax_analysis SEATS": "competitor:cautious:flat,monopolist:cautious:percent,"
+    "competitor:cautious:percent,monopolist:cautious:cheaper,competitor:cautious,"
+    "monopolist:cautious:flat",
+    "test_inequality": "competitor:builder,monopolist:investor",
+    "all random": "competitor:random:flat,monopolist:random:percent,competitor:random",
+}
+
+
+def both_cores(
+    seats, games: int, seed: int = 0, rules: RuleSet | None = None, **options
+) -> tuple[dict, dict]:
+    """The same games on the compiled and the pure-Python core: their tables of arrays."""
+    rules = rules or RuleSet.preset("default", round_cap=200)
+    one_role = options.pop("allow_one_role", False)
+    config = BatchConfig(
+        parse_seats(seats, allow_one_role=one_role),
+        rules.to_dict(),
+        seed,
+        allow_one_role=one_role,
+        **options,
+    )
+    return (
+        compiled_chunk(KERNEL, 0, games, config, rules),
+        python_chunk(0, games, config, rules),
+    )
+
+
+def assert_identical(compiled: dict, pure: dict) -> None:
+    assert compiled.keys() == pure.keys()
+    for table, columns in pure.items():
+        assert compiled[table].keys() == columns.keys(), table
+        for column, values in columns.items():
+            other = compiled[table][column]
+            assert other.dtype == values.dtype, (table, column)
+            if not np.array_equal(other, values):
+                rows = np.flatnonzero(other != values) if len(other) == len(values) else []
+                raise AssertionError(
+                    f"{table}.{column} differs between the cores"
+                    + (f" first at row {rows[0]}" if len(rows) else " (lengths differ)")
+                )
+
+
+# -- chance ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**32 - 1, 2**32, 2**63 - 1, 2**63 + 5])
+def test_the_kernels_random_stream_is_cpythons(seed: int):
+    """Mersenne Twister seeded from an int, random() and _randbelow (shuffle, choice and
+    randint are built on it), draw for draw."""
+    stream = random.Random(seed)
+    expected = []
+    for i in range(3000):
+        expected.append(stream.random())
+        expected.append(stream._randbelow(1 + i % 50))
+    assert KERNEL.random_stream(seed, 3000) == expected
+
+
+# -- frames from both cores --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mix", list(MIXES))
+def test_both_cores_give_identical_frames(mix: str):
+    compiled, pure = both_cores(MIXES[mix], games=120, seed=7)
+    assert_identical(compiled, pure)
+    assert len(compiled["games"]["game"]) == 120
+
+
+@pytest.mark.slow
+def test_both_cores_agree_on_2000_seeds():
+    """2,000 games of the default table (the dashboard's and the benchmark's), default rules
+    and the default round cap, every column of every frame. The same for every table of the
+    suite is benchmarks/diff_cores.py (about 7 CPU-minutes, too long for every run)."""
+    compiled, pure = both_cores(MIXES["four investors (the default)"], games=2000, seed=14)
+    assert_identical(compiled, pure)
+
+
+@pytest.mark.parametrize(
+    ("mix", "rules", "game_type"),
+    [
+        ("test_sim MIXED", "edition-2005", "B"),
+        ("all random", "default", "two-hour"),
+        ("test_fairness MIXED", "edition-2005", "two-hour"),
+        ("four investors (the default)", "default", "B"),
+    ],
+)
+def test_both_cores_agree_on_every_ending_and_preset(mix: str, rules: str, game_type: str):
+    compiled, pure = both_cores(
+        MIXES[mix], 100, 3, RuleSet.preset(rules, round_cap=60), game_type=game_type
+    )
+    assert_identical(compiled, pure)
+
+
+def test_both_cores_agree_on_a_table_of_one_role_and_without_round_rows():
+    seats = ["monopolist:investor"] * 3 + ["monopolist:builder:percent"]
+    assert_identical(*both_cores(seats, 60, 5, allow_one_role=True))
+    assert_identical(*both_cores(MIXES["test_sim MIXED"], 60, 5, record_rounds=False))
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> str:
+    n = draw(st.integers(2, 6))
+    competitors = draw(st.sampled_from(sorted({n // 2, n - n // 2})))
+    roles = draw(st.permutations(["competitor"] * competitors + ["monopolist"] * (n - competitors)))
+    bots = st.sampled_from(["cautious", "builder", "investor", "random"])
+    taxes = st.sampled_from(["cheaper", "flat", "percent"])
+    return ",".join(f"{role}:{draw(bots)}:{draw(taxes)}" for role in roles)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seats=tables(),
+    seed=st.integers(0, 2**40),
+    overrides=st.fixed_dictionaries(
+        {
+            "round_cap": st.integers(1, 80),
+            "building_supply": st.sampled_from(["limited", "unlimited"]),
+            "supply_houses": st.integers(0, 35),
+            "supply_apartments": st.integers(0, 15),
+            "monopoly_streets": st.integers(1, 3),
+            "held_turns_before_forced_fine": st.integers(0, 3),
+            "foundation_monopolist_fee": st.sampled_from([0, 10, 160]),
+            "starting_cash": st.sampled_from([200, 1500, 5000]),
+            "start_payment": st.sampled_from([0, 100]),
+        }
+    ),
+    preset=st.sampled_from(["default", "edition-2005"]),
+    game_type=st.sampled_from(["A", "B", "two-hour"]),
+)
+def test_both_cores_agree_on_any_table_and_rules(seats, seed, overrides, preset, game_type):
+    rules = RuleSet.preset(preset, **overrides)
+    compiled, pure = both_cores(seats, 4, seed, rules, game_type=game_type, check_invariants=True)
+    assert_identical(compiled, pure)
+    assert compiled["checks"]["violations"][0] == 0
+
+
+# -- choosing the core -------------------------------------------------------------------------
+
+
+def test_the_kernel_knows_every_bot_and_rule_parameter():
+    """A bot or rule parameter added to the Python side must be added to kernel.pyx (and to
+    KERNEL_BOTS / KERNEL_RULES in sim/play.py); until then such batches play on pure Python."""
+    assert set(STRATEGIES) == KERNEL_BOTS, "teach amteach/sim/kernel.pyx the new bot"
+    fields = {f.name for f in dataclasses.fields(RuleSet)}
+    assert fields == KERNEL_RULES, "teach amteach/sim/kernel.pyx the new rule parameter"
+    config = BatchConfig(parse_seats(None), RuleSet.preset("default").to_dict(), 1)
+    assert kernel_plays(config)
+    unknown = BatchConfig(config.seats, {**config.rules, "free_parking": 500}, 1)
+    assert not kernel_plays(unknown)
+
+
+def run_amteach(*args: str, pure: bool) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != core.PURE_PYTHON_ENV}
+    if pure:
+        env[core.PURE_PYTHON_ENV] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "amteach.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_version_names_the_core_in_use():
+    pure = run_amteach("--version", pure=True)
+    assert pure.returncode == 0
+    assert pure.stdout.strip().endswith("core: pure Python")
+    assert pure.stdout.startswith("amteach ")
+    default = run_amteach("--version", pure=False)
+    built = importlib.util.find_spec("amteach.sim.kernel") is not None
+    assert default.stdout.strip().endswith(f"core: {'compiled' if built else 'pure Python'}")
+
+
+def test_the_compiled_core_is_in_use_where_a_compiler_is():
+    """`./dev test` builds the core: where a C compiler exists a run must have it, so a
+    failed or stale build cannot pass unnoticed as a pure-Python run."""
+    compiler = shutil.which(sysconfig.get_config_var("CC").split()[0] or "cc")
+    assert os.environ.get(core.PURE_PYTHON_ENV, "") in ("", "0")
+    assert core.core_name() == ("compiled" if compiler else "pure Python")
+    assert simulate(games=2, workers=1, progress=False).meta["core"] == core.core_name()
+
+
+def test_a_stale_build_is_never_used(tmp_path, monkeypatch):
+    """A kernel.pyx edited after the build: the core falls back to pure Python and says so."""
+    monkeypatch.setattr(KERNEL, "SOURCE_SHA256", "0" * 64)
+    core.kernel.cache_clear()
+    try:
+        with pytest.warns(core.StaleCoreWarning, match="older than"):
+            assert core.kernel() is None
+        assert core.core_name() == "pure Python"
+    finally:
+        monkeypatch.undo()
+        core.kernel.cache_clear()
+    assert core.kernel() is KERNEL
+
+
+def test_a_large_batch_on_pure_python_warns_once(monkeypatch):
+    monkeypatch.setattr(core, "kernel", lambda: None)
+    monkeypatch.setattr(runner, "_warned", False)
+    monkeypatch.setattr(runner, "PURE_PYTHON_WARN_GAMES", 3)
+    with pytest.warns(runner.PurePythonWarning, match="pure-Python core"):
+        first = simulate(games=3, workers=1, progress=False, round_cap=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        second = simulate(games=3, workers=1, progress=False, round_cap=5)
+        simulate(games=2, workers=1, progress=False, round_cap=5)  # small: never warns
+    assert first.meta["core"] == second.meta["core"] == "pure Python"
+
+
+def test_frames_are_identical_whatever_the_core_and_the_workers(monkeypatch):
+    seats = MIXES["test_sim MIXED"]
+    options = {"games": 40, "seats": seats, "seed": 9, "progress": False, "round_cap": 80}
+    results = [simulate(workers=1, **options), simulate(workers=2, **options)]
+    monkeypatch.setattr(core, "kernel", lambda: None)
+    results += [simulate(workers=1, **options), simulate(workers=2, **options)]
+    assert [r.meta["core"] for r in results[2:]] == ["pure Python", "pure Python"]
+    for other in results[1:]:
+        for table in ("games", "players", "rounds", "taxes"):
+            assert getattr(results[0], table).equals(getattr(other, table)), table
+
+
+# -- invariants --------------------------------------------------------------------------------
+
+
+def test_invariant_violations_names_what_broke():
+    game = Game(
+        Setup(
+            players=(PlayerSetup("Ana", COMPETITOR), PlayerSetup("Ben", MONOPOLIST)),
+            rules=RuleSet.preset("default"),
+            seed=1,
+        )
+    )
+    assert game.invariant_violations() == []
+    game.cash[0] = -5
+    game.held[1] = 0
+    game.owner[1], game.houses[1] = 1, 2
+    broken = game.invariant_violations()
+    assert any("negative cash" in line for line in broken)
+    assert any("is held but stands" in line for line in broken)
+    assert any("cash plus the Treasury" in line for line in broken)
+    assert any("without a monopoly" in line for line in broken)
+    assert any("houses and" in line for line in broken)
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_simulate_check_invariants_reports_the_count(pure: bool, monkeypatch):
+    if pure:
+        monkeypatch.setattr(core, "kernel", lambda: None)
+    result = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--games",
+            "6",
+            "--round-cap",
+            "40",
+            "--workers",
+            "1",
+            "--quiet",
+            "--check-invariants",
+            "--seats",
+            MIXES["test_sim MIXED"],
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "0 violations." in result.stdout
+    assert ("pure Python core" if pure else f"{core.core_name()} core") in result.stdout
+
+
+def test_simulate_check_invariants_exits_1_on_a_violation(monkeypatch):
+    """A broken rule shows up as a count and exit status 1 (a pure-Python engine that loses
+    money on every decision stands in for one)."""
+    monkeypatch.setattr(core, "kernel", lambda: None)
+    monkeypatch.setattr(Game, "invariant_violations", lambda self: ["money was lost"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--games",
+            "2",
+            "--round-cap",
+            "3",
+            "--workers",
+            "1",
+            "--quiet",
+            "--check-invariants",
+        ],
+    )
+    assert result.exit_code == 1
+    decisions = int(
+        result.stdout.split("after each of ")[1].split(" decisions")[0].replace(",", "")
+    )
+    assert f"{decisions:,} violations." in result.stdout

@@ -1,0 +1,96 @@
+"""A class on one server, with --max-visitors 2: visitor 3 gets the polite "full" page and a
+kernel once one is freed; a visitor whose kernel is killed gets a message and a Reload button,
+not a frozen board, while the server serves everyone else."""
+
+from __future__ import annotations
+
+import os
+import signal
+import urllib.error
+import urllib.request
+
+import pytest
+from browser import launch_chromium
+from playwright.sync_api import expect, sync_playwright
+from served import alive, dashboard_server
+
+WAIT = 180_000  # ms: kernels start slowly on a busy 2-core machine
+
+
+def test_a_full_class_waits_its_turn_and_a_dead_kernel_gets_a_reload_button():
+    with (
+        dashboard_server(pool=1, max_visitors=2) as server,
+        sync_playwright() as playwright,
+    ):
+        browser = launch_chromium(playwright)
+        errors: dict[str, list[str]] = {}
+
+        def visitor(name: str):
+            page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+            errors[name] = []
+            page.on("pageerror", lambda error: errors[name].append(str(error)))
+            page.goto(server.url)
+            return page
+
+        def roll(page):
+            return page.locator(".am-choices button", has_text="Roll")
+
+        ana, ben = visitor("ana"), visitor("ben")
+        roll(ana).wait_for(timeout=WAIT)
+        roll(ben).wait_for(timeout=WAIT)
+
+        # 1. a third visitor: the polite full page (HTTP 503), which tries again by itself
+        cleo = visitor("cleo")
+        expect(cleo.locator("h1")).to_have_text(
+            "The class dashboard is full: 2 visitors.", timeout=WAIT
+        )
+        assert "Try again in a minute" in cleo.locator("body").inner_text()
+        assert len(server.kernels()) <= 2  # the cap holds the pool too
+
+        # 2. Ben closes his tab: his kernel is handed back, and Cleo's page gets it
+        ben_kernel = ben.evaluate(
+            "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+        )
+        # (another site's page cannot hand it back for him)
+        forged = urllib.request.Request(
+            f"{server.url}voila/amteach/release/{ben_kernel}",
+            method="POST",
+            headers={"Origin": "http://elsewhere.example"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(forged)
+        assert refused.value.code == 403 and ben_kernel in server.kernels()
+        ben.close()
+        roll(cleo).wait_for(timeout=WAIT)
+        assert ben_kernel not in server.kernels()
+
+        # 3. Ana's kernel dies: her page says so and offers a fresh game
+        ana_kernel = ana.evaluate(
+            "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+        )
+        pid = server.kernels()[ana_kernel]
+        os.kill(pid, signal.SIGKILL)
+        dialog = ana.get_by_role("alertdialog")
+        expect(dialog).to_contain_text("Your game has stopped", timeout=WAIT)
+        reload_button = dialog.get_by_role("button", name="Reload")
+        expect(reload_button).to_be_visible()
+        expect(reload_button).to_be_focused()
+        assert not alive(pid)
+
+        # 4. meanwhile the server plays on for everyone else: Cleo plays a turn
+        before = cleo.locator(".am-narration").inner_text()
+        roll(cleo).click()
+        cleo.wait_for_function(
+            "(before) => document.querySelector('.am-narration').innerText !== before",
+            arg=before,
+            timeout=WAIT,
+        )
+        assert "throws" in cleo.locator(".am-narration").inner_text()
+
+        # 5. Reload gives Ana a new game (at once, or from the full page once her old kernel
+        # is handed back)
+        reload_button.click()
+        roll(ana).wait_for(timeout=WAIT)
+        expect(ana.get_by_role("alertdialog")).to_have_count(0)
+        browser.close()
+    assert errors == {"ana": [], "ben": [], "cleo": []}

@@ -1,0 +1,108 @@
+"""`amteach lessons`, `amteach notebooks` and the serving options of `amteach dashboard`: what
+they write, what they refuse (one line, exit 2), and the server command they build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from amteach.cli import base_url_option, main, voila_command
+from amteach.content import (
+    dashboard_notebook,
+    lessons_dir,
+    notebooks_dir,
+    scenarios_dir,
+)
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def one_line_error(result) -> str:
+    """Exit 2, no traceback; our own checks say it in one line, click's own checks (a number
+    out of range) add their usage lines above theirs."""
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert "Traceback" not in result.output, result.output
+    assert len(lines) == 1 or lines[0].startswith("Usage:"), result.output
+    return lines[-1]
+
+
+def test_the_content_is_found_in_one_place():
+    assert dashboard_notebook() == notebooks_dir() / "dashboard.ipynb"
+    assert dashboard_notebook().is_file()
+    assert scenarios_dir() == lessons_dir() / "scenarios"
+    assert any(scenarios_dir().glob("*.yaml"))
+    assert (lessons_dir() / "01-two-rulebooks" / "worksheet.md").is_file()
+
+
+def test_lessons_lists_each_lesson_with_its_title():
+    result = run("lessons")
+    assert result.exit_code == 0
+    for plan in lessons_dir().glob("*/plan.md"):
+        assert plan.parent.name in result.output
+    assert "--copy" in result.output
+
+
+def test_lessons_copy_writes_lessons_and_notebooks_and_never_overwrites_unasked(tmp_path):
+    result = run("lessons", "--copy", str(tmp_path / "class"))
+    assert result.exit_code == 0, result.output
+    written = {p.relative_to(tmp_path / "class").as_posix() for p in tmp_path.rglob("*.*")}
+    assert "lessons/03-taxes-and-incentives/worksheet.md" in written
+    assert "lessons/03-taxes-and-incentives/checks.yaml" in written
+    assert "lessons/scenarios/doubled-rent.yaml" in written
+    assert "notebooks/dashboard.ipynb" in written
+    # an instructor's edit survives a second copy without --force
+    plan = tmp_path / "class" / "lessons" / "01-two-rulebooks" / "plan.md"
+    plan.write_text("my notes", encoding="utf-8")
+    refused = one_line_error(run("lessons", "--copy", str(tmp_path / "class")))
+    assert "exists" in refused and "--force" in refused
+    assert plan.read_text(encoding="utf-8") == "my notes"
+    assert run("lessons", "--copy", str(tmp_path / "class"), "--force").exit_code == 0
+    assert plan.read_text(encoding="utf-8") != "my notes"
+
+
+def test_notebooks_copy_writes_only_the_notebooks(tmp_path):
+    assert "dashboard.ipynb" in run("notebooks").output
+    assert run("notebooks", "--copy", str(tmp_path)).exit_code == 0
+    assert (tmp_path / "notebooks" / "fairness.ipynb").is_file()
+    assert not (tmp_path / "lessons").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("lessons", "--force"), "--force goes with --copy"),
+        (("notebooks", "--copy", "{file}"), "not a folder"),
+        (("dashboard", "--base-url", "/a b/"), "--base-url"),
+        (("dashboard", "--base-url", "/../etc/"), "--base-url"),
+        (("dashboard", "--max-visitors", "-1"), "--max-visitors"),
+    ],
+)
+def test_bad_arguments_get_one_line_and_exit_2(tmp_path, args, says):
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x", encoding="utf-8")
+    message = one_line_error(run(*(part.replace("{file}", str(a_file)) for part in args)))
+    assert says in message
+
+
+def test_base_urls_are_written_one_way():
+    assert base_url_option("amteach") == "/amteach/"
+    assert base_url_option("/amteach") == "/amteach/"
+    assert base_url_option("/class/amteach/") == "/class/amteach/"
+    assert base_url_option("/") == "/"
+
+
+def test_the_server_command_carries_the_cap_the_grace_and_the_path():
+    command = voila_command(
+        Path("d.ipynb"), 8866, "127.0.0.1", 30, "amteach", 300, "/amteach/", max_visitors=20
+    )
+    assert "--Voila.base_url=/amteach/" in command
+    assert "--ClassroomKernelManager.max_kernels=20" in command
+    assert "--pool_size=20" in command  # the pool lives within the cap
+    assert "--MappingKernelManager.cull_idle_timeout=300" in command
+    assert "--MappingKernelManager.cull_connected=False" in command
+    assert "--KernelManager.transport=ipc" in command  # no TCP port races among kernels
