@@ -38,6 +38,10 @@ PHASE_WORDS = {
     "trade_answer": "answer a trade offer",
     "final_adjust": "the final accounting",
 }
+NO_TRADE_NOW = (
+    "<p>A trade is proposed by the player whose turn it is, before or after the throw, when "
+    "someone has a title without buildings to trade.</p>"
+)
 # Play's speeds, in decisions per second
 SPEEDS = (1, 2, 3, 5, 8, 12, 20)
 
@@ -208,6 +212,10 @@ class ManagePanel:
             if self.picker.options:
                 self.picker.options = []
             self._disable()
+            if person:
+                self.reasons.value = html_text(
+                    "<div>{} owns no titles yet.</div>", game.names[game.actor]
+                )
             return
         options = [(game.board.spaces[space].name, space) for space in titles]
         if list(self.picker.options) != options:
@@ -268,14 +276,17 @@ class TradePanel:
         self.propose = button("Propose trade", lambda _: self._propose())
         self._moment = -1
         self.available = False
-        self.widget = w.VBox(
+        self.offer = w.VBox(
             [w.HBox([self.partner, self.pay]), w.HBox([self.give, self.get]), self.propose]
         )
+        self.not_now = w.HTML(NO_TRADE_NOW)
+        self.widget = w.VBox([self.not_now, self.offer])
 
     def refresh(self, kinds: tuple[str, ...] = ()) -> None:
         """Redraw for a person who may choose `kinds` now (none while a bot plays)."""
         self.available = "trade" in kinds
-        self.widget.layout.display = "flex" if self.available else "none"
+        self.offer.layout.display = "flex" if self.available else "none"
+        self.not_now.layout.display = "none" if self.available else "flex"
         if not self.available:
             return
         game = self.session.game
