@@ -258,7 +258,7 @@ STYLE = (
 .am-info{display:inline-block;width:1.1em;height:1.1em;line-height:1.1em;border-radius:50%;border:1px solid currentColor;text-align:center;font-size:0.8em;font-weight:700;cursor:help}
 .am-players .am-pawn{--am-pawn:20px}
 .am-players tr.am-to-move td{background:#fff4dc}
-.am-cards{display:flex;flex-direction:column;gap:6px;font-size:var(--am-ui-font,16px);line-height:1.25}
+.am-cards{display:flex;flex-direction:column;gap:4px;font-size:var(--am-ui-font,16px);line-height:1.25}
 .am-card{background:#fff;border:1px solid #bbb;border-left:6px solid #bbb;border-radius:6px;padding:3px 8px;
   display:grid;grid-template-columns:auto 1fr auto;column-gap:8px;align-items:center;line-height:1.2}
 .am-card.am-to-move{border-color:@HIGHLIGHT@;border-left-color:@HIGHLIGHT@;background:#fff8e6;box-shadow:0 0 0 2px @HIGHLIGHT@}

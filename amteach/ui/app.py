@@ -38,11 +38,12 @@ from .resize import ChartSizer
 APP_STYLE = (
     """
 <style>
-.am-app{--am-ui-font:16px;--am-pawn-gap:calc(max(28px, 2.3em) + 10px);font-family:system-ui,-apple-system,'Segoe UI',sans-serif}
+.am-app{--am-ui-font:16px;font-family:system-ui,-apple-system,'Segoe UI',sans-serif}
 .am-app.am-projector{--am-ui-font:clamp(18px,2.1vh,26px)}
-.am-app .am-board{--am-font:clamp(12px,1.15cqw,26px)}
-.am-app.am-projector .am-board{--am-font:clamp(14px,min(1.15cqw,2.05vh),26px);
-  --am-board-max-height:calc(100vh - var(--am-top,150px))}
+.am-app .am-board,.am-app .am-hole{--am-font:clamp(12px,1.15cqw,26px)}
+.am-app.am-projector .am-board,.am-app.am-projector .am-hole{--am-font:clamp(14px,min(1.15cqw,2.05vh),26px)}
+.am-app.am-projector .am-board{--am-board-max-height:calc(100vh - var(--am-top,150px))}
+@container am-board (max-width:1150px){.am-app.am-projector .am-board{--am-font:clamp(11px,1.15cqw,26px)}}
 .am-app .widget-html-content{line-height:1.25}
 .am-toolbar{gap:4px 6px;align-items:center}
 .am-toolbar{--am-bar-font:16px}
@@ -51,9 +52,10 @@ APP_STYLE = (
 .am-toolbar .widget-button,.am-toolbar select,.am-toolbar input{height:calc(var(--am-bar-font)*2.2)}
 .am-toolbar .widget-readout{min-width:6.5em;max-width:none;overflow:visible;white-space:nowrap}
 .am-play-timer{display:none !important}
-.am-stage{container:am-stage/inline-size;position:relative;width:100%;flex:0 0 auto}
+.am-stage{container:am-stage/inline-size;position:relative;width:100%;flex:0 0 auto;flex-direction:column}
 .am-stage>.widget-html{margin:0;width:100%}
-.am-hole{position:absolute !important;left:calc(HOLE_LEFT% + var(--am-pawn-gap));right:calc(HOLE_LEFT% + var(--am-pawn-gap));
+.am-hole{--am-pawn-gap:calc(max(28px,2 * var(--am-font)) + 6px);
+  position:absolute !important;left:calc(HOLE_LEFT% + var(--am-pawn-gap));right:calc(HOLE_LEFT% + var(--am-pawn-gap));
   top:calc(HOLE_TOP% + var(--am-pawn-gap));bottom:calc(HOLE_TOP% + var(--am-pawn-gap));
   display:flex;flex-direction:row;gap:14px;z-index:4;font-size:var(--am-ui-font);min-height:0}
 .am-turn{flex:1 1 55%;min-width:0;min-height:0;overflow-y:auto;gap:6px}
@@ -64,6 +66,7 @@ APP_STYLE = (
 @container am-stage (max-width:980px){
   .am-hole{position:static !important;flex-direction:column;margin-top:10px}
   .am-turn,.am-side{overflow:visible}
+  .am-narration{max-height:10em}
 }
 .am-status{font-size:max(18px,1.15em)}
 .am-status .widget-html-content{line-height:1.35;white-space:normal}
