@@ -206,9 +206,9 @@ def rules_table(rules: RuleSet | str | None = None) -> list[RuleRow]:
         ),
         row(
             "Prison and Price War",
-            "Sent to the corner, or by a card",
-            "Price War: still collects rent while there",
-            "Prison: collects no rent while there",
+            "While held (sent by the Go to corner or by a card)",
+            "held in Price War: still collects rent",
+            "held in Prison: collects no rent",
         ),
         row(
             "Prison and Price War",

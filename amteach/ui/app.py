@@ -50,7 +50,8 @@ APP_STYLE = (
 .am-projector .am-toolbar{--am-bar-font:clamp(16px,1.6vh,22px)}
 .am-toolbar .widget-button,.am-toolbar .widget-label,.am-toolbar select,.am-toolbar input,.am-toolbar .widget-readout{font-size:var(--am-bar-font)}
 .am-toolbar .widget-button,.am-toolbar select,.am-toolbar input{height:calc(var(--am-bar-font)*2.2)}
-.am-toolbar .widget-readout{min-width:6.5em;max-width:none;overflow:visible;white-space:nowrap}
+.am-toolbar .widget-readout{min-width:5.6em;max-width:none;overflow:visible;white-space:nowrap}
+.am-toolbar .widget-hslider .slider-container{min-width:90px}
 .am-play-timer{display:none !important}
 .am-stage{container:am-stage/inline-size;position:relative;width:100%;flex:0 0 auto;flex-direction:column}
 .am-stage>.widget-html{margin:0;width:100%}

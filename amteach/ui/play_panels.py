@@ -360,7 +360,7 @@ class Controls:
             description="Speed",
             tooltip="how many decisions Play makes per second",
             continuous_update=False,
-            layout=w.Layout(width="215px"),
+            layout=w.Layout(width="250px"),
         )
         self.speed.style.description_width = "initial"
         self.speed.observe(
