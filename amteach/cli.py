@@ -14,7 +14,7 @@ from .engine.errors import AmteachError, InputError
 from .engine.rule_input import parse_overrides, parse_sweep_values
 from .engine.rules import RuleSet, preset_names
 from .engine.scenario import ScriptStepError, scenario_report
-from .serving import TEMPLATE
+from .serving import PUBLIC_URL_ENV, TEMPLATE
 
 
 def _fail(message: str, status: int) -> None:
@@ -433,6 +433,27 @@ def sweep(
         sys.exit(130)
 
 
+def _rooms_environment(rooms_url: str, public_url: str | None) -> dict[str, str]:
+    """Open (and if need be create or migrate) the class database once, before serving, so a
+    bad address fails here with one line; the kernels find it in the environment."""
+    from urllib.parse import urlsplit
+
+    from .rooms import ROOMS_ENV, RoomsUnavailable, open_store
+
+    try:
+        store = open_store(rooms_url)
+    except (AmteachError, RoomsUnavailable) as err:
+        _fail(f"--rooms: {err}", 2)
+    store.close()
+    env = {ROOMS_ENV: rooms_url if "://" in rooms_url else str(store.where)}
+    if public_url is not None:
+        parts = urlsplit(public_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            _fail(f"--public-url: {public_url!r} is not an http:// or https:// address", 2)
+        env[PUBLIC_URL_ENV] = public_url
+    return env
+
+
 # A page that lost its connection keeps its kernel this long. The page's own reconnection gives
 # up after at most about two minutes (seven tries, backing off to a minute), so five minutes
 # covers every retry with room to spare, and a laptop lid closed for a few minutes too. Closed
@@ -545,6 +566,22 @@ def base_url_option(value: str) -> str:
     show_default=True,
     help="Most visitors (kernels) at once, the pool included; 0 for no limit. Visitors beyond it see a 'full' page that retries.",
 )
+@click.option(
+    "--rooms",
+    "rooms_url",
+    default="amteach-rooms.sqlite",
+    show_default=True,
+    metavar="FILE|URL",
+    help="The class database for class play: a SQLite file (created when missing) or a "
+    "postgresql://user@host/db address.",
+)
+@click.option(
+    "--public-url",
+    default=None,
+    metavar="URL",
+    help="The address students open, shown in the Class tab's join link and QR code "
+    "(default: the address the instructor's page was opened at).",
+)
 def dashboard(
     port: int,
     ip: str,
@@ -553,6 +590,8 @@ def dashboard(
     cull_after: int,
     base_url: str,
     max_visitors: int,
+    rooms_url: str,
+    public_url: str | None,
 ) -> None:
     """Serve the class dashboard with Voilà, without code."""
     import os
@@ -564,6 +603,7 @@ def dashboard(
     notebook = dashboard_notebook()
     if not notebook.is_file():
         _fail(f"{notebook}: the dashboard notebook is missing", 2)
+    rooms_env = _rooms_environment(rooms_url, public_url)
     shown = "127.0.0.1" if ip in ("0.0.0.0", "::") else ip
     click.echo(
         f"Serving the Anti-Monopoly dashboard at http://{shown}:{port}{base_url}  (Ctrl-C stops it)"
@@ -577,6 +617,8 @@ def dashboard(
     sys.stdout.flush()
     sys.stderr.flush()
     command = voila_command(notebook, port, ip, pool, template, cull_after, base_url, max_visitors)
+    # the kernels open the class database that was checked above
+    os.environ.update(rooms_env)
     # become the server: a service manager's SIGTERM then reaches Voilà itself, which shuts
     # every kernel down (a child process would be left running as an orphan)
     os.execv(command[0], command)

@@ -435,3 +435,11 @@ def board_html(
         middle=middle,
         side=players_table_html(game) if with_players else "",
     )
+
+
+def qr_code_html(text: str, scale: int = 6) -> Markup:
+    """`text` (a join link) as a QR code in inline SVG, for phones to scan off a projector.
+    segno draws the code as paths only, so no text from `text` reaches the HTML."""
+    import segno
+
+    return Markup(segno.make(text, error="m").svg_inline(scale=scale, dark="#111", light="#fff"))

@@ -29,6 +29,8 @@ PLOTLY_BUNDLE_ENV = "AMTEACH_PLOTLY_BUNDLE"
 # Set in the server's (and so the kernels') environment by `amteach dashboard`: the app is
 # served to visitors, who must never reach the server's files (docs/dashboard.md).
 SERVED_ENV = "AMTEACH_SERVED"
+# `amteach dashboard --public-url`: the address students open, for the Class tab's join link
+PUBLIC_URL_ENV = "AMTEACH_PUBLIC_URL"
 
 
 # No version in the name: the template names it too. The server answers with an ETag, so a

@@ -52,18 +52,27 @@ class ServerEnded(RuntimeError):
 
 @contextmanager
 def serve_dashboard(
-    notebook: Path | None = None, pool: int = 1, template: str = TEMPLATE, cull_after: int = 600
+    notebook: Path | None = None,
+    pool: int = 1,
+    template: str = TEMPLATE,
+    cull_after: int = 600,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Served]:
     """Serve `notebook` (default: the dashboard) as `amteach dashboard` does, until the block
     ends; then stop the server by its process id. Ready when Voilà's log says it is running
-    (no wall-clock waits); the log is drained afterwards so the server never blocks on it."""
+    (no wall-clock waits); the log is drained afterwards so the server never blocks on it.
+    `env` adds to the server's environment (the class database of `--rooms`, say)."""
     port = free_port()
     command = voila_command(
         notebook or dashboard_notebook(), port, "127.0.0.1", pool, template, cull_after
     )
-    with voila_environment() as env:
+    with voila_environment() as served_env:
         server = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**served_env, **(env or {})},
         )
         try:
             log: list[str] = []

@@ -45,6 +45,7 @@ def test_the_dashboard_has_the_analysis_tabs_and_builds_each_only_when_opened():
         "Inequality",
         "Is it fair?",
         "Rules",
+        "Class",
     ]
     landing = dashboard.tabs.children[3]
     assert figures(landing) == []  # not built yet: a placeholder

@@ -376,7 +376,7 @@ def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
     ]
     assert "won" in shown[1].value and "interval" in shown[1].value
     tabs = [dashboard.tabs.get_title(i) for i in range(len(dashboard.tabs.children))]
-    assert tabs[:3] == ["Play", "Who wins", "Taxes"] and tabs[-1] == "Rules"
+    assert tabs[:3] == ["Play", "Who wins", "Taxes"] and tabs[-2:] == ["Rules", "Class"]
     dashboard.rules_preset.value = "edition-2005"
     rules = dashboard.rules_view.value
     assert "pays a fee of $160 <b>(changed)</b>" in rules  # the Monopolist's cell only

@@ -162,12 +162,19 @@ def test_names_with_html_show_as_text_in_every_widget(served):
     assert leaks == []
 
 
-def test_a_served_dashboard_offers_no_text_box_but_the_sweep_values(served):
+def test_a_served_dashboard_offers_no_text_box_but_the_sweep_values(served, tmp_path, monkeypatch):
+    monkeypatch.setenv("AMTEACH_ROOMS", str(tmp_path / "class.sqlite"))
     dashboard = Dashboard()
     for index in range(len(dashboard.tabs.children)):
         dashboard.tabs.selected_index = index
     boxes = [w for w in walk(dashboard.widget) if isinstance(w, widgets.Text | widgets.Textarea)]
-    assert [box.description for box in boxes] == ["Values"]  # rule values for a sweep
+    # rule values for a sweep; on the Class tab, a new class's PIN, and a room's code and PIN
+    assert [box.description for box in boxes] == ["Values", "PIN", "Room", "PIN"]
+    tab = dashboard.class_tab
+    for typed in ("../../etc/passwd", "/tmp/x.sqlite", "'; DROP TABLE rooms;--"):
+        tab.back_code.value = typed
+        assert not tab.reopen() and "no room" in tab.messages.widget.value
+    assert {p.name.split("-")[0] for p in tmp_path.iterdir()} == {"class.sqlite"}  # and its WAL
 
 
 def test_a_batch_keeps_the_kernels_bounds_whatever_the_browser_sends():

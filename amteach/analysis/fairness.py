@@ -594,3 +594,76 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
             noun="difference",
         )
     )
+
+
+# -- a class's own games beside a batch -----------------------------------------------------------
+
+
+def win_rates_side_by_side(results: dict[str, SimulationResult]) -> go.Figure:
+    """Win rate by role for several sets of games side by side (a class's own games and a
+    bots' batch), each bar with its 95% Wilson interval. Bars of one set share a pattern; the
+    roles keep their colours and names."""
+    import plotly.graph_objects as go
+
+    figure = go.Figure()
+    patterns = ("", "x", ".", "+")
+    for index, (name, result) in enumerate(results.items()):
+        table = win_rate_table(result, "role")
+        figure.add_bar(
+            x=table["label"],
+            y=table["rate"],
+            name=f"{name} ({len(result.games)} games)",
+            marker={
+                "color": [ROLE_COLOURS[ROLES.index(r)] for r in table["role"]],
+                "pattern": {"shape": patterns[index % len(patterns)]},
+                "opacity": 1.0 if index == 0 else 0.55,
+            },
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": table["ci_high"] - table["rate"],
+                "arrayminus": table["rate"] - table["ci_low"],
+                "color": "#333",
+            },
+            customdata=table[["wins", "games", "ci_low", "ci_high"]].to_numpy(),
+            hovertemplate=(
+                f"{name}: "
+                "%{x} won %{y:.1%} (%{customdata[0]} of %{customdata[1]})<br>"
+                "95% interval %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"
+            ),
+        )
+    figure.update_layout(
+        barmode="group",
+        title={"text": "Who wins, by role (thin lines: 95% intervals)", "font": {"size": 15}},
+        yaxis={"title": {"text": "share of games won"}, "tickformat": ".0%", "range": [0, 1]},
+        legend={"orientation": "h", "y": -0.2},
+        template="plotly_white",
+        margin={"l": 60, "r": 10, "t": 45, "b": 40},
+    )
+    return figure
+
+
+def reading_class_and_bots(class_games: SimulationResult, bots: SimulationResult) -> str:
+    """The class's win rate by role beside the bots', in words: both rates with their
+    intervals, and the difference for the Monopolists with Newcombe's interval (two separate
+    sets of games)."""
+    mine, theirs = win_rate_table(class_games, "role"), win_rate_table(bots, "role")
+    if len(class_games.games) == 0:
+        return "No table has finished its game yet, so the class has no win rate to show."
+    parts = []
+    for (_, row), (_, bot_row) in zip(mine.iterrows(), theirs.iterrows(), strict=True):
+        parts.append(
+            f"{row['label']} won {_percent(row['rate'])} of the class's games ({_interval(row)}) "
+            f"and {_percent(bot_row['rate'])} of the bots' ({_interval(bot_row)})"
+        )
+    text = f"Of the class's {len(class_games.games)} finished games, " + "; ".join(parts) + ". "
+    monopolists = [t[t["role"] == "monopolist"].iloc[0] for t in (theirs, mine)]
+    change = stats.compare_batches(
+        int(monopolists[0]["wins"]),
+        int(monopolists[0]["games"]),
+        int(monopolists[1]["wins"]),
+        int(monopolists[1]["games"]),
+    )
+    return text + stats.difference_sentence(
+        "the Monopolists' win rate from the bots to the class", change, "difference"
+    )

@@ -191,7 +191,8 @@ def _rows(
         "seed": [seed],
         "winner": [winner],
         "rounds": [game.round],
-        "end_reason": [END_REASONS.index(game.end_reason)],
+        # a game still going (a class's table, see game_rows) has no ending yet
+        "end_reason": [END_REASONS.index(game.end_reason) if game.end_reason else -1],
         "decisions": [decisions],
         "turns": [sum(game.turns_taken)],
     }
@@ -325,3 +326,15 @@ def ignore_sigint() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def game_rows(
+    index: int, game: Game, decisions: int, rounds: dict[str, list[int]]
+) -> dict[str, Any]:
+    """The rows a game adds to each of a batch's tables, for games played elsewhere than in a
+    batch (a class's tables, amteach.rooms): `rounds` holds the ROUND_COLUMNS lists already
+    recorded. A game still going adds no row to the games table."""
+    rows = _rows(index, game.seed, game, decisions, rounds)
+    if not game.over:
+        rows["games"] = {column: [] for column in GAME_COLUMNS}
+    return rows

@@ -16,6 +16,7 @@ from ..render import html_join, html_text
 from ..style import ROLE_COLOURS, ROLE_SHAPES
 from .app import ClassroomApp
 from .batch import BatchPanel, LazyTabs
+from .live import room_in_query
 
 
 def who_wins_charts(result: Any) -> list[Any]:
@@ -114,11 +115,12 @@ class Dashboard:
     def __init__(self, seed: int = 1) -> None:
         w = widgets
         self.app = ClassroomApp(seed=seed, projector=True)
+        self.class_tab: Any = None  # the Class tab, once opened
         self.who_wins = BatchPanel(
             "<p>Play many games with investor bots (two Competitors, two Monopolists) and "
             "compare the roles. The seed starts at the one the lessons use: the same seed plays "
             "the same games, and another seed draws a sample of your own.</p>",
-            who_wins_charts,
+            lambda result: who_wins_charts(result) + self.class_beside(result),
             default_games=200,
         )
         self.rules_preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
@@ -137,10 +139,46 @@ class Dashboard:
                 ("Inequality", lambda: _economics().inequality_page(self.app.session)),
                 ("Is it fair?", lambda: _economics().fairness_page()),
                 ("Rules", w.VBox([self.rules_preset, self.rules_view])),
+                ("Class", self.class_page),
             ]
         )
         self.tabs = self.pages.widget
         self.widget = self.tabs
 
+    def class_page(self) -> widgets.Widget:
+        """The Class tab: class play, where each student plays from their own device."""
+        from .class_tab import ClassTab
+
+        self.class_tab = ClassTab()
+        return self.class_tab.widget
+
+    def class_beside(self, bots: Any) -> list[Any]:
+        """On Who wins: the class's own finished games beside the bots' batch, once a class
+        has played (the Class tab)."""
+        tab = self.class_tab
+        if tab is None or not tab.tables:
+            return []
+        result = tab.result()
+        if not len(result.games):
+            return []
+        from .class_tab import class_beside_bots
+
+        return class_beside_bots(result, bots)
+
     def _ipython_display_(self) -> None:
         display(self.widget)
+
+
+def show_page(dashboard: Dashboard, query: str | None) -> None:
+    """What the served page shows: the dashboard, or, for a join link (`?room=CODE`), a
+    student's page for that room. The dashboard is built while the kernel waits in Voilà's
+    pool (before the page's address is known); a student's page closes it first, so a phone
+    receives only its own small page."""
+    code = room_in_query(query)
+    if code is None:
+        display(dashboard)
+        return
+    from .student import StudentPage
+
+    widgets.Widget.close_all()
+    display(StudentPage(code).widget)

@@ -23,9 +23,10 @@ function render({ model, el }) {
   model.on("change:description", show);
   model.on("change:tooltip", show);
   button.addEventListener("click", () => model.send({ request: "file" }));
-  model.on("msg:custom", (message) => {
+  model.on("msg:custom", (message, buffers) => {
     if (!message || message.kind !== "file") return;
-    const blob = new Blob([message.text], { type: message.mime });
+    const content = message.binary && buffers && buffers.length ? buffers[0] : message.text;
+    const blob = new Blob([content], { type: message.mime });
     const url = URL.createObjectURL(blob);
     const link = document.createElement("a");
     link.href = url;
@@ -43,7 +44,8 @@ export default { render };
 
 
 class DownloadButton(anywidget.AnyWidget):
-    """A button whose click downloads `filename` with the text `make_text()` returns.
+    """A button whose click downloads `filename` with the text (or bytes) `make_text()`
+    returns.
 
     `make_text` runs in the kernel at the moment of the click, so the file holds what is on
     screen then. The file name is the kernel's; nothing from the browser names a path."""
@@ -55,7 +57,7 @@ class DownloadButton(anywidget.AnyWidget):
     def __init__(
         self,
         filename: str,
-        make_text: Callable[[], str],
+        make_text: Callable[[], str | bytes],
         description: str = "Download",
         tooltip: str = "",
         mime: str = "application/json",
@@ -66,15 +68,17 @@ class DownloadButton(anywidget.AnyWidget):
         self.mime = mime
         self.on_msg(self._answer)
 
-    def file_message(self) -> dict[str, str]:
-        """What the kernel sends the browser for one click: the file's name, type and text."""
-        return {
-            "kind": "file",
-            "filename": self.filename,
-            "mime": self.mime,
-            "text": self.make_text(),
-        }
+    def file_message(self) -> dict[str, Any]:
+        """What the kernel sends the browser for one click: the file's name, type and text
+        (bytes go as a binary buffer beside the message, under "data")."""
+        content = self.make_text()
+        message: dict[str, Any] = {"kind": "file", "filename": self.filename, "mime": self.mime}
+        if isinstance(content, bytes):
+            return {**message, "binary": True, "data": content}
+        return {**message, "text": content}
 
     def _answer(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, dict) and content.get("request") == "file":
-            self.send(self.file_message())
+            message = self.file_message()
+            data = message.pop("data", None)
+            self.send(message, buffers=[data] if data is not None else None)

@@ -1,0 +1,76 @@
+"""Play together: a class joins shared tables from their own devices.
+
+A room is a set of tables, each an append-only log of decisions in a database (SQLite by
+default, PostgreSQL for a bigger class). A table on a device is a `RoomTable`, a `Session`
+whose decisions are written to the log before they are applied; every other device of the
+table reads the log and shows the same game. See docs/class-play.md.
+
+Layers: rooms uses the session, the sim's frames and the engine; the UI (ui/class_tab.py,
+ui/student.py) and the command line use rooms.
+"""
+
+import os
+
+from .follow import Follower
+from .results import class_archive, class_result, decisions_frame
+from .room import (
+    BOT,
+    ENDING_LABELS,
+    ENDINGS,
+    HEARTBEAT_SECONDS,
+    ROLE_MODES,
+    STUDENT,
+    Refused,
+    RoomInfo,
+    Rooms,
+    RoomSettings,
+    Seat,
+    SeatRow,
+)
+from .store import RoomsUnavailable, Store, Taken, open_store
+from .table import RoomTable, unavailable_reply
+
+# Set by `amteach dashboard --rooms`: the class database every kernel of the server opens.
+ROOMS_ENV = "AMTEACH_ROOMS"
+DEFAULT_FILE = "amteach-rooms.sqlite"
+
+
+def rooms_url() -> str:
+    """The class database of this server (`amteach dashboard --rooms`), or the default file
+    in the working folder outside a server."""
+    return os.environ.get(ROOMS_ENV) or os.path.abspath(DEFAULT_FILE)
+
+
+def open_rooms(url: str | None = None) -> Rooms:
+    """The rooms of the class database at `url` (default: this server's)."""
+    return Rooms(open_store(url or rooms_url()))
+
+
+__all__ = [
+    "BOT",
+    "DEFAULT_FILE",
+    "ENDINGS",
+    "ENDING_LABELS",
+    "HEARTBEAT_SECONDS",
+    "ROLE_MODES",
+    "ROOMS_ENV",
+    "STUDENT",
+    "Follower",
+    "Refused",
+    "RoomInfo",
+    "RoomSettings",
+    "RoomTable",
+    "Rooms",
+    "RoomsUnavailable",
+    "Seat",
+    "SeatRow",
+    "Store",
+    "Taken",
+    "class_archive",
+    "class_result",
+    "decisions_frame",
+    "open_rooms",
+    "open_store",
+    "rooms_url",
+    "unavailable_reply",
+]

@@ -1,0 +1,433 @@
+"""Rooms (amteach/rooms): a class plays shared tables through a database log, on SQLite and on
+PostgreSQL (a server of the tests' own, tests/postgres.py). Simulated students play in
+processes of their own; every game they end with is the game the log replays to."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import sqlite3
+import threading
+import time
+
+import pytest
+from postgres import postgres_server
+
+from amteach.bots import make_strategy
+from amteach.engine.errors import IllegalChoice, InputError
+from amteach.engine.game import Game
+from amteach.rooms import (
+    Follower,
+    Refused,
+    RoomSettings,
+    RoomsUnavailable,
+    RoomTable,
+    class_archive,
+    class_result,
+    decisions_frame,
+    open_rooms,
+    open_store,
+)
+from amteach.rooms.room import CODE_ALPHABET, CODE_LENGTH, roles_by_dice
+from amteach.rooms.store import SCHEMA_VERSION, SQLiteStore
+from amteach.sim import simulate
+
+FORK = multiprocessing.get_context("fork")
+# a short game: the point is the plumbing, not the game
+SHORT = {"tables": 1, "seats": 3, "ending": "A", "round_cap": 6, "bot_delay": 0, "seed": 4}
+DEADLINE = 240  # seconds a whole simulated game may take on two busy cores
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    """The address of an empty class database of each kind."""
+    if request.param == "sqlite":
+        return str(tmp_path / "rooms.sqlite")
+    base = request.getfixturevalue("postgres_url")
+    import psycopg
+
+    name = f"t{os.getpid()}_{time.monotonic_ns()}"
+    with psycopg.connect(base, autocommit=True) as connection:
+        connection.execute(f"CREATE DATABASE {name}")
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def until(rooms, condition, seconds: float = DEADLINE) -> None:
+    """Wait until `condition()` holds, woken by the database's own news (no fixed sleeps)."""
+    news = threading.Event()
+    stop = rooms.store.watch(lambda room: news.set())
+    deadline = time.monotonic() + seconds
+    try:
+        while not condition():
+            assert time.monotonic() < deadline, "the room never got there"
+            news.wait(1.0)
+            news.clear()
+    finally:
+        stop()
+
+
+def replayed(rooms, code: str, table: RoomTable) -> Game:
+    """The table's game rebuilt from nothing but its set-up and the log."""
+    log = rooms.decisions(code, table.table_no)
+    return Game.replay(table.game.setup, [choice for _, choice, _, _ in log])
+
+
+# -- simulated students, each in a process of their own ----------------------------------------------
+def student(url: str, code: str, name: str, results) -> None:
+    """Join as `name` and play with a cautious bot's judgement until the game is over; report
+    the final state. News comes through the database's own channel (SQLite's poll,
+    PostgreSQL's LISTEN)."""
+    rooms = open_rooms(url)
+    seat = rooms.join(code, name)
+    until(rooms, lambda: rooms.info(code).status != "lobby")
+    table = RoomTable(rooms, code, seat.table, seat)
+    follower = Follower(rooms, code, [table])
+    brain = make_strategy("cautious", seed=seat.seat)
+    deadline = time.monotonic() + DEADLINE
+    while not table.game.over and time.monotonic() < deadline:
+        follower.tick()
+        game = table.game
+        if not game.over and game.actor == seat.seat:
+            table.decide(brain.choose(game, game.legal()), table.moment)
+        else:
+            follower.news.wait(0.2)
+    follower.stop()
+    results.put((name, len(table.game.decisions), json.dumps(table.game.state_dict())))
+
+
+def play_in_processes(url: str, names: list[str]):
+    rooms = open_rooms(url)
+    code = rooms.create(RoomSettings(**SHORT))
+    results = FORK.Queue()
+    players = [FORK.Process(target=student, args=(url, code, name, results)) for name in names]
+    for process in players:
+        process.start()
+    until(rooms, lambda: len([s for s in rooms.seats(code) if s.name]) == len(names))
+    rooms.start(code)
+    return rooms, code, players, results
+
+
+def test_students_in_processes_play_a_whole_game_that_the_log_replays(database):
+    rooms, code, players, results = play_in_processes(database, ["Ana", "Ben"])
+    reports = [results.get(timeout=DEADLINE + 60) for _ in players]
+    for process in players:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    # the instructor's device follows too, driving nothing
+    table = RoomTable(rooms, code, 0)
+    assert table.game.over
+    again = replayed(rooms, code, table)
+    assert again.state_dict() == table.game.state_dict()
+    for name, decisions, state in reports:
+        assert decisions == len(table.game.decisions), name
+        assert json.loads(state) == json.loads(json.dumps(again.state_dict()))
+    made_by = {by for _, _, _, by in rooms.decisions(code, 0)}
+    assert made_by == {"student", "bot"}  # Bot 3 played the third seat
+
+
+def test_a_server_killed_mid_game_resumes_every_table_at_the_same_decision(database):
+    rooms, code, players, _ = play_in_processes(database, ["Ana", "Ben"])
+    until(rooms, lambda: len(rooms.decisions(code, 0)) >= 30)
+    for process in players:  # every device and its server, without warning
+        os.kill(process.pid, signal.SIGKILL)
+        process.join()
+    logged = len(rooms.decisions(code, 0))
+    # started again: new connections, new devices
+    again = open_rooms(database)
+    table = RoomTable(again, code, 0)
+    assert len(table.game.decisions) == logged
+    assert table.game.state_dict() == replayed(again, code, table).state_dict()
+    # and the game goes on from that decision (bots take the students' seats)
+    for seat in (0, 1):
+        again.set_playing(code, 0, seat, "bot")
+    table.sync()
+    while not table.game.over:
+        assert table.drive(0)
+    assert table.game.decisions[:logged] == replayed(again, code, table).decisions[:logged]
+
+
+def test_two_devices_clicking_the_same_choice_at_once_append_it_once(database):
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(**{**SHORT, "seats": 2}))
+    ana = rooms.join(code, "Ana")
+    bens = RoomTable(rooms, code, 0, rooms.join(code, "Ben")) if rooms.start(code) else None
+    for attempt in range(4):
+        bens.sync()
+        while bens.game.actor != 0:  # Ben takes his turns on his own device
+            assert bens.decide(bens.game.legal_choices()[0], bens.moment).ok
+        # a phone and a laptop of Ana's, each with its own connection (two kernels)
+        devices = [RoomTable(open_rooms(database), code, 0, ana) for _ in range(2)]
+        choice = devices[0].game.legal_choices()[0]
+        together = threading.Barrier(2)
+        replies = []
+
+        def click(device, choice=choice, together=together, replies=replies):
+            moment = device.moment
+            together.wait()
+            replies.append(device.decide(choice, moment))
+
+        clicks = [threading.Thread(target=click, args=(d,)) for d in devices]
+        for thread in clicks:
+            thread.start()
+        for thread in clicks:
+            thread.join()
+        assert sorted(r.ok for r in replies) == [False, True], (attempt, replies)
+        (refused,) = [r for r in replies if not r.ok]
+        assert "first" in refused.message or "earlier moment" in refused.message
+        log = rooms.decisions(code, 0)
+        assert [number for number, *_ in log] == list(range(1, len(log) + 1))
+        for device in devices:
+            device.sync()
+        assert devices[0].game.state_dict() == devices[1].game.state_dict()
+        assert len(devices[0].game.decisions) == len(log)
+
+
+# -- joining: codes, names, seats -----------------------------------------------------------------------
+def test_codes_are_short_unguessable_and_typed_loosely(tmp_path):
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    codes = {rooms.create(RoomSettings(tables=1, seats=2)) for _ in range(40)}
+    assert len(codes) == 40
+    assert all(len(c) == CODE_LENGTH and set(c) <= set(CODE_ALPHABET) for c in codes)
+    code = next(iter(codes))
+    seat = rooms.join(f" {code.lower()} ", "Ana")
+    assert seat.code == code
+
+
+def test_bad_joins_get_one_polite_line_each(tmp_path):
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    code = rooms.create(RoomSettings(tables=1, seats=2))
+    rooms.join(code, "Ana")
+    cases = {
+        "ZZZZZZ": ("Bo", "There is no room ZZZZZZ"),
+        "'; DROP TABLE rooms; --": ("Bo", "There is no room"),
+        code: ("ANA", "already playing in this room"),
+        "": ("Bo", "Type the room code"),
+    }
+    for typed, (name, says) in cases.items():
+        with pytest.raises(Refused, match=says):
+            rooms.join(typed, name)
+    with pytest.raises(Refused, match="Type your name"):
+        rooms.join(code, "   ")
+    with pytest.raises(Refused, match="kept for the bots"):
+        rooms.join(code, "bot 2")
+    rooms.join(code, "Bo'); DROP TABLE x;--")
+    with pytest.raises(Refused, match="room is full"):
+        rooms.join(code, "Cleo")
+    names = [s.name for s in rooms.seats(code)]
+    assert names == ["Ana", "Bo'); DROP TABLE x;--"]  # a name is only ever a value
+
+
+def test_a_student_coming_back_gets_the_same_seat_and_a_bot_keeps_it_warm(tmp_path):
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    code = rooms.create(RoomSettings(tables=2, seats=2, absent_after=20, **{"bot_delay": 0}))
+    ana, ben, cleo = (rooms.join(code, n) for n in ("Ana", "Ben", "Cleo"))
+    assert {ana.table, ben.table} == {0, 1}  # the tables fill evenly
+    rooms.start(code)
+    # Ana's page stops checking in: after the limit a bot plays her seat
+    with rooms.store.transaction() as tx:
+        tx.execute("UPDATE seats SET last_seen = ? WHERE name = ?", (time.time() - 60, "Ana"))
+    assert rooms.replace_absent(code, 20) == 1
+    table = RoomTable(rooms, code, ana.table, ana)
+    assert table.seat_status(ana.seat) == "bot (student away)"
+    assert not table.decide("roll").ok
+    assert "Take my seat back" in table.decide("roll").message
+    back = rooms.join(code, "ana")
+    assert back.returned and (back.table, back.seat) == (ana.table, ana.seat)
+    table.sync()
+    assert table.seat_status(ana.seat) == "student"
+    assert cleo.table == ana.table
+
+
+def test_roles_by_the_dice_follow_the_throws_and_stay_balanced():
+    import random
+
+    for seed in range(30):
+        rng = random.Random(seed)
+        wants = [rng.choice(["competitor", "monopolist", None]) for _ in range(rng.randint(2, 6))]
+        roles, throws = roles_by_dice(wants, random.Random(seed))
+        assert abs(roles.count("competitor") - roles.count("monopolist")) <= 1
+        assert all(2 <= t <= 12 for t in throws)
+        # the highest throw always gets the role it wanted (rule 3: it chooses first)
+        first = max(range(len(wants)), key=lambda s: throws[s])
+        if wants[first] and throws.count(throws[first]) == 1:
+            assert roles[first] == wants[first]
+
+
+def test_each_assignment_mode_gives_a_legal_table(tmp_path):
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    for mode in ("alternating", "random", "dice"):
+        code = rooms.create(RoomSettings(tables=3, seats=5, roles=mode, seed=9))
+        rooms.join(code, "Ana", prefers="monopolist")
+        rooms.start(code)
+        for t in range(3):
+            roles = [s.role for s in rooms.seats(code, t)]
+            assert sorted([roles.count("competitor"), roles.count("monopolist")]) == [2, 3], roles
+            RoomTable(rooms, code, t)  # the engine accepts the table
+
+
+def test_room_settings_name_the_field_that_is_wrong():
+    for field, value in (("seats", 7), ("tables", 0), ("roles", "vote"), ("ending", "C")):
+        with pytest.raises(InputError) as err:
+            RoomSettings(**{field: value})
+        assert err.value.field == field
+
+
+# -- the turn, the seat and the room's state --------------------------------------------------------------
+def test_students_act_only_for_their_own_seat_on_their_own_turn(tmp_path):
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    code = rooms.create(RoomSettings(**{**SHORT, "seats": 2}))
+    ana, ben = rooms.join(code, "Ana"), rooms.join(code, "Ben")
+    rooms.start(code)
+    bens = RoomTable(rooms, code, 0, ben)
+    reply = bens.decide("roll")
+    assert not reply.ok and "It is Ana's turn" in reply.message
+    with pytest.raises(IllegalChoice, match="Ana's decision, not Ben's"):
+        bens.apply("roll", seat=1)  # the engine, on the server side, names the turn
+    # a forged append for Ana's seat with Ben's key is refused by the log
+    with pytest.raises(Refused):
+        rooms.append(code, 0, 1, 0, "roll", "student", student_key=ben.key)
+    # and only the two-hour game's timer ends a game, once time is up
+    with pytest.raises(Refused, match="timer"):
+        rooms.append(code, 0, 1, 0, "end_game", "timer")
+    assert rooms.decisions(code, 0) == []
+    anas = RoomTable(rooms, code, 0, ana)
+    assert "timer ends the game" in anas.decide("end_game").message
+    assert "cannot read the choice" in anas.decide(["x", 1, 2]).message
+    assert anas.decide("roll").ok
+    assert not RoomTable(rooms, code, 0).decide("roll").ok  # the instructor decides for no seat
+
+
+def test_pause_stops_every_decision_and_resume_keeps_the_timer(tmp_path):
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    code = rooms.create(RoomSettings(tables=1, seats=2, ending="two-hour", minutes=30))
+    ana = rooms.join(code, "Ana")
+    info = rooms.start(code)
+    assert 29 * 60 < info.seconds_left() <= 30 * 60
+    rooms.pause(code)
+    anas = RoomTable(rooms, code, 0, ana)
+    reply = anas.decide("roll")
+    assert not reply.ok and "paused" in reply.message
+    left = rooms.info(code).seconds_left()
+    rooms.resume(code)
+    assert rooms.info(code).seconds_left() == pytest.approx(left, abs=2)
+    assert anas.decide("roll", anas.moment).ok
+    while not anas.game.is_legal("end_game"):
+        assert anas.decide(anas.game.legal_choices()[0], anas.moment).ok
+    # time is up: every table starts the final accounting
+    rooms.time_is_up(code)
+    follower = Follower(rooms, code, [RoomTable(rooms, code, 0)])
+    follower.tick()
+    follower.stop()
+    anas.sync()
+    assert anas.game.phase == "final_adjust" or anas.game.over
+    assert rooms.decisions(code, 0)[-1][1] == "end_game"
+
+
+def test_an_unreachable_database_gets_one_clear_message_and_loses_nothing(tmp_path):
+    path = tmp_path / "r.sqlite"
+    rooms = open_rooms(str(path))
+    code = rooms.create(RoomSettings(**{**SHORT, "seats": 2}))
+    ana = rooms.join(code, "Ana")
+    rooms.start(code)
+    anas = RoomTable(rooms, code, 0, ana)
+    before = anas.game.state_dict()
+    # another process holds the write lock for longer than the device waits
+    assert isinstance(rooms.store, SQLiteStore)
+    rooms.store.busy_seconds = 0.2
+    rooms.store.close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    reply = anas.decide("roll", anas.moment)
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert not reply.ok and reply.level == "error"
+    assert "class database" in reply.message and "nothing is lost" in reply.message
+    assert anas.game.state_dict() == before and rooms.decisions(code, 0) == []
+    assert anas.decide("roll", anas.moment).ok  # it answers again: play on
+
+
+def test_a_postgresql_server_that_stops_is_one_message_and_the_tables_resume(tmp_path):
+    with postgres_server() as url:
+        rooms = open_rooms(url)
+        code = rooms.create(RoomSettings(**{**SHORT, "seats": 2}))
+        ana = rooms.join(code, "Ana")
+        rooms.start(code)
+        anas = RoomTable(rooms, code, 0, ana)
+        assert anas.decide("roll").ok
+        decisions = len(anas.game.decisions)
+    reply = anas.decide(anas.game.legal_choices()[0], anas.moment)
+    assert not reply.ok and "cannot be reached" in reply.message
+    assert len(anas.game.decisions) == decisions
+    with pytest.raises(RoomsUnavailable, match="cannot be reached"):
+        open_rooms(url)
+
+
+# -- the schema ------------------------------------------------------------------------------------------
+def test_migrations_bring_an_old_database_up_and_refuse_a_newer_one(database):
+    store = open_store(database)
+    assert store.schema_version() == SCHEMA_VERSION
+    with store.transaction() as tx:
+        tx.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    store.close()
+    with pytest.raises(InputError, match="newer amteach"):
+        open_store(database)
+
+
+def test_a_bad_rooms_address_names_what_is_wrong(tmp_path):
+    with pytest.raises(InputError, match="is a folder"):
+        open_store(tmp_path)
+    with pytest.raises(InputError, match="does not exist"):
+        open_store(tmp_path / "missing" / "r.sqlite")
+    with pytest.raises(InputError, match="postgresql://"):
+        open_store("mysql://somewhere/db")
+
+
+# -- the class's results ---------------------------------------------------------------------------------
+def test_the_class_results_have_the_shape_of_simulates_frames(tmp_path):
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    code = rooms.create(RoomSettings(**{**SHORT, "tables": 2}))
+    ana = rooms.join(code, "Ana")
+    rooms.start(code)
+    tables = [RoomTable(rooms, code, t) for t in range(2)]
+    mine = RoomTable(rooms, code, 0, ana)
+    brain = make_strategy("investor", seed=1)
+    for _ in range(5000):
+        if all(t.game.over for t in tables):
+            break
+        for t in tables:
+            t.drive(0)
+        mine.sync()
+        if not mine.game.over and mine.game.actor == ana.seat:
+            mine.decide(brain.choose(mine.game, mine.game.legal()))
+        for t in tables:
+            t.sync()
+    assert all(t.game.over for t in tables)
+    result = class_result(tables)
+    batch = simulate(games=2, seats=None, seed=1, workers=1, round_cap=6, progress=False)
+    for name in ("games", "players", "rounds", "taxes"):
+        assert list(getattr(result, name).columns) == list(getattr(batch, name).columns), name
+    assert len(result.games) == 2
+    assert set(result.players["bot"].astype(str)) == {"student", "investor"}
+    student = result.players[result.players["bot"] == "student"]
+    assert list(student["tax"].astype(str)) == ["own choice"]
+    rates = result.win_rates("role")
+    assert rates["wins"].sum() == 2 and set(rates["games"]) == {2}
+    log = decisions_frame(rooms, code, tables)
+    assert len(log) == sum(len(t.game.decisions) for t in tables)
+    assert set(log["made_by"]) == {"student", "bot"}
+    import io
+    import zipfile
+
+    for kind in ("csv", "parquet"):
+        archive = zipfile.ZipFile(io.BytesIO(class_archive(result, log, kind)))
+        assert sorted(archive.namelist()) == sorted(
+            f"{n}.{kind}" for n in ("games", "players", "rounds", "taxes", "decisions")
+        )
