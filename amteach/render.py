@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
-from .style import ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SHAPES
+from .style import HIGHLIGHT_COLOUR, ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SHAPES
 
 if TYPE_CHECKING:
     from .engine.game import Game
@@ -73,40 +73,76 @@ def grid_cell(index: int) -> tuple[int, int]:
     return index - 30, 10
 
 
-def pawn_html(game: Game, player: int) -> Markup:
+# Deliberate short forms. The companies are always "Co." on the board (a side column's cell
+# holds one line of name); the others only on a board too narrow for the full names (below
+# about 1,150 px, where 14 px names no longer fit a cell): the board switches to them by a
+# container query, so a name is never cut in the middle of a word.
+BOARD_NAMES = {
+    "U.S. Electric Company": "U.S. Electric Co.",
+    "U.S. Gas Company": "U.S. Gas Co.",
+    "U.S. Bus Company": "U.S. Bus Co.",
+    "U.S. Trucking Company": "U.S. Trucking Co.",
+}
+SHORT_NAMES = {
+    "Competitor or Monopolist": "Comp. or Mono.",
+    "Sightseeing Tour / Price War / Prison": "Prison / Price War",
+    "Go to Prison / Go to Price War": "Go to Prison / Price War",
+    "Anti-Monopoly Foundation": "Foundation",
+    "Pennsylvania Ave.": "Penn. Ave.",
+    "Constitution Ave.": "Const. Ave.",
+    "Georgetown": "G'town",
+    "Hollywood Blvd.": "Hollyw'd Blvd.",
+    "Harvard Square": "Harvard Sq.",
+    "Union Square": "Union Sq.",
+    "Fisherman's Wharf": "Fisherm. Wharf",
+    "French Quarter": "French Qtr.",
+}
+
+
+def pawn_html(game: Game, player: int, to_move: bool = False) -> Markup:
+    """A player's pawn: the initial on the role's colour, a circle for a Competitor and a
+    square for a Monopolist; a dashed red ring while held, a gold ring for the player to
+    move."""
     role = game.roles[player]
     name = game.names[player]
     held = game.held[player] >= 0
     label = escape(
-        f"{name}, {ROLE_LABELS[role]}" + (f", held in {game.hold_name(player)}" if held else "")
+        f"{name}, {ROLE_LABELS[role]}"
+        + (f", held in {game.hold_name(player)}" if held else "")
+        + (", to move" if to_move else "")
     )
     radius = "50%" if role == 0 else "2px"
     ring = "outline:2px dashed #b00020;outline-offset:1px;" if held else ""
+    moving = " am-to-move" if to_move else ""
     return Markup(
-        f'<span class="am-pawn" title="{label}" aria-label="{label}" '
+        f'<span class="am-pawn{moving}" title="{label}" aria-label="{label}" '
         f'style="background:{ROLE_COLOURS[role]};border-radius:{radius};{ring}">'
         f"{escape(name[:1].upper())}</span>"
     )
 
 
 def short_name(game: Game, index: int) -> str:
-    """A name that fits a board cell: the long corner and card names are shortened."""
-    board, sp = game.board, game.board.spaces[index]
-    if sp.kind == "card":
-        return "Card"
-    if index == board.hold_space:
-        return "Prison / Price War"
-    if index == board.go_to_hold_space:
-        return "Go to Prison / Price War"
-    if index == board.foundation_space:
-        return "Foundation"
-    return sp.name
+    """A space's name in a few words, for a small board (the full name otherwise)."""
+    name = game.board.spaces[index].name
+    return SHORT_NAMES.get(name, BOARD_NAMES.get(name, name))
 
 
-def _space_html(game: Game, index: int) -> str:
+def board_side(index: int) -> str:
+    """Which side of the ring a space is on: "corner", "bottom", "left", "top" or "right"."""
+    if index % 10 == 0:
+        return "corner"
+    return ("bottom", "left", "top", "right")[index // 10]
+
+
+def _money(amount: int) -> str:
+    return f"${amount:,}"
+
+
+def _space_html(game: Game, index: int, mover: int) -> str:
     # the board is redrawn after every decision: f-strings, with every text escaped
     sp = game.board.spaces[index]
     row, col = grid_cell(index)
+    side = board_side(index)
     band = ""
     if sp.kind == "street":
         colour = CITY_COLOURS.get(sp.city, "#999")
@@ -121,88 +157,230 @@ def _space_html(game: Game, index: int) -> str:
         )
         marks.append(
             f'<span class="am-owner" style="border-color:{colour};color:{colour}" '
-            f'title="owned by {name} ({ROLE_LABELS[role]})">{ROLE_SHAPES[role]} {name}</span>'
+            f'title="owned by {name} ({ROLE_LABELS[role]})">{ROLE_SHAPES[role]}\u00a0{name}</span>'
         )
         if game.apartment[index]:
-            marks.append('<span class="am-build" title="apartment">apartment</span>')
+            marks.append('<span class="am-apt" title="an apartment">apt.</span>')
         elif game.houses[index]:
             count = game.houses[index]
-            marks.append(f'<span class="am-build" title="{count} houses">{"⌂" * count}</span>')
+            houses = "a house" if count == 1 else f"{count} houses"
+            marks.append(
+                f'<span class="am-build" title="{houses}"><span class="am-house">⌂</span>'
+                f"{count}</span>"
+            )
         if game.mortgaged[index]:
             marks.append('<span class="am-mortgaged" title="mortgaged">mortgaged</span>')
     elif sp.is_title:
-        marks.append(f'<span class="am-price">${sp.price}</span>')
+        marks.append(f'<span class="am-price">{_money(sp.price)}</span>')
     pawns = "".join(
-        pawn_html(game, p)
+        pawn_html(game, p, p == mover)
         for p in game.players
         if not game.bankrupt[p] and game.position[p] == index
     )
+    shown = BOARD_NAMES.get(sp.name, sp.name)
+    short = SHORT_NAMES.get(sp.name)
+    if short:
+        label = (
+            f'<span class="am-long">{escape(shown)}</span>'
+            f'<span class="am-short" aria-hidden="true">{escape(short)}</span>'
+        )
+    else:
+        label = escape(shown)
+    mortgaged = " am-is-mortgaged" if owner >= 0 and game.mortgaged[index] else ""
+    if side == "corner":
+        mortgaged += f" am-corner-{index}"
     return (
-        f'<div class="am-space" style="grid-row:{row + 1};grid-column:{col + 1}" '
-        f'data-space="{index}">{band}<div class="am-name" title="{escape(sp.name)}">'
-        f"{escape(short_name(game, index))}</div>{''.join(marks)}"
+        f'<div class="am-space am-{side}{mortgaged}" style="grid-row:{row + 1};'
+        f'grid-column:{col + 1}" data-space="{index}">{band}<div class="am-name" '
+        f'title="{escape(sp.name)}">{label}</div><div class="am-marks">{"".join(marks)}</div>'
         f'<div class="am-pawns">{pawns}</div></div>'
     )
 
 
-STYLE = """
+# The ring: corner columns 1.45 times and corner rows 1.5 times as deep as a cell is wide or
+# tall, so the board is wider than tall and the names fit; the app lays its decision panel
+# over the centre (amteach/ui/app.py), which starts where the corners end.
+CORNER_WIDTH, CORNER_HEIGHT = 1.45, 1.5
+HOLE_LEFT = round(100 * CORNER_WIDTH / (9 + 2 * CORNER_WIDTH), 2)  # % of the board's width
+HOLE_TOP = round(100 * CORNER_HEIGHT / (9 + 2 * CORNER_HEIGHT), 2)  # % of its height
+
+STYLE = (
+    """
 <style>
-.am-wrap{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;display:flex;gap:12px;flex-wrap:wrap;align-items:flex-start}
-.am-board{display:grid;grid-template-columns:repeat(11,minmax(0,1fr));grid-template-rows:repeat(11,minmax(40px,auto));
-  gap:2px;width:min(100%,600px);background:#d9e4d2;padding:4px;border-radius:6px}
-.am-space{background:#fff;border:1px solid #999;font-size:10.5px;line-height:1.15;padding:1px 2px;overflow:hidden;position:relative;
-  hyphens:auto;overflow-wrap:anywhere}
-.am-band{height:6px;margin:-1px -2px 2px -2px}
-.am-name{font-weight:600}
-.am-owner{display:inline-block;border:1px solid;border-radius:3px;padding:0 2px;margin-top:1px;font-weight:600}
-.am-build{display:block;color:#8a4b00}
-.am-mortgaged{display:block;color:#b00020;text-decoration:line-through}
-.am-price{display:block;color:#555}
-.am-pawn{display:inline-flex;align-items:center;justify-content:center;width:16px;height:16px;color:#fff;
-  font-size:11px;font-weight:700;margin:1px}
+.am-wrap{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;display:flex;flex-direction:column;gap:12px;
+  line-height:1.15;white-space:normal}
+.am-board-box{container:am-board/inline-size;width:100%;min-width:0}
+.am-board{--am-font:clamp(11px,1.15cqw,26px);--am-pawn:max(28px,calc(var(--am-font)*2));
+  display:grid;grid-template-columns:@CW@fr repeat(9,minmax(0,1fr)) @CW@fr;
+  grid-template-rows:@CH@fr repeat(9,minmax(0,1fr)) @CH@fr;gap:2px;width:100%;aspect-ratio:3/2;
+  max-height:var(--am-board-max-height,none);box-sizing:border-box;background:#d9e4d2;padding:3px;border-radius:6px;
+  font-size:var(--am-font);line-height:1.15}
+.am-space{background:#fff;border:1px solid #999;padding:2px;position:relative;min-width:0;min-height:0;
+  overflow-wrap:normal;word-break:normal;hyphens:manual;display:flex;flex-direction:column}
+.am-space.am-is-mortgaged{background:repeating-linear-gradient(135deg,#fff 0 6px,#e4e4e4 6px 12px)}
+.am-band{flex:0 0 auto;height:max(6px,0.45em);margin:-2px -2px 2px -2px}
+.am-left .am-band,.am-right .am-band{position:absolute;top:0;bottom:0;width:max(6px,0.45em);height:auto;margin:0}
+.am-left .am-band{right:0}.am-right .am-band{left:0}
+.am-left{padding-right:calc(max(6px,0.45em) + 2px)}.am-right{padding-left:calc(max(6px,0.45em) + 2px)}
+.am-name{overflow:hidden;flex:0 0 auto}
+.am-short{display:none}
+@container am-board (max-width:1150px){.am-board.am-fit .am-long{display:none}.am-board.am-fit .am-short{display:inline}}
+.am-marks{display:flex;flex-wrap:nowrap;gap:0 0.25em;align-items:center;margin-top:auto;min-width:0}
+.am-marks>*{flex:0 0 auto}.am-marks>.am-owner{flex:0 1 auto;min-width:0}
+.am-owner{display:inline-block;border:1px solid;border-radius:3px;padding:0 2px;font-weight:700;
+  max-width:100%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;background:#fff}
+.am-build{color:#8a4b00;font-weight:800;white-space:nowrap}
+.am-house{font-size:1.25em;line-height:1}
+.am-apt{background:#8a4b00;color:#fff;font-weight:800;border-radius:3px;padding:0 2px}
+.am-mortgaged{color:#b00020;font-weight:700}
+.am-price{color:#333}
+.am-pawns{position:absolute;display:flex;z-index:2;pointer-events:auto}
+.am-bottom .am-pawns{bottom:calc(100% + 3px);left:0;right:0;justify-content:center}
+.am-top .am-pawns{top:calc(100% + 3px);left:0;right:0;justify-content:center}
+.am-left .am-pawns{left:calc(100% + 3px);top:50%;transform:translateY(-50%)}
+.am-right .am-pawns{right:calc(100% + 3px);top:50%;transform:translateY(-50%);flex-direction:row-reverse}
+.am-corner .am-pawns{flex-wrap:wrap;max-width:calc(var(--am-pawn)*2.6)}
+.am-corner-0 .am-pawns{bottom:calc(100% + 3px);right:calc(100% + 3px)}
+.am-corner-10 .am-pawns{bottom:calc(100% + 3px);left:calc(100% + 3px)}
+.am-corner-20 .am-pawns{top:calc(100% + 3px);left:calc(100% + 3px)}
+.am-corner-30 .am-pawns{top:calc(100% + 3px);right:calc(100% + 3px);flex-direction:row-reverse}
+.am-pawn{display:inline-flex;align-items:center;justify-content:center;flex:0 0 auto;width:var(--am-pawn,16px);height:var(--am-pawn,16px);
+  color:#fff;font-size:calc(var(--am-pawn,16px)*0.6);font-weight:800;margin:1px;box-shadow:0 1px 3px rgba(0,0,0,.45);position:relative}
+.am-pawns .am-pawn+.am-pawn{margin-left:calc(var(--am-pawn)*-0.3)}
+.am-right .am-pawns .am-pawn+.am-pawn{margin-left:1px;margin-right:calc(var(--am-pawn)*-0.3)}
+.am-pawn.am-to-move{box-shadow:0 0 0 3px #fff,0 0 0 6px @HIGHLIGHT@;z-index:3}
 .am-centre{grid-row:2/11;grid-column:2/11;display:flex;flex-direction:column;align-items:center;justify-content:center;
-  font-size:13px;text-align:center;gap:6px}
-.am-title{font-size:22px;font-weight:700;letter-spacing:1px}
-.am-players{border-collapse:collapse;font-size:13px}
+  text-align:center;gap:6px;padding:calc(var(--am-pawn) + 8px)}
+.am-title{font-size:1.6em;font-weight:700;letter-spacing:1px}
+.am-players{border-collapse:collapse;font-size:14px}
 .am-players th,.am-players td{border-bottom:1px solid #ccc;padding:3px 8px;text-align:right}
-.am-players th:first-child,.am-players td:first-child,.am-players td:nth-child(2){text-align:left}
+.am-players th:first-child,.am-players td:first-child,.am-players td:nth-child(2){text-align:left;white-space:nowrap}
+.am-info{display:inline-block;width:1.1em;height:1.1em;line-height:1.1em;border-radius:50%;border:1px solid currentColor;text-align:center;font-size:0.8em;font-weight:700;cursor:help}
+.am-players .am-pawn{--am-pawn:20px}
+.am-players tr.am-to-move td{background:#fff4dc}
+.am-cards{display:flex;flex-direction:column;gap:4px;font-size:var(--am-ui-font,16px);line-height:1.25}
+.am-card{background:#fff;border:1px solid #bbb;border-left:6px solid #bbb;border-radius:6px;padding:3px 8px;
+  display:grid;grid-template-columns:auto 1fr auto;column-gap:8px;align-items:center;line-height:1.2}
+.am-card.am-to-move{border-color:@HIGHLIGHT@;border-left-color:@HIGHLIGHT@;background:#fff8e6;box-shadow:0 0 0 2px @HIGHLIGHT@}
+.am-card .am-pawn{--am-pawn:max(28px,1.6em);grid-row:1/3}
+.am-card-name{font-weight:700;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.am-card-cash{font-weight:800;text-align:right;white-space:nowrap}
+.am-card-more{grid-column:2/4;font-size:max(14px,0.8em);color:#333;display:flex;flex-wrap:wrap;gap:0 0.8em}
+.am-card-titles{grid-column:1/4;font-size:max(14px,0.75em);color:#333;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}
+.am-card-status{color:#b00020;font-weight:700}
+.am-note{font-size:max(14px,0.75em);color:#444}
 </style>
-"""
+""".replace("@CW@", str(CORNER_WIDTH))
+    .replace("@CH@", str(CORNER_HEIGHT))
+    .replace("@HIGHLIGHT@", HIGHLIGHT_COLOUR)
+)
+
+GAME_B_SCORE = "Game B score"
+GAME_B_SHORT = "Game B score: cash + one landing's rent on each unmortgaged title."
+GAME_B_EXPLAINED = (
+    "Game B score: cash plus the rent that every unmortgaged title would collect on one "
+    "landing now. In Game B, once one role is out, the player with the highest score wins."
+)
+
+
+def _status(game: Game, player: int) -> str:
+    if game.bankrupt[player]:
+        return "bankrupt"
+    return f"in {game.hold_name(player)}" if game.held[player] >= 0 else ""
+
+
+def _mover(game: Game) -> int:
+    return -1 if game.over else game.actor
 
 
 def players_table_html(game: Game) -> Markup:
+    """Every player in a table row: role, cash, net worth, Game B score, titles, status."""
+    mover = _mover(game)
     rows = []
     for p in game.players:
         role = game.roles[p]
-        status = (
-            "bankrupt"
-            if game.bankrupt[p]
-            else (f"in {game.hold_name(p)}" if game.held[p] >= 0 else "")
-        )
         titles = ", ".join(game.board.spaces[s].name for s in game.titles_of(p)) or "none"
         rows.append(
             html_text(
-                "<tr><td>{pawn} {name}</td>"
+                '<tr class="{moving}"><td>{pawn} {name}</td>'
                 '<td style="color:{colour}">{shape} {label}</td>'
-                "<td>${cash}</td><td>${worth}</td><td>${wealth}</td>"
+                "<td>{cash}</td><td>{worth}</td><td>{wealth}</td>"
                 '<td style="text-align:left">{titles}</td><td>{status}</td></tr>',
-                pawn=pawn_html(game, p),
+                moving="am-to-move" if p == mover else "",
+                pawn=pawn_html(game, p, p == mover),
                 name=game.names[p],
                 colour=ROLE_COLOURS[role],
                 shape=ROLE_SHAPES[role],
                 label=ROLE_LABELS[role],
-                cash=game.cash[p],
-                worth=game.net_worth(p),
-                wealth=game.rule25_wealth(p),
+                cash=_money(game.cash[p]),
+                worth=_money(game.net_worth(p)),
+                wealth=_money(game.rule25_wealth(p)),
                 titles=titles,
-                status=status,
+                status=_status(game, p),
             )
         )
     return html_text(
         '<table class="am-players"><thead><tr><th>Player</th><th>Role</th><th>Cash</th>'
-        "<th>Net worth</th><th>Rule-25 wealth</th><th>Titles</th><th>Status</th></tr></thead>"
+        '<th>Net worth</th><th title="{}">{} <span class="am-info">?</span></th><th>Titles</th><th>Status</th></tr></thead>'
         "<tbody>{}</tbody></table>",
+        GAME_B_EXPLAINED,
+        GAME_B_SCORE,
         html_join(rows),
+    )
+
+
+def players_panel_html(game: Game) -> Markup:
+    """The players as cards, for beside the board: pawn, name, role, cash (large), net worth,
+    Game B score (explained once underneath), titles and status; the player to move is
+    highlighted as on the board. Then the Treasury's supply of buildings."""
+    mover = _mover(game)
+    cards = []
+    for p in game.players:
+        role = game.roles[p]
+        titles = [game.board.spaces[s].name for s in game.titles_of(p)]
+        listed = ", ".join(titles)
+        cards.append(
+            html_text(
+                '<div class="am-card{moving}" style="border-left-color:{colour}" data-player="{seat}">'
+                "{pawn}"
+                '<div class="am-card-name">{name} <span style="color:{colour};font-weight:600">'
+                "{shape}\u00a0{label}</span>{status}</div>"
+                '<div class="am-card-cash" title="cash">{cash}</div>'
+                '<div class="am-card-more"><span>net worth {worth}</span>'
+                '<span title="{explained}">{score_name} {score}</span></div>'
+                '<div class="am-card-titles" title="{listed}">{titles}</div></div>',
+                moving=" am-to-move" if p == mover else "",
+                colour=ROLE_COLOURS[role],
+                seat=p,
+                pawn=pawn_html(game, p, p == mover),
+                name=game.names[p],
+                shape=ROLE_SHAPES[role],
+                label=ROLE_LABELS[role],
+                status=html_text(' <span class="am-card-status">{}</span>', _status(game, p))
+                if _status(game, p)
+                else "",
+                cash=_money(game.cash[p]),
+                worth=_money(game.net_worth(p)),
+                explained=GAME_B_EXPLAINED,
+                score_name=GAME_B_SCORE,
+                score=_money(game.rule25_wealth(p)),
+                listed=listed,
+                titles=(
+                    f"{len(titles)} title{'s' if len(titles) != 1 else ''}: {listed}"
+                    if titles
+                    else "no titles"
+                ),
+            )
+        )
+    return html_text(
+        '<div class="am-cards" role="list" aria-label="Players">{}'
+        '<div class="am-note" title="{}">{}</div>'
+        '<div class="am-note">Treasury supply: {} houses, {} apartments</div></div>',
+        html_join(cards),
+        GAME_B_EXPLAINED,
+        GAME_B_SHORT,
+        game.supply_houses,
+        game.supply_apartments,
     )
 
 
@@ -220,26 +398,41 @@ def role_legend(plural: bool = False, bold: bool = False) -> Markup:
     )
 
 
-def board_html(game: Game, with_players: bool = True) -> Markup:
-    """The whole board with pawns, owners, buildings and mortgages, and the players table."""
-    if game.over:
-        status = "Game over"
-        if game.winner is not None:
-            status += f": {game.names[game.winner]} wins"
-    else:
-        status = f"Round {game.round}: {game.names[game.actor]} to decide"
+def board_html(
+    game: Game, with_players: bool = True, centre: bool = True, fit: bool = True
+) -> Markup:
+    """The whole board with pawns, owners, buildings and mortgages, and the players table.
+
+    The board fills the width it is given, and its type grows with it. `centre=False` leaves
+    the middle empty for a panel laid over it (the classroom app's decisions and players);
+    `fit=True` switches to the short names of `SHORT_NAMES` on a narrow board, so a name is
+    never cut. The player to move has a gold ring."""
+    mover = _mover(game)
+    middle = ""
+    if centre:
+        if game.over:
+            status = "Game over"
+            if game.winner is not None:
+                status += f": {game.names[game.winner]} wins"
+        else:
+            status = f"Round {game.round}: {game.names[game.actor]} to decide"
+        middle = html_text(
+            '<div class="am-centre"><div class="am-title">ANTI-MONOPOLY</div><div>{status}</div>'
+            "<div>{legend}</div><div>Treasury supply: {houses} houses, {apartments} apartments"
+            "</div></div>",
+            status=status,
+            legend=role_legend(),
+            houses=game.supply_houses,
+            apartments=game.supply_apartments,
+        )
     return html_text(
-        '{style}<div class="am-wrap"><div class="am-board" lang="en" role="img" '
-        'aria-label="Anti-Monopoly board">{spaces}<div class="am-centre">'
-        '<div class="am-title">ANTI-MONOPOLY</div><div>{status}</div><div>{legend}</div>'
-        "<div>Treasury supply: {houses} houses, {apartments} apartments</div></div></div>"
+        '{style}<div class="am-wrap"><div class="am-board-box"><div class="am-board{fit}" '
+        'lang="en" role="img" aria-label="Anti-Monopoly board">{spaces}{middle}</div></div>'
         "{side}</div>",
         style=Markup(STYLE),
-        spaces=Markup("".join(_space_html(game, i) for i in range(len(game.board.spaces)))),
-        status=status,
-        legend=role_legend(),
-        houses=game.supply_houses,
-        apartments=game.supply_apartments,
+        fit=" am-fit" if fit else "",
+        spaces=Markup("".join(_space_html(game, i, mover) for i in range(len(game.board.spaces)))),
+        middle=middle,
         side=players_table_html(game) if with_players else "",
     )
 

@@ -79,13 +79,16 @@ def _served_figure_widget(bundle_path: str) -> type:
 
 
 def figure_widget(figure: Any = None) -> go.FigureWidget:
-    """A plotly FigureWidget for `figure`; under `amteach dashboard` it loads plotly.js from
-    the server instead of carrying it."""
+    """A plotly FigureWidget for `figure`, redrawn at its box's width when the page resizes;
+    under `amteach dashboard` it loads plotly.js from the server instead of carrying it."""
     import plotly.graph_objects as go
 
     bundle_path = os.environ.get(PLOTLY_BUNDLE_ENV)
     widget_type = _served_figure_widget(bundle_path) if bundle_path else go.FigureWidget
-    return widget_type(figure)
+    made = widget_type(figure)
+    # redrawn at its box's size when the page resizes (ui/resize.py: also when a tab opens)
+    made._config = {**made._config, "responsive": True, "displaylogo": False}
+    return made
 
 
 def is_served() -> bool:

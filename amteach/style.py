@@ -3,14 +3,27 @@ board (render), the live charts (ui) and the analysis charts. Roles are numbered
 engine: 0 is Competitor, 1 is Monopolist (`amteach.engine.board.ROLES` has their keys).
 
 Colours follow the pawns (Competitors green, Monopolists blue) and always come with a label
-and a shape, so the charts read without colour too.
+and a shape, so the charts read without colour too. One pattern language on every chart:
+Competitors are solid green (bars plain, lines solid, circles), Monopolists hatched blue
+(bars hatched, lines dashed, squares).
+
+The chart helpers below return plain dicts for plotly's layout, so this module imports
+nothing: every chart takes its type size, axes and margins from here, and a change here
+changes them all.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 ROLE_LABELS = ("Competitor", "Monopolist")
 ROLE_PLURALS = ("Competitors", "Monopolists")
 ROLE_COLOURS = ("#1b7f3b", "#1f4fb4")  # Competitor green, Monopolist blue
+# lighter and darker tones of each role's colour, for several players of one role on a chart
+ROLE_TONES = (
+    ("#1b7f3b", "#63b56f", "#0c4a21"),
+    ("#1f4fb4", "#7392e0", "#0f2a6e"),
+)
 ROLE_SHAPES = ("●", "■")  # as text
 ROLE_SYMBOLS = ("circle", "square")  # the same shapes as plotly marker symbols
 ROLE_PATTERNS = (
@@ -19,3 +32,76 @@ ROLE_PATTERNS = (
 )  # plotly bar fill patterns: plain for Competitors, hatched for Monopolists
 ROLE_DASHES = ("solid", "dash")  # plotly line dashes
 NEUTRAL_COLOUR = "#6b6b6b"  # bars that are not a role (bots, a mixed table)
+HIGHLIGHT_COLOUR = "#f5a623"  # the player to move, on the board and in the players panel
+
+# Type on charts: at least 14 px for tick labels, from the back of a classroom (plotly
+# sizes every label from the layout's font unless told otherwise).
+CHART_FONT_SIZE = 15
+CHART_TITLE_SIZE = 18
+
+# Axes that say what they count. Whole turns and rounds: always including 0 to 10 keeps
+# plotly from placing ticks at half a turn. Dollars: whole dollars, from 0.
+WHOLE_AXIS: dict[str, Any] = {"tickformat": ",d", "autorangeoptions": {"include": [0, 10]}}
+DOLLAR_AXIS: dict[str, Any] = {"tickprefix": "$", "tickformat": ",d", "rangemode": "tozero"}
+PERCENT_AXIS: dict[str, Any] = {"tickformat": ".0%", "range": [0, 1], "dtick": 0.2}
+
+
+def role_bar(role: int) -> dict[str, Any]:
+    """A bar's marker for a role: its colour, and plain or hatched."""
+    return {
+        "color": ROLE_COLOURS[role],
+        "pattern": {"shape": ROLE_PATTERNS[role], "fgcolor": "#ffffff", "solidity": 0.35},
+        "line": {"color": ROLE_COLOURS[role], "width": 1.5},
+    }
+
+
+def bar_patterns(roles: list[int | None]) -> dict[str, Any]:
+    """Markers for bars that are each a role or neither (None: grey, plain)."""
+    return {
+        "color": [NEUTRAL_COLOUR if r is None else ROLE_COLOURS[r] for r in roles],
+        "pattern": {
+            "shape": ["" if r is None else ROLE_PATTERNS[r] for r in roles],
+            "fgcolor": "#ffffff",
+            "solidity": 0.35,
+        },
+        "line": {
+            "color": [NEUTRAL_COLOUR if r is None else ROLE_COLOURS[r] for r in roles],
+            "width": 1.5,
+        },
+    }
+
+
+def _merged(base: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in more.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def chart_layout(title: str = "", **more: Any) -> dict[str, Any]:
+    """A plotly layout for any amteach chart: the white template, type large enough for a
+    projector, a title, and a legend under the plot; `more` adds or overrides (nested dicts
+    are merged). The width is left to the page, so a chart fills its container."""
+    base: dict[str, Any] = {
+        "template": "plotly_white",
+        "font": {"size": CHART_FONT_SIZE},
+        "hoverlabel": {"font": {"size": CHART_FONT_SIZE}},
+        "margin": {"l": 70, "r": 20, "t": 60, "b": 50},
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0},
+        "autosize": True,
+    }
+    if title:
+        base["title"] = {
+            "text": title,
+            "font": {"size": CHART_TITLE_SIZE},
+            "x": 0,
+            "xref": "paper",
+            "y": 0.985,  # at the top, whatever sits above the plot (a legend, subplot titles)
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": 0},
+        }
+    return _merged(base, more)

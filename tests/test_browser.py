@@ -91,14 +91,14 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
 
         # 3. Play, then Pause: bots move by themselves until a human must choose again
         narration_paused = page.locator(".am-narration").inner_text()
-        play_button = page.locator(".widget-play button").first
-        play_button.click()
+        page.get_by_role("button", name="▶ Play").click()
         page.wait_for_function(
             "(before) => document.querySelector('.am-narration').innerText !== before",
             arg=narration_paused,
             timeout=120_000,
         )
-        play_button.click()  # the same button pauses
+        page.get_by_role("button", name="❚❚ Pause").click()  # the same button, now Pause
+        page.get_by_role("button", name="▶ Play").wait_for(timeout=120_000)
         page.screenshot(path=str(SHOTS / "3-after-play.png"))
         assert page.locator(".am-charts").inner_html() != charts_before
 

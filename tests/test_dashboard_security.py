@@ -198,7 +198,7 @@ def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site):
         page.on("pageerror", lambda error: console_errors.append(str(error)))
         page.goto(url)
         page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
-        page.get_by_text("New game, save and load, scenarios").click()
+        page.get_by_text("Rules and players for New game, save and load").click()
         save = page.get_by_role("button", name="Save (download)")
         save.wait_for(timeout=120_000)
 
@@ -250,7 +250,7 @@ def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site):
         page.screenshot(path=str(SHOTS / "security-2-html-names.png"))
         narration = page.locator(".am-narration").inner_text()
         assert XSS_NAMES[0] in narration
-        assert XSS_NAMES[1] in page.locator(".am-players").inner_text()
+        assert XSS_NAMES[1] in page.locator(".am-cards").inner_text()
         assert page.evaluate("window.amteachXss") is None
         assert page.locator("img[src='x']").count() == 0
         with page.expect_download(timeout=120_000) as download:

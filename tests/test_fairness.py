@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import amteach
 from amteach.analysis import fairness, stats
 from amteach.analysis.inequality import gini
+from amteach.analysis.rules_table import parameter_label, parameter_value, parameter_words
 from amteach.engine.errors import InputError, ScenarioError
 from amteach.engine.game import Game, PlayerSetup, Setup
 from amteach.engine.rules import RuleSet
@@ -58,7 +59,12 @@ def test_sweep_figure_draws_each_role_in_its_colour_and_shape(fee_sweep):
         assert [
             y + up for y, up in zip(trace.y, trace.error_y.array, strict=True)
         ] == pytest.approx(list(rows["ci_high"]))
-    assert figure.layout.xaxis.title.text == "foundation monopolist fee"
+    # the parameter in words, with its unit (never its snake_case name)
+    assert (
+        figure.layout.xaxis.title.text
+        == parameter_label(FEE)
+        == ("Monopolists' fee at the Foundation ($)")
+    )
     assert figure.layout.yaxis.title.text == "share of games won"
 
 
@@ -163,7 +169,11 @@ def test_reading_a_sweep_quotes_the_ends_and_says_whether_the_change_is_more_tha
     frame = _synthetic_sweep(wins, games)
     text = fairness.reading_sweep(frame)
     first, last = frame.iloc[1], frame.iloc[-1]  # the Monopolists' rows
-    assert f"from 0 to {(len(shares) - 1) * 10}" in text
+    last_value = (len(shares) - 1) * 10
+    assert (
+        f"As {parameter_words(FEE)} goes from {parameter_value(FEE, 0)} to "
+        f"{parameter_value(FEE, last_value)}" in text
+    )
     assert (
         f"goes from {pct(first['rate'])} (95% interval {pct(first['ci_low'])} to {pct(first['ci_high'])})"
         in text

@@ -1037,7 +1037,8 @@ def test_the_taxes_notebook_plays_the_taxes_tabs_batch():
 
 
 def test_the_batches_the_lessons_name_are_the_dashboards_own():
-    """The lessons quote the dashboard's panels as they start: same seats, seed and games."""
+    """The lessons quote the dashboard's panels as they start: same seats, seed and games
+    (each panel's seed box starts at the lessons' seed; a pair may change it)."""
     from amteach.ui import economics
     from amteach.ui.batch import BatchPanel
     from amteach.ui.dashboard import Dashboard
@@ -1058,8 +1059,16 @@ def test_the_batches_the_lessons_name_are_the_dashboards_own():
 
     dashboard = Dashboard()
     same(dashboard.who_wins, "who-wins")
-    (fair, *_) = panels(economics.fairness_page())
+    fair, rule_sweep, presets, structures = panels(economics.fairness_page())
     same(fair, "fairness")
+    same(rule_sweep, "fairness-fee-300")  # the sweep, the presets and the market structures
+    same(presets, "fairness-2005")  # read their seed from the panel's seed box too
+    spec = BATCHES["structures"]
+    assert (structures.bot, structures.seed, structures.games.value) == (
+        spec["bot"],
+        spec["seed"],
+        spec["games"],
+    )
     (tax,) = panels(economics.taxes_page())
     same(tax, "taxes")
     (many,) = panels(economics.inequality_page(dashboard.app.session))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -26,3 +27,14 @@ def test_notebooks_are_stored_without_outputs():
                 assert cell.outputs == [] and cell.execution_count is None, (
                     f"{path.name}: strip outputs"
                 )
+
+
+def test_dollar_signs_in_notebook_text_are_escaped_so_they_do_not_render_as_maths():
+    """Jupyter reads text between two $ signs as a formula: "$140, *Pay $200" would lose its
+    dollar signs. Each one in a markdown cell is written \\$ (or sits in `code`)."""
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            if cell.cell_type == "markdown":
+                prose = re.sub(r"`[^`]*`", "", cell.source)
+                assert not re.search(r"(?<!\\)\$", prose), f"{path.name}: escape $ as \\$"

@@ -31,13 +31,16 @@ def test_repr_html_shows_pawns_owners_buildings_mortgages_and_cash():
     html = game._repr_html_()
     assert len(re.findall(r'data-space="\d+"', html)) == 40
     # pawns: colour plus a label and a shape (circle / square)
-    assert 'aria-label="Ana, Competitor"' in html
+    assert 'aria-label="Ana, Competitor, to move"' in html  # her turn: a gold ring
+    assert "am-pawn am-to-move" in html
     assert 'aria-label="Ben, Monopolist, held in Prison"' in html
     assert f"background:{ROLE_COLOURS[0]};border-radius:50%" in html
     assert f"background:{ROLE_COLOURS[1]};border-radius:2px" in html
     rush = html.split('data-space="11"')[1].split('data-space="12"')[0]
-    assert "owned by Ana (Competitor)" in rush and "⌂⌂" in rush
+    # houses as a number with the house symbol, large enough to count from the back row
+    assert "owned by Ana (Competitor)" in rush and 'title="2 houses"' in rush
+    assert '<span class="am-house">⌂</span>2' in rush
     railroad = html.split('data-space="5"')[1].split('data-space="6"')[0]
     assert "mortgaged" in railroad
-    assert "$1234" in html
+    assert "$1,234" in html
     assert "Round 1: Ana to decide" in html

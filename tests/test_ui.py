@@ -54,9 +54,9 @@ def test_a_human_turn_that_buys(tmp_path):
         "owned by Ana (Competitor)"
         in app.board_view.value.split('data-space="11"')[1].split('data-space="12"')[0]
     )
-    assert "$1360" in app.players_view.value
+    assert "$1,360" in app.players_view.value
     app.click("End turn")
-    assert app.game.actor == 1 and app.decisions.status.value.startswith("<b>Ben (Monopolist)</b>")
+    assert app.game.actor == 1 and "<b>Ben (Monopolist)</b> to decide" in app.decisions.status.value
     # the wealth chart got one point per turn start, equal to the engine's net worth then
     xs, ys = chart_xy(app, "wealth", 0)
     assert xs == [1, 2] and ys == [1500, 1500]  # buying swaps cash for a title at price
@@ -120,7 +120,10 @@ def test_a_monopolist_without_a_monopoly_is_refused_a_build(tmp_path):
     )
     app.manage.picker.value = 11
     build = app.manage.buttons["build"]
-    assert build.disabled  # the app offers only legal choices
+    assert build.disabled  # the app offers only legal choices, and says why not (rule 10)
+    why = "a Monopolist builds only in a monopolized city; Ben owns 1 unmortgaged Chicago street"
+    assert why in build.tooltip and why in app.manage.reasons.value
+    assert app.manage.reasons.value.startswith("<div><b>Build</b>: ")
     before = app.game.state_dict()
     build.click()  # a click that arrives anyway (a stale page, a keyboard)
     assert app.game.state_dict() == before
@@ -271,8 +274,13 @@ def test_play_ticks_step_bots_and_wait_for_humans():
     before = len(app.game.decisions)
     app.controls.play.value += 1  # now the bot's seat: one decision per tick
     assert len(app.game.decisions) == before + 1
-    app.controls.speed.value = 10
-    assert app.controls.play.interval == 100
+    app.controls.speed.value = 5
+    assert app.controls.play.interval == 200
+    assert app.controls.speed.label == "5 steps/s"  # the speed says its unit
+    app.controls.play_pause.click()
+    assert app.controls.play.playing and app.controls.play_pause.description == "❚❚ Pause"
+    app.controls.play_pause.click()
+    assert not app.controls.play.playing and app.controls.play_pause.description == "▶ Play"
 
 
 def test_new_game_with_another_seed_and_preset():
@@ -315,11 +323,18 @@ def test_the_app_shows_itself_in_a_notebook_cell():
     app = ClassroomApp(seats=HUMANS, seed=1)
     assert app.widget.children  # the root widget
     text = json.dumps(app.board_view.value)
-    assert "ANTI-MONOPOLY" in text
+    assert text.count("data-space=") == 40
+    # the board's middle is left to the app's panel: whose turn, the choices and the players
+    assert (
+        "ANTI-MONOPOLY" not in text and "am-hole" in app.widget.children[2].children[1]._dom_classes
+    )
+    assert "Ana" in app.players_view.value and "Game B score" in app.players_view.value
 
 
 def test_a_scenario_with_other_seats_gets_fresh_charts_on_screen(tmp_path):
     app = ClassroomApp(seats=HUMANS, seed=2, scenario_dir=tmp_path)
+    before = dict(app.charts)
+    tabs_before = app.chart_tabs.children
     three = [
         {"name": n, "role": r}
         for n, r in (("Ana", "competitor"), ("Ben", "monopolist"), ("Cy", "competitor"))
@@ -327,7 +342,10 @@ def test_a_scenario_with_other_seats_gets_fresh_charts_on_screen(tmp_path):
     assert app.load_scenario(scenario_file(tmp_path, players=three).stem)
     wealth = app.charts["wealth"]
     assert len(wealth.data) == 3 + 2  # one line per player and a mean per role
-    assert app.chart_tabs.children[0] is wealth
+    # the same chart widgets as before, with the new table's traces: the page never swaps a
+    # chart's view (a removed plotly view kept listening and blanked the live one, issue 12)
+    assert app.charts == before and app.chart_tabs.children == tabs_before
+    assert app.chart_tabs.children[0].children[0] is wealth
     assert [t.name for t in wealth.data[:3]] == [
         "Ana (Competitor)",
         "Ben (Monopolist)",
@@ -354,12 +372,15 @@ def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
         "HTML",
         "FigureWidget",
         "FigureWidget",
+        "ChartSizer",  # resizes the charts when their tab opens
     ]
     assert "won" in shown[1].value and "interval" in shown[1].value
     tabs = [dashboard.tabs.get_title(i) for i in range(len(dashboard.tabs.children))]
     assert tabs[:3] == ["Play", "Who wins", "Taxes"] and tabs[-2:] == ["Rules", "Class"]
     dashboard.rules_preset.value = "edition-2005"
-    assert "foundation monopolist fee</td><td>160 <b>(changed)</b>" in dashboard.rules_view.value
+    rules = dashboard.rules_view.value
+    assert "pays a fee of $160 <b>(changed)</b>" in rules  # the Monopolist's cell only
+    assert "[" not in rules and "{1:" not in rules and "None" not in rules
 
 
 def test_new_game_after_a_scenario_returns_to_the_class_table_or_keeps_the_scenario_players():
@@ -374,3 +395,33 @@ def test_new_game_after_a_scenario_returns_to_the_class_table_or_keeps_the_scena
     assert app.game.names == ("Ana", "Ben", "Cleo", "Dev")
     assert app.controllers == ["human", "investor", "cautious", "builder"]
     assert app.game.seed == app.files.seed.value
+
+
+def test_a_choice_the_rules_refuse_is_shown_disabled_with_the_engines_reason(tmp_path):
+    app = app_at(
+        tmp_path,
+        [{"name": "Ana", "role": "competitor", "cash": 100}, {"name": "Ben", "role": "monopolist"}],
+        dice=[[5, 6]],
+    )
+    app.click("Roll")  # to Rush St., $140, with $100
+    shown = {b.description: b for b in app.decisions.choices.children}
+    assert not shown["Decline"].disabled
+    buy = shown["Buy Rush St. for $140"]
+    assert buy.disabled and buy.tooltip == "Rush St. costs $140 but Ana has $100"
+    assert "Buy Rush St. for $140: Rush St. costs $140 but Ana has $100." in (
+        app.decisions.refused.value
+    )
+    assert "Buy Rush St. for $140" not in app.buttons()  # not offered as a choice to click
+
+
+def test_new_game_draws_a_fresh_seed_unless_one_is_typed_and_shows_the_seed():
+    app = ClassroomApp(seats=HUMANS, seed=1)
+    app.click("New game")
+    first = app.game.seed
+    assert first != 1 and app.files.seed.value == first
+    assert f"seed {first}" in app.message.value  # so a class can write it down
+    app.click("New game")
+    assert app.game.seed != first  # the box still shows this game's seed: a fresh one
+    app.files.seed.value = first  # typed: play that game again
+    app.click("New game")
+    assert app.game.seed == first and app.game.decisions == []

@@ -179,9 +179,11 @@ def test_a_served_dashboard_offers_no_text_box_but_the_sweep_values(served, tmp_
 
 def test_a_batch_keeps_the_kernels_bounds_whatever_the_browser_sends():
     asked: list[int] = []
+    seeds: list[int] = []
 
-    def run(games, preset, on_chunk):
+    def run(games, preset, seed, on_chunk):
         asked.append(games)
+        seeds.append(seed)
         return None
 
     panel = BatchPanel("<p>t</p>", lambda result: [], run=run, max_games=2000)
@@ -191,9 +193,12 @@ def test_a_batch_keeps_the_kernels_bounds_whatever_the_browser_sends():
     panel.wait()
     panel.games.min = 0
     panel.games.value = 0
+    panel.seed_box.max = 2**40  # and a seed's bounds
+    panel.seed_box.value = 2**40
     panel.start()
     panel.wait()
     assert asked == [2000, 50]
+    assert seeds == [1, 2**31 - 1]
 
 
 def test_a_sweep_on_the_page_tries_a_bounded_number_of_values():

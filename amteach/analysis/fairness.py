@@ -26,8 +26,19 @@ from ..sim.play import SeatSpec
 from ..sim.results import SimulationResult
 from ..sim.runner import DEFAULT_ROUND_CAP, simulate
 from ..sim.sweep import SWEEP_COLUMNS, check_batch_settings, with_round_cap
-from ..style import NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
+from ..style import (
+    DOLLAR_AXIS,
+    PERCENT_AXIS,
+    ROLE_COLOURS,
+    ROLE_DASHES,
+    ROLE_LABELS,
+    ROLE_PLURALS,
+    ROLE_SYMBOLS,
+    bar_patterns,
+    chart_layout,
+)
 from . import stats
+from .rules_table import parameter_label, parameter_value, parameter_words
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -104,34 +115,42 @@ def win_rate_table(result: SimulationResult, by: str = "role") -> pd.DataFrame:
     return rates.assign(label=labels, even_share=even)
 
 
-def _bar_colour(by: str, key: Any, seats: list[SeatSpec]) -> str:
+def _bar_role(by: str, key: Any, seats: list[SeatSpec]) -> int | None:
+    """The role a bar stands for (its colour and pattern), or None (grey, plain)."""
     if by == "role":
-        return ROLE_COLOURS[ROLES.index(key)]
+        return ROLES.index(key)
     if by == "seat" and seats:
-        return ROLE_COLOURS[ROLES.index(seats[int(key)].role)]
-    return NEUTRAL_COLOUR
+        return ROLES.index(seats[int(key)].role)
+    return None
+
+
+# a percentage axis with room above 100% for the labels over the whiskers (ticks stop at 100%)
+RATE_AXIS = {**PERCENT_AXIS, "range": [0, 1.1]}
 
 
 def win_rates_figure(result: SimulationResult, by: str = "role") -> go.Figure:
     """Bars of the win rate by role, seat ("1st to play", ...) or bot, each with its 95%
-    Wilson interval, and a mark where an even game would put it. Roles are green
-    (Competitors) and blue (Monopolists), always with their name under the bar."""
+    Wilson interval, its rate written above the interval (so a label never sits on a whisker,
+    and a small bar has one too), and a mark where an even game would put it. Competitors are
+    solid green bars, Monopolists hatched blue, always named under the bar."""
     import plotly.graph_objects as go
 
     table = win_rate_table(result, by)
     seats = [SeatSpec(**s) for s in result.meta.get("seats", [])]
-    colours = [_bar_colour(by, key, seats) for key in table[by]]
+    roles = [_bar_role(by, key, seats) for key in table[by]]
     figure = go.Figure()
     figure.add_bar(
         x=table["label"],
         y=table["rate"],
-        marker={"color": colours},
+        marker=bar_patterns(roles),
         error_y={
             "type": "data",
             "symmetric": False,
             "array": table["ci_high"] - table["rate"],
             "arrayminus": table["rate"] - table["ci_low"],
-            "color": "#333",
+            "color": "#222",
+            "thickness": 2,
+            "width": 10,
         },
         customdata=table[["wins", "games", "ci_low", "ci_high"]].to_numpy(),
         hovertemplate=(
@@ -145,20 +164,32 @@ def win_rates_figure(result: SimulationResult, by: str = "role") -> go.Figure:
         x=table["label"],
         y=table["even_share"],
         mode="markers",
-        marker={"symbol": "line-ew-open", "size": 40, "color": "#b00020", "line": {"width": 2}},
+        marker={"symbol": "line-ew-open", "size": 44, "color": "#b00020", "line": {"width": 3}},
         name="an even game",
         hovertemplate="an even game: %{y:.0%}<extra></extra>",
     )
-    what = {"role": "role", "seat": "turn order", "bot": "bot"}[by]
-    figure.update_layout(
-        title={"text": f"Who wins, by {what} (thin lines: 95% intervals)", "font": {"size": 15}},
-        xaxis={"title": {"text": what}},
-        yaxis={"title": {"text": "share of games won"}, "tickformat": ".0%", "rangemode": "tozero"},
-        legend={"orientation": "h", "y": -0.2},
-        template="plotly_white",
-        margin={"l": 60, "r": 10, "t": 45, "b": 40},
+    # each bar's rate, just above the top of its interval
+    figure.add_scatter(
+        x=table["label"],
+        y=table["ci_high"],
+        mode="text",
+        text=[_percent(rate) for rate in table["rate"]],
+        textposition="top center",
+        textfont={"size": 16, "color": "#111"},
+        hoverinfo="skip",
+        showlegend=False,
+        cliponaxis=False,
     )
-    return figure
+    what = {"role": "role", "seat": "turn order", "bot": "bot"}[by]
+    return figure.update_layout(
+        chart_layout(
+            f"Who wins, by {what} (thin lines: 95% intervals)",
+            height=400,
+            xaxis={"title": {"text": what}},
+            yaxis={"title": {"text": "share of games won"}, **RATE_AXIS},
+            bargap=0.35,
+        )
+    )
 
 
 def reading_win_rates(result: SimulationResult, by: str = "role") -> str:
@@ -209,7 +240,7 @@ def reading_win_rates(result: SimulationResult, by: str = "role") -> str:
 
 
 def _axis_title(parameter: str) -> str:
-    return "rules preset" if parameter == "preset" else parameter.replace("_", " ")
+    return "rules preset" if parameter == "preset" else parameter_label(parameter)
 
 
 def _is_numeric(values: pd.Series) -> bool:
@@ -248,8 +279,8 @@ def sweep_figure(frame: pd.DataFrame) -> go.Figure:
             y=rows["rate"],
             mode="lines+markers" if numeric else "markers",
             name=ROLE_PLURALS[r],
-            line={"color": ROLE_COLOURS[r], "width": 2},
-            marker={"symbol": ROLE_SYMBOLS[r], "size": 10, "color": ROLE_COLOURS[r]},
+            line={"color": ROLE_COLOURS[r], "width": 3, "dash": ROLE_DASHES[r]},
+            marker={"symbol": ROLE_SYMBOLS[r], "size": 12, "color": ROLE_COLOURS[r]},
             error_y={
                 "type": "data",
                 "symmetric": False,
@@ -267,20 +298,22 @@ def sweep_figure(frame: pd.DataFrame) -> go.Figure:
     title = (
         "Who wins under each rules preset (95% intervals)"
         if parameter == "preset"
-        else f"Who wins as the {_axis_title(parameter)} changes (95% intervals)"
+        else f"Who wins as {parameter_words(parameter)} changes (95% intervals)"
     )
-    figure.update_layout(
-        title={"text": title, "font": {"size": 15}},
-        xaxis={
-            "title": {"text": _axis_title(parameter)},
-            "type": "linear" if numeric else "category",
-        },
-        yaxis={"title": {"text": "share of games won"}, "tickformat": ".0%", "range": [0, 1]},
-        legend={"orientation": "h", "y": -0.2},
-        template="plotly_white",
-        margin={"l": 60, "r": 10, "t": 45, "b": 40},
+    unit = "$" if _axis_title(parameter).endswith("($)") else ""
+    return figure.update_layout(
+        chart_layout(
+            title,
+            height=420,
+            xaxis={
+                "title": {"text": _axis_title(parameter)},
+                "type": "linear" if numeric else "category",
+                **({"tickprefix": unit, "tickformat": ",d"} if numeric else {}),
+            },
+            yaxis={"title": {"text": "share of games won"}, **PERCENT_AXIS, "range": [0, 1.05]},
+            legend={"y": -0.25},
+        )
     )
-    return figure
 
 
 def _check_sweep_frame(frame: pd.DataFrame) -> None:
@@ -340,7 +373,10 @@ def reading_sweep(frame: pd.DataFrame) -> str:
     subject = (
         f"From the {values[0]} preset to the {values[-1]} preset"
         if parameter == "preset"
-        else f"As {parameter} goes from {values[0]} to {values[-1]}"
+        else (
+            f"As {parameter_words(parameter)} goes from {parameter_value(parameter, values[0])} "
+            f"to {parameter_value(parameter, values[-1])}"
+        )
     )
     text = (
         f"{subject}, the Monopolists' win rate goes from {_percent(m0['rate'])} "
@@ -458,12 +494,10 @@ def _structure_row(
     }
 
 
-def _structure_colour(structure: str) -> str:
-    if structure == "all Competitors":
-        return ROLE_COLOURS[0]
-    if structure == "all Monopolists":
-        return ROLE_COLOURS[1]
-    return NEUTRAL_COLOUR
+def _structure_role(structure: str) -> int | None:
+    """The role a market structure's bars stand for: all Competitors green and plain, all
+    Monopolists blue and hatched, the mix grey."""
+    return {"all Competitors": 0, "all Monopolists": 1}.get(structure)
 
 
 def market_structures_figure(frame: pd.DataFrame) -> go.Figure:
@@ -484,14 +518,14 @@ def market_structures_figure(frame: pd.DataFrame) -> go.Figure:
             "Inequality at the end (Gini)",
         ),
     )
-    colours = [_structure_colour(s) for s in frame["structure"]]
+    marker = bar_patterns([_structure_role(s) for s in frame["structure"]])
     panels = (
         ("rent_per_turn", "$%{y:,.0f} per turn", [f"${v:,.0f}" for v in frame["rent_per_turn"]]),
         (
             "mean_rounds",
             "%{y:.0f} rounds",
             [
-                f"{v:.0f}<br>{100 * s:.0f}% hit<br>the cap"
+                f"{v:.0f} rounds<br>{100 * s:.0f}% at the cap"
                 for v, s in zip(frame["mean_rounds"], frame["round_cap_share"], strict=True)
             ],
         ),
@@ -502,30 +536,31 @@ def market_structures_figure(frame: pd.DataFrame) -> go.Figure:
             go.Bar(
                 x=frame["structure"],
                 y=frame[column],
-                marker={"color": colours},
+                marker=marker,
                 text=text,
-                textposition="inside",
-                insidetextanchor="end",
+                textposition="outside",
                 textangle=0,
+                cliponaxis=False,
+                textfont={"size": 15},
                 hovertemplate=f"%{{x}}: {hover}<extra></extra>",
                 showlegend=False,
             ),
             row=1,
             col=col,
         )
-    figure.update_yaxes(tickprefix="$", row=1, col=1)
-    figure.update_yaxes(rangemode="tozero", row=1, col=2)
-    figure.update_yaxes(range=[0, 1], row=1, col=3)
-    figure.update_layout(
-        title={
-            "text": "What market structure does: the same board with different rules",
-            "font": {"size": 15},
-        },
-        template="plotly_white",
-        height=360,
-        margin={"l": 55, "r": 10, "t": 70, "b": 40},
+    top = {column: float(frame[column].max()) * 1.35 for column, _, _ in panels}
+    figure.update_yaxes(**DOLLAR_AXIS, range=[0, top["rent_per_turn"]], row=1, col=1)
+    figure.update_yaxes(tickformat=",d", range=[0, top["mean_rounds"]], row=1, col=2)
+    figure.update_yaxes(range=[0, 1], dtick=0.2, row=1, col=3)
+    figure.update_annotations(font={"size": 16})
+    return figure.update_layout(
+        chart_layout(
+            "What market structure does: the same board with different rules",
+            height=440,
+            margin={"t": 90, "b": 60},
+            uniformtext={"minsize": 14, "mode": "show"},
+        )
     )
-    return figure
 
 
 def reading_market_structures(frame: pd.DataFrame) -> str:

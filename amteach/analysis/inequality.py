@@ -25,6 +25,7 @@ having nothing is part of the inequality.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,7 +35,16 @@ from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..engine.game import Game
 from ..session import RoundRecorder
-from ..style import ROLE_COLOURS, ROLE_DASHES, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
+from ..style import (
+    DOLLAR_AXIS,
+    ROLE_COLOURS,
+    ROLE_DASHES,
+    ROLE_LABELS,
+    ROLE_PLURALS,
+    ROLE_SYMBOLS,
+    WHOLE_AXIS,
+    chart_layout,
+)
 
 ROUNDS_COLUMNS = ("game", "round", "seat", "role", "bot", "cash", "titles", "buildings", "wealth")
 DEFAULT_LORENZ_ROUNDS = (0, 10, 25, 50)
@@ -356,16 +366,15 @@ def _seat_labels(bots: Sequence[str] | Mapping[int, str] | None, seats: int) -> 
 
 
 # -- charts ------------------------------------------------------------------------------------
-def _layout(title: str, x: str, y: str, **more: object) -> dict[str, object]:
-    return {
-        "title": {"text": title},
-        "xaxis": {"title": {"text": x}},
-        "yaxis": {"title": {"text": y}},
-        "template": "plotly_white",
-        "height": 360,
-        "legend": {"orientation": "h", "y": -0.2},
-        **more,
-    }
+def _layout(title: str, x: str, y: str, **more: Any) -> dict[str, Any]:
+    """A chart over the rounds (whole rounds along the bottom, unless `xaxis` says
+    otherwise); `xaxis` and `yaxis` in `more` add to the axes' titles."""
+    axes = {"xaxis": {"title": {"text": x}, **WHOLE_AXIS}, "yaxis": {"title": {"text": y}}}
+    for key in axes:
+        axes[key].update(more.pop(key, {}))
+    if "range" in axes["xaxis"]:  # a fixed range (the Lorenz chart's 0 to 100%)
+        axes["xaxis"].pop("autorangeoptions")
+    return chart_layout(title, **{"height": 400, **axes, **more})
 
 
 def _check_frame(frame: pd.DataFrame, needed: Sequence[str], name: str, maker: str) -> None:
@@ -386,10 +395,7 @@ def gini_figure(gini_frame: pd.DataFrame) -> go.Figure:
             "Inequality over the game (Gini coefficient)",
             "round",
             "Gini coefficient (0 = everyone equal)",
-            yaxis={
-                "title": {"text": "Gini coefficient (0 = everyone equal)"},
-                "range": [0, 1],
-            },
+            yaxis={"range": [0, 1], "dtick": 0.2},
         )
     )
     # the band: along the top edge, then back along the bottom edge
@@ -430,13 +436,16 @@ def lorenz_figure(lorenz_frame: pd.DataFrame) -> go.Figure:
             "Who holds the wealth (Lorenz curves)",
             "share of players, poorest first",
             "share of all wealth they hold",
-            xaxis={"title": {"text": "share of players, poorest first"}, "tickformat": ".0%"},
+            # a square chart (equal steps on both axes) that keeps its axes at 0 to 100%
+            xaxis={"tickformat": ".0%", "range": [0, 1], "dtick": 0.2, "constrain": "domain"},
             yaxis={
-                "title": {"text": "share of all wealth they hold"},
                 "tickformat": ".0%",
+                "range": [0, 1],
+                "dtick": 0.2,
                 "scaleanchor": "x",
+                "constrain": "domain",
             },
-            height=440,
+            height=560,
         )
     )
     figure.add_scatter(
@@ -480,7 +489,7 @@ def role_gap_figure(gap_frame: pd.DataFrame) -> go.Figure:
             "Average wealth by role over the game",
             "round",
             "average wealth (net worth)",
-            yaxis={"title": {"text": "average wealth (net worth)"}, "tickprefix": "$"},
+            yaxis=DOLLAR_AXIS,
         )
     )
     many = len(gap_frame) > 60

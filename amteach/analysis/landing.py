@@ -193,27 +193,20 @@ def landing_figure(table: Any, policy: str = "pay") -> Any:
     """Landings per throw on every space, one bar per role (from `landing_table`)."""
     import plotly.graph_objects as go
 
-    from ..render import ROLE_COLOURS, ROLE_LABELS
+    from ..style import ROLE_LABELS, chart_layout, role_bar
 
     rows = table[table["policy"] == policy]
     figure = go.Figure(
-        layout={
-            "title": f"How often a pawn lands on each space (held players {_POLICY_WORDS[policy]})",
-            "height": 460,
-            "margin": {"l": 60, "r": 10, "t": 60, "b": 130},
-            "template": "plotly_white",
-            "barmode": "group",
-            "bargap": 0.25,
-            "yaxis": {"title": {"text": "landings per 100 throws"}, "rangemode": "tozero"},
-            "xaxis": {"title": {"text": "the spaces in board order, from START"}, "tickangle": -60},
-            "legend": {
-                "orientation": "h",
-                "y": 1.02,
-                "yanchor": "bottom",
-                "x": 1,
-                "xanchor": "right",
-            },
-        }
+        layout=chart_layout(
+            f"How often a pawn lands on each space (held players {_POLICY_WORDS[policy]})",
+            height=560,
+            margin={"b": 190, "t": 80},
+            barmode="group",
+            bargap=0.25,
+            yaxis={"title": {"text": "landings per 100 throws"}, "rangemode": "tozero"},
+            xaxis={"title": {"text": "the spaces in board order, from START"}, "tickangle": -60},
+            legend={"y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
+        )
     )
     for role, key in enumerate(ROLES):
         part = rows[rows["role"] == key].sort_values("space")
@@ -224,7 +217,7 @@ def landing_figure(table: Any, policy: str = "pay") -> Any:
             ],
             y=100 * part["arrival"],
             name=ROLE_LABELS[role] + " pawn",
-            marker={"color": ROLE_COLOURS[role], "pattern": {"shape": "" if role == 0 else "/"}},
+            marker=role_bar(role),
         )
     return figure
 

@@ -37,7 +37,7 @@ from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
 from ..engine.errors import InputError, ScenarioError
 from ..engine.game import Game, PlayerSetup, Setup, TitleSetup
 from ..engine.rules import RuleSet
-from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS
+from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SYMBOLS, chart_layout
 from .landing import DICE, POLICIES, landing_odds
 
 # the issue asks for paybacks at every table size decision 13 allows
@@ -439,17 +439,23 @@ def returns_figure(
             )
     who = ROLE_LABELS[roles[0]] if len(roles) == 1 else "Competitor and Monopolist"
     figure.update_layout(
-        title={"text": f"Rounds until a title pays for itself: {who} owners, {players} players"},
-        xaxis={"title": {"text": "title (in board order)"}, "categoryorder": "array"},
-        yaxis={
-            "title": {"text": "rounds to pay back its cost (log scale)"},
-            "type": "log",
-            "tickvals": list(_ROUND_TICKS),
-        },
-        height=480,
-        legend={"orientation": "h", "y": -0.5, "yanchor": "top"},
-        template="plotly_white",
-        margin={"l": 60, "r": 10, "t": 50, "b": 40},
+        chart_layout(
+            f"Rounds until a title pays for itself: {who} owners, {players} players",
+            height=580,
+            xaxis={
+                "title": {"text": "title (in board order)", "standoff": 10},
+                "categoryorder": "array",
+                "automargin": True,
+            },
+            yaxis={
+                "title": {"text": "rounds to pay back its cost (log scale)"},
+                "type": "log",
+                "tickvals": list(_ROUND_TICKS),
+                "tickformat": ",d",
+            },
+            legend={"y": 1.02, "yanchor": "bottom"},
+            margin={"t": 140, "b": 40},
+        )
     )
     figure.update_xaxes(categoryarray=order, tickangle=-45)
     return figure

@@ -31,7 +31,16 @@ from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
 from ..engine.errors import InputError
 from ..engine.game import Game, PlayerSetup, Setup
 from ..engine.rules import RuleSet
-from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
+from ..style import (
+    DOLLAR_AXIS,
+    PERCENT_AXIS,
+    ROLE_COLOURS,
+    ROLE_LABELS,
+    ROLE_PLURALS,
+    ROLE_SYMBOLS,
+    chart_layout,
+    role_bar,
+)
 
 ASSETS = ("cash", "property", "improvements")
 # plain words for the three kinds of assets (the engine calls buildings "improvements")
@@ -256,7 +265,7 @@ def tax_break_even_figure(
                 },
                 text=[_money(where)],
                 textposition="top left" if role == MONOPOLIST else "bottom right",
-                textfont={"color": ROLE_COLOURS[role]},
+                textfont={"color": ROLE_COLOURS[role], "size": 16},
                 hovertemplate=f"{ROLE_LABELS[role]}: the percentage reaches the flat tax at $%{{x:,}} of {label}<extra></extra>",
             )
     figure.add_scatter(
@@ -267,15 +276,15 @@ def tax_break_even_figure(
         line={"color": "#555", "width": 2, "dash": "dot"},
         hoverinfo="skip",
     )
-    figure.update_layout(
-        title={"text": "Income tax: the percentage against the flat amount"},
-        xaxis={"title": {"text": "assets (dollars)"}, "tickprefix": "$", "range": [0, top]},
-        yaxis={"title": {"text": "tax to pay"}, "tickprefix": "$", "rangemode": "tozero"},
-        legend={"orientation": "h", "y": -0.25},
-        template="plotly_white",
-        margin={"l": 60, "r": 10, "t": 50, "b": 40},
+    return figure.update_layout(
+        chart_layout(
+            "Income tax: the percentage against the flat amount",
+            height=460,
+            xaxis={"title": {"text": "assets"}, **DOLLAR_AXIS, "range": [0, top]},
+            yaxis={"title": {"text": "tax to pay"}, **DOLLAR_AXIS},
+            legend={"y": -0.25},
+        )
     )
-    return figure
 
 
 def reading_tax_break_even(frame: pd.DataFrame) -> str:
@@ -427,10 +436,7 @@ def tax_choice_figure(summary: pd.DataFrame) -> go.Figure:
         bar = {
             "name": f"{ROLE_PLURALS[role]}",
             "legendgroup": ROLES[role],
-            "marker": {
-                "color": ROLE_COLOURS[role],
-                "pattern": {"shape": "" if role == COMPETITOR else "/"},
-            },
+            "marker": role_bar(role),
             "x": x,
         }
         share = rows["percent_cheaper_share"]
@@ -454,20 +460,28 @@ def tax_choice_figure(summary: pd.DataFrame) -> go.Figure:
             row=1,
             col=2,
         )
-    figure.update_traces(textposition="outside", cliponaxis=False)
+    figure.update_traces(textposition="outside", cliponaxis=False, textfont={"size": 15})
     figure.update_layout(
-        title={"text": "Income-tax choices in the simulated games, by role and tax behaviour"},
-        barmode="group",
-        template="plotly_white",
-        legend={"orientation": "h", "y": -0.2},
-        margin={"l": 60, "r": 10, "t": 70, "b": 40},
+        chart_layout(
+            "Income-tax choices in the simulated games, by role and tax behaviour",
+            height=460,
+            barmode="group",
+            legend={"y": -0.3},
+            margin={"t": 90, "b": 70},
+        )
     )
+    figure.update_annotations(font={"size": 16})
     figure.update_xaxes(title_text="tax behaviour of the bot")
     figure.update_yaxes(
-        title_text="share of decisions", tickformat=".0%", rangemode="tozero", row=1, col=1
+        title_text="share of decisions", **{**PERCENT_AXIS, "range": [0, 1.12]}, row=1, col=1
     )
+    paid = summary["paid_mean"].max()
     figure.update_yaxes(
-        title_text="mean tax paid", tickprefix="$", rangemode="tozero", row=1, col=2
+        title_text="mean tax paid",
+        **DOLLAR_AXIS,
+        range=[0, 1.15 * (paid if paid == paid and paid > 0 else 1)],
+        row=1,
+        col=2,
     )
     return figure
 

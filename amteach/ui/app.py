@@ -14,9 +14,10 @@ from IPython.display import display
 
 from ..engine.game import Game
 from ..engine.rules import RuleSet
-from ..render import board_html, html_text, players_table_html, role_legend
+from ..render import HOLE_LEFT, HOLE_TOP, board_html, players_panel_html
 from ..serving import is_served
 from ..session import DEFAULT_SEATS, Change, Reply, Session
+from ..style import HIGHLIGHT_COLOUR
 from .charts import ChartFeed
 from .play_panels import (
     Controls,
@@ -27,6 +28,71 @@ from .play_panels import (
     Narration,
     TradePanel,
 )
+from .resize import ChartSizer
+
+# The app's look, in the page itself so it works in JupyterLab as in the dashboard. The board
+# fills the width; its middle (HOLE_LEFT and HOLE_TOP: where the corners end) holds the
+# decisions and the players, so nothing a class needs is below the board. `.am-projector`
+# (the dashboard's default) also fits the board to the screen's height and sets the type for
+# the back row; a narrow stage puts the middle panel under the board instead.
+APP_STYLE = (
+    """
+<style>
+.am-app{--am-ui-font:16px;font-family:system-ui,-apple-system,'Segoe UI',sans-serif}
+.am-app.am-projector{--am-ui-font:clamp(18px,2.1vh,26px)}
+.am-app .am-board,.am-app .am-hole{--am-font:clamp(12px,1.15cqw,26px)}
+.am-app.am-projector .am-board,.am-app.am-projector .am-hole{--am-font:clamp(14px,min(1.15cqw,2.05vh),26px)}
+.am-app.am-projector .am-board{--am-board-max-height:calc(100vh - var(--am-top,150px))}
+@container am-board (max-width:1150px){.am-app.am-projector .am-board{--am-font:clamp(11px,1.15cqw,26px)}}
+.am-app .widget-html-content{line-height:1.25}
+.am-toolbar{gap:4px 6px;align-items:center}
+.am-toolbar{--am-bar-font:16px}
+.am-projector .am-toolbar{--am-bar-font:clamp(16px,1.6vh,22px)}
+.am-toolbar .widget-button,.am-toolbar .widget-label,.am-toolbar select,.am-toolbar input,.am-toolbar .widget-readout{font-size:var(--am-bar-font)}
+.am-toolbar .widget-button,.am-toolbar select,.am-toolbar input{height:calc(var(--am-bar-font)*2.2)}
+.am-toolbar .widget-readout{min-width:5.6em;max-width:none;overflow:visible;white-space:nowrap}
+.am-toolbar .widget-hslider .slider-container{min-width:90px}
+.am-play-timer{display:none !important}
+.am-stage{container:am-stage/inline-size;position:relative;width:100%;flex:0 0 auto;flex-direction:column}
+.am-stage>.widget-html{margin:0;width:100%}
+.am-hole{--am-pawn-gap:calc(max(28px,2 * var(--am-font)) + 6px);
+  position:absolute !important;left:calc(HOLE_LEFT% + var(--am-pawn-gap));right:calc(HOLE_LEFT% + var(--am-pawn-gap));
+  top:calc(HOLE_TOP% + var(--am-pawn-gap));bottom:calc(HOLE_TOP% + var(--am-pawn-gap));
+  display:flex;flex-direction:row;gap:14px;z-index:4;font-size:var(--am-ui-font);min-height:0}
+.am-turn{flex:1 1 55%;min-width:0;min-height:0;overflow-y:auto;gap:6px}
+.am-turn>*{flex-shrink:0}
+.am-turn>.am-narration-box{flex:1 1 auto;min-height:5.5em}
+.am-narration-box .am-narration{flex:1 1 auto;min-height:0}
+.am-side{flex:1 1 45%;min-width:0;min-height:0;overflow-y:auto}
+@container am-stage (max-width:980px){
+  .am-hole{position:static !important;flex-direction:column;margin-top:10px}
+  .am-turn,.am-side{overflow:visible}
+  .am-narration{max-height:10em}
+}
+.am-status{font-size:max(18px,1.15em)}
+.am-status .widget-html-content{line-height:1.35;white-space:normal}
+.am-status .am-pawn{--am-pawn:28px;vertical-align:middle;margin-right:4px}
+.am-app .am-choices{gap:6px}
+.am-app .am-choices .widget-button,.am-app .am-manage .widget-button{font-size:var(--am-ui-font);height:auto;min-height:42px;
+  white-space:normal;text-align:left;line-height:1.25;padding:4px 12px;max-width:100%}
+.am-app .am-choices .widget-button:not(:disabled){background:#fff;border:2px solid #1f4fb4;color:#0f2a6e;font-weight:600}
+.am-why-not{font-size:max(14px,0.85em);color:#6b3a00}
+.am-message{min-height:1.3em;font-size:max(16px,0.9em)}
+.am-narration-box{gap:2px}
+.am-narration{background:#fff;border:1px solid #bbb;border-radius:4px;padding:2px 8px;
+  overflow-y:auto;font-size:var(--am-ui-font)}
+.am-narration .widget-html-content{line-height:1.35;white-space:normal}
+.am-narration div{margin:2px 0}
+.am-app .am-decide-more .jupyter-widget-Collapse-header{font-size:16px;padding:4px 10px}
+.am-app .am-decide-more .jupyter-widget-Collapse-contents{padding:6px}
+.am-players-box .am-cards{font-size:var(--am-ui-font)}
+.am-players-box .am-card-cash{font-size:max(18px,1.1em)}
+.am-players-box .am-card.am-to-move{box-shadow:0 0 0 3px HIGHLIGHT}
+</style>
+""".replace("HOLE_LEFT", str(HOLE_LEFT))
+    .replace("HOLE_TOP", str(HOLE_TOP))
+    .replace("HIGHLIGHT", HIGHLIGHT_COLOUR)
+)
 
 
 class ClassroomApp:
@@ -36,6 +102,9 @@ class ClassroomApp:
     bot's name (cautious, builder, investor, random). Or pass a `session` to show one that
     exists (another screen of the same table). The app shows itself in a notebook cell;
     `app.widget` is its root widget, `app.game` its game, `app.charts` the live charts.
+
+    `projector=True` (the dashboard's default) fits the board, the decisions and the
+    players to the screen and sets type large enough for the back of a classroom.
 
     Under `amteach dashboard` (a served dashboard) the app has no File box: Save downloads to
     the visitor's computer and Load uploads from it (docs/dashboard.md).
@@ -49,8 +118,10 @@ class ClassroomApp:
         game: str = "A",
         scenario_dir: str | Path | None = None,
         session: Session | None = None,
+        projector: bool = False,
     ) -> None:
         self.served = is_served()
+        self.projector = projector
         self.session = session or Session(
             seats, seed, rules, game, scenario_dir, files_on_disk=not self.served
         )
@@ -63,7 +134,8 @@ class ClassroomApp:
         self.files = GameFiles(self.session, self.answer, paths)
         self.narration = Narration(self.session)
         self.feed = ChartFeed(self.session)
-        self.board_view = widgets.HTML(layout=widgets.Layout(width="600px"))
+        self.board_view = widgets.HTML()
+        self.board_view.add_class("am-board-view")
         self.players_view = widgets.HTML()
         self.widget = self.layout()
         self.session.subscribe(self._changed)
@@ -71,53 +143,62 @@ class ClassroomApp:
 
     # -- the layout ---------------------------------------------------------------------------
     def layout(self) -> widgets.Widget:
-        """Place the parts: the toolbar, the choices above the board (so they stay in sight
-        when a laptop's narrow screen puts the side column under the board), the board with the
-        other decisions, narration and charts beside it, the players, and the files."""
+        """Place the parts: the toolbar (Step, Play, speed, Undo, Reset; scenarios, New game
+        and its seed), then the board, with whose turn it is, the choices, the narration and
+        the players in its middle; the live charts and the rest of the files below."""
         w = widgets
-        title = w.HTML(
-            html_text(
-                "<span style='white-space:nowrap'><b style='font-size:16px'>Anti-Monopoly</b>"
-                " &nbsp; {}</span>",
-                role_legend(plural=True, bold=True),
-            ),
-            layout=w.Layout(margin="0 12px 0 0"),
-        )
         controls = self.controls
         toolbar = w.HBox(
-            [title, controls.step, controls.play, controls.speed, controls.undo, controls.reset],
+            [
+                controls.step,
+                controls.play_pause,
+                controls.play,
+                controls.speed,
+                controls.undo,
+                controls.reset,
+                *self.files.toolbar,
+            ],
             layout=w.Layout(flex_flow="row wrap", align_items="center"),
         )
+        toolbar.add_class("am-toolbar")
+        toolbar.add_class("am-files")
         self.decision_tabs = w.Accordion(
             children=[self.manage.widget, self.trade.widget],
             titles=("Build, sell, mortgage, redeem", "Trade"),
-        )
-        self.chart_tabs = w.Tab(children=self._chart_list(), titles=("Wealth", "Rents", "Taxes"))
-        self.chart_tabs.add_class("am-charts")
-        side = w.VBox(
-            [
-                self.decision_tabs,
-                w.HTML("<b>What happened</b> (newest first)"),
-                self.narration.widget,
-                self.chart_tabs,
-            ],
-            layout=w.Layout(width="610px"),
-        )
-        self.more = w.Accordion(
-            children=[self.files.widget],
-            titles=("New game, save and load, scenarios",),
             selected_index=None,
         )
-        return w.VBox(
-            [
-                toolbar,
-                w.VBox([self.decisions.widget, self.messages.widget]),
-                w.HBox([self.board_view, side], layout=w.Layout(flex_flow="row wrap")),
-                self.players_view,
-                self.more,
-            ],
-            layout=w.Layout(max_width="1280px"),
+        self.decision_tabs.add_class("am-decide-more")
+        narration = w.VBox([w.HTML("<b>What happened</b> (newest first)"), self.narration.widget])
+        narration.add_class("am-narration-box")
+        turn = w.VBox([self.decisions.widget, self.messages.widget, self.decision_tabs, narration])
+        turn.add_class("am-turn")
+        side = w.VBox([self.players_view])
+        side.add_class("am-side")
+        side.add_class("am-players-box")
+        hole = w.HBox([turn, side])
+        hole.add_class("am-hole")
+        stage = w.Box([self.board_view, hole])
+        stage.add_class("am-stage")
+        # each chart with a sizer, so a chart drawn while its tab was hidden fills its width
+        # when the tab opens; the chart widgets stay for the app's life (ui/charts.py says why)
+        self.chart_tabs = w.Tab(
+            children=[w.VBox([chart, ChartSizer()]) for chart in self._chart_list()],
+            titles=("Wealth", "Rents", "Taxes"),
         )
+        self.chart_tabs.add_class("am-charts")
+        self.more = w.Accordion(
+            children=[self.files.widget],
+            titles=("Rules and players for New game, save and load",),
+            selected_index=None,
+        )
+        root = w.VBox(
+            [w.HTML(APP_STYLE), toolbar, stage, self.chart_tabs, self.more],
+            layout=w.Layout(width="100%"),
+        )
+        root.add_class("am-app")
+        if self.projector:
+            root.add_class("am-projector")
+        return root
 
     def _chart_list(self) -> list[widgets.Widget]:
         return [self.charts["wealth"], self.charts["rents"], self.charts["taxes"]]
@@ -132,20 +213,20 @@ class ClassroomApp:
     def refresh(self) -> None:
         """Redraw every part from the session."""
         game = self.session.game
-        self.board_view.value = board_html(game, with_players=False)
-        self.players_view.value = players_table_html(game)
+        self.board_view.value = board_html(game, with_players=False, centre=False)
+        self.players_view.value = players_panel_html(game)
         self.feed.update()
-        charts = self._chart_list()
-        if list(self.chart_tabs.children) != charts:
-            self.chart_tabs.children = charts  # a table with another number of seats
         self.narration.refresh()
         pending = game.pending  # computed once: it lists the legal kinds of choice
         self.decisions.refresh(pending)
         kinds = pending.kinds if pending is not None and self.session.human_to_move else ()
         self.manage.refresh(kinds)
         self.trade.refresh(kinds)
-        shown = self.manage.available or self.trade.available
-        self.decision_tabs.layout.display = "flex" if shown else "none"
+        # the panels stay in place (no jump): their titles say whether they are open to use
+        self.decision_tabs.set_title(
+            0, "Build, sell, mortgage, redeem" + ("" if self.manage.available else " (not now)")
+        )
+        self.decision_tabs.set_title(1, "Trade" + ("" if self.trade.available else " (not now)"))
         self.controls.refresh()
         self.files.refresh()
 
@@ -208,8 +289,9 @@ class ClassroomApp:
         return list(self.narration.lines)
 
     def buttons(self) -> dict[str, widgets.Button]:
-        """The decision buttons on screen now, by their text."""
-        shown = {b.description: b for b in self.decisions.choices.children}
+        """The decision buttons a person can press now, by their text (a refused choice is
+        on screen too, disabled, with its reason)."""
+        shown = {b.description: b for b in self.decisions.choices.children if not b.disabled}
         shown.update({b.description: b for b in self.manage.buttons.values() if not b.disabled})
         return shown
 

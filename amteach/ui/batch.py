@@ -4,6 +4,7 @@ tabs built when first opened (`LazyTabs`)."""
 
 from __future__ import annotations
 
+import secrets
 import threading
 import weakref
 from collections.abc import Sequence
@@ -11,9 +12,12 @@ from typing import Any, ClassVar
 
 import ipywidgets as widgets
 
+from ..engine.board import ROLES
 from ..engine.rules import RuleSet, preset_names
-from ..render import html_text
+from ..render import html_join, html_text
 from ..serving import figure_widget
+from ..style import ROLE_COLOURS, ROLE_PLURALS, ROLE_SHAPES
+from .resize import ChartSizer
 
 # the batches' usual table: investor bots, two of each role
 INVESTOR_SEATS = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
@@ -34,9 +38,86 @@ def on_kernel_thread(action: Any) -> None:
         loop.add_callback(action)
 
 
+# Jargon, said where it first appears on a page
+INTERVAL_EXPLAINED = (
+    "95% interval: the range of win rates that fits these games. Played again with other "
+    "dice, it would catch the true rate 95 times in 100; more games make it narrower."
+)
+# how batch games end, in plain words (the engine's end reasons)
+ENDINGS = {
+    "game_a": "ended with one player left standing (Game A: the last player in the game wins)",
+    "game_b": "ended when one role was out (Game B: the richest player of the other role wins)",
+    "two_hour": "ended with the two-hour game's final accounting",
+    "round_cap": "reached the {cap}-round cap and were settled by the final accounting",
+}
+MAX_SEED = 2**31 - 1
+
+
+def batch_summary_html(result: Any) -> str:
+    """A batch of bot games in a small table (role, win rate, 95% interval, games won), then
+    one line on how the games ended, with the jargon explained."""
+    from ..sim.runner import DEFAULT_ROUND_CAP
+
+    games = len(result.games)
+    meta = result.meta
+    head = html_text(
+        "<p><b>{} games</b>, seed {}{}.</p>",
+        games,
+        meta.get("seed", "?"),
+        html_text(", played in {} s", f"{meta['elapsed']:.1f}") if meta.get("elapsed") else "",
+    )
+    if games == 0:
+        return head
+    rows = html_join(
+        html_text(
+            '<tr><td style="color:{}">{} {}</td><td>{}</td><td>{} to {}</td><td>{} of {}</td></tr>',
+            ROLE_COLOURS[ROLES.index(row.role)],
+            ROLE_SHAPES[ROLES.index(row.role)],
+            ROLE_PLURALS[ROLES.index(row.role)],
+            f"{100 * row.rate:.1f}%",
+            f"{100 * row.ci_low:.1f}%",
+            f"{100 * row.ci_high:.1f}%",
+            row.wins,
+            row.games,
+        )
+        for row in result.win_rates("role").itertuples()
+    )
+    cap = (meta.get("rules") or {}).get("round_cap") or DEFAULT_ROUND_CAP
+    ends = result.games["end_reason"].value_counts(normalize=True)
+    endings = "; ".join(
+        f"{100 * share:.0f}% {ENDINGS.get(reason, reason).format(cap=cap)}"
+        for reason, share in ends.items()
+        if share > 0
+    )
+    return html_text(
+        '{}<table class="am-summary"><thead><tr><th>role</th><th>win rate</th>'
+        '<th title="{}">95% interval <span class="am-info">?</span></th><th>games won</th>'
+        "</tr></thead><tbody>{}</tbody></table>"
+        '<p class="am-note">{}</p><p>Games lasted {} rounds on average; {}.</p>',
+        head,
+        INTERVAL_EXPLAINED,
+        rows,
+        INTERVAL_EXPLAINED,
+        f"{result.games['rounds'].mean():.0f}",
+        endings,
+    )
+
+
+SUMMARY_STYLE = """<style>
+.am-summary{border-collapse:collapse;font-size:16px;margin:4px 0}
+.am-summary th,.am-summary td{border-bottom:1px solid #ccc;padding:4px 12px;text-align:right}
+.am-summary th:first-child,.am-summary td:first-child{text-align:left;font-weight:700}
+.am-info{display:inline-block;width:1.1em;height:1.1em;line-height:1.1em;border-radius:50%;border:1px solid currentColor;
+  text-align:center;font-size:0.8em;font-weight:700;cursor:help}
+.am-note{font-size:14px;color:#444;max-width:900px;margin:2px 0}
+.am-batch .am-reading{font-size:17px;max-width:960px;white-space:normal}
+</style>"""
+
+
 def chart_widgets(charts: Sequence[Any]) -> list[widgets.Widget]:
     """Widgets for charts given as figures or (figure, reading) pairs; a reading is a
-    sentence for students, shown under its chart."""
+    sentence for students, shown under its chart. A `ChartSizer` at the end resizes the
+    charts when their tab opens."""
     shown: list[widgets.Widget] = []
     for chart in charts:
         figure, reading = chart if isinstance(chart, tuple) else (chart, None)
@@ -45,23 +126,31 @@ def chart_widgets(charts: Sequence[Any]) -> list[widgets.Widget]:
             shown.append(
                 widgets.HTML(
                     html_text(
-                        "<p class='am-reading' style='white-space:normal;max-width:900px;"
-                        "font-size:1.05em'>{}</p>",
+                        "<p class='am-reading' style='white-space:normal;max-width:960px;"
+                        "font-size:17px;line-height:1.4'>{}</p>",
                         reading,
                     )
                 )
             )
+    if shown:
+        shown.append(ChartSizer())
     return shown
 
 
 class BatchPanel:
-    """A games slider, Run and Cancel buttons, a progress bar, and what to show afterwards.
+    """A games slider, a seed, Run and Cancel buttons, a progress bar, and what to show
+    afterwards.
 
-    `run(games, preset, on_chunk)` plays the batch and returns its result; by default it is
-    `simulate` with `seats` (investor bots, two of each role) and `seed`; `on_chunk(done, total)` moves the progress bar and stops the
-    batch when Cancel is pressed. `show(result)` returns the charts to show, each a figure or
-    a (figure, reading) pair, where the reading is a sentence for students. `controls` are
-    extra widgets shown above the Run button."""
+    `run(games, preset, seed, on_chunk)` plays the batch and returns its result; by default it
+    is `simulate` with `seats` (investor bots, two of each role); `on_chunk(done, total)` moves
+    the progress bar and stops the batch when Cancel is pressed. `show(result)` returns the
+    charts to show, each a figure or a (figure, reading) pair, where the reading is a sentence
+    for students. `controls` are extra widgets shown above the Run button; `rules=False` hides
+    the Rules choice (a batch that plays its own rule sets).
+
+    The seed starts at `seed`, the one the lessons' answer keys use; a pair of students can
+    type another or press New seed for a sample of their own, and the summary names the seed
+    played so they can write it down."""
 
     # every panel by its widget's model id, so a page's panels can be found from its widgets
     by_widget: ClassVar[weakref.WeakValueDictionary[str, BatchPanel]] = (
@@ -78,11 +167,11 @@ class BatchPanel:
         run: Any = None,
         controls: Sequence[widgets.Widget] = (),
         max_games: int = 10_000,
+        rules: bool = True,
     ) -> None:
         w = widgets
         self.show = show
         self.seats = seats
-        self.seed = seed
         self.run_job = run if run is not None else self._simulate
         # the kernel's own bounds: a visitor's browser can change a slider's min and max
         self.min_games, self.max_games = 50, max_games
@@ -96,6 +185,23 @@ class BatchPanel:
             layout=w.Layout(width="420px"),
         )
         self.preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
+        self.preset.layout.display = None if rules else "none"
+        self.seed_box = w.BoundedIntText(
+            value=seed,
+            min=0,
+            max=MAX_SEED,
+            description="Seed",
+            tooltip="the same seed plays the same games; another seed, another sample",
+            layout=w.Layout(width="200px"),
+        )
+        self.new_seed = w.Button(
+            description="New seed",
+            tooltip="draw a seed of your own: another sample of games",
+            layout=w.Layout(width="auto"),
+        )
+        self.new_seed.on_click(
+            lambda _: setattr(self.seed_box, "value", secrets.randbelow(MAX_SEED))
+        )
         self.run_button = w.Button(
             description="Run", button_style="primary", tooltip="play the games with bots"
         )
@@ -113,30 +219,38 @@ class BatchPanel:
         self.cancel_button.on_click(lambda _: self._cancel.set())
         self.widget = w.VBox(
             [
-                w.HTML(title),
+                w.HTML(SUMMARY_STYLE + title),
                 *controls,
-                w.HBox([self.games, self.preset]),
+                w.HBox([self.games, self.preset], layout=w.Layout(flex_flow="row wrap")),
+                w.HBox([self.seed_box, self.new_seed], layout=w.Layout(align_items="center")),
                 w.HBox([self.run_button, self.cancel_button, self.progress]),
                 self.status,
                 self.charts,
             ]
         )
+        self.widget.add_class("am-batch")
         BatchPanel.by_widget[self.widget.model_id] = self
+
+    @property
+    def seed(self) -> int:
+        """The seed the next batch plays (the kernel keeps it in bounds)."""
+        return min(max(int(self.seed_box.value or 0), 0), MAX_SEED)
 
     def start(self) -> None:
         if self._thread is not None and self._thread.is_alive():
             self.status.value = "A batch is already running."
             return
         games = min(max(int(self.games.value), self.min_games), self.max_games)
+        seed = self.seed
         self._cancel.clear()
         self._done.clear()
         self.progress.max = games
         self.progress.value = 0
         self.run_button.disabled = True
         self.cancel_button.disabled = False
-        self.status.value = f"Playing {games} games…"
+        self.status.value = f"Playing {games} games with seed {seed}…"
         self._thread = threading.Thread(
-            target=self._run, args=(games, self.preset.value), daemon=True
+            target=self._run, args=(games, self.preset.value, seed), daemon=True
         )
         self._thread.start()
 
@@ -147,26 +261,26 @@ class BatchPanel:
             self._thread.join()
             self._done.wait()
 
-    def _simulate(self, games: int, preset: str, on_chunk: Any) -> Any:
+    def _simulate(self, games: int, preset: str, seed: int, on_chunk: Any) -> Any:
         from ..sim import simulate
 
         return simulate(
             games=games,
             seats=self.seats,
             rules=RuleSet.preset(preset),
-            seed=self.seed,
+            seed=seed,
             progress=False,
             on_chunk=on_chunk,
         )
 
-    def _run(self, games: int, preset: str) -> None:
+    def _run(self, games: int, preset: str, seed: int) -> None:
         def on_chunk(done: int, total: int) -> None:
             on_kernel_thread(lambda: self._show_progress(done, total))
             if self._cancel.is_set():
                 raise KeyboardInterrupt  # the simulator stops cleanly and keeps finished games
 
         try:
-            result = self.run_job(games, preset, on_chunk)
+            result = self.run_job(games, preset, seed, on_chunk)
         except Exception as err:  # shown politely; the page keeps working
             message = html_text("<span style='color:#b00020'>The batch stopped: {}</span>", err)
             on_kernel_thread(lambda: self._finish(message, None))
@@ -175,10 +289,16 @@ class BatchPanel:
             interrupted = getattr(result, "attrs", {}).get(
                 "interrupted", getattr(result, "interrupted", False)
             )
-            note = " (cancelled: these are the games that finished)" if interrupted else ""
-            summary = getattr(result, "summary", None)
-            text = summary() if callable(summary) else "Done."
-            message = html_text("<pre style='white-space:pre-wrap'>{}</pre>{}", text, note)
+            note = (
+                html_text("<p>(The batch was cancelled: these are the games that finished.)</p>")
+                if interrupted
+                else ""
+            )
+            if hasattr(result, "win_rates") and hasattr(result, "games"):
+                text = batch_summary_html(result)
+            else:
+                text = html_text("<p>Done: {} games for each setting, seed {}.</p>", games, seed)
+            message = html_text("{}{}", text, note)
             on_kernel_thread(lambda: self._finish(message, result))
 
     def _show_progress(self, done: int, total: int) -> None:

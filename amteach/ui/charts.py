@@ -1,9 +1,11 @@
 """Live plotly charts for the classroom app, fed from the engine's events: a view of a
 `Session` that reads new events through its own cursor.
 
-Each chart is a `FigureWidget` whose traces only ever grow: new points are appended inside
-`batch_update`, so one update is one message however long the game. `ChartFeed.reset` starts
-over (new game, undo, load).
+Each chart is one `FigureWidget` for the life of the app, so the page never swaps a chart's
+view: plotly's widget leaves a removed view listening to its model, and that view's error on
+the next update kept the live one from drawing (issue 12). New points are appended inside
+`batch_update`, so one update is one message however long the game; `ChartFeed.reset`
+(new game, undo, load) replaces the traces' data and never touches the layout.
 """
 
 from __future__ import annotations
@@ -17,21 +19,124 @@ from ..engine.game import Game
 from ..render import chart_text
 from ..serving import figure_widget
 from ..session import Session, replay
-from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SYMBOLS
+from ..style import (
+    DOLLAR_AXIS,
+    ROLE_COLOURS,
+    ROLE_DASHES,
+    ROLE_LABELS,
+    ROLE_PLURALS,
+    ROLE_SYMBOLS,
+    ROLE_TONES,
+    WHOLE_AXIS,
+    chart_layout,
+)
 
-PLAYER_DASHES = ("solid", "dot", "dash")
+CHART_HEIGHT = 320
 
 
 def _layout(title: str, x: str, y: str) -> dict[str, Any]:
+    return chart_layout(
+        title,
+        height=CHART_HEIGHT,
+        margin={"l": 75, "r": 20, "t": 50, "b": 50},
+        xaxis={"title": {"text": x}, **WHOLE_AXIS},
+        yaxis={"title": {"text": y}, **DOLLAR_AXIS},
+        legend={"y": -0.28},
+    )
+
+
+def player_line(game: Game, seat: int) -> dict[str, Any]:
+    """A player's line: the role's colour (a tone per player of that role), dash and shape."""
+    role = game.roles[seat]
+    nth = sum(1 for p in range(seat) if game.roles[p] == role)
+    tones = ROLE_TONES[role]
     return {
-        "title": {"text": title, "font": {"size": 15}},
-        "height": 260,
-        "margin": {"l": 55, "r": 10, "t": 40, "b": 40},
-        "xaxis": {"title": {"text": x}},
-        "yaxis": {"title": {"text": y}, "tickprefix": "$"},
-        "legend": {"orientation": "h", "y": -0.25},
-        "template": "plotly_white",
+        "line": {"color": tones[nth % len(tones)], "dash": ROLE_DASHES[role], "width": 2},
+        "marker": {"symbol": ROLE_SYMBOLS[role], "size": 6, "color": tones[nth % len(tones)]},
     }
+
+
+def chart_figures(game: Game) -> dict[str, go.Figure]:
+    """The three charts for `game`, with their traces and no points yet."""
+    names, roles = game.names, game.roles
+    wealth = go.Figure(layout=_layout("Wealth over turns", "turn", "net worth"))
+    for p, name in enumerate(names):
+        wealth.add_scatter(
+            x=[],
+            y=[],
+            mode="lines+markers",
+            name=chart_text(f"{name} ({ROLE_LABELS[roles[p]]})"),
+            **player_line(game, p),
+        )
+    for role in (0, 1):
+        wealth.add_scatter(
+            x=[],
+            y=[],
+            mode="lines",
+            name=f"{ROLE_PLURALS[role]} (mean)",
+            line={"color": ROLE_COLOURS[role], "width": 6, "dash": ROLE_DASHES[role]},
+            opacity=0.35,
+        )
+    rents = go.Figure(
+        layout=_layout("Rent received and paid, by role", "turn", "rent so far (cumulative)")
+    )
+    for role in (0, 1):
+        for side, width, fill in (("received", 3.5, ""), ("paid", 1.5, "-open")):
+            rents.add_scatter(
+                x=[],
+                y=[],
+                mode="lines+markers",
+                name=f"{ROLE_PLURALS[role]} {side}",
+                line={"color": ROLE_COLOURS[role], "dash": ROLE_DASHES[role], "width": width},
+                marker={"symbol": ROLE_SYMBOLS[role] + fill, "size": 7, "maxdisplayed": 30},
+                line_shape="hv",
+            )
+    taxes = go.Figure(
+        layout=_layout("Income tax: both amounts, and the one chosen", "income-tax decision", "tax")
+    )
+    taxes.add_scatter(
+        x=[],
+        y=[],
+        mode="markers",
+        name="flat amount",
+        marker={"symbol": "line-ew-open", "size": 18, "color": "#555", "line": {"width": 3}},
+    )
+    taxes.add_scatter(
+        x=[],
+        y=[],
+        mode="markers",
+        name="percentage amount",
+        marker={"symbol": "x-thin-open", "size": 14, "color": "#b36b00", "line": {"width": 3}},
+    )
+    for role in (0, 1):
+        taxes.add_scatter(
+            x=[],
+            y=[],
+            mode="markers",
+            name=f"chosen by a {ROLE_LABELS[role]}",
+            marker={
+                "symbol": ROLE_SYMBOLS[role],
+                "size": 13,
+                "color": ROLE_COLOURS[role],
+                "line": {"width": 1, "color": "#fff"},
+            },
+            text=[],
+            hovertemplate="%{text}<extra></extra>",
+        )
+    return {"wealth": wealth, "rents": rents, "taxes": taxes}
+
+
+def show_data(widget: go.FigureWidget, figure: go.Figure) -> None:
+    """Give `widget` the traces of `figure`: their data and style only (no layout message, so
+    a chart on a hidden tab is not re-laid out). Same number of traces: one update; another
+    number (another table): the traces are deleted and added."""
+    if len(widget.data) == len(figure.data):
+        with widget.batch_update():
+            for trace, new in zip(widget.data, figure.data, strict=True):
+                trace.update(new.to_plotly_json(), overwrite=True)
+    else:
+        widget.data = ()
+        widget.add_traces(list(figure.data))
 
 
 class ChartFeed:
@@ -58,79 +163,10 @@ class ChartFeed:
 
     # -- building ---------------------------------------------------------------------------
     def reset(self, game: Game) -> None:
-        """Fresh traces for `game` (seats may differ from the previous game)."""
+        """Fresh traces for `game` (seats may differ from the previous game), in the same
+        chart widgets."""
         self.game = game
-        names, roles = game.names, game.roles
-        wealth = go.Figure(layout=_layout("Wealth over turns", "turn", "net worth"))
-        for p, name in enumerate(names):
-            wealth.add_scatter(
-                x=[],
-                y=[],
-                mode="lines+markers",
-                name=chart_text(f"{name} ({ROLE_LABELS[roles[p]]})"),
-                line={
-                    "color": ROLE_COLOURS[roles[p]],
-                    "dash": PLAYER_DASHES[p // 2 % 3],
-                    "width": 1.5,
-                },
-                marker={"symbol": ROLE_SYMBOLS[roles[p]], "size": 5},
-            )
-        for role in (0, 1):
-            wealth.add_scatter(
-                x=[],
-                y=[],
-                mode="lines",
-                name=f"{ROLE_PLURALS[role]} (mean)",
-                line={"color": ROLE_COLOURS[role], "width": 4},
-                opacity=0.45,
-            )
-        rents = go.Figure(
-            layout=_layout("Rent paid and received, by role", "turn", "cumulative rent")
-        )
-        for role in (0, 1):
-            for side, dash in (("received", "solid"), ("paid", "dot")):
-                rents.add_scatter(
-                    x=[],
-                    y=[],
-                    mode="lines",
-                    name=f"{ROLE_PLURALS[role]} {side}",
-                    line={"color": ROLE_COLOURS[role], "dash": dash, "width": 2.5},
-                    line_shape="hv",
-                )
-        taxes = go.Figure(
-            layout=_layout(
-                "Income tax: both amounts, and the one chosen", "income-tax decision", "tax"
-            )
-        )
-        taxes.add_scatter(
-            x=[],
-            y=[],
-            mode="markers",
-            name="flat amount",
-            marker={"symbol": "line-ew-open", "size": 14, "color": "#555"},
-        )
-        taxes.add_scatter(
-            x=[],
-            y=[],
-            mode="markers",
-            name="percentage amount",
-            marker={"symbol": "x-thin-open", "size": 10, "color": "#b36b00"},
-        )
-        for role in (0, 1):
-            taxes.add_scatter(
-                x=[],
-                y=[],
-                mode="markers",
-                name=f"chosen by a {ROLE_LABELS[role]}",
-                marker={
-                    "symbol": ROLE_SYMBOLS[role],
-                    "size": 11,
-                    "color": ROLE_COLOURS[role],
-                    "line": {"width": 1, "color": "#fff"},
-                },
-                text=[],
-                hovertemplate="%{text}<extra></extra>",
-            )
+        fresh = chart_figures(game)
         self.turn = 0
         self.tax_count = 0
         self.rent_totals = {(role, side): 0 for role in (0, 1) for side in ("received", "paid")}
@@ -141,16 +177,11 @@ class ChartFeed:
             self.feed(state, state.events[seen:], flush=False)
             seen = len(state.events)
         self.game = game
-        # fill plain figures first, so a widget is born (or refreshed) with its data in one go
-        fresh = {"wealth": wealth, "rents": rents, "taxes": taxes}
+        # fill plain figures first, so a widget gets its data in one message
         self.flush(fresh)
         for key, figure in fresh.items():
-            if key in self.charts and len(self.charts[key].data) == len(figure.data):
-                widget = self.charts[key]
-                with widget.batch_update():
-                    for trace, new in zip(widget.data, figure.data, strict=True):
-                        trace.update(new.to_plotly_json(), overwrite=True)
-                    widget.layout = figure.layout
+            if key in self.charts:
+                show_data(self.charts[key], figure)
             else:
                 self.charts[key] = figure_widget(figure)
 

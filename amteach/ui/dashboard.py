@@ -8,9 +8,12 @@ from typing import Any
 
 import ipywidgets as widgets
 from IPython.display import display
+from markupsafe import Markup
 
-from ..engine.rules import RuleSet, preset_names
+from ..engine.board import ROLES
+from ..engine.rules import preset_names
 from ..render import html_join, html_text
+from ..style import ROLE_COLOURS, ROLE_SHAPES
 from .app import ClassroomApp
 from .batch import BatchPanel, LazyTabs
 from .live import room_in_query
@@ -28,27 +31,71 @@ def who_wins_charts(result: Any) -> list[Any]:
     ]
 
 
+RULES_STYLE = """<style>
+.am-rules{border-collapse:collapse;font-size:17px;line-height:1.35;max-width:1200px}
+.am-rules th,.am-rules td{border-bottom:1px solid #ccc;padding:6px 12px;text-align:left;vertical-align:top}
+.am-rules thead th{font-size:18px;border-bottom:2px solid #888}
+.am-rules .am-group th{background:#eef2ea;font-size:16px;padding-top:10px}
+.am-rules td.am-both{text-align:center;color:#222}
+.am-rules .am-changed{background:#fff4dc}
+</style>"""
+
+
 def rules_html(preset: str) -> str:
-    ruleset = RuleSet.preset(preset)
-    changed = ruleset.changed_from_default()
-    rows = html_join(
-        html_text(
-            "<tr><td>{}</td><td>{}{}</td></tr>",
-            name.replace("_", " "),
-            value,
-            html_text(" <b>(changed)</b>") if name in changed else "",
+    """The rules of a preset as a Competitor | Monopolist table with units; a rule both roles
+    share spans both columns, and a rule the preset changes is marked."""
+    from ..analysis.rules_table import rules_table
+
+    rows = []
+    group = None
+    for row in rules_table(preset):
+        if row.group != group:
+            group = row.group
+            rows.append(html_text('<tr class="am-group"><th colspan="3">{}</th></tr>', group))
+        changed = html_text(" <b>(changed)</b>")
+        if row.monopolist is None:
+            cells = html_text(
+                '<td class="am-both" colspan="2">{}{}</td>',
+                row.competitor,
+                changed if row.changed else "",
+            )
+        else:
+            # a changed parameter marks its role's cell; one about both roles marks both
+            marks = [any(ROLES[other] not in name for name in row.changed) for other in (1, 0)]
+            cells = html_text(
+                "<td>{}{}</td><td>{}{}</td>",
+                row.competitor,
+                changed if row.changed and marks[0] else "",
+                row.monopolist,
+                changed if row.changed and marks[1] else "",
+            )
+        rows.append(
+            html_text(
+                '<tr class="{}"><th scope="row">{}</th>{}</tr>',
+                "am-changed" if row.changed else "",
+                row.rule,
+                cells,
+            )
         )
-        for name, value in ruleset.to_dict().items()
-        if name != "preset_name"
-    )
     return html_text(
-        "<p>Competitors and Monopolists follow different rules. Competitors may build on any street "
-        "they own and still collect rent in Price War; Monopolists charge double rent once they own two "
-        "streets of a city, build only there, and collect nothing while in Prison. These are the "
-        "parameters of the <b>{}</b> rules:</p>"
-        "<table style='border-collapse:collapse'>{}</table>",
+        "{}<p style='max-width:1100px;font-size:17px'>Competitors (<span style='color:{}'>{}"
+        "</span>, green) and Monopolists (<span style='color:{}'>{}</span>, blue) play by "
+        "different rules. These are the <b>{}</b> rules: a rule that is the same for both roles "
+        "spans both columns, and a rule this preset changes from the default is marked "
+        "<b>(changed)</b>.</p><table class='am-rules'><thead><tr><th>Rule</th>"
+        "<th style='color:{}'>{} Competitors</th><th style='color:{}'>{} Monopolists</th></tr>"
+        "</thead><tbody>{}</tbody></table>",
+        Markup(RULES_STYLE),
+        ROLE_COLOURS[0],
+        ROLE_SHAPES[0],
+        ROLE_COLOURS[1],
+        ROLE_SHAPES[1],
         preset,
-        rows,
+        ROLE_COLOURS[0],
+        ROLE_SHAPES[0],
+        ROLE_COLOURS[1],
+        ROLE_SHAPES[1],
+        html_join(rows),
     )
 
 
@@ -74,10 +121,12 @@ class Dashboard:
 
     def __init__(self, seed: int = 1) -> None:
         w = widgets
-        self.app = ClassroomApp(seed=seed)
+        self.app = ClassroomApp(seed=seed, projector=True)
         self.class_tab: Any = None  # the Class tab, once opened
         self.who_wins = BatchPanel(
-            "<p>Play many games with investor bots (two Competitors, two Monopolists) and compare the roles.</p>",
+            "<p>Play many games with investor bots (two Competitors, two Monopolists) and "
+            "compare the roles. The seed starts at the one the lessons use: the same seed plays "
+            "the same games, and another seed draws a sample of your own.</p>",
             lambda result: who_wins_charts(result) + self.class_beside(result),
             default_games=200,
         )

@@ -10,6 +10,7 @@ import ipywidgets as widgets
 
 from ..analysis import fairness, inequality, returns, taxes
 from ..analysis.landing import landing_figure, landing_table, reading_landing
+from ..analysis.rules_table import parameter_label, parameter_words
 from ..engine.errors import AmteachError, InputError
 from ..engine.rule_input import parse_sweep_values
 from ..engine.rules import RuleSet
@@ -75,7 +76,12 @@ def inequality_charts(rounds: Any, lorenz_rounds: tuple[int, ...]) -> list[tuple
 
 def inequality_page(session: Session) -> widgets.Widget:
     """Inequality in the game on the Play tab, and over a batch of bot games."""
-    this_game = widgets.Button(description="Show the Play tab's game", button_style="info")
+    this_game = widgets.Button(
+        description="Show the Play tab's game",
+        button_style="info",
+        tooltip="the charts below for the game on the Play tab, as it stands now",
+        layout=widgets.Layout(width="auto"),
+    )
     game_charts = widgets.VBox()
 
     def show_game(_: Any = None) -> None:
@@ -96,7 +102,8 @@ def inequality_page(session: Session) -> widgets.Widget:
 
     this_game.on_click(show_game)
     batch = BatchPanel(
-        "<p><b>Many games.</b> Investor bots, two Competitors and two Monopolists.</p>",
+        "<p><b>Many games.</b> Investor bots, two Competitors and two Monopolists. The same "
+        "seed plays the same games; try another for a sample of your own.</p>",
         lambda result: inequality_charts(result.rounds, (0, 10, 25, 50)),
         default_games=200,
     )
@@ -226,6 +233,8 @@ def taxes_page() -> widgets.Widget:
 
 # the most values one sweep on the page may try (its games are the number per value)
 MAX_SWEEP_VALUES = 8
+# the bots of "What does market structure do?"
+STRUCTURE_BOT = "investor"
 # each bot plays both roles, so a batch compares roles, seats and bots at once
 FAIRNESS_SEATS = "competitor:investor,monopolist:builder,competitor:builder,monopolist:investor"
 
@@ -264,10 +273,10 @@ def fairness_page() -> widgets.Widget:
     )
 
     parameter = widgets.Dropdown(
-        options=sweepable_parameters(),
+        options=[(parameter_label(name), name) for name in sweepable_parameters()],
         value="foundation_monopolist_fee",
         description="Rule",
-        layout=widgets.Layout(width="420px"),
+        layout=widgets.Layout(width="560px"),
     )
     values = widgets.Text(
         value="10, 85, 160",
@@ -276,40 +285,47 @@ def fairness_page() -> widgets.Widget:
         layout=widgets.Layout(width="420px"),
     )
 
-    def run_sweep(games: int, preset: str, on_progress: Any) -> Any:
-        name, chosen = parse_sweep_values((f"{parameter.value}={values.value}",), "Values")
-        if len(chosen) > MAX_SWEEP_VALUES:  # a visitor's sweep shares the server's cores
-            raise InputError(
-                f"a sweep on this page tries at most {MAX_SWEEP_VALUES} values, not {len(chosen)}",
-                field=name,
+    def run_sweep(games: int, preset: str, seed: int, on_progress: Any) -> Any:
+        name = parameter.value
+        try:
+            name, chosen = parse_sweep_values((f"{name}={values.value}",), "Values")
+            if len(chosen) > MAX_SWEEP_VALUES:  # a visitor's sweep shares the server's cores
+                raise InputError(
+                    f"a sweep on this page tries at most {MAX_SWEEP_VALUES} values, "
+                    f"not {len(chosen)}"
+                )
+            return sweeps.sweep(
+                name,
+                chosen,
+                games=games,
+                seats=rule_sweep.seats,
+                rules=preset,
+                seed=seed,
+                progress=False,
+                on_progress=on_progress,
+                on_estimate=lambda seconds, total: say_estimate(rule_sweep, seconds, total),
             )
-        return sweeps.sweep(
-            name,
-            chosen,
-            games=games,
-            seats=FAIRNESS_SEATS,
-            rules=preset,
-            seed=3,
-            progress=False,
-            on_progress=on_progress,
-            on_estimate=lambda seconds, total: say_estimate(rule_sweep, seconds, total),
-        )
+        except InputError as err:  # said with the rule's words, as the page names it
+            words = err.reason.replace(name, parameter_words(name))
+            raise InputError(f"{parameter_label(name)}: {words}") from None
 
     rule_sweep = BatchPanel(
         "<p><b>Change one rule.</b> Play the same games for several values of one rule "
         "and see how the win rates move. Games is the number per value.</p>",
         lambda frame: [(fairness.sweep_figure(frame), fairness.reading_sweep(frame))],
         default_games=200,
+        seats=FAIRNESS_SEATS,
+        seed=3,
         run=run_sweep,
         controls=[widgets.HBox([parameter, values])],
         max_games=2000,
     )
 
-    def run_presets(games: int, preset: str, on_progress: Any) -> Any:
+    def run_presets(games: int, preset: str, seed: int, on_progress: Any) -> Any:
         return sweeps.compare_presets(
             games=games,
-            seats=FAIRNESS_SEATS,
-            seed=3,
+            seats=presets.seats,
+            seed=seed,
             progress=False,
             on_progress=on_progress,
             on_estimate=lambda seconds, total: say_estimate(presets, seconds, total),
@@ -317,24 +333,33 @@ def fairness_page() -> widgets.Widget:
 
     presets = BatchPanel(
         "<p><b>The two rule sets.</b> The publisher says the prices were balanced by "
-        "probability and simulation. Test it: the same games under <i>default</i> and "
-        "<i>edition-2005</i> (the Rules choice is not used here).</p>",
+        "probability and simulation. Test it: the same games under the <i>default</i> rules "
+        "and under <i>edition-2005</i>, whose only change is the Monopolists' fee at the "
+        "Foundation ($160 instead of $10; see the Rules tab).</p>",
         lambda frame: [(fairness.sweep_figure(frame), fairness.reading_sweep(frame))],
         default_games=200,
+        seats=FAIRNESS_SEATS,
+        seed=3,
         run=run_presets,
         max_games=2000,
+        rules=False,
     )
 
-    def run_structures(games: int, preset: str, on_progress: Any) -> Any:
+    def run_structures(games: int, preset: str, seed: int, on_progress: Any) -> Any:
         return fairness.market_structures(
-            games=games, rules=preset, seed=3, progress=False, on_progress=on_progress
+            games=games,
+            bot=STRUCTURE_BOT,
+            rules=preset,
+            seed=seed,
+            progress=False,
+            on_progress=on_progress,
         )
 
     structures = BatchPanel(
         "<p><b>What does market structure do?</b> The same board with every player a "
-        "Competitor, the usual mix, and every player a Monopolist: rents, game length and "
-        "inequality. (A table of one role is not a real game: decision 13 allows it only "
-        "for this comparison.)</p>",
+        "Competitor, the usual mix, and every player a Monopolist (investor bots): rents, "
+        "game length and inequality. A table of one role is not a real game, since the rules "
+        "need both roles at the table; it is allowed here as a thought experiment.</p>",
         lambda frame: [
             (
                 fairness.market_structures_figure(frame),
@@ -342,15 +367,26 @@ def fairness_page() -> widgets.Widget:
             )
         ],
         default_games=100,
+        seats=",".join(fairness.structure_seats("mixed", 4, STRUCTURE_BOT)),
+        seed=3,
         run=run_structures,
         max_games=2000,
     )
+    structures.bot = STRUCTURE_BOT
     return widgets.VBox(
         [
             _intro(
-                "Is Anti-Monopoly fair? Each batch gives win rates with 95% intervals: if the "
-                "intervals of two groups do not overlap, the difference is very unlikely to be "
-                "luck. More games give narrower intervals."
+                "Is Anti-Monopoly fair? Each batch of bot games gives win rates with a "
+                "<b>95% interval</b>: the range of rates that fits the games played (more "
+                "games, a narrower range). The sentence under each chart then asks the right "
+                "question. <i>Does a role (or a seat, or a bot) win its fair share?</i> Its "
+                "wins are tested against the share an even game would give it (an exact "
+                "binomial test). <i>Did a rule change move a win rate?</i> The two batches are "
+                "compared by an interval for the difference (Newcombe's method): if it leaves "
+                "out 0, the change is more than luck would explain. Two groups of the same "
+                "batch are not compared with each other, and whether two intervals overlap is "
+                "not a test. Each panel starts at the seed the lessons use; a pair can type "
+                "another seed, or press New seed, for a sample of their own."
             ),
             win_rates.widget,
             rule_sweep.widget,

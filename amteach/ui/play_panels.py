@@ -11,8 +11,9 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..engine.choices import Choice, Trade
+from ..engine.errors import IllegalChoice
 from ..engine.rules import preset_names
-from ..render import html_text
+from ..render import html_join, html_text, pawn_html
 from ..session import (
     GAME_PLAYERS,
     SAVE_FILENAME,
@@ -27,6 +28,22 @@ NARRATION_LINES = 300
 # the choices that have a panel of their own (a title to pick first)
 TITLE_ACTIONS = ("build", "sell_building", "mortgage", "redeem")
 MESSAGE_COLOURS = {"info": "#1f4fb4", "warning": "#8a4b00", "error": "#b00020"}
+# what the player to move is deciding, in words (by the engine's phase)
+PHASE_WORDS = {
+    "pre_roll": "before the throw",
+    "post_roll": "after the throw",
+    "buy": "buy or not",
+    "income_tax": "income tax",
+    "raise": "raise money to pay a debt",
+    "trade_answer": "answer a trade offer",
+    "final_adjust": "the final accounting",
+}
+NO_TRADE_NOW = (
+    "<p>A trade is proposed by the player whose turn it is, before or after the throw, when "
+    "someone has a title without buildings to trade.</p>"
+)
+# Play's speeds, in decisions per second
+SPEEDS = (1, 2, 3, 5, 8, 12, 20)
 
 Answer = Callable[[Reply], bool]
 
@@ -39,6 +56,15 @@ def button(description: str, handler: Callable[[Any], None], tooltip: str = "") 
     return made
 
 
+def why_not(game: Any, choice: Choice) -> str:
+    """The engine's reason a choice is not allowed now ("" if it is)."""
+    try:
+        game.check(choice)
+    except IllegalChoice as err:
+        return err.reason
+    return ""
+
+
 def title_action_name(kind: str) -> str:
     return kind.replace("_", " ").capitalize()
 
@@ -48,6 +74,7 @@ class Messages:
 
     def __init__(self) -> None:
         self.widget = widgets.HTML()
+        self.widget.add_class("am-message")
 
     def show(self, reply: Reply) -> bool:
         if reply.message:
@@ -62,19 +89,25 @@ class Messages:
 
 
 class DecisionBar:
-    """Who is to decide, and their legal choices as buttons that state the stakes. Building,
-    selling, mortgages and trades have panels of their own."""
+    """Who is to decide, and their choices as buttons that state the stakes. A choice the
+    moment offers but the rules refuse (a title the player cannot afford, a fine they cannot
+    pay) is shown disabled, with the engine's reason. Building, selling, mortgages and trades
+    have panels of their own."""
 
     def __init__(self, session: Session, answer: Answer) -> None:
         self.session, self.answer = session, answer
         self.status = widgets.HTML()
+        self.status.add_class("am-status")
         self.choices = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
         self.choices.add_class("am-choices")
-        self.widget = widgets.VBox([self.status, self.choices])
+        self.refused = widgets.HTML()
+        self.refused.add_class("am-why-not")
+        self.widget = widgets.VBox([self.status, self.choices, self.refused])
 
     def refresh(self, pending: Any) -> None:
         """Redraw for the decision pending now (`game.pending`, None once the game is over)."""
         session, game = self.session, self.session.game
+        self.refused.value = ""
         if pending is None:
             winner = "nobody" if game.winner is None else game.names[game.winner]
             self.status.value = html_text("<b>Game over.</b> Winner: {}.", winner)
@@ -83,21 +116,55 @@ class DecisionBar:
         seat = game.actor
         if session.bot_to_move:
             self.status.value = html_text(
-                "<b>{}</b> is a bot ({}): press Step or Play.",
+                "{} <b>{}</b> is a bot ({}): press Step or Play.",
+                pawn_html(game, seat, True),
                 session.who(seat),
                 session.controller(seat),
             )
             self.choices.children = ()
             return
         self.status.value = html_text(
-            "<b>{}</b> to decide ({}).", session.who(seat), pending.phase.replace("_", " ")
+            "{} <b>{}</b> to decide: {}.",
+            pawn_html(game, seat, True),
+            session.who(seat),
+            PHASE_WORDS.get(pending.phase, str(pending.phase).replace("_", " ")),
         )
         moment = session.moment
-        self.choices.children = tuple(
+        shown = [
             self._choice_button(choice, moment)
             for choice in game.legal_choices()
             if choice.kind not in TITLE_ACTIONS
+        ]
+        refused = self._refused(pending)
+        for label, reason in refused:
+            shown.append(
+                widgets.Button(
+                    description=label,
+                    disabled=True,
+                    tooltip=reason,
+                    layout=widgets.Layout(width="auto"),
+                )
+            )
+        self.choices.children = tuple(shown)
+        self.refused.value = html_join(
+            html_text("<div>{}: {}.</div>", label, reason) for label, reason in refused
         )
+
+    def _refused(self, pending: Any) -> list[tuple[str, str]]:
+        """The moment's own choices that the rules refuse now, with the engine's reason: the
+        title on offer, and the fine of a held player."""
+        game = self.session.game
+        refused = []
+        if pending.phase == "buy" and "buy" not in pending.kinds:
+            space = game.board.spaces[game.pending_buy]
+            refused.append((f"Buy {space.name} for ${space.price}", why_not(game, Choice("buy"))))
+        if (
+            pending.phase == "pre_roll"
+            and game.held[game.actor] >= 0
+            and "pay_fine" not in pending.kinds
+        ):
+            refused.append((f"Pay the ${game.rules.fine} fine", why_not(game, Choice("pay_fine"))))
+        return [(label, reason) for label, reason in refused if reason]
 
     def _choice_button(self, choice: Choice, moment: int) -> widgets.Button:
         return button(
@@ -107,17 +174,20 @@ class DecisionBar:
 
 
 class ManagePanel:
-    """Build, sell, mortgage or redeem: pick a title, and each button says what it costs or
-    returns. Only titles with something to do are offered."""
+    """Build, sell, mortgage or redeem: pick one of your titles, and each button says what it
+    costs or returns; a button the rules refuse is disabled, and the engine's reason is shown
+    under it ("Build: a Monopolist builds only in a monopolized city; ...")."""
 
     def __init__(self, session: Session, answer: Answer) -> None:
         self.session, self.answer = session, answer
-        self.picker = widgets.Dropdown(description="Title", layout=widgets.Layout(width="260px"))
+        self.picker = widgets.Dropdown(description="Title", layout=widgets.Layout(width="320px"))
         self.picker.observe(lambda _: self._refresh_buttons(), names="value")
         self.buttons = {
             kind: button(title_action_name(kind), lambda _, k=kind: self._act(k))
             for kind in TITLE_ACTIONS
         }
+        self.reasons = widgets.HTML()
+        self.reasons.add_class("am-why-not")
         self._moment = -1
         self.available = False
         self.widget = widgets.VBox(
@@ -126,41 +196,61 @@ class ManagePanel:
                 widgets.HBox(
                     list(self.buttons.values()), layout=widgets.Layout(flex_flow="row wrap")
                 ),
+                self.reasons,
             ]
         )
+        self.widget.add_class("am-manage")
 
     def refresh(self, kinds: tuple[str, ...] = ()) -> None:
-        """Redraw for a person who may choose `kinds` now (none while a bot plays)."""
+        """Redraw for a person who may choose `kinds` now (none while a bot plays). Every
+        title of the player to move is offered, so a refused action says why."""
         game = self.session.game
         self.available = any(kind in kinds for kind in TITLE_ACTIONS)
-        self.widget.layout.display = "flex" if self.available else "none"
-        if not self.available:
+        person = self.session.human_to_move
+        titles = game.titles_of(game.actor) if person else []
+        if not titles:
             if self.picker.options:
                 self.picker.options = []
             self._disable()
+            if person:
+                self.reasons.value = html_text(
+                    "<div>{} owns no titles yet.</div>", game.names[game.actor]
+                )
             return
+        options = [(game.board.spaces[space].name, space) for space in titles]
+        if list(self.picker.options) != options:
+            self.picker.options = options
         actionable = {space for kind in TITLE_ACTIONS for space in game.targets(kind)}
-        titles = [space for space in game.board.titles if space in actionable]
-        self.picker.options = [(game.board.spaces[space].name, space) for space in titles]
-        if titles and self.picker.value not in titles:
-            self.picker.value = titles[0]
+        if self.picker.value not in titles:
+            first = next((space for space in titles if space in actionable), titles[0])
+            self.picker.value = first
         self._refresh_buttons()
 
     def _refresh_buttons(self) -> None:
         game, space = self.session.game, self.picker.value
         self._moment = self.session.moment
+        reasons = []
         for kind, shown in self.buttons.items():
             choice = Choice(kind, space) if space is not None else None
-            legal = choice is not None and self.available and game.is_legal(choice)
+            reason = why_not(game, choice) if choice is not None else "choose a title"
+            legal = choice is not None and not reason
             shown.disabled = not legal
             shown.description = (
                 choice_label(game, choice) if legal and choice else title_action_name(kind)
             )
+            shown.tooltip = reason or shown.description
+            if reason and space is not None:
+                reasons.append((title_action_name(kind), reason))
+        self.reasons.value = html_join(
+            html_text("<div><b>{}</b>: {}.</div>", name, reason) for name, reason in reasons
+        )
 
     def _disable(self) -> None:
         for kind, shown in self.buttons.items():
             shown.disabled = True
             shown.description = title_action_name(kind)
+            shown.tooltip = "you have no titles to manage now"
+        self.reasons.value = ""
 
     def _act(self, kind: str) -> None:
         self.answer(self.session.decide(Choice(kind, self.picker.value), self._moment))
@@ -186,14 +276,17 @@ class TradePanel:
         self.propose = button("Propose trade", lambda _: self._propose())
         self._moment = -1
         self.available = False
-        self.widget = w.VBox(
+        self.offer = w.VBox(
             [w.HBox([self.partner, self.pay]), w.HBox([self.give, self.get]), self.propose]
         )
+        self.not_now = w.HTML(NO_TRADE_NOW)
+        self.widget = w.VBox([self.not_now, self.offer])
 
     def refresh(self, kinds: tuple[str, ...] = ()) -> None:
         """Redraw for a person who may choose `kinds` now (none while a bot plays)."""
         self.available = "trade" in kinds
-        self.widget.layout.display = "flex" if self.available else "none"
+        self.offer.layout.display = "flex" if self.available else "none"
+        self.not_now.layout.display = "none" if self.available else "flex"
         if not self.available:
             return
         game = self.session.game
@@ -233,7 +326,9 @@ class TradePanel:
 
 class Controls:
     """Step, Play and Pause at a speed, Undo and Reset: bots decide by themselves, and
-    whatever a person did can be taken back."""
+    whatever a person did can be taken back. Play's timer is the Play widget's, in the
+    browser (so a slow kernel never piles up ticks); its own icons are hidden behind one
+    button that says Play or Pause."""
 
     def __init__(self, session: Session, answer: Answer) -> None:
         self.session, self.answer = session, answer
@@ -241,28 +336,33 @@ class Controls:
         self.step = button(
             "Step",
             lambda _: self.answer(session.step()),
-            "the next decision; a bot decides for its seat",
+            "the next decision: a bot decides for its seat",
         )
         self.play = w.Play(
             value=0,
             min=0,
             max=10**9,
             step=1,
-            interval=700,
-            description="Play",
+            interval=500,
             show_repeat=False,
-            tooltip="Play / Pause: bots decide by themselves",
-            layout=w.Layout(width="100px"),
+            layout=w.Layout(width="0px", visibility="hidden", overflow="hidden"),
         )
+        self.play.add_class("am-play-timer")
         self.play.observe(lambda change: self._tick(), names="value")
-        self.speed = w.IntSlider(
-            value=2,
-            min=1,
-            max=20,
-            description="Speed",
-            tooltip="decisions per second",
-            layout=w.Layout(width="230px"),
+        self.play.observe(lambda change: self._show_playing(), names="playing")
+        self.play_pause = button(
+            "▶ Play", lambda _: self.toggle(), "Play: bots decide by themselves, one by one"
         )
+        self.play_pause.add_class("am-play")
+        self.speed = w.SelectionSlider(
+            options=[(f"{n} step{'s' if n > 1 else ''}/s", n) for n in SPEEDS],
+            value=2,
+            description="Speed",
+            tooltip="how many decisions Play makes per second",
+            continuous_update=False,
+            layout=w.Layout(width="250px"),
+        )
+        self.speed.style.description_width = "initial"
         self.speed.observe(
             lambda change: setattr(self.play, "interval", int(1000 / change["new"])), names="value"
         )
@@ -273,7 +373,20 @@ class Controls:
         self.reset = button(
             "Reset", lambda _: self.answer(session.reset()), "start this game again"
         )
-        self.buttons = (self.step, self.undo, self.reset)
+        self.buttons = (self.step, self.play_pause, self.undo, self.reset)
+
+    def toggle(self) -> None:
+        """Play, or Pause if playing."""
+        self.play.playing = not self.play.playing and not self.session.game.over
+
+    def _show_playing(self) -> None:
+        playing = self.play.playing
+        self.play_pause.description = "❚❚ Pause" if playing else "▶ Play"
+        self.play_pause.tooltip = (
+            "Pause: stop after this decision"
+            if playing
+            else "Play: bots decide by themselves, one by one"
+        )
 
     def refresh(self) -> None:
         if self.session.game.over:
@@ -290,20 +403,30 @@ class Controls:
 class GameFiles:
     """New game (seed, rules, players), save and load, and the scenarios. Save downloads to
     the computer in front of the screen and Load uploads from it; `paths=True` adds a File box
-    that names a path on this machine (a notebook, never the served dashboard)."""
+    that names a path on this machine (a notebook, never the served dashboard).
+
+    New game draws a fresh seed unless another seed is typed in the Seed box, which always
+    shows the seed of the game on screen, so a class can write it down and replay it.
+    `toolbar` lists what a lesson reaches for (the scenarios, New game and the seed); `widget`
+    holds the rest (rules, players, files)."""
 
     def __init__(self, session: Session, answer: Answer, paths: bool) -> None:
         self.session, self.answer = session, answer
         w = widgets
         self.seed = w.IntText(
-            value=session.game.seed, description="Seed", layout=w.Layout(width="170px")
+            value=session.game.seed,
+            description="Seed",
+            tooltip="the seed of this game; type another before New game to replay that one",
+            style={"description_width": "initial"},
+            layout=w.Layout(width="140px"),
         )
+        self.seed.add_class("am-seed")
         preset = session.rules.preset_name
         self.preset = w.Dropdown(
             options=preset_names(),
             value=preset if preset in preset_names() else "default",
             description="Rules",
-            layout=w.Layout(width="210px"),
+            layout=w.Layout(width="260px"),
         )
         self.players = w.Dropdown(
             options=[
@@ -312,13 +435,14 @@ class GameFiles:
             ],
             value=TABLE_PLAYERS,
             description="Players",
-            layout=w.Layout(width="300px"),
+            layout=w.Layout(width="340px"),
         )
         self.new = button(
             "New game",
             lambda _: self.answer(
-                session.new_game(self.seed.value, self.preset.value, self.players.value)
+                session.new_game(self.typed_seed(), self.preset.value, self.players.value)
             ),
+            "a new game with a new seed (or the seed you typed), the Rules and the Players below",
         )
         self.download = DownloadButton(
             SAVE_FILENAME,
@@ -347,16 +471,19 @@ class GameFiles:
             options=[(name.replace("-", " "), name) for name in names],
             value=names[0] if names else None,
             description="Scenario",
-            layout=w.Layout(width="300px"),
+            tooltip="a moment of a lesson, set up on the board",
+            style={"description_width": "initial"},
+            layout=w.Layout(width="280px"),
         )
         self.load_scenario = button(
             "Load scenario", lambda _: self.answer(session.load_scenario(self.scenario.value))
         )
+        self.toolbar = (self.scenario, self.load_scenario, self.new, self.seed)
         self.widget = w.VBox(
             [
-                w.HBox([self.seed, self.preset, self.players, self.new]),
+                w.HTML("<p>New game plays with these rules and players:</p>"),
+                w.HBox([self.preset, self.players], layout=w.Layout(flex_flow="row wrap")),
                 w.HBox(file_row, layout=w.Layout(flex_flow="row wrap")),
-                w.HBox([self.scenario, self.load_scenario]),
             ]
         )
         self.widget.add_class("am-files")
@@ -365,6 +492,12 @@ class GameFiles:
     def buttons(self) -> tuple[widgets.Button, ...]:
         shown = (self.new, self.load_scenario)
         return (*shown, self.save, self.load) if self.paths else shown
+
+    def typed_seed(self) -> int | None:
+        """The seed for New game: the one typed in the box, or None (a fresh one) while the
+        box still shows the seed of the game on screen."""
+        typed = self.seed.value
+        return None if typed == self.session.game.seed else int(typed)
 
     def refresh(self) -> None:
         self.seed.value = self.session.game.seed
@@ -384,11 +517,7 @@ class Narration:
         self.cursor = session.cursor()
         self.lines: list[str] = []
         self._html: list[str] = []  # the lines as HTML, escaped once each
-        self.widget = widgets.HTML(
-            layout=widgets.Layout(
-                height="150px", overflow="auto", border="1px solid #ccc", padding="2px 6px"
-            )
-        )
+        self.widget = widgets.HTML()
         self.widget.add_class("am-narration")
 
     def refresh(self) -> None:
@@ -399,8 +528,7 @@ class Narration:
             return
         new = [event.text for event in events][::-1]
         self.lines = (new + self.lines)[:NARRATION_LINES]
-        self._html = (
-            [html_text('<div style="line-height:1.3;margin:2px 0">{}</div>', line) for line in new]
-            + self._html
-        )[:NARRATION_LINES]
+        self._html = ([html_text("<div>{}</div>", line) for line in new] + self._html)[
+            :NARRATION_LINES
+        ]
         self.widget.value = "".join(self._html)
