@@ -7,7 +7,8 @@ viewport. Any console error fails a test. Screenshots land in test-output/browse
 - At 1280x720 the board, the choices, whose turn it is and the players' cash are on screen,
   in type a class can read from the back row.
 - Every analysis tab's charts fill their box and are never wider than it, even when drawn
-  while their tab was hidden.
+  while their tab was hidden; the Best play tab's button sets up best against best on the
+  Play tab.
 """
 
 from __future__ import annotations
@@ -313,11 +314,37 @@ def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(
     run_small_batch(page, fair.locator(".am-batch").first)
     assert_charts_fill(page, "Is it fair?", 3)
     page.screenshot(path=str(SHOTS / f"is-it-fair-{viewport['width']}.png"), full_page=True)
+    best = open_tab("Best play")
+    assert "Monopolists win" in best.inner_text()
+    assert_charts_fill(page, "Best play", 2)
+    # every cell of the 6x6 tournament heatmap is drawn with its win rate and interval
+    labels = page.evaluate(
+        "[...document.querySelectorAll('.js-plotly-plot .heatmap-label text')]"
+        ".filter((t) => t.getBoundingClientRect().width > 0).map((t) => t.textContent)"
+    )
+    assert len(labels) == 36 and all(re.match(r"\d+%\d+–\d+$", text) for text in labels)
     # tick labels of 14 px and more on every chart drawn
     sizes = page.evaluate(
         "[...document.querySelectorAll('.xtick text, .ytick text')]"
         ".map((t) => parseFloat(getComputedStyle(t).fontSize))"
     )
     assert sizes and min(sizes) >= 14
+    # the Best play tab's button sets up best against best on the Play tab, and brings it up
+    best = open_tab("Best play")
+    best.get_by_role("button", name="Play best against best").click()
+    page.wait_for_function(
+        "() => document.querySelector('.widget-tab > .lm-TabBar .lm-mod-current')"
+        ".innerText.trim() === 'Play'",
+        timeout=WAIT,
+    )
+    # every seat is a bot now: Step plays the next decision without asking anyone
+    narration = page.locator(".am-narration")
+    assert narration.inner_text().startswith("Round 1: Ana (Competitor) begins a turn.")
+    page.get_by_role("button", name="Step", exact=True).click()
+    page.wait_for_function(
+        "(el) => el.innerText.split('\\n').filter((line) => line.trim()).length > 1",
+        arg=narration.element_handle(),
+        timeout=WAIT,
+    )
     assert watched.errors == []
     page.close()
