@@ -134,7 +134,7 @@ def test_the_wheel_serves_the_dashboard_from_an_empty_folder_and_stops_on_sigter
         browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(server.url)
-        expect(page.get_by_role("tab", name="Play")).to_be_visible(timeout=180_000)
+        expect(page.get_by_role("tab", name="Play", exact=True)).to_be_visible(timeout=180_000)
         page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
         browser.close()
         assert server.process.args[0] == amteach

@@ -68,7 +68,7 @@ class Watched:
     def open_chart_tab(self, title: str):
         """Open one of the Play tab's chart tabs; return its plot element."""
         tabs = self.page.locator(".am-charts")
-        tabs.get_by_role("tab", name=title).click()
+        tabs.get_by_role("tab", name=title, exact=True).click()
         return tabs.locator(".widget-tab-contents .js-plotly-plot:visible").first
 
 
@@ -209,7 +209,9 @@ def test_the_play_tab_fits_a_1280x720_projector_in_type_for_the_back_row(dashboa
 def open_dashboard_tab(page, title: str):
     """Open one of the dashboard's tabs and wait until its page is shown (and built: a page
     is built when first opened); return the page."""
-    page.locator(".widget-tab > .lm-TabBar").first.get_by_role("tab", name=title).click()
+    page.locator(".widget-tab > .lm-TabBar").first.get_by_role(
+        "tab", name=title, exact=True
+    ).click()
     page.wait_for_function(
         """(title) => {
           const bar = document.querySelector('.widget-tab > .lm-TabBar');
