@@ -31,6 +31,23 @@ override_option = click.option(
 )
 
 
+def rules_with_cap(
+    preset: str, overrides: tuple[str, ...], cap: int | None, option: str, default_cap: int
+) -> RuleSet:
+    """The preset with its --set overrides and one round cap: the option's, or a
+    `--set round_cap=...`, or `default_cap` when neither is given. Both at once must agree."""
+    values = parse_overrides(overrides)
+    if cap is not None and "round_cap" in values and values["round_cap"] != cap:
+        raise InputError(
+            f"{option} {cap} and --set round_cap={values['round_cap']} both give the round "
+            "cap; give it once"
+        )
+    if cap is None and "round_cap" not in values:
+        cap = default_cap
+    ruleset = RuleSet.preset(preset, **values)
+    return ruleset if cap is None else ruleset.replace(round_cap=cap)
+
+
 def _print_version(ctx: click.Context, _: click.Parameter, value: bool) -> None:
     """--version: the version and the core that plays batches here (compiled or pure Python)."""
     if not value or ctx.resilient_parsing:
@@ -63,9 +80,9 @@ def main() -> None:
 @click.option(
     "--rounds",
     type=click.IntRange(1, 1000),
-    default=30,
-    show_default=True,
-    help="Round limit; then the final accounting settles the game.",
+    default=None,
+    help="Round limit; then the final accounting settles the game (default: 30, or "
+    "--set round_cap=...).",
 )
 @click.option(
     "--rules",
@@ -75,7 +92,7 @@ def main() -> None:
     help="Rules preset (list them with `amteach rules`).",
 )
 @override_option
-def demo(seed: int, rounds: int, preset: str, overrides: tuple[str, ...]) -> None:
+def demo(seed: int, rounds: int | None, preset: str, overrides: tuple[str, ...]) -> None:
     """Play and narrate a demo game: two Competitors and two Monopolists, all bots."""
     from .session import Session
     from .style import ROLE_LABELS
@@ -87,7 +104,7 @@ def demo(seed: int, rounds: int, preset: str, overrides: tuple[str, ...]) -> Non
         ("Dev", "monopolist", "cautious"),
     )
     try:
-        rules = RuleSet.preset(preset, **parse_overrides(overrides)).replace(round_cap=rounds)
+        rules = rules_with_cap(preset, overrides, rounds, "--rounds", 30)
         session = Session(seats, seed=seed, rules=rules)
     except AmteachError as err:
         _fail(str(err), 2)
@@ -166,9 +183,9 @@ def rules(preset: str, overrides: tuple[str, ...]) -> None:
 @click.option(
     "--round-cap",
     type=int,
-    default=200,
-    show_default=True,
-    help="Rounds before a game is settled by the final accounting.",
+    default=None,
+    help="Rounds before a game is settled by the final accounting (default: 200, or "
+    "--set round_cap=...).",
 )
 @click.option(
     "--game",
@@ -212,7 +229,7 @@ def simulate(
     workers: int | None,
     preset: str,
     overrides: tuple[str, ...],
-    round_cap: int,
+    round_cap: int | None,
     game_type: str,
     dask_address: str | None,
     out: str | None,
@@ -241,7 +258,7 @@ def simulate(
             )
     client = None
     try:
-        rules = RuleSet.preset(preset, **parse_overrides(overrides))
+        rules = rules_with_cap(preset, overrides, round_cap, "--round-cap", 200)
         if dask_address is not None:
             from .sim import dask_client
 
@@ -252,7 +269,7 @@ def simulate(
             rules=rules,
             seed=seed,
             workers=workers,
-            round_cap=round_cap,
+            round_cap=None,  # already in the rules
             game=game_type,
             client=client,
             progress=False if quiet else "text",

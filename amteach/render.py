@@ -105,7 +105,7 @@ def pawn_html(game: Game, player: int, to_move: bool = False) -> Markup:
     move."""
     role = game.roles[player]
     name = game.names[player]
-    held = game.held[player] >= 0
+    held = game.is_held(player)
     label = escape(
         f"{name}, {ROLE_LABELS[role]}"
         + (f", held in {game.hold_name(player)}" if held else "")
@@ -286,7 +286,7 @@ GAME_B_EXPLAINED = (
 def _status(game: Game, player: int) -> str:
     if game.bankrupt[player]:
         return "bankrupt"
-    return f"in {game.hold_name(player)}" if game.held[player] >= 0 else ""
+    return f"in {game.hold_name(player)}" if game.is_held(player) else ""
 
 
 def _mover(game: Game) -> int:

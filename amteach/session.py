@@ -485,7 +485,7 @@ def choice_label(game: Game, choice: Choice) -> str:
     """A choice in words, with what is at stake: the text of its button."""
     kind, arg = choice.kind, choice.arg
     if kind == "roll":
-        return "Try for doubles" if game.held[game.actor] >= 0 else "Roll"
+        return "Try for doubles" if game.is_held(game.actor) else "Roll"
     if kind == "buy":
         space = game.board.spaces[game.pending_buy]
         return f"Buy {space.name} for ${space.price}"

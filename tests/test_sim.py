@@ -272,6 +272,50 @@ def test_cli_simulate_bad_input_exits_2_naming_it(extra, message):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize(
+    ("extra", "cap"),
+    [([], 200), (["--round-cap", "7"], 7), (["--set", "round_cap=9"], 9)],
+)
+def test_cli_simulate_takes_the_round_cap_from_either_option(extra, cap, tmp_path):
+    """`--set round_cap=N` is a round cap like `--round-cap N` (it was once ignored)."""
+    out = tmp_path / "batch"
+    result = CliRunner().invoke(
+        main,
+        [
+            "simulate",
+            "--games",
+            "6",
+            "--quiet",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--format",
+            "csv",
+            *extra,
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    saved = SimulationResult.load(out)
+    assert saved.games["rounds"].max() <= cap
+    assert saved.meta["rules"]["round_cap"] == cap
+    if cap < 20:  # so short that every game is settled by the final accounting
+        assert (saved.games["end_reason"] == "round_cap").all()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--round-cap", "7", "--set", "round_cap=9"], "both give the round cap; give it once"),
+        (["--set", "round_cap=none"], "unattended play needs a round cap"),
+    ],
+)
+def test_cli_simulate_refuses_two_round_caps_or_none(extra, message):
+    result = CliRunner().invoke(main, ["simulate", "--games", "2", "--quiet", *extra])
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+
+
 def test_ctrl_c_stops_the_command_cleanly_and_keeps_finished_games(tmp_path):
     """A real SIGINT, sent once the progress bar shows finished games (no wall-clock waits)."""
     out = tmp_path / "partial"

@@ -24,8 +24,8 @@ from ..engine.errors import InputError
 from ..engine.rules import RuleSet
 from ..sim.play import SeatSpec
 from ..sim.results import SimulationResult
-from ..sim.runner import DEFAULT_ROUND_CAP, simulate
-from ..sim.sweep import SWEEP_COLUMNS, check_batch_settings, with_round_cap
+from ..sim.runner import DEFAULT_ROUND_CAP, simulate, with_round_cap
+from ..sim.sweep import SWEEP_COLUMNS, check_batch_settings
 from ..style import (
     DOLLAR_AXIS,
     PERCENT_AXIS,

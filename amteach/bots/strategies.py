@@ -439,13 +439,3 @@ def legal_kinds(game: Game, legal: Sequence[Choice]) -> tuple[str, ...]:
         return tuple(kinds)
     pending = game.pending
     return () if pending is None else pending.kinds
-
-
-def play_until_human(game: Game, bots: dict[int, Strategy], max_decisions: int = 100_000) -> int:
-    """Let bots decide for their seats until a human seat must decide or the game ends.
-    Returns how many decisions the bots took."""
-    taken = 0
-    while not game.over and game.actor in bots and taken < max_decisions:
-        game.apply(bots[game.actor].choose(game, game.legal()))
-        taken += 1
-    return taken

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+from ..style import ROLE_LABELS
 from .board import Board
 from .terms import NO_SPACE, TREASURY, PaymentReason
 
-ROLE_LABELS = ("Competitor", "Monopolist")
 HOLD_NAMES = ("Price War", "Prison")
 
 
@@ -295,7 +295,7 @@ class CardDrawn(Event):
 
     def _text(self, t: Table) -> str:
         card = t.board.card(self.card)
-        deck = "Competitor" if card.deck == 0 else "Monopolist"
+        deck = ROLE_LABELS[card.deck]
         return f"{t.name(self.player)} draws a {deck} card: {card.text}"
 
 

@@ -6,6 +6,7 @@ Scenario files and saved games are read into a `Setup` by `setup_schema`; `Game`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +89,23 @@ def role_index(role: Any, field: str) -> int:
     return ROLES.index(text)
 
 
+def role_split_problem(roles: Sequence[int], allow_one_role: bool = False) -> str | None:
+    """What decision 13 finds wrong with a table of these roles (2 to 6 players, at most 3 of
+    each role, counts differing by at most one), or None. `allow_one_role` (the
+    counterfactual analysis only) also accepts a table of one role."""
+    if not 2 <= len(roles) <= 6:
+        return f"2 to 6 players play; found {len(roles)}"
+    counts = [sum(r == role for r in roles) for role in (COMPETITOR, MONOPOLIST)]
+    if allow_one_role and min(counts) == 0:
+        return None
+    if max(counts) > 3 or abs(counts[0] - counts[1]) > 1:
+        return (
+            f"{counts[0]} competitors and {counts[1]} monopolists: at most 3 of each role, "
+            "and the counts may differ by at most one (decision 13)"
+        )
+    return None
+
+
 def validate_setup(setup: Setup, board: Board, source: str = "") -> None:
     """Decision 13 and a consistent position: raises ScenarioError naming the field.
 
@@ -97,25 +115,18 @@ def validate_setup(setup: Setup, board: Board, source: str = "") -> None:
         raise ScenarioError(message, source, field)
 
     players = setup.players
-    if not 2 <= len(players) <= 6:
-        fail(f"2 to 6 players play; found {len(players)}", "players")
+    roles = [p.role for p in players]
+    problem = role_split_problem(roles, setup.allow_one_role)
+    if problem is not None:
+        fail(problem, "players")
     if setup.game_type not in GAME_TYPES:
         fail(f"game must be one of {', '.join(GAME_TYPES)}, not {setup.game_type!r}", "game")
-    counts = [sum(p.role == r for p in players) for r in (COMPETITOR, MONOPOLIST)]
-    one_role = min(counts) == 0
-    if one_role and setup.allow_one_role:
-        # the counterfactual opt-in; Game B ends once one role is gone, so it would end at once
-        if setup.game_type == "B":
-            fail(
-                "a table of one role cannot play Game B (it ends once only one role is left, "
-                "which is so from the start); play Game A or the two-hour game",
-                "game",
-            )
-    elif max(counts) > 3 or abs(counts[0] - counts[1]) > 1:
+    if setup.allow_one_role and len(set(roles)) == 1 and setup.game_type == "B":
+        # Game B ends once one role is gone, so a table of one role would end at once
         fail(
-            f"{counts[0]} competitors and {counts[1]} monopolists: at most 3 of each role, "
-            "and the counts may differ by at most one (decision 13)",
-            "players",
+            "a table of one role cannot play Game B (it ends once only one role is left, "
+            "which is so from the start); play Game A or the two-hour game",
+            "game",
         )
     names = [p.name.strip() for p in players]
     for i, name in enumerate(names):

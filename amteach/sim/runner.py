@@ -16,7 +16,7 @@ from ..bots import FAMILY, STRATEGIES, TAX_BEHAVIOURS, FamilyParams
 from ..engine.board import ROLES, standard_board
 from ..engine.errors import InputError, RulesError
 from ..engine.rules import RuleSet
-from ..engine.setup import PlayerSetup, Setup, validate_setup
+from ..engine.setup import PlayerSetup, Setup, role_split_problem, validate_setup
 from . import core
 from .play import BatchConfig, SeatSpec, ignore_sigint, run_chunk
 from .results import SimulationResult, build_frames
@@ -75,34 +75,29 @@ def parse_seats(
                 field=where,
             )
         specs.append(SeatSpec(role, bot, tax))
-    counts = [sum(s.role == r for s in specs) for r in ROLES]
-    one_role = allow_one_role and min(counts) == 0
-    if not 2 <= len(specs) <= 6 or (
-        not one_role and (max(counts) > 3 or abs(counts[0] - counts[1]) > 1)
-    ):
-        raise SeatError(
-            f"{counts[0]} competitors and {counts[1]} monopolists: 2 to 6 players, at most 3 of each role, "
-            "and the counts may differ by at most one (decision 13)",
-            field="seats",
-        )
+    problem = role_split_problem([ROLES.index(s.role) for s in specs], allow_one_role)
+    if problem is not None:
+        raise SeatError(problem, field="seats")
     return tuple(specs)
 
 
-def _rules(
+def with_round_cap(ruleset: RuleSet, round_cap: int | None, field: str = "round_cap") -> RuleSet:
+    """`ruleset` with `round_cap` (if given); refused if it still has none, since unattended
+    games must end."""
+    if round_cap is not None:
+        ruleset = ruleset.replace(round_cap=round_cap)
+    if ruleset.round_cap is None:
+        raise RulesError("unattended play needs a round cap so every game ends", field=field)
+    return ruleset
+
+
+def batch_rules(
     rules: RuleSet | str | dict[str, Any], overrides: dict[str, Any], round_cap: int | None
 ) -> RuleSet:
-    if isinstance(rules, RuleSet):
-        base = rules.replace(**overrides) if overrides else rules
-    elif isinstance(rules, dict):
-        values = dict(rules)
-        base = RuleSet.preset(str(values.pop("preset", "default")), **values, **overrides)
-    else:
-        base = RuleSet.preset(rules, **overrides)
-    if round_cap is not None:
-        base = base.replace(round_cap=round_cap)
-    if base.round_cap is None:
-        raise RulesError("unattended play needs a round cap so every game ends", field="round_cap")
-    return base
+    """The rules a batch plays: `rules` as `RuleSet.coerce` reads them, with `overrides` and
+    `round_cap` applied."""
+    ruleset = RuleSet.coerce(rules)
+    return with_round_cap(ruleset.replace(**overrides) if overrides else ruleset, round_cap)
 
 
 def _chunks(games: int, workers: int) -> list[tuple[int, int]]:
@@ -152,7 +147,7 @@ def simulate(
             f"games must be a whole number of at least 1, not {games!r}", field="games"
         )
     specs = parse_seats(seats, allow_one_role=allow_one_role)
-    ruleset = _rules(rules, rule_overrides, round_cap)
+    ruleset = batch_rules(rules, rule_overrides, round_cap)
     # the engine checks the table (game type, roles) as it would for any game it starts
     validate_setup(
         Setup(

@@ -21,7 +21,7 @@ from ..engine.game import GAME_TYPES
 from ..engine.rules import RuleSet, preset_names
 from .play import BatchConfig, SeatSpec, play_game
 from .results import SimulationResult
-from .runner import DEFAULT_ROUND_CAP, parse_seats, progress_bar, simulate
+from .runner import DEFAULT_ROUND_CAP, parse_seats, progress_bar, simulate, with_round_cap
 
 LONG_SWEEP_SECONDS = 20.0
 # games played on one worker to time a sweep before it starts
@@ -57,16 +57,6 @@ class SweepPlan:
     @property
     def total_games(self) -> int:
         return self.games * len(self.rulesets)
-
-
-def with_round_cap(ruleset: RuleSet, round_cap: int | None, field: str) -> RuleSet:
-    """`ruleset` with `round_cap` (if given); refused if it still has none, since unattended
-    games must end."""
-    if round_cap is not None:
-        ruleset = ruleset.replace(round_cap=round_cap)
-    if ruleset.round_cap is None:
-        raise RulesError("unattended play needs a round cap so every game ends", field=field)
-    return ruleset
 
 
 def check_batch_settings(games: Any, workers: Any, game: Any) -> int:

@@ -160,7 +160,7 @@ class DecisionBar:
             refused.append((f"Buy {space.name} for ${space.price}", why_not(game, Choice("buy"))))
         if (
             pending.phase == "pre_roll"
-            and game.held[game.actor] >= 0
+            and game.is_held(game.actor)
             and "pay_fine" not in pending.kinds
         ):
             refused.append((f"Pay the ${game.rules.fine} fine", why_not(game, Choice("pay_fine"))))
