@@ -83,7 +83,6 @@ def run(url: str, tables: int, students: int, seconds: float, pace: float) -> No
         process.start()
     while len([s for s in rooms.seats(code) if s.name]) < len(processes):
         time.sleep(0.1)
-    time.sleep(2)  # let every device build its table before the clock starts
     rooms.start(code)
     reports = [out.get(timeout=seconds + 120) for _ in processes]
     for process in processes:

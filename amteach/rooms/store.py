@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -92,7 +93,7 @@ def _describe(url: str) -> str:
     return url
 
 
-class Store:
+class Store(ABC):
     """One connection to the class database, shared by the threads of a process (a lock
     keeps one statement at a time). Subclasses say how to connect, how parameters are marked
     and how other processes hear of a change."""
@@ -109,32 +110,35 @@ class Store:
             self._migrate()
 
     # -- what each database does its own way ------------------------------------------------------
-    def _connect(self) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _connect(self) -> Any: ...
 
-    def _is_taken(self, err: Exception) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _is_taken(self, err: Exception) -> bool: ...
 
-    def _is_unavailable(self, err: Exception) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _is_unavailable(self, err: Exception) -> bool: ...
 
     def _begin(self, cursor: Any) -> None:
         cursor.execute("BEGIN")
 
     def _lock_schema(self, cursor: Any) -> None:
         """Keep two servers from migrating the same database at once."""
+        return None  # SQLite: BEGIN IMMEDIATE already keeps a second migration out
 
     def notify(self, cursor: Any, room: str) -> None:
         """Tell other processes that `room` changed (inside the writing transaction)."""
+        return None  # SQLite: watchers notice changes by polling `PRAGMA data_version`
 
     def lock_room(self, cursor: Any, room: str) -> None:
         """See `Transaction.lock_room`."""
+        return None  # SQLite: BEGIN IMMEDIATE already serialises writers
 
+    @abstractmethod
     def watch(self, on_change: Callable[[str | None], None]) -> Callable[[], None]:
         """Call `on_change(news)` from a background thread when another connection changed the
         database: news is "ROOM" (the room changed), "ROOM:TABLE" (a table's log grew) or None
         (something changed: look); returns a function that stops."""
-        raise NotImplementedError  # pragma: no cover - abstract
 
     # -- statements -------------------------------------------------------------------------------
     def _sql(self, sql: str) -> str:
