@@ -91,6 +91,31 @@ cdef enum:
 cdef enum Tax:
     TAX_CHEAPER, TAX_FLAT, TAX_PERCENT
 
+# The strings each enum above stands for, in enum order. The kernel reads the engine's names
+# through these tuples only; tests/test_core_rules.py requires them to equal the engine's own
+# vocabulary (board.KINDS, board.CARD_EFFECTS, the bots, the tax behaviours, the game types,
+# the family's knobs) in the same order, and the sizes below to match the enums.
+KINDS = ("corner", "street", "card", "tax", "transport", "utility")
+CARD_EFFECTS = ("collect", "pay", "collect_from_each_monopolist",
+                "collect_from_each_competitor", "all_monopolists_collect", "nothing",
+                "move_to", "go_to_price_war", "go_to_prison", "roll_for")
+BOTS = ("cautious", "builder", "investor", "random", "family")
+TAX_BEHAVIOURS = ("cheaper", "flat", "percent")
+GAME_TYPES = ("A", "B", "two-hour")
+RENT_LADDER = 6  # a space's rents: index 5 is the apartment for either role
+ENUM_SIZES = {
+    "kinds": K_UTILITY + 1,
+    "bots": BOT_FAMILY + 1,
+    "tax_behaviours": TAX_PERCENT + 1,
+    "game_types": GAME_TWO_HOUR + 1,
+    "family_knobs": FAMILY_SIZE,
+    "max_debts": MAX_DEBTS,
+}
+if (len(KINDS), len(BOTS), len(TAX_BEHAVIOURS), len(GAME_TYPES)) != (
+    ENUM_SIZES["kinds"], ENUM_SIZES["bots"], ENUM_SIZES["tax_behaviours"], ENUM_SIZES["game_types"]
+):
+    raise ImportError("amteach.sim.kernel: a vocabulary tuple and its enum differ in size")
+
 # -- CPython's random.Random ----------------------------------------------------------------
 
 cdef struct MT:
@@ -340,6 +365,7 @@ cdef struct G:
     Debt debts[MAX_DEBTS]
     int debt_head
     int debt_count
+    bint debt_overflow  # more than MAX_DEBTS debts at once: the game's frames are not kept
     int then
     int round
     int current
@@ -748,6 +774,10 @@ cdef bint trade_is_legal(G* g, Trade* t) noexcept nogil:
 
 
 cdef inline void owe(G* g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept:
+    # bounds checking is off: a full ring must never overwrite a debt still owed
+    if g.debt_count >= MAX_DEBTS:
+        g.debt_overflow = True
+        return
     cdef Debt* d = &g.debts[(g.debt_head + g.debt_count) % MAX_DEBTS]
     d.debtor = debtor
     d.creditor = creditor
@@ -1915,10 +1945,6 @@ cdef class Batch:
                  bint record_rounds, bint check_invariants):
         cdef Static* s = &self.s
         memset(s, 0, sizeof(Static))
-        kinds = ("corner", "street", "card", "tax", "transport", "utility")
-        effects = ("collect", "pay", "collect_from_each_monopolist",
-                   "collect_from_each_competitor", "all_monopolists_collect", "nothing",
-                   "move_to", "go_to_price_war", "go_to_prison", "roll_for")
         if len(board.spaces) > MAX_SPACES or len(seats) > MAX_SEATS:
             raise ValueError("the compiled core plays at most 40 spaces and 6 seats")
         s.n_spaces = len(board.spaces)
@@ -1927,10 +1953,13 @@ cdef class Batch:
             raise ValueError("the compiled core plays at most 16 cities")
         for space in board.spaces:
             i = space.index
-            s.kind[i] = kinds.index(space.kind)
+            s.kind[i] = KINDS.index(space.kind)
             s.city[i] = cities.index(space.city) if space.kind == "street" else -1
             s.price[i] = space.price
             s.house_cost[i] = space.house_cost
+            if space.kind == "street" and (len(space.competitor_rents) != RENT_LADDER
+                                           or len(space.monopolist_rents) != RENT_LADDER):
+                raise ValueError(f"the compiled core needs {RENT_LADDER} rents per role on street {i}")
             for k, rent in enumerate(space.competitor_rents):
                 s.crent[i][k] = rent
             for k, rent in enumerate(space.monopolist_rents):
@@ -1963,7 +1992,7 @@ cdef class Batch:
                 raise ValueError("the compiled core plays decks of 1 to 32 cards")
             s.deck_size[role] = len(deck)
             for k, card in enumerate(deck):
-                effect = effects.index(card.effect)
+                effect = CARD_EFFECTS.index(card.effect)
                 s.cards[role][k].effect = (
                     E_GO_TO_HOLD if card.effect in ("go_to_price_war", "go_to_prison")
                     else (E_ROLL_FOR if card.effect == "roll_for" else effect)
@@ -2001,14 +2030,12 @@ cdef class Batch:
         s.sellback_percent = rules.building_sellback_percent
         s.settle_dice = rules.settlement_utility_dice
         s.round_cap = -1 if rules.round_cap is None else rules.round_cap
-        s.game_type = ("A", "B", "two-hour").index(game_type)
+        s.game_type = GAME_TYPES.index(game_type)
         s.n = len(seats)
-        bots = ("cautious", "builder", "investor", "random", "family")
-        taxes = ("cheaper", "flat", "percent")
         for p, (role, bot, tax, knobs) in enumerate(seats):
             s.roles[p] = role
-            s.bot[p] = bots.index(bot)
-            s.tax[p] = taxes.index(tax)
+            s.bot[p] = BOTS.index(bot)
+            s.tax[p] = TAX_BEHAVIOURS.index(tax)
             if s.bot[p] == BOT_FAMILY:
                 if len(knobs) != FAMILY_SIZE:
                     raise ValueError(f"a family bot has {FAMILY_SIZE} knobs, not {len(knobs)}")
@@ -2037,6 +2064,11 @@ cdef class Batch:
             for k in range(len(seeds)):
                 play_one(&self.s, g, start + k, <uint64_t>seeds[k], &games, &players, &rounds,
                          &taxes, &violations)
+                if g.debt_overflow:
+                    raise RuntimeError(
+                        f"game {start + k}: more than {MAX_DEBTS} debts at once, which the "
+                        "compiled core cannot hold; play this batch on the pure-Python core"
+                    )
             game_columns, player_columns, round_columns, tax_columns = columns
             tables = {
                 "games": rows_to_arrays(&games, tuple(game_columns)),
