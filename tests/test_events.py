@@ -84,3 +84,23 @@ def test_decision1_both_income_tax_amounts_are_shown_before_the_choice():
         "income_tax": {"flat": 200, "percent": expected},
     }
     assert not events_of(game, "income_tax_choice")  # nothing chosen yet
+
+
+def test_an_event_prints_in_a_line_without_the_board():
+    """Issue 26: each event shares the game's table (names, roles, the whole board); its repr
+    leaves the table out, so a notebook cell that returns events shows a line each."""
+    game = _random_game(3)
+    for event in game.events:
+        assert "Board(" not in repr(event) and "Table(" not in repr(event), type(event).__name__
+        assert len(repr(event)) < 300, repr(event)[:400]
+    first = Game.new([("Ana", "competitor"), ("Ben", "monopolist")], rules="default", seed=7)
+    assert len(repr(first.apply("roll"))) < 2_000  # the README's example (75 KB before)
+
+
+def test_the_version_is_written_once():
+    """Issue 26: pyproject.toml reads the version from amteach.__version__."""
+    from importlib.metadata import version
+
+    import amteach
+
+    assert amteach.__version__ == version("amteach")

@@ -7,7 +7,7 @@ for it. `TREASURY` stands where the Treasury pays or is paid.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from ..style import ROLE_LABELS
@@ -49,7 +49,9 @@ class Event:
     """Base of all events. `type` is a stable snake_case name; `text` is one English sentence."""
 
     type: ClassVar[str] = "event"
-    table: Table
+    # shared by every event of a game, and as large as the board: left out of repr so that
+    # an event prints in a line, not in kilobytes
+    table: Table = field(repr=False)
 
     @property
     def text(self) -> str:
@@ -61,17 +63,12 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
-        for field in fields(self):
-            if field.name != "table":
-                value = getattr(self, field.name)
-                out[field.name] = list(value) if isinstance(value, tuple) else value
+        for member in fields(self):
+            if member.name != "table":
+                value = getattr(self, member.name)
+                out[member.name] = list(value) if isinstance(value, tuple) else value
         out["text"] = self.text
         return out
-
-    def involves(self, player: int) -> bool:
-        return any(
-            getattr(self, name, None) == player for name in ("player", "payer", "payee", "other")
-        )
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ import random
 import secrets
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import events as ev
@@ -183,13 +183,6 @@ class _Debt:
     event: ev.Event  # emitted when paid in full
     releases: bool = False  # paying it releases the debtor from Prison or Price War (the fine)
     announced: bool = False
-
-
-@dataclass(slots=True)
-class _Checkpoint:
-    events: int
-    decisions: int
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 _STATE_FIELDS = (
