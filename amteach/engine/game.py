@@ -382,9 +382,18 @@ class Game:
 
     def rent_for(self, space: int, dice_total: int | None = None) -> tuple[int, str, int]:
         """One landing's rent on an owned title now: (amount, basis, count). Zero when mortgaged,
-        or when the owner is a monopolist in Prison. Utilities use `dice_total` (default: the rules' settlement_utility_dice, 7)."""
+        or when the owner is a monopolist in Prison. Utilities use `dice_total` (default: the
+        rules' settlement_utility_dice, 7)."""
+        return self._rent(
+            space, self.houses[space], self.apartment[space], self.mortgaged[space], dice_total
+        )
+
+    def _rent(
+        self, space: int, houses: int, apartment: bool, mortgaged: bool, dice_total: int | None
+    ) -> tuple[int, str, int]:
+        """`rent_for` with this space's buildings and mortgage as given: reads, never writes."""
         owner = self.owner[space]
-        if owner == NOBODY or self.mortgaged[space]:
+        if owner == NOBODY or mortgaged:
             return 0, "mortgaged", 0
         role = self.roles[owner]
         if role == MONOPOLIST and self.is_held(owner):
@@ -392,37 +401,41 @@ class Game:
         rules = self.rules
         sp = self.board.spaces[space]
         kind = sp.kind
+
+        def unmortgaged_owned(spaces: tuple[int, ...]) -> int:
+            # this space counts as given (unmortgaged here), the others as they stand
+            return sum(
+                1
+                for s in spaces
+                if self.owner[s] == owner and (s == space or not self.mortgaged[s])
+            )
+
         if kind == "street":
             if role == COMPETITOR:
-                if self.apartment[space]:
+                if apartment:
                     return sp.competitor_rents[-1], "apartment", 0
-                houses = self.houses[space]
                 return sp.competitor_rents[houses], ("houses" if houses else "bare"), houses
-            count = self.monopoly_count(owner, sp.city)
+            count = unmortgaged_owned(self.board.cities[sp.city])
             if count < rules.monopoly_streets:
                 return sp.monopolist_rents[0], "single", count
-            if self.apartment[space]:
+            if apartment:
                 return sp.monopolist_rents[-1], "apartment", 0
-            houses = self.houses[space]
             if houses:
                 return sp.monopolist_rents[1 + houses], "monopoly_houses", houses
             return sp.monopolist_rents[1], "monopoly", count
         if kind == "transport":
             if role == COMPETITOR:
                 return rules.transport_fare_competitor, "transport_competitor", 1
-            count = self._unmortgaged_owned(owner, self.board.transports)
+            count = unmortgaged_owned(self.board.transports)
             return rules.transport_fares_monopolist[count - 1], "transport_monopolist", count
         dice = self.rules.settlement_utility_dice if dice_total is None else dice_total
         if role == COMPETITOR:
             multiplier = rules.utility_multiplier_competitor
         else:
             multiplier = rules.utility_multipliers_monopolist[
-                self._unmortgaged_owned(owner, self.board.utilities) - 1
+                unmortgaged_owned(self.board.utilities) - 1
             ]
         return multiplier * dice, "utility", multiplier
-
-    def _unmortgaged_owned(self, player: int, spaces: tuple[int, ...]) -> int:
-        return sum(1 for s in spaces if self.owner[s] == player and not self.mortgaged[s])
 
     def buildings_paid(self, space: int) -> int:
         """What was paid for the buildings on a street (the 'improvements' of the income tax)."""
@@ -611,18 +624,15 @@ class Game:
         dice_total: int | None = None,
     ) -> int:
         """One landing's rent on an owned title if it carried these buildings or mortgage
-        state (for bots and charts weighing a build or a redeem; the engine's rules answer)."""
-        saved = self.houses[space], self.apartment[space], self.mortgaged[space]
-        if houses is not None:
-            self.houses[space] = houses
-        if apartment is not None:
-            self.apartment[space] = apartment
-        if mortgaged is not None:
-            self.mortgaged[space] = mortgaged
-        try:
-            return self.rent_for(space, dice_total)[0]
-        finally:
-            self.houses[space], self.apartment[space], self.mortgaged[space] = saved
+        state (for bots and charts weighing a build or a redeem; the engine's rules answer).
+        The game is only read, never changed."""
+        return self._rent(
+            space,
+            self.houses[space] if houses is None else houses,
+            self.apartment[space] if apartment is None else apartment,
+            self.mortgaged[space] if mortgaged is None else mortgaged,
+            dice_total,
+        )[0]
 
     def next_building(self, space: int) -> str:
         """What building on this street adds next: "house", or "apartment" once the owner's
