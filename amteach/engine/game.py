@@ -26,8 +26,15 @@ from .choices import (
     Choice,
     Trade,
 )
-from .errors import IllegalChoice, SaveError, ScenarioError
+from .errors import IllegalChoice, ScenarioError
+from .refusals import (
+    PHASE_KINDS,
+    R_TURN,
+    why_not,
+    why_not_title,
+)
 from .rules import RuleSet
+from .saves import from_save, replay, to_save
 from .setup import GAME_TYPES, PlayerSetup, Setup, TitleSetup, role_index, validate_setup
 from .terms import NO_SPACE, NOBODY, NOT_HELD, TREASURY, PaymentReason, Phase
 
@@ -49,9 +56,6 @@ __all__ = [
     "validate_setup",
 ]
 
-SAVE_FORMAT = "amteach-game"
-SAVE_VERSION = 1
-
 # the phases by their short names (the engine's own code reads better with them)
 PRE_ROLL = Phase.PRE_ROLL
 BUY = Phase.BUY
@@ -61,39 +65,6 @@ POST_ROLL = Phase.POST_ROLL
 TRADE_ANSWER = Phase.TRADE_ANSWER
 FINAL_ADJUST = Phase.FINAL_ADJUST
 OVER = Phase.OVER
-
-_PHASE_KINDS: dict[Phase, tuple[str, ...]] = {
-    PRE_ROLL: (
-        "roll",
-        "pay_fine",
-        "build",
-        "sell_building",
-        "mortgage",
-        "redeem",
-        "trade",
-        "end_game",
-    ),
-    POST_ROLL: ("build", "sell_building", "mortgage", "redeem", "trade", "end_turn", "end_game"),
-    BUY: ("buy", "decline", "sell_building", "mortgage"),
-    INCOME_TAX: ("income_tax",),
-    RAISE: ("sell_building", "mortgage"),
-    TRADE_ANSWER: ("accept", "reject"),
-    FINAL_ADJUST: ("build", "sell_building", "mortgage", "redeem", "end_turn"),
-    OVER: (),
-}
-
-R_TURN = "turn order"
-R_BUY = "rule 9 (buying)"
-R_BUILD = "rule 11 (building)"
-R_MONOPOLY = "rule 10 and decision 5 (monopolized city)"
-R_SUPPLY = "building supply (decisions: 35 houses, 15 apartments)"
-R_MORTGAGE = "rule 12 and decision 7 (mortgages)"
-R_SELL = "rule 13 and decision 6 (selling buildings)"
-R_TRADE = "rule 23 and decision 8 (trading)"
-R_BORROW = "rule 26 (no borrowing)"
-R_HOLD = "decision 3 (Prison and Price War)"
-R_TAX = "decision 1 (income tax)"
-R_TWO_HOUR = "decision 12 (two-hour game)"
 
 
 def _percent_of(amount: int, percent: int) -> int:
@@ -331,7 +302,7 @@ class Game:
         """Whose decision it is and the legal kinds of choice; None once the game is over."""
         if self.phase == OVER:
             return None
-        return Pending(self.actor, self.phase, tuple(self._legal_kinds()))
+        return Pending(self.actor, self.phase, tuple(self.legal_kinds()))
 
     @property
     def over(self) -> bool:
@@ -540,16 +511,17 @@ class Game:
         return out
 
     # -- legal choices ---------------------------------------------------------------------
-    def _legal_kinds(self) -> list[str]:
+    def legal_kinds(self) -> list[str]:
+        """The kinds of choice legal now, each with at least one legal instance."""
         kinds = []
-        for kind in _PHASE_KINDS[self.phase]:
+        for kind in PHASE_KINDS[self.phase]:
             if kind in TITLE_CHOICES:
                 if self.targets(kind):
                     kinds.append(kind)
             elif kind == "trade":
                 if self._trade_possible():
                     kinds.append(kind)
-            elif self._why_not(Choice(kind, "flat" if kind == "income_tax" else None)) is None:
+            elif why_not(self, Choice(kind, "flat" if kind == "income_tax" else None)) is None:
                 kinds.append(kind)
         return kinds
 
@@ -557,12 +529,12 @@ class Game:
         """Every legal choice now, each with its argument; trades (open-ended) are left out:
         test one with `is_legal`."""
         out: list[Choice] = []
-        for kind in _PHASE_KINDS[self.phase]:
+        for kind in PHASE_KINDS[self.phase]:
             if kind in TITLE_CHOICES:
                 out.extend(Choice(kind, s) for s in self.targets(kind))
             elif kind == "income_tax":
                 out.extend(Choice(kind, option) for option in TAX_OPTIONS)
-            elif kind != "trade" and self._why_not(Choice(kind)) is None:
+            elif kind != "trade" and why_not(self, Choice(kind)) is None:
                 out.append(Choice(kind))
         return out
 
@@ -578,37 +550,13 @@ class Game:
         )
 
     def targets(self, kind: str) -> list[int]:
-        """The titles on which `kind` (build, sell_building, mortgage, redeem) is legal now."""
-        if kind not in _PHASE_KINDS[self.phase]:
+        """The titles on which `kind` (build, sell_building, mortgage, redeem) is legal now:
+        the actor's titles that `refusals.why_not_title` lets through."""
+        if kind not in PHASE_KINDS[self.phase]:
             return []
-        actor, owner, why_not = self.actor, self.owner, self._why_not_title
-        if kind == "build":
-            # skip at a glance what cannot take a building (bots ask this every turn);
-            # every candidate left still goes through the full rule check
-            cash, spaces, apartment, mortgaged = (
-                self.cash[actor],
-                self.board.spaces,
-                self.apartment,
-                self.mortgaged,
-            )
-            monopolist = self.roles[actor] == MONOPOLIST
-            return [
-                s
-                for s in self.board.streets
-                if owner[s] == actor
-                and not apartment[s]
-                and not mortgaged[s]
-                and spaces[s].house_cost <= cash
-                and (not monopolist or self.is_monopolized(actor, spaces[s].city))
-                and why_not(kind, s) is None
-            ]
-        if kind == "redeem":
-            candidates = [s for s in self.board.titles if self.mortgaged[s]]
-        elif kind == "sell_building":
-            candidates = [s for s in self.board.streets if self.houses[s] or self.apartment[s]]
-        else:
-            candidates = [s for s in self.board.titles if not self.mortgaged[s]]
-        return [s for s in candidates if owner[s] == actor and why_not(kind, s) is None]
+        actor, owner = self.actor, self.owner
+        candidates = self.board.streets if kind in ("build", "sell_building") else self.board.titles
+        return [s for s in candidates if owner[s] == actor and why_not_title(self, kind, s) is None]
 
     def legal(self) -> LegalChoices:
         """The legal choices as a lazy sequence: `.kinds` is cheap, the full list is built
@@ -657,199 +605,17 @@ class Game:
 
     def is_legal(self, choice: Any) -> bool:
         try:
-            return self._why_not(self.parse_choice(choice)) is None
+            return why_not(self, self.parse_choice(choice)) is None
         except (IllegalChoice, KeyError, ValueError):
             return False
 
     def check(self, choice: Any) -> Choice:
         """The choice as a `Choice`, or IllegalChoice naming the rule it breaks."""
         parsed = self.parse_choice(choice)
-        problem = self._why_not(parsed)
+        problem = why_not(self, parsed)
         if problem is not None:
             raise IllegalChoice(*problem)
         return parsed
-
-    def _why_not(self, choice: Choice) -> tuple[str, str] | None:
-        """None if legal, else (message, rule). Reads the state; never changes it."""
-        kind = choice.kind
-        phase = self.phase
-        if phase == OVER:
-            return "the game is over", R_TURN
-        if kind not in _PHASE_KINDS[phase]:
-            if phase == FINAL_ADJUST and kind == "trade":
-                return (
-                    "no trades between players in the final accounting: players deal only with the Treasury",
-                    R_TWO_HOUR,
-                )
-            allowed = ", ".join(self._legal_kinds()) or "none"
-            return (
-                f"{self.names[self.actor]} cannot {kind.replace('_', ' ')} now ({phase.replace('_', ' ')}); "
-                f"legal now: {allowed}",
-                R_TURN,
-            )
-        p = self.actor
-        cash = self.cash[p]
-        rules = self.rules
-        if kind == "roll":
-            return None
-        if kind == "pay_fine":
-            if not self.is_held(p):
-                return f"{self.names[p]} is not held in Prison or Price War", R_HOLD
-            if cash < rules.fine:
-                return f"the fine is ${rules.fine} but {self.names[p]} has ${cash}", R_BORROW
-            return None
-        if kind == "buy":
-            price = self.board.spaces[self.pending_buy].price
-            if cash < price:
-                return (
-                    f"{self.board.spaces[self.pending_buy].name} costs ${price} but {self.names[p]} has ${cash}",
-                    R_BORROW,
-                )
-            return None
-        if kind in ("decline", "accept", "reject"):
-            return None
-        if kind == "end_turn":
-            return None
-        if kind == "end_game":
-            if self.game_type != "two-hour":
-                return "only the two-hour game ends when time is up", R_TWO_HOUR
-            return None
-        if kind == "income_tax":
-            if choice.arg not in TAX_OPTIONS:
-                return f"income tax is paid 'flat' or 'percent', not {choice.arg!r}", R_TAX
-            return None
-        if kind in TITLE_CHOICES:
-            return self._why_not_title(kind, choice.arg)
-        if kind == "trade":
-            return self._why_not_trade(choice.arg)
-        return f"unknown choice {kind!r}", R_TURN  # pragma: no cover - kinds come from _PHASE_KINDS
-
-    def _why_not_title(self, kind: str, space: Any) -> tuple[str, str] | None:
-        p = self.actor
-        if not isinstance(space, int) or not 0 <= space < len(self.board.spaces):
-            return f"{kind.replace('_', ' ')} needs a title, not {space!r}", R_TURN
-        sp = self.board.spaces[space]
-        name = self.names[p]
-        if self.owner[space] != p:
-            return f"{name} does not own {sp.name}", R_BUILD if kind == "build" else R_MORTGAGE
-        rules = self.rules
-        cash = self.cash[p]
-        role = self.roles[p]
-        if kind == "build":
-            if sp.kind != "street":
-                return f"buildings go on streets only, and {sp.name} is not a street", R_BUILD
-            if self.mortgaged[space]:
-                return f"{sp.name} is mortgaged; redeem it before building", R_MORTGAGE
-            if role == MONOPOLIST and not self.is_monopolized(p, sp.city):
-                have = self.monopoly_count(p, sp.city)
-                return (
-                    f"a Monopolist builds only in a monopolized city; {name} owns {have} unmortgaged "
-                    f"{sp.city} street{'s' if have != 1 else ''} and needs {rules.monopoly_streets}",
-                    R_MONOPOLY,
-                )
-            if self.apartment[space]:
-                return f"{sp.name} already has an apartment, the most it can hold", R_BUILD
-            if self.houses[space] >= rules.max_houses(role):
-                if not rules.unlimited_supply and self.supply_apartments <= 0:
-                    return "the Treasury has no apartments left", R_SUPPLY
-            elif not rules.unlimited_supply and self.supply_houses <= 0:
-                return "the Treasury has no houses left", R_SUPPLY
-            if cash < sp.house_cost:
-                return (
-                    f"building on {sp.name} costs ${sp.house_cost} but {name} has ${cash}",
-                    R_BORROW,
-                )
-            return None
-        if kind == "sell_building":
-            if not (self.houses[space] or self.apartment[space]):
-                return f"{sp.name} has no buildings to sell", R_SELL
-            return None
-        if kind == "mortgage":
-            if self.mortgaged[space]:
-                return f"{sp.name} is already mortgaged", R_MORTGAGE
-            if self.houses[space] or self.apartment[space]:
-                return f"sell the buildings on {sp.name} before mortgaging it", R_MORTGAGE
-            if (
-                role == MONOPOLIST
-                and sp.kind == "street"
-                and self._breaks_built_monopoly(p, sp.city, {space})
-            ):
-                return (
-                    f"mortgaging {sp.name} would break {name}'s monopoly of {sp.city} while buildings stand there",
-                    R_MONOPOLY,
-                )
-            return None
-        # redeem
-        if not self.mortgaged[space]:
-            return f"{sp.name} is not mortgaged", R_MORTGAGE
-        if cash < self.redeem_values[space]:
-            return (
-                f"redeeming {sp.name} costs ${self.redeem_values[space]} but {name} has ${cash}",
-                R_BORROW,
-            )
-        return None
-
-    def _breaks_built_monopoly(self, player: int, city: str, leaving: set[int]) -> bool:
-        """Would losing `leaving` take a monopolist's built-up city below a monopoly?"""
-        streets = self.board.cities[city]
-        if not any(
-            self.owner[s] == player and (self.houses[s] or self.apartment[s]) for s in streets
-        ):
-            return False
-        keep = sum(
-            1
-            for s in streets
-            if self.owner[s] == player and not self.mortgaged[s] and s not in leaving
-        )
-        return keep < self.rules.monopoly_streets
-
-    def _why_not_trade(self, trade: Any) -> tuple[str, str] | None:
-        if not isinstance(trade, Trade):
-            return "a trade needs a partner, titles and cash", R_TRADE
-        whole = (int,)
-        if (
-            isinstance(trade.other, bool)
-            or not isinstance(trade.other, whole)
-            or isinstance(trade.pay, bool)
-            or not isinstance(trade.pay, whole)
-            or not all(
-                isinstance(s, whole) and not isinstance(s, bool) for s in (*trade.give, *trade.get)
-            )
-        ):
-            return "a Trade holds a seat number, space numbers and a whole-dollar payment", R_TRADE
-        p, q = self.actor, trade.other
-        if not (0 <= q < len(self.names)) or q == p or self.bankrupt[q]:
-            return "a trade needs another player still in the game", R_TRADE
-        if not trade.give and not trade.get:
-            return "a trade must include at least one title; cash alone would be a loan", R_BORROW
-        if len(set(trade.give)) != len(trade.give) or len(set(trade.get)) != len(trade.get):
-            return "a title is listed twice", R_TRADE
-        for side, titles in ((p, trade.give), (q, trade.get)):
-            for s in titles:
-                if not (0 <= s < len(self.board.spaces)) or self.owner[s] != side:
-                    label = self.board.spaces[s].name if 0 <= s < len(self.board.spaces) else str(s)
-                    return f"{self.names[side]} does not own {label}", R_TRADE
-                if self.houses[s] or self.apartment[s]:
-                    return (
-                        f"{self.board.spaces[s].name} has buildings; only bare streets are traded",
-                        R_TRADE,
-                    )
-            if self.roles[side] == MONOPOLIST:
-                for city in {
-                    self.board.spaces[s].city
-                    for s in titles
-                    if self.board.spaces[s].kind == "street"
-                }:
-                    if self._breaks_built_monopoly(side, city, set(titles)):
-                        return (
-                            f"the trade would break {self.names[side]}'s monopoly of {city} while buildings stand there",
-                            R_MONOPOLY,
-                        )
-        if trade.pay > 0 and self.cash[p] < trade.pay:
-            return f"{self.names[p]} has only ${self.cash[p]} to pay ${trade.pay}", R_BORROW
-        if trade.pay < 0 and self.cash[q] < -trade.pay:
-            return f"{self.names[q]} has only ${self.cash[q]} to pay ${-trade.pay}", R_BORROW
-        return None
 
     # -- parsing ----------------------------------------------------------------------------
     def parse_choice(self, choice: Any) -> Choice:
@@ -920,7 +686,7 @@ class Game:
                 )
         if type(choice) is Choice and (choice.arg is None or type(choice.arg) is int):
             parsed = choice  # a choice the engine handed out: nothing to read
-            problem = self._why_not(parsed)
+            problem = why_not(self, parsed)
             if problem is not None:
                 raise IllegalChoice(*problem)
         else:
@@ -1461,51 +1227,17 @@ class Game:
     def replay(
         cls, setup: Setup, decisions: list[Any], board: Board | None = None, source: str = ""
     ) -> Game:
-        game = cls(setup, board)
-        for i, decision in enumerate(decisions):
-            try:
-                game.apply(decision)
-            except IllegalChoice as err:
-                raise SaveError(
-                    f"decision {i + 1} ({decision}) cannot be replayed: {err}",
-                    source,
-                    f"decisions[{i}]",
-                ) from None
-            except ScenarioError as err:
-                raise SaveError(
-                    f"{err.reason} (at decision {i + 1}, {decision})", source, f"setup.{err.field}"
-                ) from None
-        return game
+        """The game after these decisions, played again from the set-up (`engine.saves`)."""
+        return replay(setup, decisions, board, source, game_type=cls)
 
     def to_save(self) -> dict[str, Any]:
         """The game as JSON-ready data: the set-up, the seed and the decisions."""
-        return {
-            "format": SAVE_FORMAT,
-            "version": SAVE_VERSION,
-            "setup": self.setup.to_json(),
-            "decisions": [c.to_json() for c in self.decisions],
-        }
+        return to_save(self)
 
     @classmethod
     def from_save(cls, data: Any, source: str = "saved game") -> Game:
         """Rebuild a saved game by replay. A corrupt save raises SaveError naming the field."""
-        from .setup_schema import parse_setup
-
-        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-            raise SaveError(
-                f"not an amteach saved game (expected format {SAVE_FORMAT!r})", source, "format"
-            )
-        if data.get("version") != SAVE_VERSION:
-            raise SaveError(
-                f"unsupported version {data.get('version')!r}; this amteach reads {SAVE_VERSION}",
-                source,
-                "version",
-            )
-        decisions = data.get("decisions")
-        if not isinstance(decisions, list):
-            raise SaveError("must be a list of decisions", source, "decisions")
-        setup = parse_setup(data.get("setup"), source, SaveError, field_prefix="setup.")
-        return cls.replay(setup, decisions, source=source)
+        return from_save(data, source, game_type=cls)
 
     def state_dict(self) -> dict[str, Any]:
         """The state as plain data (the scenario runner's output, and save/load comparison)."""
@@ -1581,7 +1313,7 @@ class LegalChoices(Sequence[Choice]):
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        return tuple(self._game._legal_kinds())
+        return tuple(self._game.legal_kinds())
 
     def _all(self) -> list[Choice]:
         if self._items is None:
