@@ -67,6 +67,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (room, table_no, number)
         )""",
     ),
+    # 2: the instructor key (a hash of it), closing that can be undone, seats bound to the
+    # device that joined (a hash of its rejoin token), and when a seat was last taken (the
+    # room's join rate). name_key now holds the name's confusables skeleton (names.py).
+    (
+        "ALTER TABLE rooms ADD COLUMN key_hash TEXT",
+        "ALTER TABLE rooms ADD COLUMN closed_at DOUBLE PRECISION",
+        "ALTER TABLE rooms ADD COLUMN closed_from TEXT",
+        "ALTER TABLE seats ADD COLUMN token_hash TEXT",
+        "ALTER TABLE seats ADD COLUMN joined_at DOUBLE PRECISION",
+        "CREATE INDEX rooms_by_created ON rooms (created)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # the channel PostgreSQL notifies on; the payload is the room's code
