@@ -696,3 +696,18 @@ def test_a_database_of_the_first_schema_is_brought_up_to_date(tmp_path):
     with pytest.raises(Refused):  # a room from before the keys: no key opens it from a page
         rooms.check_instructor("ABCDEF", "")
     rooms.create(RoomSettings(tables=1, seats=2), key=new_key())
+
+
+def test_a_save_with_a_name_longer_than_24_characters_is_refused_naming_the_field():
+    from amteach import Game
+    from amteach.engine.errors import AmteachError
+
+    game = Game.new([("Ana", "competitor"), ("Ben", "monopolist")], seed=1)
+    save = json.loads(json.dumps(game.to_save()))
+    save["setup"]["players"][1]["name"] = "B" * 25
+    with pytest.raises(AmteachError, match=r"players\[1\]\.name.*at most 24|at most 24.*players"):
+        Game.from_save(save, "class.json")
+    save["setup"]["players"][1]["name"] = "B" * 24
+    assert Game.from_save(save, "class.json").names[1] == "B" * 24
+    with pytest.raises(AmteachError, match="at most 24"):
+        Game.new([("A" * 25, "competitor"), ("Ben", "monopolist")], seed=1)

@@ -15,8 +15,9 @@ import unicodedata
 from typing import Any
 
 from ..engine.errors import AmteachError
+from ..engine.setup import MAX_PLAYER_NAME
 
-MAX_NAME = 24
+MAX_NAME = MAX_PLAYER_NAME  # the engine's limit: a save holds the same names
 
 # Characters Unicode calls default-ignorable (DerivedCoreProperties.txt) that are letters or
 # symbols by category, so the category test below does not catch them: fillers and blanks
