@@ -711,3 +711,24 @@ def test_a_save_with_a_name_longer_than_24_characters_is_refused_naming_the_fiel
     assert Game.from_save(save, "class.json").names[1] == "B" * 24
     with pytest.raises(AmteachError, match="at most 24"):
         Game.new([("A" * 25, "competitor"), ("Ben", "monopolist")], seed=1)
+
+
+def test_reads_take_no_write_lock_so_a_writer_never_holds_up_a_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(SQLiteStore, "busy_seconds", 0)  # a lock would be an error at once
+    path = tmp_path / "r.sqlite"
+    rooms = open_rooms(str(path))
+    key = new_key()
+    code = rooms.create(RoomSettings(tables=1, seats=2), pin="2468", key=key)
+    ana = rooms.join(code, "Ana")
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another kernel is writing
+    try:
+        assert rooms.info(code).code == code
+        assert [s.name for s in rooms.seats(code) if s.name] == ["Ana"]
+        assert rooms.check_instructor(code, key, "2468").code == code
+        assert rooms.holds(ana) and rooms.decisions(code, 0) == []
+        with pytest.raises(RoomsUnavailable):  # while a write does wait for it
+            rooms.heartbeat(ana)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()

@@ -389,6 +389,8 @@ class ClassTab:
             info.settings.preset,
         )
         self.secret.text = ""
+        for old in self.downloads.children:
+            old.close()
         self.downloads.children = self._download_buttons()
         self.form.layout.display = "none"
         self.running.layout.display = "flex"
