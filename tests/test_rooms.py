@@ -583,6 +583,8 @@ def test_the_instructor_frees_a_seat_or_moves_it_to_a_new_device(tmp_path):
     assert not anas.decide("roll").ok
     with pytest.raises(Refused, match="no seat"):
         rooms.rejoin(code, ana.token)
+    with pytest.raises(Refused, match="looks too much like Ana"):  # only her own name
+        rooms.join(code, "Аna")
     phone = rooms.join(code, "ana")
     assert (phone.seat, phone.name, phone.returned) == (ana.seat, "Ana", True)
     assert phone.token != ana.token and rooms.holds(phone)

@@ -449,7 +449,7 @@ class Rooms:
                 alike = [r for r in rows if r[2] is not None and look_alike(r[2], shown)]
                 if alike:
                     table, seat, seated, _, held_by, _ = alike[0]
-                    if held_by is not None:
+                    if held_by is not None or not same_name(shown, seated):
                         raise Refused(name_in_use(shown, seated))
                     # the instructor let a new device take this seat: this one does
                     tx.execute(
