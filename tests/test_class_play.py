@@ -241,8 +241,9 @@ def test_an_instructor_link_opens_its_class_and_the_browser_keeps_the_key(room):
     assert teacher.secret.text == ""  # the link was shown once, on the page that opened it
     # a later visit: the kept key offers the class back
     later = ClassTab(rooms)
-    stored(later, items={tab.code: tab.key, "ZZZZZZ": "forged"})
+    stored(later, items={tab.code: tab.key, "ZZZZZZ": "forged", "<b>x</b>": "y"})
     buttons = {b.description: b for b in later.remembered.children}
+    assert sorted(buttons) == sorted(f"Go back to class {c}" for c in (tab.code, "ZZZZZZ"))
     buttons[f"Go back to class {tab.code}"].click()
     assert later.code == tab.code
     # forged messages from the browser: ignored, never an error

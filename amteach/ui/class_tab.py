@@ -36,7 +36,7 @@ from ..rooms import (
     unavailable_reply,
 )
 from ..rooms.limits import KEY_TRIES, KEY_WINDOW_SECONDS, Window
-from ..rooms.room import ENDED, new_key
+from ..rooms.room import ENDED, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
@@ -84,6 +84,14 @@ def class_beside_bots(class_games: Any, bots: Any) -> list[Any]:
             fairness.reading_class_and_bots(class_games, bots),
         )
     ]
+
+
+def looks_like_code(text: str) -> bool:
+    """A room code as the database keeps them (what a browser hands back is checked)."""
+    try:
+        return clean_code(text) == text
+    except Refused:
+        return False
 
 
 class ClassTab:
@@ -333,7 +341,7 @@ class ClassTab:
     def _stored(self, items: dict[str, str], fragment: dict[str, str]) -> None:
         """The browser's kept keys (and an instructor link's, just opened) arrived: offer to
         go back to each class; open the linked one at once."""
-        self.kept = dict(items)
+        self.kept = {code: key for code, key in items.items() if looks_like_code(code)}
         code, key = fragment.get("code"), fragment.get("key")
         if code and key:
             self.kept[code] = key
