@@ -148,6 +148,14 @@ def device(browser, errors: list[str], viewport=PHONE):
     return watched(browser.new_context(viewport=viewport).new_page(), errors)
 
 
+def type_name(page, name: str) -> None:
+    """Type a name and press Enter, which sends it to the kernel (the box sends on Enter or
+    when it loses focus, not on each key)."""
+    box = page.get_by_placeholder("first name")
+    box.fill(name, timeout=WAIT)
+    box.press("Enter")
+
+
 def boxes_apart(page) -> None:
     """The Class tab's header: the QR code, the join link, "Room code" and the code each in
     their own box, none overlapping, each box at least as tall as its type."""
@@ -227,17 +235,18 @@ def test_a_hostile_student_reaches_no_control_and_takes_no_seat(tmp_path):
         # students join; a second device types a seated name; one page floods joins
         ana = device(browser, errors)
         ana.goto(f"{server.url}?room={code}", timeout=WAIT)
-        ana.get_by_placeholder("first name").fill("Ana", timeout=WAIT)
+        type_name(ana, "Ana")
         ana.get_by_role("button", name="Join").click()
         ana.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
         (anas,) = [(s.table, s.seat) for s in rooms.seats(code) if s.name == "Ana"]
         phone = device(browser, errors)
         phone.goto(f"{server.url}?room={code}", timeout=WAIT)
-        for name in ("ANA", "Аna"):  # the same name, and a Cyrillic look-alike
-            phone.get_by_placeholder("first name").fill(name, timeout=WAIT)
+        # the same name, and a Cyrillic look-alike: each gets its line, neither a seat
+        for name, says in (("ANA", "already taken in this class"), ("Аna", "looks too much")):
+            type_name(phone, name)
             phone.get_by_role("button", name="Join").click()
-        phone.get_by_text("looks too much like Ana").wait_for(timeout=WAIT)
-        phone.get_by_placeholder("first name").fill(FORMULA)
+            phone.get_by_text(says).wait_for(timeout=WAIT)
+        type_name(phone, FORMULA)
         phone.get_by_role("button", name="Join").click()
         phone.get_by_text(f"Welcome, {FORMULA}").wait_for(timeout=WAIT)
         assert phone.get_by_placeholder("first name").is_hidden()  # the form went with the seat
@@ -249,7 +258,7 @@ def test_a_hostile_student_reaches_no_control_and_takes_no_seat(tmp_path):
             })"""
         )
         for n in range(1, 8):
-            phone.get_by_placeholder("first name").fill(f"Sock {n}")
+            type_name(phone, f"Sock {n}")
             phone.get_by_role("button", name="Join").click()
         phone.get_by_text("One seat per page").wait_for(timeout=WAIT)
         seated = sorted(s.name for s in rooms.seats(code) if s.name)
