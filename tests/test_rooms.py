@@ -519,8 +519,8 @@ def test_a_page_that_guesses_waits_and_no_other_page_does():
     guesser.check("Too many.")
 
 
-def test_a_seat_belongs_to_the_device_that_joined_not_to_a_typed_name(tmp_path):
-    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+def test_a_seat_belongs_to_the_device_that_joined_not_to_a_typed_name(database):
+    rooms = open_rooms(database)
     code = rooms.create(RoomSettings(tables=2, seats=3))
     ana = rooms.join(code, "Ana")
     assert ana.token and len(ana.token) >= 22 and ana.key == room_module.digest(ana.token)
@@ -571,8 +571,8 @@ def test_names_are_normalised_and_invisible_or_bidi_characters_refused(tmp_path)
     assert clean_name("Zoë") == "Zoë" and skeleton("Zoë") != skeleton("Zoe")
 
 
-def test_the_instructor_frees_a_seat_or_moves_it_to_a_new_device(tmp_path):
-    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+def test_the_instructor_frees_a_seat_or_moves_it_to_a_new_device(database):
+    rooms = open_rooms(database)
     code = rooms.create(RoomSettings(**{**SHORT, "seats": 2}))
     ana, ben = rooms.join(code, "Ana"), rooms.join(code, "Ben")
     rooms.start(code)
@@ -614,8 +614,8 @@ def test_joins_are_limited_per_room(tmp_path, monkeypatch):
     assert rooms.join(code, "A4").name == "A4"
 
 
-def test_a_closed_class_can_be_reopened_and_its_timer_did_not_run(tmp_path):
-    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+def test_a_closed_class_can_be_reopened_and_its_timer_did_not_run(database):
+    rooms = open_rooms(database)
     code = rooms.create(RoomSettings(tables=1, seats=2, minutes=30))
     ana = rooms.join(code, "Ana")
     rooms.start(code)
