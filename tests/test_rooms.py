@@ -4,6 +4,8 @@ processes of their own; every game they end with is the game the log replays to.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import multiprocessing
 import os
@@ -12,6 +14,7 @@ import sqlite3
 import threading
 import time
 
+import pandas as pd
 import pytest
 from postgres import postgres_server
 
@@ -26,12 +29,18 @@ from amteach.rooms import (
     RoomTable,
     class_archive,
     class_result,
+    clean_name,
     decisions_frame,
+    new_key,
     open_rooms,
     open_store,
+    skeleton,
+    spreadsheet_safe,
 )
+from amteach.rooms import room as room_module
+from amteach.rooms.limits import KEY_TRIES, Window
 from amteach.rooms.room import CODE_ALPHABET, CODE_LENGTH, roles_by_dice
-from amteach.rooms.store import SCHEMA_VERSION, SQLiteStore
+from amteach.rooms.store import MIGRATIONS, SCHEMA_VERSION, SQLiteStore
 from amteach.sim import simulate
 
 FORK = multiprocessing.get_context("fork")
@@ -208,7 +217,7 @@ def test_bad_joins_get_one_polite_line_each(tmp_path):
     cases = {
         "ZZZZZZ": ("Bo", "There is no room ZZZZZZ"),
         "'; DROP TABLE rooms; --": ("Bo", "There is no room"),
-        code: ("ANA", "already playing in this room"),
+        code: ("ANA", "already taken in this class by another device"),
         "": ("Bo", "Type the room code"),
     }
     for typed, (name, says) in cases.items():
@@ -239,7 +248,9 @@ def test_a_student_coming_back_gets_the_same_seat_and_a_bot_keeps_it_warm(tmp_pa
     assert table.seat_status(ana.seat) == "bot (student away)"
     assert not table.decide("roll").ok
     assert "Take my seat back" in table.decide("roll").message
-    back = rooms.join(code, "ana")
+    with pytest.raises(Refused, match="already taken"):  # a typed name never takes a seat
+        rooms.join(code, "ana")
+    back = rooms.rejoin(code, ana.token)  # her device's token does
     assert back.returned and (back.table, back.seat) == (ana.table, ana.seat)
     table.sync()
     assert table.seat_status(ana.seat) == "student"
@@ -431,3 +442,295 @@ def test_the_class_results_have_the_shape_of_simulates_frames(tmp_path):
         assert sorted(archive.namelist()) == sorted(
             f"{n}.{kind}" for n in ("games", "players", "rounds", "taxes", "decisions")
         )
+
+
+# -- trust: the instructor key, seats bound to devices, names, limits, expiry (issue 22) -----------
+def test_the_instructor_key_opens_the_controls_and_the_code_alone_never_does(tmp_path):
+    path = tmp_path / "r.sqlite"
+    rooms = open_rooms(str(path))
+    key = new_key()
+    assert len(base64.urlsafe_b64decode(key + "==")) * 8 >= 128
+    code = rooms.create(RoomSettings(tables=1, seats=2), key=key)
+    for guess in (None, "", code, key[:-1], key + "x", "x" * 10_000):
+        with pytest.raises(Refused, match="instructor link"):
+            rooms.check_instructor(code, guess)
+    assert rooms.check_instructor(code, key).code == code
+    assert rooms.check_instructor(code.lower(), f" {key} ").code == code
+    with pytest.raises(Refused, match="instructor link"):  # an unknown room answers the same
+        rooms.check_instructor("ZZZZZZ", key)
+    # the database keeps a hash of the key, never the key
+    rooms.store.close()
+    assert key.encode() not in path.read_bytes()
+    (stored,) = sqlite3.connect(path).execute("SELECT key_hash FROM rooms").fetchone()
+    assert stored == hashlib.sha256(key.encode()).hexdigest()
+
+
+def test_a_pin_is_an_extra_and_its_slow_hash_runs_outside_the_write_lock(tmp_path, monkeypatch):
+    path = tmp_path / "r.sqlite"
+    rooms = open_rooms(str(path))
+    key = new_key()
+    code = rooms.create(RoomSettings(tables=1, seats=2), pin="2468", key=key)
+    with pytest.raises(Refused, match="also has a PIN"):
+        rooms.check_instructor(code, key)
+    with pytest.raises(Refused, match="PIN does not open"):
+        rooms.check_instructor(code, key, "0000")
+    with pytest.raises(Refused, match="instructor link"):  # the PIN alone opens nothing
+        rooms.check_instructor(code, None, "2468")
+    writable = []
+    real = room_module._pin_matches
+
+    def while_hashing(pin, stored):
+        # another process takes the database's write lock at once, without waiting
+        other = sqlite3.connect(path, timeout=0, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+            writable.append(True)
+        except sqlite3.OperationalError:
+            writable.append(False)
+        finally:
+            other.close()
+        return real(pin, stored)
+
+    monkeypatch.setattr(room_module, "_pin_matches", while_hashing)
+    assert rooms.check_instructor(code, key, "2468").code == code
+    for _ in range(5):
+        with pytest.raises(Refused):
+            rooms.check_instructor(code, key, "9999")
+    assert writable == [True] * 6
+    # wrong PINs change nothing in the room: nobody is locked out by them
+    assert rooms.check_instructor(code, key, "2468").code == code
+    assert rooms.store.query("SELECT pin_failures, pin_locked_until FROM rooms") == [(0, None)]
+
+
+def test_a_page_that_guesses_waits_and_no_other_page_does():
+    moment = [0.0]
+    guesser, instructor = (Window(KEY_TRIES, 60, clock=lambda: moment[0]) for _ in range(2))
+    for _ in range(KEY_TRIES):
+        guesser.check("Too many.")
+        guesser.add()
+    with pytest.raises(Refused, match=r"Too many\. Try again in 60 seconds"):
+        guesser.check("Too many.")
+    instructor.check("Too many.")  # a page of its own: untouched
+    moment[0] = 59.5
+    with pytest.raises(Refused, match=r"Try again in 1 second\."):
+        guesser.check("Too many.")
+    moment[0] = 60.0
+    guesser.check("Too many.")
+
+
+def test_a_seat_belongs_to_the_device_that_joined_not_to_a_typed_name(database):
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(tables=2, seats=3))
+    ana = rooms.join(code, "Ana")
+    assert ana.token and len(ana.token) >= 22 and ana.key == room_module.digest(ana.token)
+    for typed in ("Ana", "ANA", " ana ", "Ａｎａ"):  # the same name, typed on another device
+        with pytest.raises(Refused, match="Ana is already taken in this class by another device"):
+            rooms.join(code, typed)
+    for alike in ("Аna", "АNА", "Anа"):  # Cyrillic А/а: looks the same, is not
+        with pytest.raises(Refused, match="looks too much like Ana's"):
+            rooms.join(code, alike)
+    # a reload comes back with the token, whatever it types
+    again = rooms.join(code, "", token=ana.token)
+    assert again.returned and (again.table, again.seat, again.name) == (ana.table, ana.seat, "Ana")
+    assert rooms.rejoin(code, ana.token).seat == ana.seat
+    with pytest.raises(Refused, match="no seat in this room"):
+        rooms.rejoin(code, "forged-token")
+    names = [s.name for s in rooms.seats(code) if s.name]
+    assert names == ["Ana"]  # one seat, whatever was tried
+    # seats hold a hash of the token, never the token
+    rows = rooms.store.query("SELECT token_hash FROM seats WHERE name IS NOT NULL")
+    assert rows == [(ana.key,)] and ana.token not in ana.key
+
+
+def test_names_are_normalised_and_invisible_or_bidi_characters_refused(tmp_path):
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    code = rooms.create(RoomSettings(tables=2, seats=6))
+    refused = {
+        "\u3164": "cannot be seen",  # HANGUL FILLER: a name that looks like nothing
+        "Ana\u3164": "cannot be seen",
+        "A\u200bna": "cannot be seen",  # zero-width space
+        "\u202eanA": "cannot be seen",  # right-to-left override
+        "Ana\u2066x": "cannot be seen",  # a bidi isolate
+        "An\x07a": "cannot be seen",  # a control character
+        "Ana\nBen": "cannot be seen",
+        "\u2800": "cannot be seen",  # braille blank
+        "...": "at least one letter",
+        "x" * 25: "at most 24",
+        "Bot 3": "kept for the bots",
+        "Вot 3": "kept for the bots",  # Cyrillic В
+        "BOT 3": "kept for the bots",
+    }
+    for name, says in refused.items():
+        with pytest.raises(Refused, match=says):
+            rooms.join(code, name)
+    assert [s.name for s in rooms.seats(code) if s.name] == []
+    seat = rooms.join(code, "  Ｍａｒｉａ   José ")  # NFKC: full-width letters, spaces collapsed
+    assert seat.name == "Maria José"
+    assert rooms.join(code, "x" * 24).name == "x" * 24
+    assert clean_name("Zoë") == "Zoë" and skeleton("Zoë") != skeleton("Zoe")
+
+
+def test_the_instructor_frees_a_seat_or_moves_it_to_a_new_device(database):
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(**{**SHORT, "seats": 2}))
+    ana, ben = rooms.join(code, "Ana"), rooms.join(code, "Ben")
+    rooms.start(code)
+    anas = RoomTable(rooms, code, 0, ana)
+    # a new phone for Ana: the seat waits for her name; her old device can no longer play
+    rooms.release(code, 0, ana.seat)
+    assert not rooms.holds(ana)
+    assert not anas.decide("roll").ok
+    with pytest.raises(Refused, match="no seat"):
+        rooms.rejoin(code, ana.token)
+    with pytest.raises(Refused, match="looks too much like Ana"):  # only her own name
+        rooms.join(code, "Аna")
+    phone = rooms.join(code, "ana")
+    assert (phone.seat, phone.name, phone.returned) == (ana.seat, "Ana", True)
+    assert phone.token != ana.token and rooms.holds(phone)
+    with pytest.raises(Refused, match="already taken"):  # and only one new device gets it
+        rooms.join(code, "Ana")
+    # Ben is removed: his seat is free (a bot plays it) and a new student can take it
+    rooms.remove(code, 0, ben.seat)
+    assert not rooms.holds(ben)
+    row = rooms.seats(code)[ben.seat]
+    assert (row.name, row.playing) == (None, "bot")
+    cleo = rooms.join(code, "Cleo")
+    assert cleo.seat == ben.seat and rooms.join(code, "", token=cleo.token).seat == ben.seat
+    with pytest.raises(Refused, match="no seat"):
+        rooms.rejoin(code, ben.token)
+
+
+def test_joins_are_limited_per_room(tmp_path, monkeypatch):
+    monkeypatch.setattr(room_module, "ROOM_JOINS_PER_MINUTE", 3)
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    code = rooms.create(RoomSettings(tables=2, seats=4))
+    for name in ("A1", "A2", "A3"):
+        rooms.join(code, name)
+    with pytest.raises(Refused, match="Many students are joining this room right now"):
+        rooms.join(code, "A4")
+    with rooms.store.transaction() as tx:  # a minute later
+        tx.execute("UPDATE seats SET joined_at = joined_at - 61")
+    assert rooms.join(code, "A4").name == "A4"
+
+
+def test_a_closed_class_can_be_reopened_and_its_timer_did_not_run(database):
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(tables=1, seats=2, minutes=30))
+    ana = rooms.join(code, "Ana")
+    rooms.start(code)
+    left = rooms.info(code).seconds_left()
+    rooms.close(code)
+    assert rooms.info(code).status == "ended"
+    with pytest.raises(Refused, match="class has ended"):
+        rooms.join(code, "Ben")
+    with pytest.raises(Refused, match="class has ended"):
+        rooms.rejoin(code, ana.token)
+    with rooms.store.transaction() as tx:  # closed for ten minutes
+        tx.execute("UPDATE rooms SET closed_at = closed_at - 600")
+    rooms.reopen(code)
+    info = rooms.info(code)
+    assert info.status == "playing" and info.closed_at is None
+    assert info.seconds_left() >= left - 5  # the ten minutes closed did not count
+    assert rooms.rejoin(code, ana.token).seat == ana.seat
+
+
+def test_rooms_expire_with_their_data_after_the_keeping_time(tmp_path, monkeypatch):
+    monkeypatch.setenv(room_module.KEEP_DAYS_ENV, "2")
+    rooms = open_rooms(str(tmp_path / "r.sqlite"))
+    assert rooms.keep_days == 2
+    settings = RoomSettings(**{**SHORT, "seats": 2})
+    old, closed_lately, fresh = (rooms.create(settings) for _ in range(3))
+    for code in (old, closed_lately):
+        rooms.join(code, "Ana")
+        rooms.start(code)
+        RoomTable(rooms, code, 0).drive(0)
+    rooms.close(closed_lately)
+    with rooms.store.transaction() as tx:
+        tx.execute("UPDATE rooms SET created = created - 3 * 86400 WHERE code <> ?", (fresh,))
+    assert rooms.purge() == 1  # the room closed a moment ago is kept (it can be reopened)
+    for table in ("rooms", "seats", "decisions"):
+        column = "code" if table == "rooms" else "room"
+        left = {c for (c,) in rooms.store.query(f"SELECT DISTINCT {column} FROM {table}")}
+        assert old not in left and (table == "decisions" or fresh in left)
+    assert rooms.purge(at=time.time() + 3601) == 1  # an hour after closing, it goes too
+    monkeypatch.setenv(room_module.KEEP_DAYS_ENV, "soon")
+    with pytest.raises(InputError, match="AMTEACH_ROOMS_KEEP_DAYS"):
+        open_rooms(str(tmp_path / "r.sqlite"))
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
+    frame = pd.DataFrame(
+        {
+            "name": ['=HYPERLINK("//x.ru","a")', "+1", "-2", "@SUM(A1)", "\tx", "\rx", "Ana"],
+            "cash": [-5, 1, 2, 3, 4, 5, 6],
+        }
+    )
+    safe = spreadsheet_safe(frame)
+    assert list(safe["name"]) == [
+        '\'=HYPERLINK("//x.ru","a")',
+        "'+1",
+        "'-2",
+        "'@SUM(A1)",
+        "'\tx",
+        "'\rx",
+        "Ana",
+    ]
+    assert list(safe["cash"]) == [-5, 1, 2, 3, 4, 5, 6]  # numbers are not formulas
+    assert frame["name"][0].startswith("=")  # the frame itself is left as it was
+
+
+def test_a_database_of_the_first_schema_is_brought_up_to_date(tmp_path):
+    path = tmp_path / "old.sqlite"
+    old = sqlite3.connect(path, isolation_level=None)
+    for statement in MIGRATIONS[0]:
+        old.execute(statement)
+    old.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    old.execute("INSERT INTO schema_version VALUES (1)")
+    settings = RoomSettings(tables=1, seats=2).to_json()
+    old.execute(
+        "INSERT INTO rooms (code, created, settings, status) VALUES ('ABCDEF', ?, ?, 'lobby')",
+        (time.time(), settings),
+    )
+    old.close()
+    rooms = open_rooms(str(path))
+    assert rooms.store.schema_version() == SCHEMA_VERSION == 2
+    with pytest.raises(Refused):  # a room from before the keys: no key opens it from a page
+        rooms.check_instructor("ABCDEF", "")
+    rooms.create(RoomSettings(tables=1, seats=2), key=new_key())
+
+
+def test_a_save_with_a_name_longer_than_24_characters_is_refused_naming_the_field():
+    from amteach import Game
+    from amteach.engine.errors import AmteachError
+
+    game = Game.new([("Ana", "competitor"), ("Ben", "monopolist")], seed=1)
+    save = json.loads(json.dumps(game.to_save()))
+    save["setup"]["players"][1]["name"] = "B" * 25
+    with pytest.raises(AmteachError, match=r"players\[1\]\.name.*at most 24|at most 24.*players"):
+        Game.from_save(save, "class.json")
+    save["setup"]["players"][1]["name"] = "B" * 24
+    assert Game.from_save(save, "class.json").names[1] == "B" * 24
+    with pytest.raises(AmteachError, match="at most 24"):
+        Game.new([("A" * 25, "competitor"), ("Ben", "monopolist")], seed=1)
+
+
+def test_reads_take_no_write_lock_so_a_writer_never_holds_up_a_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(SQLiteStore, "busy_seconds", 0)  # a lock would be an error at once
+    path = tmp_path / "r.sqlite"
+    rooms = open_rooms(str(path))
+    key = new_key()
+    code = rooms.create(RoomSettings(tables=1, seats=2), pin="2468", key=key)
+    ana = rooms.join(code, "Ana")
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another kernel is writing
+    try:
+        assert rooms.info(code).code == code
+        assert [s.name for s in rooms.seats(code) if s.name] == ["Ana"]
+        assert rooms.check_instructor(code, key, "2468").code == code
+        assert rooms.holds(ana) and rooms.decisions(code, 0) == []
+        with pytest.raises(RoomsUnavailable):  # while a write does wait for it
+            rooms.heartbeat(ana)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()

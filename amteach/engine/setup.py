@@ -15,6 +15,8 @@ from .errors import ScenarioError
 from .rules import RuleSet
 
 GAME_TYPES = ("A", "B", "two-hour")
+# a player's name, wherever it comes from (a save, a scenario, a class): fits every screen
+MAX_PLAYER_NAME = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +134,11 @@ def validate_setup(setup: Setup, board: Board, source: str = "") -> None:
     for i, name in enumerate(names):
         if not name:
             fail("every player needs a name", f"players[{i}].name")
+        if len(name) > MAX_PLAYER_NAME:
+            fail(
+                f"a name has at most {MAX_PLAYER_NAME} characters (this one has {len(name)})",
+                f"players[{i}].name",
+            )
         if [n.casefold() for n in names].index(name.casefold()) != i:
             fail(
                 f"two players are called {name!r} (names are matched ignoring case)",

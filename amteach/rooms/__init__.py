@@ -12,7 +12,8 @@ ui/student.py) and the command line use rooms.
 import os
 
 from .follow import Follower
-from .results import class_archive, class_result, decisions_frame
+from .names import MAX_NAME, clean_name, skeleton
+from .results import class_archive, class_result, decisions_frame, spreadsheet_safe
 from .room import (
     BOT,
     ENDING_LABELS,
@@ -26,6 +27,7 @@ from .room import (
     RoomSettings,
     Seat,
     SeatRow,
+    new_key,
 )
 from .store import RoomsUnavailable, Store, Taken, open_store
 from .table import RoomTable, unavailable_reply
@@ -52,6 +54,7 @@ __all__ = [
     "ENDINGS",
     "ENDING_LABELS",
     "HEARTBEAT_SECONDS",
+    "MAX_NAME",
     "ROLE_MODES",
     "ROOMS_ENV",
     "STUDENT",
@@ -68,9 +71,13 @@ __all__ = [
     "Taken",
     "class_archive",
     "class_result",
+    "clean_name",
     "decisions_frame",
+    "new_key",
     "open_rooms",
     "open_store",
     "rooms_url",
+    "skeleton",
+    "spreadsheet_safe",
     "unavailable_reply",
 ]

@@ -2,7 +2,8 @@
 the same charts and notebooks read them: game i is table i + 1, a seat played by a student
 has the bot "student" and the tax behaviour "own choice". Games still going appear in the
 players, rounds and taxes frames as they stand; only finished games are in the games frame,
-so win rates count finished games only. Also the log itself, one row per decision."""
+so win rates count finished games only. Also the log itself, one row per decision. The CSV
+files are safe to open in a spreadsheet: no cell starts a formula (`spreadsheet_safe`)."""
 
 from __future__ import annotations
 
@@ -143,5 +144,23 @@ def class_archive(
                 frame.to_parquet(data, index=False)
                 archive.writestr(f"{name}.parquet", data.getvalue())
             else:
-                archive.writestr(f"{name}.csv", frame.to_csv(index=False))
+                archive.writestr(f"{name}.csv", spreadsheet_safe(frame).to_csv(index=False))
     return buffer.getvalue()
+
+
+# a cell a spreadsheet would read as a formula (or a command): = + - @, tab, carriage return
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every text cell that a spreadsheet would run as a formula (a student
+    named `=HYPERLINK(...)`) prefixed with an apostrophe, which spreadsheets read as "this is
+    text". Numbers are left alone (a negative number is not a formula)."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if values.dtype == object or isinstance(values.dtype, pd.CategoricalDtype | pd.StringDtype):
+            out[column] = values.astype(object).map(
+                lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_STARTS) else v
+            )
+    return out

@@ -4,27 +4,40 @@ students join with the code and a name (`Rooms.join`) and get a seat; bots play 
 no student plays. Everything here is a few statements in one transaction, so any number of
 kernels or servers can share a room.
 
-A student is known by their name within the room: coming back with the same name gives the
-same seat back. A name is "taken" only while its student is here (their page has checked in
-within `PRESENT_SECONDS`); otherwise the seat goes to whoever comes back with it.
+Who may do what (docs/class-play.md has the table):
+- Opening a room makes an *instructor key*, a random secret of 192 bits that only the
+  instructor's page holds; the database keeps its SHA-256 hash. Every control and download
+  needs the key (and the PIN, if the room has one). Checking them writes nothing, and the
+  PIN's PBKDF2 runs outside any transaction; wrong guesses are throttled per page
+  (`limits.Window`), never per room, so nobody can lock the instructor out.
+- A seat is bound to the device that joined: joining gives the device a random *rejoin
+  token* (kept in its browser), and the seat keeps the token's hash. Coming back with the
+  token gives the seat back; typing the same name on another device does not. The
+  instructor can free a seat (remove the student) or let the next device that joins with
+  the student's name take it (a new phone).
+- Rooms are deleted with their seats and decisions `keep_days` after they were opened
+  (`KEEP_DAYS`, or the environment's AMTEACH_ROOMS_KEEP_DAYS), never within an hour of
+  being closed, so a closed class can be reopened.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
+import os
 import random
 import secrets
-import unicodedata
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ..bots import STRATEGIES
 from ..engine.board import ROLES
-from ..engine.errors import AmteachError, InputError
+from ..engine.errors import InputError
 from ..engine.rules import RuleSet, preset_names
 from ..sim.play import game_seed
+from .names import Refused, clean_name, look_alike, same_name, skeleton
 from .store import Store, Taken, now
 
 # room codes: no 0/O, 1/I/L, so a code read off a projector is typed right
@@ -36,17 +49,18 @@ ENDING_LABELS = {"A": "Game A", "B": "Game B", "two-hour": "Two-hour game (timer
 # a page checks in every HEARTBEAT_SECONDS; a student seen within PRESENT_SECONDS is here
 HEARTBEAT_SECONDS = 5
 PRESENT_SECONDS = 20
-MAX_NAME = 24
-PIN_TRIES = 5  # wrong PINs in a row before the controls lock for PIN_LOCK_SECONDS
-PIN_LOCK_SECONDS = 60
+# rooms are kept this many days after they are opened (AMTEACH_ROOMS_KEEP_DAYS overrides)
+KEEP_DAYS = 14
+KEEP_DAYS_ENV = "AMTEACH_ROOMS_KEEP_DAYS"
+REOPEN_SECONDS = 3600  # a closed room is kept at least this long, so it can be reopened
+# seats one room may hand out in a minute (a class of 30 joins well within it)
+ROOM_JOINS_PER_MINUTE = 60
+KEY_BYTES = 24  # the instructor key: 192 random bits
+TOKEN_BYTES = 18  # a device's rejoin token: 144 random bits
 # room status
 LOBBY, PLAYING, PAUSED, ENDED = "lobby", "playing", "paused", "ended"
 # who made a decision: a student, a bot, or the two-hour game's timer (its end_game)
 STUDENT, BOT, TIMER = "student", "bot", "timer"
-
-
-class Refused(AmteachError):
-    """A polite no: the sentence says why, for the person who asked."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +163,7 @@ class RoomInfo:
     paused_at: float | None
     ends_at: float | None
     has_pin: bool
+    closed_at: float | None = None
 
     def seconds_left(self, at: float | None = None) -> float | None:
         """The two-hour timer: seconds until time is up (frozen while paused)."""
@@ -160,34 +175,63 @@ class RoomInfo:
 
 @dataclass(frozen=True)
 class Seat:
-    """Where a student sits: their room, table and seat, and their name's key."""
+    """Where a student sits: their room, table and seat, their name, and `key`, the hash of
+    the device's rejoin token (what the database checks each decision against). `token`, the
+    token itself, is known only on the device that joined (None elsewhere)."""
 
     code: str
     table: int
     seat: int
     name: str
     key: str
-    returned: bool = False  # the seat was theirs before (same name)
+    returned: bool = False  # the seat was this device's before (a reload)
+    token: str | None = field(default=None, repr=False, compare=False)
 
 
 def name_key(name: str) -> str:
-    """The form names are compared in: Unicode-normalized, case-folded, spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    """The form names are compared in: the confusables skeleton (names.skeleton)."""
+    return skeleton(name)
 
 
-def clean_name(name: Any) -> str:
-    """A student's name as shown, or Refused saying what is wrong with it."""
-    text = " ".join(unicodedata.normalize("NFKC", str(name or "")).split())
-    if not text:
-        raise Refused("Type your name first.")
-    if len(text) > MAX_NAME:
-        raise Refused(f"Please use a shorter name (at most {MAX_NAME} letters).")
-    if any(unicodedata.category(c).startswith("C") for c in text):
-        raise Refused("That name has characters that cannot be shown; please type it again.")
-    key = name_key(text)
-    if key.startswith("bot ") and key[4:].isdigit():
-        raise Refused("Names like 'Bot 2' are kept for the bots; please use your own name.")
-    return text
+def digest(secret: str) -> str:
+    """The hash a high-entropy secret (an instructor key, a rejoin token) is kept as."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_key() -> str:
+    """A fresh instructor key."""
+    return secrets.token_urlsafe(KEY_BYTES)
+
+
+def new_token() -> str:
+    """A fresh rejoin token for a device."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def keep_days_setting() -> float:
+    """How many days rooms are kept: AMTEACH_ROOMS_KEEP_DAYS, or KEEP_DAYS."""
+    text = os.environ.get(KEEP_DAYS_ENV, "").strip()
+    try:
+        days = float(text) if text else KEEP_DAYS
+    except ValueError:
+        raise InputError(f"must be a number of days, not {text[:20]!r}", KEEP_DAYS_ENV) from None
+    if not 0 < days <= 3650:
+        raise InputError("must be a number of days from 0 to 3650", KEEP_DAYS_ENV)
+    return days
+
+
+def name_in_use(typed: str, seated: str) -> str:
+    """Why a name cannot be had: the same name, or one that looks like it, has a seat."""
+    if same_name(typed, seated):
+        return (
+            f"The name {seated} is already taken in this class by another device. If it is "
+            "yours, go back to the device you joined with, or ask your teacher to move your "
+            "seat to this one; otherwise add your initial."
+        )
+    return (
+        f"That name looks too much like {seated}'s, who is already in this class; please "
+        "add your initial or use another name."
+    )
 
 
 def clean_code(code: Any) -> str:
@@ -249,25 +293,32 @@ SEAT_COLUMNS = "table_no, seat, name, role, bot, playing, prefers, roll, last_se
 class Rooms:
     """The rooms of one class database."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, keep_days: float | None = None) -> None:
         self.store = store
+        self.keep_days = keep_days if keep_days is not None else keep_days_setting()
 
     # -- opening and reading a room ------------------------------------------------------------
-    def create(self, settings: RoomSettings, pin: str | None = None) -> str:
-        """Open a room; returns its code. Roles are set now, except by the dice (at the start)."""
+    def create(self, settings: RoomSettings, pin: str | None = None, key: str | None = None) -> str:
+        """Open a room; returns its code. `key` is the instructor key its controls will need
+        (see `new_key`; a room opened without one can be run only from a script). Roles are
+        set now, except by the dice (at the start). Rooms past their keeping time go."""
         if pin is not None and pin != "":
             pin = str(pin).strip()
             if not 4 <= len(pin) <= 32:
                 raise InputError("a PIN has 4 to 32 characters", field="pin")
+        # the slow hash is made before the transaction: nobody waits for it
+        pin_hash = _hash_pin(pin) if pin else None
+        key_hash = digest(key or new_key())
+        self.purge()
         rng = random.Random(settings.seed)
         for _ in range(20):  # a code already in use is astronomically rare; try another
             code = new_code()
             try:
                 with self.store.transaction() as tx:
                     tx.execute(
-                        "INSERT INTO rooms (code, created, settings, pin_hash, status) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (code, now(), settings.to_json(), _hash_pin(pin) if pin else None, LOBBY),
+                        "INSERT INTO rooms (code, created, settings, pin_hash, status, key_hash) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (code, now(), settings.to_json(), pin_hash, LOBBY, key_hash),
                     )
                     for table in range(settings.tables):
                         plan = (
@@ -286,17 +337,32 @@ class Rooms:
                 continue
         raise Refused("Could not find a free room code; please try again.")  # pragma: no cover
 
+    def purge(self, at: float | None = None) -> int:
+        """Delete the rooms opened more than `keep_days` ago (never one closed within the last
+        hour), with their seats and decisions; returns how many rooms went."""
+        moment = at if at is not None else now()
+        old = moment - self.keep_days * 86400
+        recent = moment - REOPEN_SECONDS
+        where = "created < ? AND (closed_at IS NULL OR closed_at < ?)"
+        with self.store.transaction() as tx:
+            codes = [c for (c,) in tx.query(f"SELECT code FROM rooms WHERE {where}", (old, recent))]
+            for code in codes:
+                tx.execute("DELETE FROM decisions WHERE room = ?", (code,))
+                tx.execute("DELETE FROM seats WHERE room = ?", (code,))
+                tx.execute("DELETE FROM rooms WHERE code = ?", (code,))
+        return len(codes)
+
     def info(self, code: str) -> RoomInfo:
         """The room `code`, or Refused if there is none."""
         code = clean_code(code)
         rows = self.store.query(
-            "SELECT code, settings, status, created, started, paused_at, ends_at, pin_hash "
-            "FROM rooms WHERE code = ?",
+            "SELECT code, settings, status, created, started, paused_at, ends_at, pin_hash, "
+            "closed_at FROM rooms WHERE code = ?",
             (code,),
         )
         if not rows:
             raise Refused(f"There is no room {code}. Check the code on the projector.")
-        code, settings, status, created, started, paused_at, ends_at, pin_hash = rows[0]
+        code, settings, status, created, started, paused_at, ends_at, pin_hash, closed = rows[0]
         return RoomInfo(
             code,
             RoomSettings.from_json(settings),
@@ -306,6 +372,7 @@ class Rooms:
             paused_at,
             ends_at,
             pin_hash is not None,
+            closed,
         )
 
     def seats(self, code: str, table: int | None = None) -> list[SeatRow]:
@@ -318,97 +385,146 @@ class Rooms:
         rows = self.store.query(sql + " ORDER BY table_no, seat", params)
         return [SeatRow(*row) for row in rows]
 
-    def check_pin(self, code: str, pin: str | None) -> None:
-        """Refused unless `pin` opens the instructor's controls of room `code` (any PIN does
-        for a room without one). Wrong PINs in a row lock the controls for a while."""
-        info = self.info(code)
-        if not info.has_pin:
-            return
-        with self.store.transaction() as tx:
-            pin_hash, failures, locked_until = tx.query(
-                "SELECT pin_hash, pin_failures, pin_locked_until FROM rooms WHERE code = ?",
-                (info.code,),
-            )[0]
-            moment = now()
-            if locked_until is not None and moment < locked_until:
-                wait = int(locked_until - moment) + 1
-                raise Refused(f"Too many wrong PINs; try again in {wait} seconds.")
-            if pin and _pin_matches(str(pin).strip(), pin_hash):
-                tx.execute("UPDATE rooms SET pin_failures = 0 WHERE code = ?", (info.code,))
-                return
-            failures += 1
-            lock = moment + PIN_LOCK_SECONDS if failures >= PIN_TRIES else None
-            tx.execute(
-                "UPDATE rooms SET pin_failures = ?, pin_locked_until = ? WHERE code = ?",
-                (0 if lock else failures, lock, info.code),
-            )
-        raise Refused("That PIN does not open this room's controls.")
+    def check_instructor(
+        self, code: str, key: str | None, pin: str | None = None, with_pin: bool = True
+    ) -> RoomInfo:
+        """The room, if `key` is its instructor key (and `pin` its PIN, if it has one);
+        otherwise Refused. Writes nothing: throttling wrong guesses is the page's job
+        (`limits.Window`), so no guesser can lock the room. The PIN's slow hash runs after
+        the read's transaction has ended. `with_pin=False` checks the key alone (each
+        control of a page that was let in with the PIN)."""
+        code = clean_code(code)
+        rows = self.store.query("SELECT key_hash, pin_hash FROM rooms WHERE code = ?", (code,))
+        wrong = Refused(
+            "That does not open this class's controls: they open with the instructor link "
+            "(or key) made when the class was opened."
+        )
+        if not rows:
+            raise wrong  # the same answer as a wrong key: a guesser learns nothing
+        key_hash, pin_hash = rows[0]
+        key_text = str(key or "").strip()
+        if not key_hash or not key_text or len(key_text) > 200:
+            raise wrong
+        if not hmac.compare_digest(digest(key_text), key_hash):
+            raise wrong
+        if pin_hash is not None and with_pin:
+            pin_text = str(pin or "").strip()
+            if not pin_text:
+                raise Refused("This class also has a PIN: type it to open the controls.")
+            if len(pin_text) > 32 or not _pin_matches(pin_text, pin_hash):
+                raise Refused("That PIN does not open this room's controls.")
+        return self.info(code)
 
     # -- students --------------------------------------------------------------------------------
-    def join(self, code: str, name: str, prefers: str | None = None) -> Seat:
-        """Seat a student. The same name gets the same seat back (unless its student is here
-        now); a new name gets a free seat at the table with the fewest students. Refused:
-        unknown code, a room that ended, a full room, a name in use."""
+    def join(
+        self, code: str, name: str, prefers: str | None = None, token: str | None = None
+    ) -> Seat:
+        """Seat a student's device. A device that comes back with its rejoin `token` gets its
+        seat back, whatever name it types; otherwise a name (or a look-alike of a name) that
+        has a seat is refused, unless the instructor let a new device take that seat. A new
+        name gets a free seat at the table with the fewest students; the Seat carries the new
+        token for the device to keep. Refused: unknown code, a closed class, a full room, a
+        name in use, too many joins in the last minute."""
         code = clean_code(code)
+        if token:
+            with contextlib.suppress(Refused):
+                return self.rejoin(code, token)
         shown = clean_name(name)
         key = name_key(shown)
         prefers = prefers if prefers in ROLES else None
         info = self.info(code)
         if info.status == ENDED:
             raise Refused("This class has ended. Ask your teacher for the new code.")
+        token = new_token()
+        token_hash = digest(token)
         for _ in range(5):  # another student took the same free seat first: look again
             with self.store.transaction() as tx:
                 tx.lock_room(code)
-                rows = [
-                    SeatRow(*row)
-                    for row in tx.query(
-                        f"SELECT {SEAT_COLUMNS} FROM seats WHERE room = ? ORDER BY table_no, seat",
-                        (code,),
-                    )
-                ]
+                rows = tx.query(
+                    "SELECT table_no, seat, name, name_key, token_hash, joined_at FROM seats "
+                    "WHERE room = ? ORDER BY table_no, seat",
+                    (code,),
+                )
                 moment = now()
-                mine = [s for s in rows if s.name is not None and name_key(s.name) == key]
-                if mine:
-                    seat = mine[0]
-                    if seat.student and seat.present(moment):
-                        raise Refused(
-                            f"Someone called {shown} is already playing in this room. If "
-                            "that is you on another page, close it (or wait half a minute) and "
-                            "join again; otherwise add your initial to your name."
-                        )
+                alike = [r for r in rows if r[2] is not None and look_alike(r[2], shown)]
+                if alike:
+                    table, seat, seated, _, held_by, _ = alike[0]
+                    if held_by is not None or not same_name(shown, seated):
+                        raise Refused(name_in_use(shown, seated))
+                    # the instructor let a new device take this seat: this one does
                     tx.execute(
-                        "UPDATE seats SET playing = ?, last_seen = ? "
-                        "WHERE room = ? AND table_no = ? AND seat = ?",
-                        (STUDENT, moment, code, seat.table, seat.seat),
+                        "UPDATE seats SET token_hash = ?, playing = ?, last_seen = ?, "
+                        "joined_at = ? WHERE room = ? AND table_no = ? AND seat = ? "
+                        "AND token_hash IS NULL",
+                        (token_hash, STUDENT, moment, moment, code, table, seat),
                     )
                     tx.notify(code)
-                    return Seat(code, seat.table, seat.seat, seat.name or shown, key, True)
-                free = [s for s in rows if s.name is None]
+                    return Seat(code, table, seat, seated, token_hash, True, token)
+                recent = sum(1 for r in rows if r[5] is not None and moment - r[5] < 60)
+                if recent >= ROOM_JOINS_PER_MINUTE:
+                    raise Refused(
+                        "Many students are joining this room right now; wait a moment and "
+                        "press Join again."
+                    )
+                free = [r for r in rows if r[2] is None]
                 if not free:
                     raise Refused(
                         "This room is full: every seat has a student. Ask your teacher for a seat."
                     )
                 students = {t: 0 for t in range(info.settings.tables)}
-                for s in rows:
-                    if s.name is not None:
-                        students[s.table] += 1
-                seat = min(free, key=lambda s: (students[s.table], s.table, s.seat))
+                for r in rows:
+                    if r[2] is not None:
+                        students[r[0]] += 1
+                table, seat, *_ = min(free, key=lambda r: (students[r[0]], r[0], r[1]))
                 changed = tx.execute(
                     "UPDATE seats SET name = ?, name_key = ?, playing = ?, prefers = ?, "
-                    "last_seen = ? WHERE room = ? AND table_no = ? AND seat = ? AND name IS NULL",
-                    (shown, key, STUDENT, prefers, moment, code, seat.table, seat.seat),
+                    "last_seen = ?, token_hash = ?, joined_at = ? "
+                    "WHERE room = ? AND table_no = ? AND seat = ? AND name IS NULL",
+                    (shown, key, STUDENT, prefers, moment, token_hash, moment, code, table, seat),
                 )
                 if changed:
                     tx.notify(code)
-                    return Seat(code, seat.table, seat.seat, shown, key)
+                    return Seat(code, table, seat, shown, token_hash, False, token)
         raise Refused("Many students are joining at once; please press Join again.")
+
+    def rejoin(self, code: str, token: str) -> Seat:
+        """The seat of the device that holds `token` (a reload, a lost connection), played by
+        its student again; Refused if no seat of the room is this device's (any more)."""
+        code = clean_code(code)
+        token_hash = digest(str(token)[:200])
+        info = self.info(code)
+        if info.status == ENDED:
+            raise Refused("This class has ended. Ask your teacher for the new code.")
+        with self.store.transaction() as tx:
+            rows = tx.query(
+                "SELECT table_no, seat, name FROM seats WHERE room = ? AND token_hash = ?",
+                (code, token_hash),
+            )
+            if not rows:
+                raise Refused("This device has no seat in this room (any more): join again.")
+            table, seat, seated = rows[0]
+            tx.execute(
+                "UPDATE seats SET playing = ?, last_seen = ? "
+                "WHERE room = ? AND table_no = ? AND seat = ?",
+                (STUDENT, now(), code, table, seat),
+            )
+            tx.notify(code)
+        return Seat(code, table, seat, seated, token_hash, True, str(token))
+
+    def holds(self, seat: Seat) -> bool:
+        """The seat is still this device's (the instructor has not freed or moved it)."""
+        rows = self.store.query(
+            "SELECT 1 FROM seats WHERE room = ? AND table_no = ? AND seat = ? AND token_hash = ?",
+            (seat.code, seat.table, seat.seat, seat.key),
+        )
+        return bool(rows)
 
     def heartbeat(self, seat: Seat) -> None:
         """The student's page is open (no notification: nobody needs to redraw for it)."""
         with self.store.transaction() as tx:
             tx.execute(
                 "UPDATE seats SET last_seen = ? WHERE room = ? AND table_no = ? AND seat = ? "
-                "AND name_key = ?",
+                "AND token_hash = ?",
                 (now(), seat.code, seat.table, seat.seat, seat.key),
             )
 
@@ -417,11 +533,11 @@ class Rooms:
         with self.store.transaction() as tx:
             changed = tx.execute(
                 "UPDATE seats SET playing = ?, last_seen = ? WHERE room = ? AND table_no = ? "
-                "AND seat = ? AND name_key = ?",
+                "AND seat = ? AND token_hash = ?",
                 (STUDENT, now(), seat.code, seat.table, seat.seat, seat.key),
             )
             if not changed:
-                raise Refused("That seat is no longer yours; join again with your name.")
+                raise Refused("That seat is no longer yours; ask your teacher for a seat.")
             tx.notify(seat.code)
 
     # -- the instructor ---------------------------------------------------------------------------
@@ -499,9 +615,57 @@ class Rooms:
             tx.notify(code)
 
     def close(self, code: str) -> None:
-        """The class is over: nobody can join or decide any more; the logs stay."""
+        """The class is over: nobody can join or decide any more; the logs stay, and the
+        instructor can reopen it (`reopen`) while the room is kept."""
         with self.store.transaction() as tx:
-            tx.execute("UPDATE rooms SET status = ? WHERE code = ?", (ENDED, code))
+            tx.execute(
+                "UPDATE rooms SET closed_from = status, closed_at = ?, status = ? "
+                "WHERE code = ? AND status <> ?",
+                (now(), ENDED, code, ENDED),
+            )
+            tx.notify(code)
+
+    def reopen(self, code: str) -> None:
+        """Undo `close`: the room is as it was when closed; a two-hour game's timer did not
+        run while it was closed."""
+        with self.store.transaction() as tx:
+            rows = tx.query(
+                "SELECT closed_from, closed_at, ends_at FROM rooms WHERE code = ? AND status = ?",
+                (code, ENDED),
+            )
+            if not rows:
+                return
+            was, closed_at, ends_at = rows[0]
+            if was == PLAYING and ends_at is not None and closed_at is not None:
+                ends_at += max(0.0, now() - closed_at)
+            tx.execute(
+                "UPDATE rooms SET status = ?, closed_from = NULL, closed_at = NULL, ends_at = ? "
+                "WHERE code = ?",
+                (was or LOBBY, ends_at, code),
+            )
+            tx.notify(code)
+
+    def remove(self, code: str, table: int, seat: int) -> None:
+        """Take a student out of their seat: the seat is free for anyone to join, a bot plays
+        it meanwhile, and the student's device can no longer decide for it."""
+        with self.store.transaction() as tx:
+            tx.execute(
+                "UPDATE seats SET name = NULL, name_key = NULL, token_hash = NULL, prefers = NULL, "
+                "last_seen = NULL, playing = ? WHERE room = ? AND table_no = ? AND seat = ?",
+                (BOT, code, table, seat),
+            )
+            tx.notify(code)
+
+    def release(self, code: str, table: int, seat: int) -> None:
+        """Let the student's seat move to a new device (a lost phone, a flat battery): the
+        next device that joins with the student's name takes it; the old device can no longer
+        decide for it. A bot plays it meanwhile."""
+        with self.store.transaction() as tx:
+            tx.execute(
+                "UPDATE seats SET token_hash = NULL, playing = ? "
+                "WHERE room = ? AND table_no = ? AND seat = ? AND name IS NOT NULL",
+                (BOT, code, table, seat),
+            )
             tx.notify(code)
 
     def set_playing(self, code: str, table: int, seat: int, playing: str) -> None:
@@ -570,12 +734,14 @@ class Rooms:
                 )
             if made_by in (STUDENT, BOT):
                 rows = tx.query(
-                    "SELECT playing, name_key FROM seats WHERE room = ? AND table_no = ? "
+                    "SELECT playing, token_hash FROM seats WHERE room = ? AND table_no = ? "
                     "AND seat = ?",
                     (code, table, seat),
                 )
                 playing, key = rows[0] if rows else (None, None)
-                if made_by == STUDENT and (playing != STUDENT or key != student_key):
+                if made_by == STUDENT and (student_key is None or key != student_key):
+                    raise Refused("That seat is no longer yours; ask your teacher for a seat.")
+                if made_by == STUDENT and playing != STUDENT:
                     raise Refused(
                         "A bot is playing your seat now. Press 'Take my seat back' to play again."
                     )

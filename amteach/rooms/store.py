@@ -67,6 +67,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (room, table_no, number)
         )""",
     ),
+    # 2: the instructor key (a hash of it), closing that can be undone, seats bound to the
+    # device that joined (a hash of its rejoin token), and when a seat was last taken (the
+    # room's join rate). name_key now holds the name's confusables skeleton (names.py).
+    (
+        "ALTER TABLE rooms ADD COLUMN key_hash TEXT",
+        "ALTER TABLE rooms ADD COLUMN closed_at DOUBLE PRECISION",
+        "ALTER TABLE rooms ADD COLUMN closed_from TEXT",
+        "ALTER TABLE seats ADD COLUMN token_hash TEXT",
+        "ALTER TABLE seats ADD COLUMN joined_at DOUBLE PRECISION",
+        "CREATE INDEX rooms_by_created ON rooms (created)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # the channel PostgreSQL notifies on; the payload is the room's code
@@ -122,6 +133,10 @@ class Store(ABC):
     def _begin(self, cursor: Any) -> None:
         cursor.execute("BEGIN")
 
+    def _begin_read(self, cursor: Any) -> None:
+        """Start a transaction that only reads."""
+        self._begin(cursor)
+
     def _lock_schema(self, cursor: Any) -> None:
         """Keep two servers from migrating the same database at once."""
         return None  # SQLite: BEGIN IMMEDIATE already keeps a second migration out
@@ -145,13 +160,15 @@ class Store(ABC):
         return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
 
     @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
+    def transaction(self, read: bool = False) -> Iterator[Transaction]:
         """Statements that happen together or not at all. Raises Taken when a key is already
-        used, RoomsUnavailable when the database cannot be reached; nothing is changed then."""
+        used, RoomsUnavailable when the database cannot be reached; nothing is changed then.
+        `read=True`: the statements only read, so they never wait for a writer (nor make one
+        wait)."""
         with self._lock:
             try:
                 cursor = self._cursor()
-                self._begin(cursor)
+                (self._begin_read if read else self._begin)(cursor)
                 try:
                     yield Transaction(self, cursor)
                 except BaseException:
@@ -170,8 +187,8 @@ class Store(ABC):
                 raise
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Rows of one read."""
-        with self.transaction() as tx:
+        """Rows of one read (it takes no write lock: see `transaction(read=True)`)."""
+        with self.transaction(read=True) as tx:
             return tx.query(sql, params)
 
     def _cursor(self) -> Any:
@@ -276,6 +293,9 @@ class SQLiteStore(Store):
 
     def _begin(self, cursor: Any) -> None:
         cursor.execute("BEGIN IMMEDIATE")  # take the write lock now: no upgrade deadlocks
+
+    def _begin_read(self, cursor: Any) -> None:
+        cursor.execute("BEGIN")  # deferred: in WAL mode a reader never waits for the writer
 
     def _is_taken(self, err: Exception) -> bool:
         return isinstance(err, sqlite3.IntegrityError) and "UNIQUE" in str(err)

@@ -72,6 +72,12 @@ class RoomTable(Session):
     def playing(self) -> bool:
         return self.info.status == PLAYING
 
+    @property
+    def time_up(self) -> bool:
+        """A two-hour game whose time is up, not yet over (the accounting is coming)."""
+        timed = self.info.settings.ending == "two-hour"
+        return timed and self.info.seconds_left() == 0 and not self.game.over
+
     # -- following the log ------------------------------------------------------------------------
     def sync(self) -> bool:
         """Read what changed in the room (status, seats, new decisions) and show it; True if

@@ -2,6 +2,11 @@
 ending), show its code and join link big with a QR code for the projector, start, pause and
 end the games, hand a seat to a bot, watch every table in a live grid, and see the class's
 own results beside the bots' batch. Downloads give the class's games as `simulate`'s frames.
+
+Opening a class makes its instructor key; this page holds it (and keeps it in the browser,
+ui/keeper.py). Every control and download checks the key first, so a visitor who knows only
+the room code (every student does) reaches nothing. Wrong keys and PINs are throttled per
+page (rooms/limits.py).
 """
 
 from __future__ import annotations
@@ -30,11 +35,20 @@ from ..rooms import (
     open_rooms,
     unavailable_reply,
 )
+from ..rooms.limits import KEY_TRIES, KEY_WINDOW_SECONDS, Window
+from ..rooms.room import ENDED, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
 from .download import DownloadButton
-from .live import Ticker, join_link
+from .keeper import (
+    INSTRUCTOR_SPACE,
+    BrowserMemory,
+    SecretLink,
+    instructor_link,
+    parse_instructor_link,
+)
+from .live import Ticker, join_link, page_address
 from .play_panels import Messages, button
 from .student import clock
 
@@ -72,6 +86,14 @@ def class_beside_bots(class_games: Any, bots: Any) -> list[Any]:
     ]
 
 
+def looks_like_code(text: str) -> bool:
+    """A room code as the database keeps them (what a browser hands back is checked)."""
+    try:
+        return clean_code(text) == text
+    except Refused:
+        return False
+
+
 class ClassTab:
     """The instructor's controls and views for one room at a time."""
 
@@ -79,6 +101,14 @@ class ClassTab:
         w = widgets
         self._rooms = rooms
         self.code: str | None = None
+        self.key: str | None = None  # the instructor key of the class this page runs
+        self.guesses = Window(KEY_TRIES, KEY_WINDOW_SECONDS)  # this page's wrong keys/PINs
+        self.kept: dict[str, str] = {}  # code -> key of the classes this browser opened
+        self.memory = BrowserMemory(INSTRUCTOR_SPACE, self._stored, read_fragment=True)
+        self.secret = SecretLink(
+            label="Your instructor link opens this class's controls on any computer. Keep it "
+            "private (never project it); this browser remembers it too."
+        )
         self.tables: list[RoomTable] = []
         self.follower: Follower | None = None
         self.messages = Messages()
@@ -102,9 +132,15 @@ class ClassTab:
         self.open_button.button_style = "primary"
         self.ending.observe(lambda _: self._show_ending_fields(), names="value")
         self._show_ending_fields()
+        self.back_link = w.Password(
+            description="Link or key",
+            placeholder="paste your instructor link",
+            layout=w.Layout(width="420px"),
+        )
         self.back_code = w.Text(description="Room", placeholder="its code")
         self.back_pin = w.Password(description="PIN", placeholder="if it has one")
         self.back_button = button("Open its controls", lambda _: self.reopen())
+        self.remembered = w.HBox(layout=w.Layout(flex_flow="row wrap"))
         self.form = w.VBox(
             [
                 w.HTML(
@@ -119,11 +155,16 @@ class ClassTab:
                 ),
                 w.HBox([self.absent, self.pin], layout=w.Layout(flex_flow="row wrap")),
                 self.open_button,
-                w.HTML("<p style='margin-top:14px'>Or go back to a class you opened:</p>"),
+                w.HTML(
+                    "<p style='margin-top:14px'>Or go back to a class you opened: paste its "
+                    "instructor link (the room code alone does not open it).</p>"
+                ),
+                self.remembered,
                 w.HBox(
-                    [self.back_code, self.back_pin, self.back_button],
+                    [self.back_link, self.back_code, self.back_pin, self.back_button],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
+                self.memory,
             ]
         )
         # -- running it
@@ -135,14 +176,28 @@ class ClassTab:
         self.resume_button = button("Resume all", lambda _: self.resume())
         self.end_button = button("Time is up: end the game", lambda _: self.end())
         self.close_button = button("Close the class", lambda _: self.close_class())
+        self.reopen_button = button("Reopen the class", lambda _: self.reopen_class())
+        self.question = w.HTML()
+        self.yes_button = button("Yes", lambda _: self.confirmed())
+        self.yes_button.button_style = "danger"
+        self.no_button = button("No, go back", lambda _: self.ask(None))
+        self.confirm = w.HBox(
+            [self.question, self.yes_button, self.no_button],
+            layout=w.Layout(display="none", flex_flow="row wrap", align_items="center"),
+        )
+        self.confirm.add_class("am-confirm")
+        self._pending: Any = None  # what Yes does
         self.seat_picker = w.Dropdown(description="Seat", layout=w.Layout(width="340px"))
         self.to_bot = button("A bot plays this seat", lambda _: self.hand_seat(BOT))
         self.to_student = button("Give it back to the student", lambda _: self.hand_seat(STUDENT))
+        self.remove_button = button("Remove the student", lambda _: self.remove_student())
+        self.move_button = button("Move to a new device", lambda _: self.move_student())
         self.grid = w.HTML()
         self.grid.add_class("am-class-grid")
         self.results = w.VBox()
         self.results_button = button("Show the class's results", lambda _: self.show_results())
-        self.downloads = w.HBox(
+        self.downloads = w.HBox()  # made once the page holds a class's key (see `follow`)
+        self._download_buttons = lambda: (
             [
                 DownloadButton(
                     "amteach-class-csv.zip",
@@ -168,6 +223,7 @@ class ClassTab:
         self.running = w.VBox(
             [
                 self.banner,
+                self.secret,
                 w.HBox(
                     [
                         self.start_button,
@@ -175,13 +231,21 @@ class ClassTab:
                         self.resume_button,
                         self.end_button,
                         self.close_button,
+                        self.reopen_button,
                         self.timer,
                     ],
                     layout=w.Layout(flex_flow="row wrap", align_items="center"),
                 ),
+                self.confirm,
                 self.grid,
                 w.HBox(
-                    [self.seat_picker, self.to_bot, self.to_student],
+                    [
+                        self.seat_picker,
+                        self.to_bot,
+                        self.to_student,
+                        self.remove_button,
+                        self.move_button,
+                    ],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
                 w.HTML("<h3>The class's own results</h3>"),
@@ -225,7 +289,8 @@ class ClassTab:
 
     # -- opening -----------------------------------------------------------------------------------
     def open_class(self) -> bool:
-        """Open a room with the settings chosen; shows its code, link and QR code."""
+        """Open a room with the settings chosen; shows its code, link and QR code, and the
+        instructor link (once, hidden until asked) that opens its controls elsewhere."""
 
         def create() -> None:
             settings = RoomSettings(
@@ -239,36 +304,89 @@ class ClassTab:
                 absent_after=int(self.absent.value),
                 seed=int(time.time_ns() % 2**31),
             )
-            self.follow(self.rooms.create(settings, self.pin.value or None))
+            key = new_key()
+            code = self.rooms.create(settings, self.pin.value or None, key=key)
             self.pin.value = ""
+            self.follow(code, key)
+            self.secret.text = instructor_link(code, key, page_address())
 
         return self._safely(create)
 
     def reopen(self) -> bool:
-        """The controls of a room opened before (on this or another page): its code and PIN."""
+        """The controls of a room opened before (on this or another page): its instructor
+        link (or key and code), and its PIN if it has one."""
+        code, key = parse_instructor_link(self.back_link.value)
+        return self.go_back(code or self.back_code.value, key, self.back_pin.value)
 
-        def again() -> None:
-            self.rooms.check_pin(self.back_code.value, self.back_pin.value)
-            self.follow(self.rooms.info(self.back_code.value).code)
-            self.back_pin.value = ""
+    def go_back(self, code: Any, key: Any, pin: Any = None) -> bool:
+        """Open the controls of room `code` with its key (and PIN). Wrong tries count against
+        this page only: after KEY_TRIES in a minute it waits, while every other page,
+        the instructor's among them, goes on as before."""
+        try:
+            self.guesses.check("Too many wrong tries from this page.")
+            try:
+                info = self.rooms.check_instructor(str(code or ""), key, pin)
+            except Refused:
+                self.guesses.add()
+                raise
+        except Refused as err:
+            return self.answer(Reply(False, str(err), "warning"))
+        except RoomsUnavailable as err:
+            return self.answer(unavailable_reply(err))
+        self.back_pin.value = self.back_link.value = ""
+        self.follow(info.code, str(key).strip())
+        self.refresh()
+        return True
 
-        return self._safely(again)
+    def _stored(self, items: dict[str, str], fragment: dict[str, str]) -> None:
+        """The browser's kept keys (and an instructor link's, just opened) arrived: offer to
+        go back to each class; open the linked one at once."""
+        self.kept = {code: key for code, key in items.items() if looks_like_code(code)}
+        code, key = fragment.get("code"), fragment.get("key")
+        if code and key:
+            self.kept[code] = key
+            if self.key is None and self.go_back(code, key, self.back_pin.value):
+                self.memory.remember(self.code or code, key)
+            else:  # a PIN is needed too: the link is filled in; type the PIN
+                self.back_link.value = instructor_link(code, key, "")
+        self.show_remembered()
 
-    def follow(self, code: str) -> None:
+    def show_remembered(self) -> None:
+        choices = []
+        for code, key in list(self.kept.items())[-5:]:
+            choice = button(
+                f"Go back to class {code}",
+                lambda _, code=code, key=key: self.go_back(code, key, self.back_pin.value),
+            )
+            choices.append(choice)
+        self.remembered.children = choices
+
+    def follow(self, code: str, key: str) -> None:
         if self.follower is not None:
             self.follower.stop()
         self.code = code
+        self.key = key
+        self.kept[code] = key
+        self.memory.remember(code, key)
         self.tables = []
         self.follower = Follower(self.rooms, code, self.tables, wake=self.ticker.wake, tend=True)
         info = self.rooms.info(code)
         link = join_link(code)
+        # explicit line heights: the HTML widget's own line box is 28 px tall, which big type
+        # would overflow onto the lines around it
         self.banner.value = html_text(
-            "<div style='display:flex;gap:24px;align-items:center;flex-wrap:wrap'>"
-            "<div>{}</div><div><div style='font-size:22px'>Join at</div>"
-            "<div class='am-join-link' style='font-size:30px;font-weight:700;word-break:break-all'>{}</div>"
-            "<div style='font-size:22px;margin-top:8px'>Room code</div>"
-            "<div class='am-room-code' style='font-size:64px;font-weight:800;letter-spacing:6px'>{}</div>"
-            "<div>{} · {} seats each · {} · roles {} · rules {}</div></div></div>",
+            "<div class='am-class-head' style='display:flex;gap:24px;align-items:center;"
+            "flex-wrap:wrap;line-height:1.2'>"
+            "<div class='am-qr'>{}</div><div style='min-width:0;flex:1 1 420px'>"
+            "<div style='font-size:22px;line-height:1.2'>Join at</div>"
+            "<div class='am-join-link' style='font-size:30px;line-height:1.2;font-weight:700;"
+            "overflow-wrap:anywhere'>{}</div>"
+            "<div class='am-room-code-label' style='font-size:22px;line-height:1.2;"
+            "margin-top:8px'>Room code</div>"
+            "<div class='am-room-code' style='font-size:64px;line-height:1.1;font-weight:800;"
+            "letter-spacing:6px'>{}</div>"
+            "<div class='am-room-settings' style='font-size:16px;line-height:1.3'>"
+            "{} · {} seats each · {} · roles {} · rules {}</div></div></div>",
             qr_code_html(link) if link.startswith("http") else "",
             link,
             code,
@@ -278,33 +396,119 @@ class ClassTab:
             info.settings.roles,
             info.settings.preset,
         )
+        self.secret.text = ""
+        for old in self.downloads.children:
+            old.close()
+        self.downloads.children = self._download_buttons()
         self.form.layout.display = "none"
         self.running.layout.display = "flex"
         self.answer(Reply(True, f"Room {code} is open. Students join with the link or the code."))
 
     # -- the instructor's controls ------------------------------------------------------------------
+    def _control(self, action: Any) -> bool:
+        """Run an instructor's action, once the page's key still opens the class."""
+
+        def checked() -> None:
+            self._check_key()
+            action()
+
+        return self._safely(checked)
+
+    def _check_key(self) -> None:
+        if self.code is None or self.key is None:
+            raise Refused("Open a class (or go back to one with its instructor link) first.")
+        self.rooms.check_instructor(self.code, self.key, with_pin=False)
+
     def start(self) -> bool:
-        return self._safely(lambda: self.rooms.start(self.code))
+        return self._control(lambda: self.rooms.start(self.code))
 
     def pause(self) -> bool:
-        return self._safely(lambda: self.rooms.pause(self.code))
+        return self._control(lambda: self.rooms.pause(self.code))
 
     def resume(self) -> bool:
-        return self._safely(lambda: self.rooms.resume(self.code))
+        return self._control(lambda: self.rooms.resume(self.code))
 
-    def end(self) -> bool:
+    def ask(self, question: str | None, yes: str = "Yes", action: Any = None) -> bool:
+        """Ask before an action that every student feels (None: put the question away)."""
+        self._pending = action
+        self.question.value = html_text("<b style='font-size:18px'>{}</b>", question or "")
+        self.yes_button.description = yes
+        self.confirm.layout.display = "flex" if question else "none"
+        return question is not None
+
+    def confirmed(self) -> bool:
+        action, self._pending = self._pending, None
+        self.ask(None)
+        return action() if action is not None else False
+
+    def end(self, confirmed: bool = False) -> bool:
         """Time is up for every table: each starts the two-hour game's final accounting at its
-        next turn."""
-        return self._safely(lambda: self.rooms.time_is_up(self.code))
+        next turn. Asks first."""
+        if not confirmed:
+            return self.ask(
+                "End the game at every table now? Each table starts its final accounting.",
+                "Yes, time is up",
+                lambda: self.end(confirmed=True),
+            )
+        return self._control(lambda: self.rooms.time_is_up(self.code))
 
-    def close_class(self) -> bool:
-        return self._safely(lambda: self.rooms.close(self.code))
+    def close_class(self, confirmed: bool = False) -> bool:
+        """Close the class: nobody can join or decide any more (it can be reopened). Asks."""
+        if not confirmed:
+            return self.ask(
+                "Close the class for everyone? Nobody can join or play until you reopen it.",
+                "Yes, close the class",
+                lambda: self.close_class(confirmed=True),
+            )
+        return self._control(lambda: self.rooms.close(self.code))
+
+    def reopen_class(self) -> bool:
+        return self._control(lambda: self.rooms.reopen(self.code))
+
+    def _picked(self) -> tuple[int, int] | None:
+        if self.seat_picker.value is None:
+            self.answer(Reply(False, "Choose a seat first.", "warning"))
+            return None
+        return self.seat_picker.value
 
     def hand_seat(self, playing: str) -> bool:
-        if self.seat_picker.value is None:
-            return self.answer(Reply(False, "Choose a seat first.", "warning"))
-        table, seat = self.seat_picker.value
-        return self._safely(lambda: self.rooms.set_playing(self.code, table, seat, playing))
+        if (picked := self._picked()) is None:
+            return False
+        table, seat = picked
+        return self._control(lambda: self.rooms.set_playing(self.code, table, seat, playing))
+
+    def remove_student(self, confirmed: bool = False) -> bool:
+        """Free the chosen seat: its student is out, a bot plays it until someone joins."""
+        if (picked := self._picked()) is None:
+            return False
+        table, seat = picked
+        if not confirmed:
+            return self.ask(
+                f"Remove the student at table {table + 1}, seat {seat + 1}? The seat becomes "
+                "free; a bot plays it until someone joins.",
+                "Yes, remove",
+                lambda: self.remove_student(confirmed=True),
+            )
+        return self._control(lambda: self.rooms.remove(self.code, table, seat))
+
+    def move_student(self) -> bool:
+        """The chosen seat's student moves to a new device: the next device that joins with
+        their name takes the seat (their old device can no longer play it)."""
+        if (picked := self._picked()) is None:
+            return False
+        table, seat = picked
+
+        def move() -> None:
+            self.rooms.release(self.code, table, seat)
+            self.answer(
+                Reply(
+                    True,
+                    "The seat waits for its student's new device: they join with the same "
+                    "name. A bot plays it meanwhile.",
+                )
+            )
+
+        return self._control(move)
 
     # -- following the room ---------------------------------------------------------------------------
     def tick(self) -> None:
@@ -354,12 +558,15 @@ class ClassTab:
         except RoomsUnavailable as err:
             self.answer(unavailable_reply(err))
             return
-        lobby = info.status == "lobby"
+        lobby, closed = info.status == "lobby", info.status == ENDED
         self.start_button.layout.display = "flex" if lobby else "none"
         self.pause_button.layout.display = "flex" if info.status == "playing" else "none"
         self.resume_button.layout.display = "flex" if info.status == "paused" else "none"
         timed = info.settings.ending == "two-hour"
-        self.end_button.layout.display = "flex" if timed and not lobby else "none"
+        running = not lobby and not closed and info.seconds_left() != 0
+        self.end_button.layout.display = "flex" if timed and running else "none"
+        self.close_button.layout.display = "none" if closed else "flex"
+        self.reopen_button.layout.display = "flex" if closed else "none"
         self.grid.value = self.grid_html(info, rows)
         seats = [
             (f"Table {row.table + 1} · {row.label}", (row.table, row.seat))
@@ -398,7 +605,10 @@ class ClassTab:
                 len(lobby_rows),
                 names if joined else "nobody yet",
             )
-        head = "Paused. " if info.status == "paused" else ""
+        head = {"paused": "Paused. ", ENDED: "The class is closed. "}.get(info.status, "")
+        if info.settings.ending == "two-hour" and info.seconds_left() == 0:
+            head += "Time is up: each table does its final accounting. "
+        head = html_text("<p class='am-class-state' style='font-size:20px'><b>{}</b></p>", head)
         rows = []
         for table in self.tables:
             game = table.game
@@ -464,6 +674,8 @@ class ClassTab:
         return class_beside_bots(result, bots)
 
     def archive(self, file_format: str) -> bytes:
+        """The class's data for a download: only for the page that holds the class's key."""
+        self._check_key()
         result = self.result()
         return class_archive(
             result, decisions_frame(self.rooms, self.code, self.tables), file_format

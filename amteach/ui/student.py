@@ -23,8 +23,10 @@ from ..rooms import (
     open_rooms,
     unavailable_reply,
 )
+from ..rooms.limits import JOIN_WINDOW_SECONDS, PAGE_JOINS, Window
 from ..session import Change, Reply, choice_label
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
+from .keeper import SEAT_SPACE, BrowserMemory
 from .live import Ticker
 from .play_panels import TITLE_ACTIONS, ManagePanel, Messages, Narration, TradePanel, button
 
@@ -59,6 +61,10 @@ class StudentPage:
         w = widgets
         self._rooms = rooms
         self.seat: Seat | None = None
+        # the seat is this device's: its rejoin token is kept in the browser (one per room)
+        self.tokens: dict[str, str] = {}
+        self.memory = BrowserMemory(SEAT_SPACE, self._stored)
+        self.joins = Window(PAGE_JOINS, JOIN_WINDOW_SECONDS)  # this page's presses of Join
         self.table: RoomTable | None = None
         self.follower: Follower | None = None
         self.messages = Messages()
@@ -107,7 +113,7 @@ class StudentPage:
         self.heartbeat.observe(lambda _: self.check_in(), names="value")
         self.seat_view = w.VBox(layout=w.Layout(display="none"))
         self.widget = w.VBox(
-            [self.form, self.messages.widget, self.seat_view, self.heartbeat],
+            [self.form, self.messages.widget, self.seat_view, self.heartbeat, self.memory],
             layout=w.Layout(width=PHONE_WIDTH),
         )
         self.widget.add_class("am-student")
@@ -124,8 +130,16 @@ class StudentPage:
 
     # -- joining -------------------------------------------------------------------------------
     def join(self) -> bool:
-        """Join with the code and name typed; one polite line if that cannot be done."""
+        """Join with the code and name typed; one polite line if that cannot be done. A page
+        holds one seat; a device that has a seat in the room gets it back (its token)."""
         try:
+            if self.seat is not None:
+                raise Refused(
+                    f"This page already has a seat: {self.seat.name} at table "
+                    f"{self.seat.table + 1}. One seat per page."
+                )
+            self.joins.check("Too many tries to join from this page.")
+            self.joins.add()
             info = self.rooms.info(self.code.value)
             asks = info.settings.roles == "dice" and info.status == "lobby"
             if asks and self.prefers.layout.display == "none":
@@ -138,11 +152,36 @@ class StudentPage:
                         "info",
                     )
                 )
-            seat = self.rooms.join(info.code, self.name.value, self.prefers.value)
+            seat = self.rooms.join(
+                info.code, self.name.value, self.prefers.value, token=self.tokens.get(info.code)
+            )
         except Refused as err:
             return self.answer(Reply(False, str(err), "warning"))
         except RoomsUnavailable as err:
             return self.answer(unavailable_reply(err))
+        return self._seated(seat)
+
+    def _stored(self, tokens: dict[str, str], _fragment: dict[str, str]) -> None:
+        """The browser's kept tokens arrived (a reload, a lost connection): a device that has
+        a seat in this page's room takes it back at once."""
+        self.tokens = tokens
+        code = self.code.value.strip().upper()
+        if self.seat is not None or code not in tokens:
+            return
+        try:
+            seat = self.rooms.rejoin(code, tokens[code])
+        except Refused:  # freed by the teacher, or the class is over: the form stays
+            self.memory.forget(code)
+            return
+        except RoomsUnavailable as err:
+            self.answer(unavailable_reply(err))
+            return
+        self._seated(seat)
+
+    def _seated(self, seat: Seat) -> bool:
+        if seat.token:
+            self.tokens[seat.code] = seat.token
+            self.memory.remember(seat.code, seat.token)
         self.seat = seat
         self.code.value = seat.code
         self.form.layout.display = "none"
@@ -155,10 +194,36 @@ class StudentPage:
         return True
 
     def check_in(self) -> None:
-        """The page is open: the browser's heartbeat reached the kernel."""
+        """The page is open: the browser's heartbeat reached the kernel. A seat the teacher
+        freed (or moved to a new device) is let go here."""
         if self.seat is not None:
             with contextlib.suppress(RoomsUnavailable):  # the next check-in will do
+                if not self.rooms.holds(self.seat):
+                    self.seat_lost()
+                    return
                 self.rooms.heartbeat(self.seat)
+
+    def seat_lost(self) -> None:
+        """The teacher took this device's seat away: back to the join form, one line why."""
+        seat, self.seat = self.seat, None
+        if self.follower is not None:
+            self.follower.stop()
+        self.follower = self.table = None
+        self.heartbeat.playing = False
+        if seat is not None:
+            self.tokens.pop(seat.code, None)
+            self.memory.forget(seat.code)
+        self.seat_view.children = []
+        self.seat_view.layout.display = "none"
+        self.form.layout.display = "flex"
+        self.answer(
+            Reply(
+                False,
+                "Your teacher has given your seat to someone else (or to your new device). "
+                "Ask your teacher if you should join again.",
+                "warning",
+            )
+        )
 
     def take_back(self) -> bool:
         if self.seat is None:
@@ -290,6 +355,20 @@ class StudentPage:
             text, colour = html_text("<b>Paused</b> by your teacher."), "#fff4d6"
         elif info.status == "ended":
             text, colour = html_text("<b>The class has ended.</b>"), "#f4f4f4"
+        elif table.time_up:  # every device says so at once, whoever is to choose
+            if game.phase == "final_adjust":
+                then = (
+                    "your turn: sell or mortgage if you wish, then say you are done"
+                    if game.actor == seat
+                    else f"{game.names[game.actor]} is adjusting"
+                )
+                text = html_text("<b>Time is up:</b> the final accounting ({}).", then)
+            else:
+                text = html_text(
+                    "<b>Time is up.</b> The final accounting starts after {} choice.",
+                    "your" if game.actor == seat else f"{game.names[game.actor]}'s",
+                )
+            colour = "#fff4d6"
         elif table.controller(seat) != "human":
             text, colour = html_text("A bot is playing your seat while you are away."), "#fff4d6"
         elif game.actor == seat:
