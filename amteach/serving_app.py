@@ -4,6 +4,10 @@
   alive at once, the preheated pool included, so memory stays at N kernels. Visitor N+1 gets a
   short "the class dashboard is full" page (HTTP 503) that tries again by itself, and gets a
   kernel as soon as one is freed.
+- **Kernels of pages that never opened go promptly.** A kernel handed to a page whose browser
+  never connects to it (a plain GET, a crawler, a closed tab before the page loaded) is shut
+  down `unopened_timeout` seconds later (40 s by default; checked every 10 s), not after the grace period: a loop
+  of plain GETs cannot fill memory.
 - **Kernels of closed tabs go promptly.** The page asks the server to shut its kernel down when
   the tab closes (see voila_template/index.html.j2). A page that vanishes without saying so (a
   dropped network, a sleeping laptop) keeps its kernel for a grace period counted from the
@@ -19,7 +23,9 @@ from __future__ import annotations
 import asyncio
 import html
 import os
+import re
 import sys
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +38,7 @@ from jupyter_server.base.handlers import JupyterHandler  # noqa: E402
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager  # noqa: E402
 from jupyter_server.utils import url_path_join  # noqa: E402
 from tornado import web  # noqa: E402
+from tornado.ioloop import PeriodicCallback  # noqa: E402
 from traitlets import Int  # noqa: E402
 from voila.app import Voila  # noqa: E402
 from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
@@ -41,6 +48,8 @@ from voila.utils import ENV_VARIABLE  # noqa: E402
 FULL_PAGE_RETRY = 15
 # where a closing page hands its kernel back (the template posts there)
 RELEASE_ROUTE = r"/voila/amteach/release/(?P<kernel_id>[\w-]+)"
+# the kernel a page is given, in the page's own configuration (what its browser connects to)
+PAGE_KERNEL_ID = re.compile(r'"kernelId":\s*"([\w-]+)"')
 
 
 class ClassroomKernelManager(AsyncMappingKernelManager):
@@ -49,6 +58,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
     max_kernels = Int(
         0, config=True, help="Most kernels alive at once, the pool included (0: no limit)."
+    )
+    unopened_timeout = Int(
+        40,
+        config=True,
+        help="Seconds a kernel handed to a page is kept if the page never connects to it.",
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -61,6 +75,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.room: asyncio.Condition | None = None
         self.pool_size_wanted: int | None = None  # --pool, before the cap trims it
         self.stopping_everything = False
+        self.unopened: dict[str, float] = {}  # kernel id -> when its page was served
+        self.unopened_watch: PeriodicCallback | None = None
 
     # --- counting -----------------------------------------------------------------------
     def live_kernels(self) -> int:
@@ -143,6 +159,35 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.stopping_everything = True  # no refills while the server stops
         await super().shutdown_all(*args, **kwargs)
 
+    # --- pages that never connect ----------------------------------------------------------
+    def note_page_served(self, kernel_id: str) -> None:
+        """A page was sent with this kernel: its browser should connect within moments."""
+        self.unopened[kernel_id] = time.monotonic()
+        if self.unopened_watch is None:
+            # checked a few times per timeout, so a kernel goes within 1.25 timeouts
+            every = max(1.0, self.unopened_timeout / 4)
+            self.unopened_watch = PeriodicCallback(self.shut_unopened, every * 1000)
+            self.unopened_watch.start()
+
+    def notify_connect(self, kernel_id: str) -> None:
+        super().notify_connect(kernel_id)
+        self.unopened.pop(kernel_id, None)
+
+    async def shut_unopened(self) -> None:
+        """Shut down kernels whose page never connected within `unopened_timeout`."""
+        now = time.monotonic()
+        for kernel_id, served in list(self.unopened.items()):
+            if kernel_id not in self or kernel_id in self.stopping_ids:
+                self.unopened.pop(kernel_id, None)
+            elif now - served >= self.unopened_timeout:
+                self.unopened.pop(kernel_id, None)
+                self.log.info(
+                    "Shutting down kernel %s: its page never connected in %d s",
+                    kernel_id,
+                    self.unopened_timeout,
+                )
+                await self.shutdown_kernel(kernel_id)
+
     def notify_disconnect(self, kernel_id: str) -> None:
         """A page's connection closed: its grace period (cull_idle_timeout) starts now, not at
         its last click, so a student who read for ten minutes and then lost the network still
@@ -172,6 +217,18 @@ dashboard as soon as a place is free.</p>
 
 class ClassroomVoilaHandler(TornadoVoilaHandler):
     """Voilà's page handler behind a door: a polite "full" page when the cap is reached."""
+
+    page_kernel_noted = False
+
+    def write(self, chunk: Any) -> None:
+        """Note the kernel the page is given (the first chunk of the page carries its
+        configuration), so a page that never connects gives its kernel back soon."""
+        if not self.page_kernel_noted and isinstance(chunk, str):
+            found = PAGE_KERNEL_ID.search(chunk)
+            if found and isinstance(self.kernel_manager, ClassroomKernelManager):
+                self.page_kernel_noted = True
+                self.kernel_manager.note_page_served(found.group(1))
+        super().write(chunk)
 
     async def get(self, path: str | None = None) -> None:
         manager = self.kernel_manager

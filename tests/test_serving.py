@@ -46,3 +46,63 @@ def test_charts_load_plotly_from_the_server_only_when_served(monkeypatch):
     assert isinstance(served, go.FigureWidget)
     assert len(served._esm) < 1_000 and "templates/amteach/static/plotly-widget-x.js" in served._esm
     assert served.layout.title.text == "Wealth"
+
+
+# --- the served page: preheated for the dashboard and for join links (issue 24) -------------
+
+
+def test_a_page_known_at_start_builds_only_what_it_shows(tmp_path, monkeypatch):
+    """A kernel started for one request (or a notebook outside Voilà) knows its address at
+    once: a join link builds the student's page and never the dashboard."""
+    from amteach.ui.dashboard import ServedPage
+
+    monkeypatch.setenv("AMTEACH_ROOMS", str(tmp_path / "class.sqlite"))
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    monkeypatch.setenv("QUERY_STRING", "room=abc123")
+    student = ServedPage()
+    assert student.dashboard is None
+    assert [child._dom_classes for child in student.page.children] == [
+        student.student.widget._dom_classes
+    ]
+    assert "am-student" in student.student.widget._dom_classes
+    monkeypatch.setenv("QUERY_STRING", "")
+    dashboard = ServedPage()
+    assert dashboard.student is None
+    assert dashboard.page.children == (dashboard.dashboard.widget,)
+
+
+def test_a_preheated_dashboard_turns_into_a_students_page_when_the_join_link_arrives(
+    tmp_path, monkeypatch
+):
+    """In the pool the dashboard is built and shown before the visitor comes; a join link's
+    query then closes every widget of the dashboard (a phone receives only its own page) and
+    puts the student's page in the same place on the page."""
+    from amteach.ui import dashboard as served
+
+    monkeypatch.setenv("AMTEACH_ROOMS", str(tmp_path / "class.sqlite"))
+    monkeypatch.setenv("VOILA_PREHEAT", "True")
+    waiting = []
+    monkeypatch.setattr(served, "when_page_known", waiting.append)
+    page = served.ServedPage()
+    assert page.dashboard is not None and page.student is None
+    built = page.dashboard
+    assert page.page.children == (built.widget,)
+    assert len(waiting) == 1  # the page waits for its address without blocking the notebook
+    waiting[0]("room=abc123")
+    assert page.dashboard is None
+    assert "am-student" in page.page.children[0]._dom_classes
+    assert page.page.comm is not None  # the page the browser shows stays open
+    closed = [built.widget, built.app.widget, built.app.board_view, built.rules_view]
+    assert all(widget.comm is None for widget in closed)
+
+
+def test_a_preheated_dashboard_stays_the_dashboard_for_its_own_address(monkeypatch):
+    from amteach.ui import dashboard as served
+
+    monkeypatch.setenv("VOILA_PREHEAT", "True")
+    waiting = []
+    monkeypatch.setattr(served, "when_page_known", waiting.append)
+    page = served.ServedPage()
+    built = page.dashboard
+    waiting[0]("x=1")
+    assert page.dashboard is built and built.widget.comm is not None
