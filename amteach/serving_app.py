@@ -75,7 +75,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.room: asyncio.Condition | None = None
         self.pool_size_wanted: int | None = None  # --pool, before the cap trims it
         self.stopping_everything = False
-        self.unopened: dict[str, float] = {}  # kernel id -> when its page was served
+        self.unopened: dict[str, float] = {}  # kernel id -> when its page was sent
+        self.connected_ids: set[str] = set()  # kernels a page connected to, ever
         self.unopened_watch: PeriodicCallback | None = None
 
     # --- counting -----------------------------------------------------------------------
@@ -150,6 +151,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
             self.stopping_ids.discard(kernel_id)
+            self.connected_ids.discard(kernel_id)
+            self.unopened.pop(kernel_id, None)
         if not self.stopping_everything and hasattr(self, "fill_if_needed") and self.notebook_path:
             # room under the cap again: let the pool grow back towards --pool
             self._fit_pool_to_cap()
@@ -162,7 +165,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     # --- pages that never connect ----------------------------------------------------------
     def note_page_served(self, kernel_id: str) -> None:
         """A page was sent with this kernel: its browser should connect within moments."""
-        self.unopened[kernel_id] = time.monotonic()
+        if kernel_id not in self.connected_ids:
+            self.unopened[kernel_id] = time.monotonic()
         if self.unopened_watch is None:
             # checked a few times per timeout, so a kernel goes within 1.25 timeouts
             every = max(1.0, self.unopened_timeout / 4)
@@ -171,6 +175,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
     def notify_connect(self, kernel_id: str) -> None:
         super().notify_connect(kernel_id)
+        self.connected_ids.add(kernel_id)
         self.unopened.pop(kernel_id, None)
 
     async def shut_unopened(self) -> None:
@@ -218,17 +223,33 @@ dashboard as soon as a place is free.</p>
 class ClassroomVoilaHandler(TornadoVoilaHandler):
     """Voilà's page handler behind a door: a polite "full" page when the cap is reached."""
 
-    page_kernel_noted = False
+    page_kernel: str | None = None
 
     def write(self, chunk: Any) -> None:
-        """Note the kernel the page is given (the first chunk of the page carries its
-        configuration), so a page that never connects gives its kernel back soon."""
-        if not self.page_kernel_noted and isinstance(chunk, str):
+        """Note the kernel the page is given (the page's first chunk carries its
+        configuration)."""
+        if self.page_kernel is None and isinstance(chunk, str):
             found = PAGE_KERNEL_ID.search(chunk)
-            if found and isinstance(self.kernel_manager, ClassroomKernelManager):
-                self.page_kernel_noted = True
-                self.kernel_manager.note_page_served(found.group(1))
+            if found:
+                self.page_kernel = found.group(1)
         super().write(chunk)
+
+    def _page_sent(self) -> None:
+        """The page is sent (or its visitor left before the end): its browser connects to the
+        kernel within moments, or never. The clock starts now, not while a busy server still
+        renders the page."""
+        manager = self.kernel_manager
+        if self.page_kernel is not None and isinstance(manager, ClassroomKernelManager):
+            manager.note_page_served(self.page_kernel)
+            self.page_kernel = None
+
+    def on_finish(self) -> None:
+        self._page_sent()
+        super().on_finish()
+
+    def on_connection_close(self) -> None:
+        self._page_sent()
+        super().on_connection_close()
 
     async def get(self, path: str | None = None) -> None:
         manager = self.kernel_manager

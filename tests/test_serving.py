@@ -3,6 +3,7 @@ served once, and a lighter kernel."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -21,16 +22,22 @@ def test_the_served_environment_holds_the_template_and_one_plotly_bundle():
     assert not share.exists()  # removed with the server
 
 
-def test_a_dashboard_kernel_skips_the_unused_uri_grammar_and_a_notebook_kernel_does_not():
+def test_a_dashboard_kernel_skips_what_plotly_imports_for_notebooks_and_a_notebook_does_not():
+    """nbformat, jsonschema and its URI grammar (and Voilà itself) stay out of a served
+    kernel; a chart widget still works there."""
     probe = (
         "import sys, amteach.ui, plotly.graph_objects as go; go.FigureWidget; "
-        "print(sys.modules.get('rfc3987_syntax') is not None)"
+        "from amteach.ui.dashboard import ServedPage; ServedPage(); "
+        "print(*(sys.modules.get(m) is not None "
+        "for m in ('rfc3987_syntax', 'jsonschema', 'nbformat', 'voila')))"
     )
     served = dict(os.environ, **{PLOTLY_BUNDLE_ENV: "templates/amteach/static/plotly-widget.js"})
     plain = {k: v for k, v in os.environ.items() if k != PLOTLY_BUNDLE_ENV}
     run = [sys.executable, "-c", probe]
-    assert subprocess.run(run, env=served, capture_output=True, text=True).stdout.strip() == "False"
-    assert subprocess.run(run, env=plain, capture_output=True, text=True).stdout.strip() == "True"
+    served_run = subprocess.run(run, env=served, capture_output=True, text=True)
+    assert served_run.stdout.split() == ["False"] * 4, served_run.stderr
+    plain_run = subprocess.run(run, env=plain, capture_output=True, text=True)
+    assert plain_run.stdout.split() == ["True", "True", "True", "False"], plain_run.stderr
 
 
 def test_charts_load_plotly_from_the_server_only_when_served(monkeypatch):
@@ -106,3 +113,114 @@ def test_a_preheated_dashboard_stays_the_dashboard_for_its_own_address(monkeypat
     built = page.dashboard
     waiting[0]("x=1")
     assert page.dashboard is built and built.widget.comm is not None
+
+
+# --- hard limits: pages that never connect, and the default cap (issue 22) ------------------
+
+
+def server_memory_mb(server) -> float:
+    """Resident memory of the server and its kernels, in MB."""
+    pids = [server.process.pid, *server.kernels().values()]
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):  # a kernel that just ended
+            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    return total * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def wait_until(condition, timeout: float, what: str) -> None:
+    """Poll `condition` until it holds; fail with `what` after `timeout` seconds."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.5)
+
+
+def plain_get(url: str) -> bytes:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=300) as response:
+        assert response.status == 200
+        return response.read()
+
+
+def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
+    """Issue 22: plain GETs (no websocket) each took a kernel until the 300 s cull. Now a
+    kernel whose page never connects goes after the unopened timeout (40 s by default, lowered
+    here to keep the test short), while a page that connected keeps its kernel and plays."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from served import bench_load, dashboard_server
+
+    pool = 1
+    with dashboard_server(pool=pool, unopened_after=6) as server:
+        wait_until(lambda: len(server.kernels()) >= pool, 300, "the pool's kernel")
+        visitor = bench_load().Visitor(server.url)
+        loop = asyncio.new_event_loop()
+        try:
+            loop.run_until_complete(visitor.open())  # a page that connects
+            after_rounds = []
+            for _ in range(2):
+                with ThreadPoolExecutor(4) as getters:
+                    pages = list(getters.map(plain_get, [server.url] * 4))
+                assert all(b"kernelId" in page for page in pages)
+                # each GET took a kernel (the log below counts them) and gives it back: only
+                # the pool and the connected visitor remain
+                wait_until(
+                    lambda: len(server.kernels()) == pool + 1,
+                    300,
+                    f"kernels back to {pool + 1}: {len(server.kernels())} alive",
+                )
+                after_rounds.append(server_memory_mb(server))
+            assert visitor.kernel_id in server.kernels()
+            loop.run_until_complete(visitor.click("Roll"))  # the connected page still plays
+            assert "throws" in visitor.narration()
+        finally:
+            loop.run_until_complete(visitor.close())
+            loop.close()
+        assert after_rounds[1] < after_rounds[0] * 1.15 + 50, after_rounds
+        log = "".join(server.log)
+        assert log.count("its page never connected in 6 s") == 8, log[-3000:]
+        assert "Traceback" not in log
+
+
+def test_pages_that_never_connect_give_their_kernel_back_within_a_minute_by_default():
+    from amteach.cli import UNOPENED_SECONDS, voila_command
+
+    command = voila_command(Path("d.ipynb"), 8866, "127.0.0.1", 2, TEMPLATE)
+    assert f"--ClassroomKernelManager.unopened_timeout={UNOPENED_SECONDS}" in command
+    # checked every quarter of the timeout (serving_app.ClassroomKernelManager)
+    assert UNOPENED_SECONDS * 1.25 <= 60
+
+
+def test_the_visitor_cap_defaults_to_what_the_memory_holds():
+    from click.testing import CliRunner
+
+    from amteach.cli import (
+        MEMORY_SHARE_FOR_VISITORS,
+        VISITOR_MB,
+        MaxVisitors,
+        available_memory_mb,
+        default_max_visitors,
+        main,
+    )
+
+    assert default_max_visitors(24_000) == int(24_000 * MEMORY_SHARE_FOR_VISITORS) // VISITOR_MB
+    assert default_max_visitors(100) == 2  # a tiny machine still serves two
+    assert available_memory_mb() > 0
+    assert MaxVisitors().convert("auto", None, None) == default_max_visitors()
+    assert MaxVisitors().convert("0", None, None) == 0  # no limit, when asked for
+    assert MaxVisitors().convert(" 25 ", None, None) == 25
+    help_text = CliRunner().invoke(main, ["dashboard", "--help"]).output
+    assert "[default: auto]" in " ".join(help_text.split())
+    for bad, says in (("lots", "not a whole number or 'auto'"), ("10001", "between 0 and 10000")):
+        result = CliRunner().invoke(main, ["dashboard", "--max-visitors", bad])
+        assert result.exit_code == 2 and says in result.output
+        assert "Traceback" not in result.output
+    # ./dev run serves with the cap in its command line
+    dev = (Path(__file__).resolve().parents[1] / "dev").read_text()
+    assert 'dashboard --max-visitors auto "$@"' in dev
