@@ -224,3 +224,53 @@ def test_the_visitor_cap_defaults_to_what_the_memory_holds():
     # ./dev run serves with the cap in its command line
     dev = (Path(__file__).resolve().parents[1] / "dev").read_text()
     assert 'dashboard --max-visitors auto "$@"' in dev
+
+
+def test_preheated_kernels_serve_both_the_dashboard_and_a_join_link(tmp_path):
+    """Issue 24: the pool renders the whole dashboard before anyone comes, and a join link
+    (`?room=CODE`) gets a pool kernel too, whose page turns into the student's: a Join form
+    with the room's code, and none of the dashboard's tabs."""
+    from browser import launch_chromium
+    from playwright.sync_api import sync_playwright
+    from served import dashboard_server
+
+    from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
+
+    database = str(tmp_path / "class.sqlite")
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(tables=1, seats=2))
+    rooms.store.close()
+    wait = 180_000
+    with (
+        dashboard_server(pool=2, env={ROOMS_ENV: database}) as server,
+        sync_playwright() as playwright,
+    ):
+        browser = launch_chromium(playwright)
+        errors: list[str] = []
+
+        def visit(address: str):
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(address)
+            return page
+
+        student = visit(f"{server.url}?room={code}")
+        join = student.get_by_role("button", name="Join", exact=True)
+        join.wait_for(timeout=wait)
+        assert join.is_enabled()
+        assert student.get_by_placeholder("the code on the projector").input_value() == code
+        assert student.locator(".am-page .am-student").count() == 1
+        assert student.locator(".widget-tab, .am-board").count() == 0  # no dashboard
+
+        teacher = visit(server.url)
+        roll = teacher.locator(".am-choices button", has_text="Roll")
+        roll.wait_for(timeout=wait)
+        assert roll.is_enabled()
+        assert teacher.locator(".am-page .lm-TabBar-tabLabel", has_text="Who wins").count() == 1
+        assert teacher.locator(".am-student").count() == 0
+        browser.close()
+        assert errors == []
+    log = "".join(server.log)
+    assert log.count("Using pre-heated kernel") == 2, log[-3000:]
+    assert "Traceback" not in log
