@@ -484,10 +484,11 @@ GRACE_SECONDS = 300
 UNOPENED_SECONDS = 40
 
 # `--max-visitors auto` (the default): sized from the memory available when the server starts.
-# Each visitor's kernel holds about VISITOR_MB (proportional set size after a played game and
-# a batch, docs/deploy.md); a quarter of the available memory is left for the server, the
-# class database and the machine's other work.
-VISITOR_MB = 150
+# A visitor's kernel holds about 90 MB (proportional set size) after a played game, and about
+# 220 MB once it ran a Who wins batch and opened every analysis tab (docs/deploy.md); VISITOR_MB
+# is a visitor who does some of both. A quarter of the available memory is left for the server,
+# the class database and the machine's other work.
+VISITOR_MB = 200
 MEMORY_SHARE_FOR_VISITORS = 0.75
 
 
