@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -477,6 +478,43 @@ def _rooms_environment(rooms_url: str, public_url: str | None) -> dict[str, str]
 # covers every retry with room to spare, and a laptop lid closed for a few minutes too. Closed
 # tabs do not wait for it: the page hands its kernel back as it closes.
 GRACE_SECONDS = 300
+# A page that was served but never connected to its kernel (a plain GET, a crawler) gives the
+# kernel back this long after it was served; checked every quarter of it, so within 50 s.
+# A browser connects within seconds of receiving the page, even on a loaded server.
+UNOPENED_SECONDS = 40
+
+# `--max-visitors auto` (the default): sized from the memory available when the server starts.
+# A visitor's kernel holds about 90 MB (proportional set size) after a played game, and about
+# 220 MB once it ran a Who wins batch and opened every analysis tab (docs/deploy.md); VISITOR_MB
+# is a visitor who does some of both. A quarter of the available memory is left for the server,
+# the class database and the machine's other work.
+VISITOR_MB = 200
+MEMORY_SHARE_FOR_VISITORS = 0.75
+
+
+def available_memory_mb() -> int | None:
+    """The memory the system could give to new processes now (MemAvailable), or None when
+    the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2**20
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def default_max_visitors(available_mb: int | None = None) -> int:
+    """`--max-visitors auto`: three quarters of the available memory over VISITOR_MB per
+    visitor, at least 2; 20 when the system does not say how much memory it has."""
+    available = available_mb if available_mb is not None else available_memory_mb()
+    if available is None:
+        return 20
+    return max(2, int(available * MEMORY_SHARE_FOR_VISITORS) // VISITOR_MB)
 
 
 def voila_command(
@@ -488,6 +526,7 @@ def voila_command(
     cull_after: int = GRACE_SECONDS,
     base_url: str = "/",
     max_visitors: int = 0,
+    unopened_after: int = UNOPENED_SECONDS,
 ) -> list[str]:
     """The command line of the server that serves the dashboard to a class (Voilà with
     amteach's kernel cap and culling, amteach/serving_app.py)."""
@@ -514,6 +553,8 @@ def voila_command(
         "--VoilaExecutor.iopub_timeout=120",
         f"--pool_size={min(pool, max_visitors) if max_visitors else pool}",
         f"--ClassroomKernelManager.max_kernels={max_visitors}",
+        # a kernel whose page never connects is shut down `unopened_after` s after it was served
+        f"--ClassroomKernelManager.unopened_timeout={unopened_after}",
         # a kernel with no page connected is shut down `cull_after` seconds after its page
         # disconnected (or its last activity); kernels with a page connected are kept
         f"--MappingKernelManager.cull_idle_timeout={cull_after}",
@@ -535,6 +576,26 @@ def base_url_option(value: str) -> str:
                 f"{value!r}: use letters, digits and - _ . ~ between slashes, e.g. /amteach/"
             )
     return "/" + "".join(f"{part}/" for part in parts)
+
+
+class MaxVisitors(click.ParamType):
+    """`--max-visitors`: a whole number from 0 (no limit) to 10000, or `auto`."""
+
+    name = "N|auto"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int):
+            number = value
+        elif str(value).strip().lower() == "auto":
+            return default_max_visitors()
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{str(value)[:40]!r} is not a whole number or 'auto'", param, ctx)
+        if not 0 <= number <= 10000:
+            self.fail(f"{number} is not between 0 and 10000 (or 'auto')", param, ctx)
+        return number
 
 
 @main.command()
@@ -579,10 +640,13 @@ def base_url_option(value: str) -> str:
 )
 @click.option(
     "--max-visitors",
-    type=click.IntRange(0, 10000),
-    default=0,
+    type=MaxVisitors(),
+    default="auto",
     show_default=True,
-    help="Most visitors (kernels) at once, the pool included; 0 for no limit. Visitors beyond it see a 'full' page that retries.",
+    help="Most visitors (kernels) at once, the pool included; 'auto' sizes it from this "
+    f"machine's memory ({MEMORY_SHARE_FOR_VISITORS:.0%} of the available memory over "
+    f"{VISITOR_MB} MB per visitor); 0 for no limit. Visitors beyond it see a 'full' page "
+    "that retries.",
 )
 @click.option(
     "--rooms",
@@ -632,6 +696,8 @@ def dashboard(
         )
     if max_visitors:
         click.echo(f"At most {max_visitors} visitors at once; others see a 'full' page.")
+    else:
+        click.echo("No limit on visitors (--max-visitors 0): each holds a kernel in memory.")
     sys.stdout.flush()
     sys.stderr.flush()
     command = voila_command(notebook, port, ip, pool, template, cull_after, base_url, max_visitors)

@@ -9,11 +9,14 @@ caches it, and compiles it once per page.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from importlib import resources
@@ -99,12 +102,16 @@ def is_served() -> bool:
 
 
 def lighten_dashboard_kernel() -> None:
-    """Under `amteach dashboard` only, skip one import that costs each visitor's kernel about
-    0.8 s of CPU: plotly imports nbformat, which imports jsonschema, which builds a URI
-    grammar (rfc3987_syntax) for format checks this kernel never makes. jsonschema treats a
-    missing module as "not installed"; notebooks outside the dashboard are left alone."""
+    """Under `amteach dashboard` only, skip what plotly imports for notebooks and a served
+    kernel never uses: plotly's renderers import nbformat (for `fig.show()` in a notebook),
+    which imports jsonschema, which builds a URI grammar (rfc3987_syntax). Together about 1 s
+    of CPU and 5 MB per visitor's kernel. The dashboard draws every chart as a widget, and
+    plotly treats a missing nbformat as "not installed"; notebooks outside the dashboard are
+    left alone."""
     if os.environ.get(PLOTLY_BUNDLE_ENV):
         skip_uri_grammar()
+        if "nbformat" not in sys.modules:
+            sys.modules["nbformat"] = None  # type: ignore[assignment]
 
 
 def skip_uri_grammar() -> None:
@@ -112,3 +119,65 @@ def skip_uri_grammar() -> None:
     checks it would serve; building its grammar costs about a second of CPU."""
     if "rfc3987_syntax" not in sys.modules:
         sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+
+
+# What Voilà puts in a kernel's environment (voila.utils.ENV_VARIABLE, read here without
+# importing Voilà: the voila package pulls the whole server into each kernel, seconds of CPU
+# and tens of MB)
+VOILA_PREHEAT = "VOILA_PREHEAT"
+QUERY_STRING = "QUERY_STRING"
+
+
+def _voila_query_url() -> str:
+    """Where Voilà hands a preheated kernel its visitor's request (its `voila/query` socket)."""
+    env = os.environ
+    server_url = env.get("VOILA_SERVER_URL", "/")
+    return (
+        f"{env.get('VOILA_WS_PROTOCOL', 'ws')}://{env.get('VOILA_APP_IP', '127.0.0.1')}:"
+        f"{env.get('VOILA_APP_PORT', '8866')}{env.get('VOILA_WS_BASE_URL', server_url)}"
+        f"voila/query/{env.get('VOILA_KERNEL_ID', '')}"
+    )
+
+
+async def _receive_request_info(url: str) -> dict[str, str]:
+    from tornado.websocket import websocket_connect
+
+    connection = await websocket_connect(url, connect_timeout=30)
+    try:
+        message = await connection.read_message()
+    finally:
+        connection.close()
+    info = json.loads(message) if message else {}
+    return {str(k): str(v) for k, v in info.items()} if isinstance(info, dict) else {}
+
+
+def when_page_known(show: Callable[[str], None]) -> None:
+    """Call `show(query string of the visitor's page)` on the kernel's main thread, without
+    blocking the notebook.
+
+    A kernel in Voilà's preheated pool runs the whole notebook before any visitor comes, so
+    the page is ready when one does; Voilà then passes the visitor's request (its query
+    string: a join link's `?room=CODE`) over a socket. We listen on a background thread and
+    hand the query to the main thread, where the widgets live. Outside the pool (a kernel
+    started for one request, or a notebook outside Voilà) the query is in the environment
+    already, and `show` runs at once."""
+    if os.environ.get(VOILA_PREHEAT) != "True":
+        show(os.environ.get(QUERY_STRING, ""))
+        return
+    from IPython import get_ipython
+
+    main_loop = get_ipython().kernel.io_loop  # the kernel's main thread's loop
+    url = _voila_query_url()
+
+    def listen() -> None:
+        import asyncio
+
+        try:
+            info = asyncio.run(_receive_request_info(url))
+        except Exception:  # the server went away: no visitor will come
+            logging.getLogger("amteach").warning("no request info from %s", url, exc_info=True)
+            return
+        os.environ.update(info)  # as Voilà's get_query_string does (SERVER_NAME, ...)
+        main_loop.add_callback(show, info.get(QUERY_STRING, ""))
+
+    threading.Thread(target=listen, name="amteach-page-request", daemon=True).start()

@@ -4,6 +4,10 @@
   alive at once, the preheated pool included, so memory stays at N kernels. Visitor N+1 gets a
   short "the class dashboard is full" page (HTTP 503) that tries again by itself, and gets a
   kernel as soon as one is freed.
+- **Kernels of pages that never opened go promptly.** A kernel handed to a page whose browser
+  never connects to it (a plain GET, a crawler, a closed tab before the page loaded) is shut
+  down `unopened_timeout` seconds later (40 s by default; checked every 10 s), not after the grace period: a loop
+  of plain GETs cannot fill memory.
 - **Kernels of closed tabs go promptly.** The page asks the server to shut its kernel down when
   the tab closes (see voila_template/index.html.j2). A page that vanishes without saying so (a
   dropped network, a sleeping laptop) keeps its kernel for a grace period counted from the
@@ -19,7 +23,9 @@ from __future__ import annotations
 import asyncio
 import html
 import os
+import re
 import sys
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +38,7 @@ from jupyter_server.base.handlers import JupyterHandler  # noqa: E402
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager  # noqa: E402
 from jupyter_server.utils import url_path_join  # noqa: E402
 from tornado import web  # noqa: E402
+from tornado.ioloop import PeriodicCallback  # noqa: E402
 from traitlets import Int  # noqa: E402
 from voila.app import Voila  # noqa: E402
 from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
@@ -41,6 +48,8 @@ from voila.utils import ENV_VARIABLE  # noqa: E402
 FULL_PAGE_RETRY = 15
 # where a closing page hands its kernel back (the template posts there)
 RELEASE_ROUTE = r"/voila/amteach/release/(?P<kernel_id>[\w-]+)"
+# the kernel a page is given, in the page's own configuration (what its browser connects to)
+PAGE_KERNEL_ID = re.compile(r'"kernelId":\s*"([\w-]+)"')
 
 
 class ClassroomKernelManager(AsyncMappingKernelManager):
@@ -49,6 +58,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
     max_kernels = Int(
         0, config=True, help="Most kernels alive at once, the pool included (0: no limit)."
+    )
+    unopened_timeout = Int(
+        40,
+        config=True,
+        help="Seconds a kernel handed to a page is kept if the page never connects to it.",
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -61,6 +75,9 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.room: asyncio.Condition | None = None
         self.pool_size_wanted: int | None = None  # --pool, before the cap trims it
         self.stopping_everything = False
+        self.unopened: dict[str, float] = {}  # kernel id -> when its page was sent
+        self.connected_ids: set[str] = set()  # kernels a page connected to, ever
+        self.unopened_watch: PeriodicCallback | None = None
 
     # --- counting -----------------------------------------------------------------------
     def live_kernels(self) -> int:
@@ -134,6 +151,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
             self.stopping_ids.discard(kernel_id)
+            self.connected_ids.discard(kernel_id)
+            self.unopened.pop(kernel_id, None)
         if not self.stopping_everything and hasattr(self, "fill_if_needed") and self.notebook_path:
             # room under the cap again: let the pool grow back towards --pool
             self._fit_pool_to_cap()
@@ -142,6 +161,37 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:
         self.stopping_everything = True  # no refills while the server stops
         await super().shutdown_all(*args, **kwargs)
+
+    # --- pages that never connect ----------------------------------------------------------
+    def note_page_served(self, kernel_id: str) -> None:
+        """A page was sent with this kernel: its browser should connect within moments."""
+        if kernel_id not in self.connected_ids:
+            self.unopened[kernel_id] = time.monotonic()
+        if self.unopened_watch is None:
+            # checked a few times per timeout, so a kernel goes within 1.25 timeouts
+            every = max(1.0, self.unopened_timeout / 4)
+            self.unopened_watch = PeriodicCallback(self.shut_unopened, every * 1000)
+            self.unopened_watch.start()
+
+    def notify_connect(self, kernel_id: str) -> None:
+        super().notify_connect(kernel_id)
+        self.connected_ids.add(kernel_id)
+        self.unopened.pop(kernel_id, None)
+
+    async def shut_unopened(self) -> None:
+        """Shut down kernels whose page never connected within `unopened_timeout`."""
+        now = time.monotonic()
+        for kernel_id, served in list(self.unopened.items()):
+            if kernel_id not in self or kernel_id in self.stopping_ids:
+                self.unopened.pop(kernel_id, None)
+            elif now - served >= self.unopened_timeout:
+                self.unopened.pop(kernel_id, None)
+                self.log.info(
+                    "Shutting down kernel %s: its page never connected in %d s",
+                    kernel_id,
+                    self.unopened_timeout,
+                )
+                await self.shutdown_kernel(kernel_id)
 
     def notify_disconnect(self, kernel_id: str) -> None:
         """A page's connection closed: its grace period (cull_idle_timeout) starts now, not at
@@ -172,6 +222,34 @@ dashboard as soon as a place is free.</p>
 
 class ClassroomVoilaHandler(TornadoVoilaHandler):
     """Voilà's page handler behind a door: a polite "full" page when the cap is reached."""
+
+    page_kernel: str | None = None
+
+    def write(self, chunk: Any) -> None:
+        """Note the kernel the page is given (the page's first chunk carries its
+        configuration)."""
+        if self.page_kernel is None and isinstance(chunk, str):
+            found = PAGE_KERNEL_ID.search(chunk)
+            if found:
+                self.page_kernel = found.group(1)
+        super().write(chunk)
+
+    def _page_sent(self) -> None:
+        """The page is sent (or its visitor left before the end): its browser connects to the
+        kernel within moments, or never. The clock starts now, not while a busy server still
+        renders the page."""
+        manager = self.kernel_manager
+        if self.page_kernel is not None and isinstance(manager, ClassroomKernelManager):
+            manager.note_page_served(self.page_kernel)
+            self.page_kernel = None
+
+    def on_finish(self) -> None:
+        self._page_sent()
+        super().on_finish()
+
+    def on_connection_close(self) -> None:
+        self._page_sent()
+        super().on_connection_close()
 
     async def get(self, path: str | None = None) -> None:
         manager = self.kernel_manager

@@ -1,11 +1,18 @@
 """Benchmark the Voilà dashboard in headless Chromium (Debian's, through Playwright).
 
     .venv/bin/python benchmarks/bench_dashboard.py [--visitors 20] [--repeat 3] [--template amteach]
+        [--skip-class]
 
 Prints, with medians:
-- time to interactive: from the page request until the Roll button is there and the board is
-  drawn, with a preheated kernel waiting, and cold (no kernel kept ready);
-- kernel memory per visitor: the resident size of each visitor's kernel process;
+- time to interactive (issue 24's targets: 1.5 s each, pool warmed): from navigation until
+  the Roll button is drawn and enabled, with a warmed pool (`amteach dashboard --pool 2`,
+  every pool kernel quiet), and cold (no kernel kept ready); and a student's join page
+  (`?room=CODE`, the server serving a class database as `--rooms` does) until its Join button
+  is drawn and enabled and the room's code is filled in;
+- kernel memory per visitor (issue 24's target: 70 MB idle): each kernel's proportional set
+  size (PSS, /proc/PID/smaps_rollup: shared pages counted once among the processes sharing
+  them), idle in a warmed pool of 4, and after a visitor played a game of 10 turns with the
+  bots (protocol-level, benchmarks/bench_load.py's visitor);
 - N concurrent visitors on this machine, each playing a turn: errors and time to interactive,
   once with a pool as large as the class (`amteach dashboard --pool N`) and once with the
   default pool of 2. The browser runs on the same 2 cores as the server and every kernel.
@@ -15,18 +22,60 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from playwright.async_api import async_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_load import Visitor  # the protocol-level visitor
 from browser import launch_chromium, serve_dashboard  # the tests' own helper
 
+from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
 from amteach.serving import TEMPLATE
+
+# seconds from navigation until the page's HTML had fully arrived, per visit (the server's
+# part: a preheated kernel's page is sent at once; the rest is the browser's and the widgets')
+PAGE_SENT: list[float] = []
+
+
+async def html_received(page) -> float:
+    return await page.evaluate("performance.getEntriesByType('navigation')[0].responseEnd") / 1000
+
+
+async def visit_join_page(browser, url: str, code: str) -> float:
+    """Seconds from navigation to a usable join page: the Join button enabled and the room's
+    code filled in from the link."""
+    context = await browser.new_context(viewport={"width": 1280, "height": 720})
+    page = await context.new_page()
+    console_errors: list[str] = []
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: console_errors.append(str(error)))
+    started = time.perf_counter()
+    try:
+        await page.goto(f"{url}?room={code}", timeout=600_000)
+        join = page.get_by_role("button", name="Join", exact=True)
+        await join.wait_for(timeout=300_000)
+        await page.wait_for_function(
+            "document.querySelector('input[placeholder=\"the code on the projector\"]')"
+            f"?.value === {code!r}",
+            timeout=300_000,
+        )
+        elapsed = time.perf_counter() - started
+        PAGE_SENT.append(await html_received(page))
+        if not await join.is_enabled():
+            raise RuntimeError("the Join button is drawn but disabled")
+        if console_errors:
+            raise RuntimeError(f"browser console: {console_errors[0]}")
+        return elapsed
+    finally:
+        await context.close()
 
 
 async def visit(browser, url: str, play_turn: bool = False) -> float:
@@ -46,7 +95,13 @@ async def visit(browser, url: str, play_turn: bool = False) -> float:
         await page.wait_for_selector(".am-board", timeout=300_000)
         roll = page.locator(".am-choices button", has_text="Roll")
         await roll.wait_for(timeout=300_000)
+        await page.wait_for_function(
+            "[...document.querySelectorAll('.am-choices button')]"
+            ".some(b => b.innerText.includes('Roll') && !b.disabled)",
+            timeout=300_000,
+        )
         elapsed = time.perf_counter() - started
+        PAGE_SENT.append(await html_received(page))
         if play_turn:
             await roll.click()
             await page.wait_for_function(
@@ -76,18 +131,88 @@ def cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])  # utime + stime
 
 
-def wait_for_warm_pool(server_pid: int, size: int) -> None:
-    """A benchmark may wait (a test never does): until `size` pool kernels exist and have
-    finished running the notebook, seen as a second with no CPU use."""
+def wait_for_warm_pool(server_pid: int, size: int, quiet_seconds: int = 1) -> None:
+    """A benchmark may wait (a test never does): until at least `size` pool kernels exist and
+    every kernel and the server have finished running the notebook, seen as `quiet_seconds`
+    with (almost) no CPU use."""
     while True:
         pids = kernel_pids(server_pid)
         if len(pids) >= size:
-            before = {pid: cpu_ticks(pid) for pid in pids}
-            time.sleep(1)
-            if all(cpu_ticks(pid) - ticks < 3 for pid, ticks in before.items()):
+            watched = [server_pid, *pids]
+            before = {pid: cpu_ticks(pid) for pid in watched}
+            time.sleep(quiet_seconds)
+            if all(cpu_ticks(pid) - ticks < 3 * quiet_seconds for pid, ticks in before.items()):
                 return
         else:
             time.sleep(0.5)
+
+
+def class_database(folder: str) -> tuple[dict[str, str], str]:
+    """A SQLite class database with one open room, as `amteach dashboard --rooms FILE` serves
+    it: (the server's environment, the room's code)."""
+    path = str(Path(folder) / "rooms.sqlite")
+    rooms = open_rooms(path)
+    code = rooms.create(RoomSettings(tables=2, seats=4))
+    rooms.store.close()
+    return {ROOMS_ENV: path}, code
+
+
+def pss_mb(pid: int) -> float:
+    """A process's proportional set size in MB."""
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no Pss in /proc/{pid}/smaps_rollup")
+
+
+async def kernel_memory(template: str, turns: int = 10) -> None:
+    """PSS of each kernel idle in a warmed pool of 4, then of one that served a game."""
+    with serve_dashboard(pool=4, template=template) as server:
+        wait_for_warm_pool(server.pid, 4, quiet_seconds=3)
+        idle = [pss_mb(pid) for pid in kernel_pids(server.pid)]
+        visitor = Visitor(server.url)
+        rng = random.Random(1)
+        try:
+            await visitor.open()
+            for _ in range(turns):
+                await visitor.play_turn(0.0, rng)
+            played = next(
+                pss_mb(pid)
+                for pid in kernel_pids(server.pid)
+                if visitor.kernel_id in Path(f"/proc/{pid}/cmdline").read_text()
+            )
+        finally:
+            await visitor.close()
+        server_pss = pss_mb(server.pid)
+    print(
+        f"kernel PSS idle (pool of 4 warmed): median {statistics.median(idle):.0f} MB"
+        f"  ({', '.join(f'{m:.0f}' for m in sorted(idle))}; target 70 MB)"
+    )
+    print(f"kernel PSS after a game of {turns} turns with the bots: {played:.0f} MB")
+    print(f"server PSS: {server_pss:.0f} MB", flush=True)
+
+
+async def interactive_times(browser, repeat: int, template: str) -> None:
+    """Issue 24's figures: the dashboard and a join page, pool of 2 warmed, median of
+    `repeat` servers each (a fresh server per run, so each visit takes a pool kernel)."""
+    for label in ("dashboard", "join page"):
+        times = []
+        PAGE_SENT.clear()
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory(prefix="amteach-bench-") as folder:
+                env, code = class_database(folder)
+                with serve_dashboard(pool=2, template=template, env=env) as server:
+                    wait_for_warm_pool(server.pid, 2, quiet_seconds=3)
+                    if label == "dashboard":
+                        times.append(await visit(browser, server.url))
+                    else:
+                        times.append(await visit_join_page(browser, server.url, code))
+        print(
+            f"time to interactive, {label}, pool of 2 warmed: median {statistics.median(times):.2f} s"
+            f"  (runs: {', '.join(f'{t:.2f}' for t in times)}; target 1.5 s); its HTML fully"
+            f" received after {statistics.median(PAGE_SENT):.2f} s",
+            flush=True,
+        )
 
 
 def kernel_rss_mb(server_pid: int) -> list[float]:
@@ -103,11 +228,16 @@ def kernel_rss_mb(server_pid: int) -> list[float]:
     return sizes
 
 
-async def run(visitors: int, repeat: int, template: str) -> None:
+async def run(visitors: int, repeat: int, template: str, skip_class: bool) -> None:
     async with async_playwright() as playwright:
         browser = await launch_chromium(playwright)
         print(f"template: {template}")
-        for label, pool in (("preheated (pool of 2)", 2), ("cold (no pool)", 0)):
+        await interactive_times(browser, repeat, template)
+        await kernel_memory(template)
+        if skip_class:
+            await browser.close()
+            return
+        for label, pool in (("cold (no pool)", 0),):
             times = []
             for _ in range(repeat):
                 with serve_dashboard(pool=pool, template=template) as server:
@@ -145,8 +275,13 @@ def main() -> None:
     parser.add_argument("--visitors", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--template", default=TEMPLATE)
+    parser.add_argument(
+        "--skip-class",
+        action="store_true",
+        help="skip the concurrent class (time to interactive and kernel memory only)",
+    )
     args = parser.parse_args()
-    asyncio.run(run(args.visitors, args.repeat, args.template))
+    asyncio.run(run(args.visitors, args.repeat, args.template, args.skip_class))
 
 
 if __name__ == "__main__":

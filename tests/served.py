@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from browser import free_port
 
-from amteach.cli import voila_command
+from amteach.cli import UNOPENED_SECONDS, voila_command
 from amteach.content import dashboard_notebook
 from amteach.serving import TEMPLATE
 
@@ -54,18 +54,34 @@ def dashboard_server(
     max_visitors: int = 0,
     base_url: str = "/",
     cwd: Path | None = None,
+    unopened_after: int = UNOPENED_SECONDS,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """The dashboard served as `amteach dashboard` serves it (or by `command`, which must take
-    the port from free_port()), until the block ends; then SIGTERM to its process id."""
+    the port from free_port()), until the block ends; then SIGTERM to its process id.
+    `env` adds to the server's environment (the class database of `--rooms`, say)."""
     port = free_port()
     if command is None:
         command = voila_command(
-            dashboard_notebook(), port, "127.0.0.1", pool, TEMPLATE, 300, base_url, max_visitors
+            dashboard_notebook(),
+            port,
+            "127.0.0.1",
+            pool,
+            TEMPLATE,
+            300,
+            base_url,
+            max_visitors,
+            unopened_after,
         )
     else:
         command = [part.replace("{port}", str(port)) for part in command]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
     )
     server = Server(f"http://127.0.0.1:{port}{base_url}", process)
     try:

@@ -13,6 +13,7 @@ from markupsafe import Markup
 from ..engine.board import ROLES
 from ..engine.rules import preset_names
 from ..render import html_join, html_text
+from ..serving import when_page_known
 from ..style import ROLE_COLOURS, ROLE_SHAPES
 from .app import ClassroomApp
 from .batch import BatchPanel, LazyTabs
@@ -197,3 +198,64 @@ def show_page(dashboard: Dashboard, query: str | None) -> None:
 
     widgets.Widget.close_all()
     display(StudentPage(code).widget)
+
+
+class ServedPage:
+    """The page `amteach dashboard` serves (notebooks/dashboard.ipynb): the dashboard, or, for
+    a join link (`?room=CODE`), a student's page for that room.
+
+    A kernel in the server's preheated pool builds and displays the dashboard before any
+    visitor comes, so a visitor's page is ready at once; the page's address arrives later
+    (`serving.when_page_known`). A join link then closes every widget of the dashboard and
+    puts the student's page in its place, so a phone receives only its own small page. A
+    kernel started for one request knows the address at once and builds only what it shows."""
+
+    def __init__(self) -> None:
+        self.page = widgets.Box(layout=widgets.Layout(display="block"))
+        self.page.add_class("am-page")
+        self.dashboard: Dashboard | None = None
+        self.student: Any = None
+        self._dashboard_widgets: list[widgets.Widget] = []
+        if not _known_now():
+            self._build_dashboard()  # while the kernel waits in the pool
+        when_page_known(self.show)
+
+    def _build_dashboard(self) -> None:
+        # note every widget the dashboard makes, so a join link can close them all
+        made = self._dashboard_widgets
+        widgets.Widget.on_widget_constructed(made.append)
+        try:
+            self.dashboard = Dashboard()
+        finally:
+            widgets.Widget.on_widget_constructed(None)
+        self.page.children = (self.dashboard.widget,)
+
+    def show(self, query: str | None) -> None:
+        """Show the page for this address: a student's page for a join link, or else the
+        dashboard (built now if it was not built ahead)."""
+        code = room_in_query(query)
+        if code is None:
+            if self.dashboard is None:
+                self._build_dashboard()
+            return
+        from .student import StudentPage
+
+        self.student = StudentPage(code)
+        self.page.children = (self.student.widget,)
+        for widget in self._dashboard_widgets:
+            widget.close()
+        self._dashboard_widgets.clear()
+        self.dashboard = None
+
+    def _ipython_display_(self) -> None:
+        display(self.page)
+
+
+def _known_now() -> bool:
+    """True when the page's address is known as the kernel starts (a kernel started for one
+    request, or a notebook outside Voilà); False in Voilà's preheated pool."""
+    import os
+
+    from ..serving import VOILA_PREHEAT
+
+    return os.environ.get(VOILA_PREHEAT) != "True"
