@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
+from traitlets import TraitError
 
 from amteach import Game, RuleSet, simulate
 from amteach.analysis import outcomes, stats, strategy
@@ -508,6 +509,9 @@ def test_a_batch_panel_plays_the_game_length_chosen_and_charts_each_length():
     panel = BatchPanel("<p>test</p>", lambda result: [], default_games=50)
     assert [rounds for _, rounds in panel.length.options] == [40, 200, 2000]
     assert "40 seconds" in panel.length.tooltip
+    with pytest.raises(TraitError):  # a browser can only pick one of the lengths offered
+        panel.length.value = 10**9
+    assert panel.chosen_length() == 200
     panel.length.value = 40
     panel.games.value = 50
     panel.start()
