@@ -64,8 +64,9 @@ ENDINGS = {
 # the game lengths a batch offers, and how the two-hour one was estimated (a tooltip)
 LENGTH_OPTIONS = [(length.label, length.rounds) for length in outcomes.GAME_LENGTHS]
 LENGTH_TOOLTIP = outcomes.LENGTH_ASSUMPTIONS
-# games a length when a panel compares game lengths (one batch a length)
-LENGTH_GAMES = 200
+# games a length when a panel compares game lengths (one batch a length): the Games slider's,
+# at most this many, since games played to the end are long
+LENGTH_GAMES = 1000
 MAX_SEED = 2**31 - 1
 
 
@@ -321,7 +322,7 @@ class BatchPanel:
         )
         self.compare_button = w.Button(
             description="Compare game lengths",
-            tooltip=f"play {LENGTH_GAMES} games at each of "
+            tooltip=f"play the Games slider's games (at most {LENGTH_GAMES:,}) at each of "
             + ", ".join(f"{r:,}" for r in outcomes.CHART_ROUNDS)
             + " rounds, with the same seats, rules and seed, and chart who wins at each",
             layout=w.Layout(width="auto"),
@@ -422,6 +423,7 @@ class BatchPanel:
             self.status.value = "A batch is already running."
             return
         preset, seed = self.preset.value, self.seed
+        games = min(max(int(self.games.value), self.min_games), LENGTH_GAMES)
         lengths = outcomes.CHART_ROUNDS
         self._cancel.clear()
         self._done.clear()
@@ -430,14 +432,14 @@ class BatchPanel:
         self.run_button.disabled = self.compare_button.disabled = True
         self.cancel_button.disabled = False
         self.status.value = (
-            f"Playing {LENGTH_GAMES} games at each of {len(lengths)} game lengths with seed {seed}…"
+            f"Playing {games} games at each of {len(lengths)} game lengths with seed {seed}…"
         )
         self._thread = threading.Thread(
-            target=self._run_lengths, args=(preset, seed, lengths), daemon=True
+            target=self._run_lengths, args=(games, preset, seed, lengths), daemon=True
         )
         self._thread.start()
 
-    def _run_lengths(self, preset: str, seed: int, lengths: Sequence[int]) -> None:
+    def _run_lengths(self, games: int, preset: str, seed: int, lengths: Sequence[int]) -> None:
         def on_length(done: int, total: int) -> None:
             on_kernel_thread(lambda: self._show_progress(done, total))
             if self._cancel.is_set():
@@ -445,7 +447,7 @@ class BatchPanel:
 
         try:
             frame = outcomes.play_by_length(
-                self.seats, preset, seed, LENGTH_GAMES, lengths, None, on_length
+                self.seats, preset, seed, games, lengths, None, on_length
             )
         except KeyboardInterrupt:
             on_kernel_thread(lambda: self._finish_lengths("The comparison was cancelled.", None))
@@ -455,7 +457,7 @@ class BatchPanel:
         else:
             message = html_text(
                 "<p>Done: {} games at each game length, seed {}, {} rules.</p>",
-                LENGTH_GAMES,
+                games,
                 seed,
                 preset,
             )
