@@ -117,9 +117,12 @@ def finish(
             check_games=games,
             workers=workers,
         )
-    for role in ("competitor", "monopolist"):  # words within the role's rules
-        result.strategies[role]["words"] = strategy_words(
-            result.best(role), role, summary["preset"]
+    for role in ("competitor", "monopolist"):  # every knob written, words within the rules
+        params = result.best(role)
+        result.strategies[role].update(
+            text=params.text(),
+            knobs=params.as_dict(),
+            words=strategy_words(params, role, summary["preset"]),
         )
     if summary.get("equilibrium"):
         summary["reading"] = reading_best_play(result)

@@ -22,20 +22,16 @@ from ..style import ROLE_COLOURS, ROLE_PATTERNS, ROLE_PLURALS, ROLE_SHAPES
 from .batch import by_length_figure, chart_widgets
 
 HEADLINE_LENGTH = "two-hour"  # the length the tab opens at: the game a class can play
-PAGE_STYLE = """<style>
-.am-best{white-space:normal;max-width:100%}
-.am-best .am-headline{font-size:40px;line-height:1.15;font-weight:700;margin:6px 0 2px;color:#111}
-.am-best .am-headline .am-big{font-size:56px;color:#1f4fb4}
-.am-best .am-condition{font-size:18px;line-height:1.4;margin:2px 0 8px;max-width:60em}
-.am-best .am-sides{display:flex;flex-wrap:wrap;gap:16px 32px;max-width:100%}
-.am-best .am-side{flex:1 1 320px;min-width:0;max-width:100%;padding-left:12px;font-size:18px;
-  line-height:1.4}
-.am-best .am-side h3{font-size:20px;margin:4px 0}
-.am-best .am-side ul{margin:4px 0;padding-left:1.2em}
-.am-best details{font-size:16px;line-height:1.45;max-width:70em}
-.am-best details summary{font-size:18px;cursor:pointer;font-weight:600}
-.am-best code{white-space:normal;overflow-wrap:anywhere}
-</style>"""
+# inline styles: they hold wherever the HTML lands (the dashboard, JupyterLab, a notebook)
+HEADLINE_STYLE = "font-size:40px;line-height:1.15;font-weight:700;margin:6px 0 2px;color:#111"
+BIG_STYLE = "font-size:56px;color:#1f4fb4"
+CONDITION_STYLE = "font-size:18px;line-height:1.4;margin:2px 0 8px;max-width:60em"
+SIDES_STYLE = "display:flex;flex-wrap:wrap;gap:16px 32px;max-width:100%;white-space:normal"
+SIDE_STYLE = (
+    "flex:1 1 320px;min-width:0;max-width:100%;padding-left:12px;font-size:18px;"
+    "line-height:1.4;white-space:normal;border-left:6px solid {}"
+)
+DETAILS_STYLE = "font-size:16px;line-height:1.45;max-width:70em;white-space:normal"
 
 
 def headline(result: best.BestPlayResult) -> tuple[str, str]:
@@ -83,16 +79,20 @@ def headline_html(result: best.BestPlayResult) -> str:
     if number_at >= 0:
         end = sentence.find(" of 100") + len(" of 100")
         big = html_text(
-            "{}<span class='am-big'>{}</span>{}",
+            "{}<span class='am-big' style='{}'>{}</span>{}",
             sentence[:number_at],
+            BIG_STYLE,
             sentence[number_at:end],
             sentence[end:],
         )
     else:
         big = html_text("{}", sentence)
     return html_text(
-        "<p class='am-headline' role='heading' aria-level='2'>{}</p><p class='am-condition'>{}</p>",
+        "<div style='white-space:normal'><p class='am-headline' role='heading' aria-level='2' "
+        "style='{}'>{}</p><p class='am-condition' style='{}'>{}</p></div>",
+        HEADLINE_STYLE,
         big,
+        CONDITION_STYLE,
         condition,
     )
 
@@ -104,15 +104,15 @@ def sides_html(result: best.BestPlayResult) -> str:
     for index, role in enumerate(ROLES):
         blocks.append(
             html_text(
-                "<div class='am-side' style='border-left:6px solid {}'>"
-                "<h3>{} {}' strategy</h3><ul>{}</ul></div>",
-                ROLE_COLOURS[index],
+                "<div class='am-side' style='{}'><h3 style='font-size:20px;margin:4px 0'>{} {}' "
+                "strategy</h3><ul style='margin:4px 0;padding-left:1.2em'>{}</ul></div>",
+                SIDE_STYLE.format(ROLE_COLOURS[index]),
                 ROLE_SHAPES[index],
                 ROLE_PLURALS[index],
                 html_join(html_text("<li>{}</li>", b) for b in best.strategy_bullets(result, role)),
             )
         )
-    return html_text("<div class='am-sides'>{}</div>", html_join(blocks))
+    return html_text("<div class='am-sides' style='{}'>{}</div>", SIDES_STYLE, html_join(blocks))
 
 
 def details_html(result: best.BestPlayResult) -> str:
@@ -151,8 +151,10 @@ def details_html(result: best.BestPlayResult) -> str:
             ),
         )
     return html_text(
-        "<details><summary>Details: the test, each strategy in full, seat codes and where "
-        "the numbers come from</summary><p>{}</p><p>{}</p>{}{}{}<p>{}</p></details>",
+        "<details style='{}'><summary style='font-size:18px;cursor:pointer;font-weight:600'>"
+        "Details: the test, each strategy in full, seat codes and where the numbers come "
+        "from</summary><p>{}</p><p>{}</p>{}{}{}<p>{}</p></details>",
+        DETAILS_STYLE,
         best.reading_best_play(result),
         presets_sentence(s.get("length", "round-200")),
         full,
@@ -308,7 +310,7 @@ def best_play_page(session: Session, show_play: Callable[[], None] | None = None
 
     def show(_: Any = None) -> None:
         result = chosen()
-        top.value = PAGE_STYLE + headline_html(result)
+        top.value = headline_html(result)
         sides.value = sides_html(result)
         details.value = details_html(result)
         by_length = length_chart(result)
@@ -333,7 +335,7 @@ def best_play_page(session: Session, show_play: Callable[[], None] | None = None
     show()
     page = w.VBox(
         [
-            w.HBox([preset, length], layout=w.Layout(flex_flow="row wrap", gap="8px 24px")),
+            w.HBox([preset, length], layout=w.Layout(flex_flow="row wrap")),
             top,
             length_box,
             sides,
