@@ -176,7 +176,7 @@ def by_length_figure(frame: Any, title: str = "") -> Any:
         marker={"color": "#d9d9d9", "line": {"color": NEUTRAL_COLOUR, "width": 1}},
         text=[f"{100 * v:.0f}%" for v in capped["capped_share"]],
         textposition="inside",
-        insidetextanchor="end",
+        insidetextanchor="start",
         textfont={"color": "#333", "size": 14},
         hovertemplate="%{x} rounds: time settled %{y:.0%} of the games<extra></extra>",
     )

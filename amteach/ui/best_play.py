@@ -205,7 +205,44 @@ def length_chart(result: best.BestPlayResult) -> tuple[Any, str] | None:
     figure = by_length_figure(
         frame, f"Who wins at each game length, both sides playing the strategies found for {found}"
     )
-    return figure, outcomes.reading_by_length(frame)
+    # each length's own best play: the Monopolists' rate when both sides play the strategies
+    # searched at that length (the other shipped runs of the preset)
+    preset = result.summary["preset"]
+    own = []
+    for key in best.shipped_lengths(preset):
+        run = best.shipped(preset, key)
+        rounds = int(run.summary["round_cap"])
+        if rounds in set(frame["rounds"]) and run.summary.get("equilibrium"):
+            own.append((rounds, run.summary["equilibrium"][ROLES[1]]))
+    if own:
+        labels = {
+            int(r): t
+            for r, t in zip(sorted(frame["rounds"].unique()), figure.data[0].x, strict=True)
+        }
+        figure.add_scatter(
+            x=[labels[r] for r, _ in own],
+            y=[row["rate"] for _, row in own],
+            mode="markers",
+            name="Monopolists win, strategies searched at that length",
+            marker={"symbol": "star", "size": 18, "color": ROLE_COLOURS[1], "line": {"width": 1}},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [row["ci_high"] - row["rate"] for _, row in own],
+                "arrayminus": [row["rate"] - row["ci_low"] for _, row in own],
+                "color": ROLE_COLOURS[1],
+            },
+            hovertemplate="%{x} rounds: best play searched at this length, Monopolists win "
+            "%{y:.1%}<extra></extra>",
+        )
+    reading = outcomes.reading_by_length(frame)
+    if own:
+        reading += (
+            " The stars are each length's own best play: "
+            + "; ".join(f"{100 * row['rate']:.0f}% of {outcomes.short_name(r)}" for r, row in own)
+            + " (Monopolists' wins when both sides play the strategies searched at that length)."
+        )
+    return figure, reading
 
 
 def importance_figure(result: best.BestPlayResult) -> Any:
