@@ -274,7 +274,7 @@ def reading_by_length(frame: pd.DataFrame) -> str:
 
     def part(row: Any) -> str:
         return (
-            f"{100 * row['rate']:.1f}% of {games_of_length(int(row['rounds']))} "
+            f"{100 * row['rate']:.1f}% of {short_name(int(row['rounds']))} "
             f"(95% interval {100 * row['ci_low']:.1f}% to {100 * row['ci_high']:.1f}%; time "
             f"settled {100 * row['capped_share']:.0f}% of them)"
         )
