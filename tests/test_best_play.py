@@ -732,3 +732,31 @@ def test_the_best_play_tab_reads_from_the_back_row_at_1280x720():
             assert not errors, errors
         finally:
             chromium.close()
+
+
+def test_the_second_search_and_team_play_figures_hold_their_intervals():
+    """The default two-hour run was searched again from another seed: each role's gain from
+    the other search's strategy is Newcombe's interval on the stored wins, and the largest
+    gain the tab reports is the larger of the two checks."""
+    summary = strategy.shipped("default", "two-hour").summary
+    second = summary["second_seed"]
+    base = second["a_against_a"]
+    for role, switched in (
+        ("competitor", second["b_competitors_against_a"]),
+        ("monopolist", second["b_monopolists_against_a"]),
+    ):
+        change = stats.compare_batches(
+            base[f"{role}_wins"], base["games"], switched[f"{role}_wins"], switched["games"]
+        )
+        row = second[f"{role}_gain"]
+        assert (row["gain"], row["ci_low"], row["ci_high"]) == pytest.approx(
+            (change.difference, change.low, change.high)
+        )
+        largest = strategy.largest_gains(summary)[role]["gain"]
+        assert largest == max(row["gain"], summary["approximation"][role]["gain"])
+    for preset in strategy.SHIPPED_PRESETS:
+        for length in strategy.shipped_lengths(preset):
+            team = strategy.shipped(preset, length).summary.get("team_play_gain")
+            if team:
+                assert team["gain"] == pytest.approx(team["with_team_play"] - team["without"])
+                assert team["ci_low"] <= team["gain"] <= team["ci_high"]

@@ -1231,6 +1231,7 @@ def best_response_check(
     seed: int,
     check_games: int,
     workers: int = 1,
+    roles: tuple[str, ...] = ROLES,
 ) -> dict[str, Any]:
     """How approximate the run's equilibrium is: for each role, a new search for its best
     response to the other role's final strategy (CMA-ES on games of master seed `seed`, never
@@ -1257,8 +1258,8 @@ def best_response_check(
     }
     began = time.perf_counter()
     with MatchRunner(settings.rules(), workers) as runner:
-        for index, role in enumerate(ROLES):
-            deadline = began + 60.0 * budget_minutes * (index + 1) / len(ROLES)
+        for index, role in enumerate(roles):
+            deadline = began + 60.0 * budget_minutes * (index + 1) / len(roles)
             found = search.best_response(runner, 100 + index, role, deadline, lambda **_: None)
             old, new = search.evaluate(
                 runner, role, [search.current[role], found], search.seeds["check"], check_games
@@ -1320,8 +1321,39 @@ def compare_runs(
         low, high = wilson_interval(tally_.monopolist_wins, tally_.games)
         out[name] = {
             "games": tally_.games,
+            "competitor_wins": tally_.competitor_wins,
+            "monopolist_wins": tally_.monopolist_wins,
             "monopolist_rate": tally_.rate(MONOPOLIST),
             "ci_low": low,
             "ci_high": high,
         }
+    # what each role of run a would gain by switching to run b's strategy (same games)
+    base = played[0]
+    for role, switched in ((COMPETITOR, played[1]), (MONOPOLIST, played[2])):
+        change = stats.compare_batches(
+            base.wins(role), base.games, switched.wins(role), switched.games
+        )
+        out[f"{role}_gain"] = {
+            "gain": change.difference,
+            "ci_low": change.low,
+            "ci_high": change.high,
+        }
     return out
+
+
+def largest_gains(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The most each role was found to gain against a run's final strategies, with Newcombe's
+    95% interval: from the best-response check (`approximation`) and from the strategy of a
+    second search (`second_seed`), whichever is larger. Empty when neither was run."""
+    found: dict[str, dict[str, Any]] = {}
+    for role in ROLES:
+        options = []
+        check = summary.get("approximation")
+        if check and role in check:
+            options.append({**check[role], "source": "best-response check"})
+        second = summary.get("second_seed")
+        if second and f"{role}_gain" in second:
+            options.append({**second[f"{role}_gain"], "source": "second search"})
+        if options:
+            found[role] = max(options, key=lambda row: row["gain"])
+    return found

@@ -53,16 +53,21 @@ def headline(result: best.BestPlayResult) -> tuple[str, str]:
         f'{100 * row["ci_high"]:.1f}%. "Strongest" is within the family of strategies the '
         "search tries: one fixed strategy a side, both players of a side playing it."
     )
-    check = summary.get("approximation")
-    if check:
-        gains = [
-            f"the {ROLE_PLURALS[ROLES.index(role)]} {_signed(check[role]['gain'])} points "
-            f"(95% interval {_signed(check[role]['ci_low'])} to {_signed(check[role]['ci_high'])})"
-            for role in ROLES
+    if not summary.get("converged", False):
+        condition += (
+            " The search ran out of time before both sides stopped improving, so these are "
+            "the strongest strategies it found, not yet best play."
+        )
+    gains = best.largest_gains(summary)
+    if gains:
+        parts = [
+            f"the {ROLE_PLURALS[ROLES.index(role)]} {_signed(row['gain'])} points "
+            f"(95% interval {_signed(row['ci_low'])} to {_signed(row['ci_high'])})"
+            for role, row in gains.items()
         ]
         condition += (
-            " A second search for a better answer to each side's strategy gained "
-            + " and ".join(gains)
+            ' So "about": the most a side was found to gain by playing otherwise is, for '
+            + " and for ".join(parts)
             + "."
         )
     return sentence, condition
@@ -149,6 +154,44 @@ def details_html(result: best.BestPlayResult) -> str:
                 f"interval {_signed(check[role]['ci_low'])} to {_signed(check[role]['ci_high'])})."
                 for role in ROLES
             ),
+        )
+    second = s.get("second_seed")
+    if second:
+        approximation += html_text(
+            "<p><b>A second search.</b> <code>{}</code> found an equilibrium where Monopolists "
+            "win {:.1f}% (this run: {:.1f}%; difference {} points, 95% interval {} to {}); its "
+            "strategies differ from these on {} of the Competitors' knobs and {} of the "
+            "Monopolists'. Played against this run's strategies on {:,} fresh games, its "
+            "Competitors' strategy gains the Competitors {} points ({} to {}) and its "
+            "Monopolists' strategy gains the Monopolists {} points ({} to {}).</p>",
+            second["second_command"],
+            100 * second["monopolist_rates"][1],
+            100 * second["monopolist_rates"][0],
+            _signed(second["difference"]),
+            _signed(second["ci_low"]),
+            _signed(second["ci_high"]),
+            len(second["knobs_differ"][ROLES[0]]),
+            len(second["knobs_differ"][ROLES[1]]),
+            second["a_against_a"]["games"],
+            _signed(second["competitor_gain"]["gain"]),
+            _signed(second["competitor_gain"]["ci_low"]),
+            _signed(second["competitor_gain"]["ci_high"]),
+            _signed(second["monopolist_gain"]["gain"]),
+            _signed(second["monopolist_gain"]["ci_low"]),
+            _signed(second["monopolist_gain"]["ci_high"]),
+        )
+    team = s.get("team_play_gain")
+    if team:
+        approximation += html_text(
+            "<p><b>Team play.</b> The same Monopolists' strategy, but selling a teammate the "
+            "street that completes its city: Monopolists win {:.1f}% instead of {:.1f}% of "
+            "{:,} fresh games ({} points, 95% interval {} to {}).</p>",
+            100 * team["with_team_play"],
+            100 * team["without"],
+            team["games"],
+            _signed(team["gain"]),
+            _signed(team["ci_low"]),
+            _signed(team["ci_high"]),
         )
     return html_text(
         "<details style='{}'><summary style='font-size:18px;cursor:pointer;font-weight:600'>"
