@@ -332,6 +332,7 @@ class BatchPanel:
         for widget in (self.length, self.length_help, self.compare_button):
             widget.layout.display = None if own_batches else "none"
         self.round_cap = outcomes.SIMULATION_ROUNDS
+        self.chart_rounds: tuple[int, ...] = outcomes.CHART_ROUNDS  # the lengths compared
         self.seed_box = w.BoundedIntText(
             value=seed,
             min=0,
@@ -424,7 +425,7 @@ class BatchPanel:
             return
         preset, seed = self.preset.value, self.seed
         games = min(max(int(self.games.value), self.min_games), LENGTH_GAMES)
-        lengths = outcomes.CHART_ROUNDS
+        lengths = self.chart_rounds
         self._cancel.clear()
         self._done.clear()
         self.progress.max = len(lengths)
