@@ -773,6 +773,22 @@ def _number(text: str, option: str, kind: type, least: float, above: bool = Fals
     return value
 
 
+def recorded_command(args: list[str]) -> str:
+    """The best-play command as a run's provenance records it: without where it was saved
+    (--out, often a scratch folder) or how it was shown (--force, --quiet), so a shipped run
+    names no path on the machine that made it."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--out":
+            skip = True
+        elif not (arg.startswith("--out=") or arg in ("--force", "--quiet")):
+            kept.append(arg)
+    return " ".join(["amteach", *kept])
+
+
 @main.command(name="best-play")
 @click.option(
     "--games-per-candidate",
@@ -806,6 +822,12 @@ def _number(text: str, option: str, kind: type, least: float, above: bool = Fals
     help="Rounds before a game is settled by the final accounting.",
 )
 @click.option("--workers", default=None, metavar="N", help="Processes (default: one per core).")
+@click.option(
+    "--team-play",
+    is_flag=True,
+    help="Also search the team-play knob (a Monopolist sells its teammate the street that "
+    "completes a city); without it the knob stays at 'no'.",
+)
 @click.option("--force", is_flag=True, help="Replace best-play results already in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def best_play(
@@ -816,6 +838,7 @@ def best_play(
     preset: str,
     round_cap: str,
     workers: str | None,
+    team_play: bool,
     force: bool,
     quiet: bool,
 ) -> None:
@@ -837,6 +860,7 @@ def best_play(
         preset=preset,
         round_cap=_number(round_cap, "--round-cap", int, 1),
         workers=None if workers is None else _number(workers, "--workers", int, 1),
+        team_play=team_play,
     )
     target = Path(out)
     if target.exists() and not target.is_dir():
@@ -845,7 +869,7 @@ def best_play(
         held = sorted(p.name for p in target.iterdir() if p.name in strategy.RESULT_FILES)
         if held:
             _fail(f"{out}: already holds best-play results ({', '.join(held)}); add --force", 2)
-    command = " ".join(["amteach", *sys.argv[1:]]) if sys.argv[1:2] == ["best-play"] else None
+    command = recorded_command(sys.argv[1:]) if sys.argv[1:2] == ["best-play"] else None
     try:
         settings.check()
         result = strategy.Search(

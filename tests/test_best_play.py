@@ -6,6 +6,8 @@ tests/test_properties.py."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import ipywidgets as widgets
 import pandas as pd
@@ -14,12 +16,14 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
+from traitlets import TraitError
 
 from amteach import Game, RuleSet, simulate
-from amteach.analysis import stats, strategy
+from amteach.analysis import outcomes, stats, strategy
 from amteach.bots import KNOBS, FamilyParams, FamilyStrategy, check_bot, make_strategy
 from amteach.cli import main
 from amteach.engine.board import COMPETITOR, MONOPOLIST
+from amteach.engine.choices import Trade
 from amteach.engine.errors import InputError, RulesError
 from amteach.engine.game import PlayerSetup, Setup
 from amteach.session import Session
@@ -236,7 +240,8 @@ def test_the_sensitivity_moves_one_knob_at_a_time(small_run):
     assert set(frame["role"]) == {"competitor", "monopolist"}
     for role in ("competitor", "monopolist"):
         rows = frame[frame["role"] == role]
-        assert set(rows["knob"]) == {k.name for k in KNOBS}
+        # every knob the search moved (team play is held at "no" unless asked for)
+        assert set(rows["knob"]) == {k.name for k in KNOBS} - set(strategy.TEAM_KNOBS)
         assert (rows["value"] != rows["found"]).all()
         table = strategy.importance(small_run, role)
         assert (table["drop"].diff().dropna() <= 0).all()  # largest first
@@ -422,7 +427,7 @@ def test_the_best_play_tab_shows_the_matrix_the_words_and_plays_best_against_bes
     figures = [w for w in walk(page) if isinstance(w, go.FigureWidget)]
     assert any(isinstance(t, go.Heatmap) for f in figures for t in f.data)
     text = " ".join(w.value for w in walk(page) if isinstance(w, widgets.HTML))
-    run = strategy.shipped("default")
+    run = strategy.shipped("default", "two-hour")  # the tab opens at the two-hour game
     assert run.summary["reading"].split(";")[0] in text
     assert run.best("monopolist").sentences(MONOPOLIST)[0] in text
     assert "From the default rules to edition-2005" in text
@@ -441,5 +446,319 @@ def test_the_best_play_tab_shows_the_matrix_the_words_and_plays_best_against_bes
     toggle = next(w for w in walk(page) if isinstance(w, widgets.ToggleButtons))
     toggle.value = "edition-2005"
     button.click()
-    assert session.seat_controllers == strategy.controllers(strategy.shipped("edition-2005"))
+    assert session.seat_controllers == strategy.controllers(
+        strategy.shipped("edition-2005", "two-hour")
+    )
     assert session.game.rules.preset_name == "edition-2005"
+
+
+# -- game length (issue 23) -----------------------------------------------------------------------
+def test_a_two_hour_game_is_about_40_rounds_as_its_assumptions_say():
+    """40 s a turn, 4 players, one extra turn in 6 for doubles: 7,200 s / 186.7 s = 38.6."""
+    assert outcomes.rounds_in(7200) == outcomes.TWO_HOUR_ROUNDS == 40
+    assert outcomes.rounds_in(7200, per_turn=60) == 25  # slower tables play fewer rounds
+    assert "40 seconds" in outcomes.LENGTH_ASSUMPTIONS and "doubles" in outcomes.LENGTH_ASSUMPTIONS
+    assert [g.key for g in outcomes.GAME_LENGTHS] == list(strategy.SHIPPED_LENGTHS)
+    assert outcomes.time_is_up(40) == "two-hour game (about 40 rounds)"
+    assert outcomes.time_is_up(300) == "time is up after 300 rounds"
+
+
+def test_win_rates_by_length_count_each_batch_by_role_and_by_the_cap():
+    """One batch a length on the same seed; the table recounts each batch's winners and the
+    games the cap settled, with Wilson intervals."""
+    seats = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
+    frame = outcomes.play_by_length(seats, "default", seed=5, games=60, lengths=(10, 400))
+    assert list(frame["rounds"]) == [10, 10, 400, 400]
+    for rounds in (10, 400):
+        batch = simulate(games=60, seats=seats, seed=5, round_cap=rounds, workers=1, progress=False)
+        rows = frame[frame["rounds"] == rounds].set_index("role")
+        for role in ("competitor", "monopolist"):
+            wins = int((batch.games["winner_role"] == role).sum())
+            assert rows.loc[role, "wins"] == wins
+            assert (rows.loc[role, "ci_low"], rows.loc[role, "ci_high"]) == pytest.approx(
+                wilson_interval(wins, 60)
+            )
+        capped = int((batch.games["end_reason"] == "round_cap").sum())
+        assert (rows["capped"] == capped).all()
+    # time settles every 10-round game and fewer of the 400-round ones
+    assert frame.loc[0, "capped_share"] == 1.0 > frame.loc[2, "capped_share"]
+    assert "Each length is its own batch of 60 games" in outcomes.reading_by_length(frame)
+
+
+def test_a_batch_reports_win_rates_by_how_its_games_ended():
+    seats = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
+    result = simulate(games=80, seats=seats, seed=2, round_cap=60, workers=1, progress=False)
+    frame = result.win_rates_by_ending()
+    assert frame.groupby("ending")["games"].first().sum() == 80
+    capped = result.games["end_reason"] == "round_cap"
+    time_up = frame[frame["ending"] == "time up"].set_index("role")
+    for role in ("competitor", "monopolist"):
+        assert time_up.loc[role, "wins"] == int(
+            (result.games.loc[capped, "winner_role"] == role).sum()
+        )
+    text = result.summary()
+    assert "Win rate by how the games ended" in text and "time up after 60 rounds" in text
+    from amteach.ui.batch import batch_summary_html
+
+    html = batch_summary_html(result)
+    assert "by how the games ended" in html and "Time up after 60 rounds" in html
+
+
+def test_a_batch_panel_plays_the_game_length_chosen_and_charts_each_length():
+    from amteach.ui.batch import LENGTH_GAMES, BatchPanel
+
+    panel = BatchPanel("<p>test</p>", lambda result: [], default_games=50)
+    assert [rounds for _, rounds in panel.length.options] == [40, 200, 2000]
+    assert "40 seconds" in panel.length.tooltip
+    with pytest.raises(TraitError):  # a browser can only pick one of the lengths offered
+        panel.length.value = 10**9
+    assert panel.chosen_length() == 200
+    panel.length.value = 40
+    panel.games.value = 50
+    panel.start()
+    panel.wait()
+    assert panel.result.meta["rules"]["round_cap"] == 40
+    assert panel.result.games["rounds"].max() <= 40
+    assert panel.chart_rounds == outcomes.CHART_ROUNDS
+    panel.chart_rounds = (10, 40, 100)  # shorter games than the page's, for a quick test
+    panel.start_lengths()
+    panel.wait()
+    frame = panel.length_frame
+    assert sorted(frame["rounds"].unique()) == [10, 40, 100]
+    assert (frame["games"] == 50).all() and LENGTH_GAMES >= 50  # the Games slider's
+    figure = next(w for w in walk(panel.length_charts) if isinstance(w, go.FigureWidget))
+    lines = [t for t in figure.data if isinstance(t, go.Scatter)]
+    assert [t.name for t in lines] == ["Competitors win", "Monopolists win"]
+    assert all(t.error_y.array is not None for t in lines)  # intervals drawn
+    bars = [t for t in figure.data if isinstance(t, go.Bar)]
+    assert list(bars[0].y) == list(frame.drop_duplicates("rounds")["capped_share"])
+
+
+# -- the shipped runs at every length (issue 23) --------------------------------------------------
+SHIPPED = [(p, length) for p in strategy.SHIPPED_PRESETS for length in strategy.SHIPPED_LENGTHS]
+
+
+@pytest.mark.parametrize(("preset", "length"), SHIPPED)
+def test_every_shipped_run_says_its_length_and_names_no_scratch_path(preset, length):
+    assert length in strategy.shipped_lengths(preset), f"{preset}/{length} is not shipped"
+    run = strategy.shipped(preset, length)
+    summary = run.summary
+    assert summary["round_cap"] == outcomes.LENGTHS_BY_KEY[length].rounds
+    assert summary["length"] == length
+    assert summary["game_length"] == outcomes.time_is_up(summary["round_cap"])
+    assert f"--preset {preset}" in summary["command"]
+    assert "--out" not in summary["command"]
+    from importlib import resources
+
+    folder = resources.files("amteach.data").joinpath("best_play", preset, length)
+    for name in strategy.RESULT_FILES:
+        text = folder.joinpath(name).read_text(encoding="utf-8")
+        for scratch in ("/tmp", "/work", "/home"):
+            assert scratch not in text, (name, scratch)
+    # the strategy's words never break its role's rules (edition-2005 Monopolists build 3)
+    for role in ("competitor", "monopolist"):
+        most = RuleSet.preset(preset).max_houses(0 if role == "competitor" else 1)
+        words = " ".join(run.strategies[role]["words"] + strategy.strategy_bullets(run, role))
+        for built in re.findall(r"up to (\d) houses", words):
+            assert int(built) <= most, (role, words)
+
+
+@pytest.mark.parametrize("preset", strategy.SHIPPED_PRESETS)
+def test_the_shipped_by_length_figures_replay_for_the_two_hour_game(preset):
+    """summary.json's win rates by length: the two-hour row is played again from its seed
+    and games, and every row holds its Wilson interval."""
+    run = strategy.shipped(preset, "two-hour")
+    rows = pd.DataFrame(run.summary["by_length"])
+    assert sorted(rows["rounds"].unique()) == sorted(outcomes.CHART_ROUNDS)
+    for row in rows.itertuples():
+        assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(row.wins, row.games))
+    first = rows[rows["rounds"] == outcomes.TWO_HOUR_ROUNDS]
+    again = strategy.by_length(
+        run, (outcomes.TWO_HOUR_ROUNDS,), int(first["games"].iloc[0]), int(first["seed"].iloc[0])
+    )
+    assert [r["wins"] for r in again] == list(first["wins"])
+    assert [r["capped"] for r in again] == list(first["capped"])
+
+
+@pytest.mark.parametrize("preset", strategy.SHIPPED_PRESETS)
+def test_the_shipped_two_hour_run_measures_how_approximate_it_is(preset):
+    check = strategy.shipped(preset, "two-hour").summary["approximation"]
+    for role in ("competitor", "monopolist"):
+        row = check[role]
+        assert row["gain"] == pytest.approx(row["best_response_rate"] - row["final_rate"])
+        assert row["ci_low"] <= row["gain"] <= row["ci_high"]
+        n = check["check_games"]
+        change = stats.compare_batches(
+            round(row["final_rate"] * n), n, round(row["best_response_rate"] * n), n
+        )
+        assert (change.low, change.high) == pytest.approx((row["ci_low"], row["ci_high"]))
+
+
+# -- team play (issue 23) -------------------------------------------------------------------------
+def test_a_team_player_sells_its_teammate_the_street_that_completes_its_city():
+    """Basin St. (1) and French Quarter (3) make New Orleans; two streets make a monopoly.
+    Ben asks his teammate Dee for French Quarter at a tenth of its price."""
+    setup = Setup(
+        players=(
+            PlayerSetup("Ana", COMPETITOR),
+            PlayerSetup("Ben", MONOPOLIST),
+            PlayerSetup("Cy", COMPETITOR),
+            PlayerSetup("Dee", MONOPOLIST),
+        ),
+        rules=RuleSet.preset("default"),
+        seed=3,
+    )
+    game = Game(setup)
+    game.actor = game.current = 1
+    game.owner[1], game.owner[3] = 1, 3
+    cheap = Trade(3, (), (3,), 6)
+    assert FamilyStrategy("team=sell").accepts(game, cheap)
+    assert not FamilyStrategy("team=no").accepts(game, cheap)
+    # a Competitor asking is no teammate of a Monopolist; nor is a street that completes nothing
+    game.actor = game.current = 0
+    assert not FamilyStrategy("team=sell").accepts(game, Trade(3, (), (3,), 6))
+    game.actor = game.current = 1
+    game.owner[1] = NOT_OWNED
+    assert not FamilyStrategy("team=sell").accepts(game, cheap)
+    words = FamilyParams.parse("team=sell").describe(MONOPOLIST)
+    assert "sells a teammate" in words
+    assert "teammate" not in FamilyParams.parse("team=sell").describe(COMPETITOR)
+
+
+def test_team_play_changes_who_wins_on_both_cores_alike():
+    """Monopolists who sell each other the street that completes a city win more often than
+    the same strategy without it, over the same games."""
+
+    def seats(team: str) -> str:
+        m = f"monopolist:family:offer=4/team={team}"
+        return f"competitor:family,{m},competitor:family,{m}"
+
+    rates = {}
+    for team in ("no", "sell"):
+        result = simulate(games=300, seats=seats(team), seed=8, workers=1, progress=False)
+        rates[team] = (result.games["winner_role"] == "monopolist").mean()
+    assert rates["sell"] > rates["no"]
+
+
+# -- the Best play tab for the back row (issue 23) ------------------------------------------------
+def test_the_best_play_tab_leads_with_a_sentence_and_hides_seat_codes_in_details():
+    from amteach.ui import best_play
+
+    run = strategy.shipped("edition-2005", "two-hour")
+    sentence, condition = best_play.headline(run)
+    rate = run.summary["equilibrium"]["monopolist"]["rate"]
+    assert sentence == f"Monopolists win about {round(100 * rate)} of 100 two-hour games"
+    assert "edition-2005 rules" in condition and "within the family" in condition
+    page = best_play.best_play_page(Session(seed=1))
+    shown = [w.value for w in walk(page) if isinstance(w, widgets.HTML)]
+    seat_code = re.compile(r"(competitor|monopolist):family:|reserve=\d")
+    for html in shown:
+        outside = re.sub(r"<details>.*?</details>", "", html, flags=re.S)
+        assert not seat_code.search(outside), outside[:200]
+    assert any(seat_code.search(html) for html in shown)  # in the details panel
+    toggle = next(
+        w
+        for w in walk(page)
+        if isinstance(w, widgets.ToggleButtons) and "Game length" in w.description
+    )
+    assert toggle.value == "two-hour"
+    figures = [w for w in walk(page) if isinstance(w, go.FigureWidget)]
+    assert any("game length" in (f.layout.title.text or "") for f in figures)
+
+
+def test_best_against_best_names_the_bots_in_words_on_the_play_tab():
+    from amteach.ui.app import ClassroomApp
+    from amteach.ui.best_play import play_best_against_best
+
+    app = ClassroomApp(seed=1)
+    reply = play_best_against_best(app.session, strategy.shipped("default", "two-hour"))
+    assert reply.ok and "family:" not in reply.message
+    texts = " ".join(w.value for w in walk(app.widget) if isinstance(w, widgets.HTML))
+    assert "a family strategy" in texts
+    assert not re.search(r"(competitor|monopolist):family|family:\w+=|reserve=", texts)
+
+
+def test_the_best_play_tab_reads_from_the_back_row_at_1280x720():
+    """In Chromium at 1280x720: the headline is in large type inside the first screen,
+    nothing on the tab is wider than the screen, both sides' strategies are on it side by
+    side, the by-length chart is drawn, and no seat code is visible until the details panel
+    opens."""
+    from browser import launch_chromium, serve_dashboard
+    from playwright.sync_api import sync_playwright
+
+    wait = 180_000
+    with serve_dashboard() as served, sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        try:
+            page = chromium.new_page(viewport={"width": 1280, "height": 720})
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(served.url, timeout=wait)
+            page.locator(".am-choices button").first.wait_for(timeout=wait)
+            page.locator(".widget-tab > .lm-TabBar").first.get_by_role(
+                "tab", name="Best play", exact=True
+            ).click()
+            headline = page.locator(".am-best .am-headline")
+            headline.wait_for(timeout=wait)
+            assert re.match(
+                r"Monopolists win about \d+ of 100 two-hour games", headline.inner_text()
+            )
+            size = headline.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)")
+            big = page.locator(".am-best .am-big").evaluate(
+                "(el) => parseFloat(getComputedStyle(el).fontSize)"
+            )
+            assert size >= 36 and big >= 48, (size, big)
+            box = headline.bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+            # the by-length chart draws both roles' lines and the bars of games time settled
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.am-best .js-plotly-plot .gtitle')]"
+                ".some((t) => t.textContent.includes('game length'))",
+                timeout=wait,
+            )
+            # nothing wider than the screen; the two sides side by side, both on screen
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= 1280, width
+            sides = page.locator(".am-best .am-side")
+            assert sides.count() == 2
+            first, second = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
+            assert first["y"] == second["y"] and second["x"] + second["width"] <= 1280
+            text = page.locator(".am-best").inner_text()
+            assert "family:" not in text and "reserve=" not in text and "p =" not in text
+            shots = Path(__file__).resolve().parents[1] / "test-output" / "browser"
+            shots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shots / "best-play-1280.png"))
+            page.locator(".am-best details summary").click()
+            assert "monopolist:family:" in page.locator(".am-best details").inner_text()
+            assert not errors, errors
+        finally:
+            chromium.close()
+
+
+def test_the_second_search_and_team_play_figures_hold_their_intervals():
+    """The default two-hour run was searched again from another seed: each role's gain from
+    the other search's strategy is Newcombe's interval on the stored wins, and the largest
+    gain the tab reports is the larger of the two checks."""
+    summary = strategy.shipped("default", "two-hour").summary
+    second = summary["second_seed"]
+    base = second["a_against_a"]
+    for role, switched in (
+        ("competitor", second["b_competitors_against_a"]),
+        ("monopolist", second["b_monopolists_against_a"]),
+    ):
+        change = stats.compare_batches(
+            base[f"{role}_wins"], base["games"], switched[f"{role}_wins"], switched["games"]
+        )
+        row = second[f"{role}_gain"]
+        assert (row["gain"], row["ci_low"], row["ci_high"]) == pytest.approx(
+            (change.difference, change.low, change.high)
+        )
+        largest = strategy.largest_gains(summary)[role]["gain"]
+        assert largest == max(row["gain"], summary["approximation"][role]["gain"])
+    for preset in strategy.SHIPPED_PRESETS:
+        for length in strategy.shipped_lengths(preset):
+            team = strategy.shipped(preset, length).summary.get("team_play_gain")
+            if team:
+                assert team["gain"] == pytest.approx(team["with_team_play"] - team["without"])
+                assert team["ci_low"] <= team["gain"] <= team["ci_high"]

@@ -54,6 +54,7 @@ from ..sim.results import wilson_interval
 from ..sim.runner import DEFAULT_ROUND_CAP, parse_seats
 from ..style import ROLE_COLOURS, ROLE_PLURALS
 from . import stats
+from .outcomes import GAME_LENGTHS, length_rows, time_is_up
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -67,6 +68,8 @@ SENSITIVITY_FILE = "sensitivity.csv"
 RESULT_FILES = (*FILES, SENSITIVITY_FILE)
 MIN_GAMES = 20
 SHIPPED_PRESETS = ("default", "edition-2005")
+SHIPPED_LENGTHS = tuple(length.key for length in GAME_LENGTHS)
+TEAM_KNOBS = ("team",)  # searched only with team play on (SearchSettings.team_play)
 
 
 # -- seeds ------------------------------------------------------------------------------------
@@ -217,6 +220,7 @@ class SearchSettings:
     generations: int | None = None
     phases: int = 8
     popsize: int | None = None
+    team_play: bool = False
 
     def check(self) -> SearchSettings:
         """The settings, refused with one message naming the first bad one."""
@@ -344,15 +348,32 @@ class BestPlayResult:
         )
 
 
-def shipped(preset: str = "default") -> BestPlayResult:
-    """The run shipped with amteach for a rules preset ("default" or "edition-2005"): its
-    command, seed, version, date and core are in its summary."""
+def shipped(preset: str = "default", length: str = "round-200") -> BestPlayResult:
+    """The run shipped with amteach for a rules preset ("default" or "edition-2005") and a game
+    length (`SHIPPED_LENGTHS`: "two-hour", "round-200" or "to-the-end"; see
+    `outcomes.GAME_LENGTHS`): its command, seed, version, date and core are in its summary."""
     if preset not in SHIPPED_PRESETS:
         raise InputError(
             f"no shipped best-play run for {preset!r}; shipped: {', '.join(SHIPPED_PRESETS)}",
             field="preset",
         )
-    return BestPlayResult.load(resources.files("amteach.data").joinpath("best_play", preset))
+    if length not in SHIPPED_LENGTHS:
+        raise InputError(
+            f"no shipped best-play run at length {length!r}; shipped: {', '.join(SHIPPED_LENGTHS)}",
+            field="length",
+        )
+    folder = resources.files("amteach.data").joinpath("best_play", preset, length)
+    return BestPlayResult.load(folder)
+
+
+def shipped_lengths(preset: str = "default") -> list[str]:
+    """The game lengths shipped for a preset, shortest first (a run still being made is not)."""
+    base = resources.files("amteach.data").joinpath("best_play", preset)
+    return [
+        key
+        for key in SHIPPED_LENGTHS
+        if base.joinpath(key).is_dir() and base.joinpath(key, "summary.json").is_file()
+    ]
 
 
 # -- the search -----------------------------------------------------------------------------------
@@ -398,6 +419,8 @@ class Search:
         self.phase_rows: list[dict[str, Any]] = []
         self.start = FamilyParams()
         self.current = {COMPETITOR: self.start, MONOPOLIST: self.start}
+        # the knobs searched: all, or all but team play, held at "no" (today's family)
+        self.searched = tuple(k for k in KNOBS if settings.team_play or k.name not in TEAM_KNOBS)
 
     def tail_sizes(self, seconds_per_game: float, budget: float) -> dict[str, int]:
         """Games per match after the search: the final figures (four times a candidate's),
@@ -416,7 +439,9 @@ class Search:
         """How many games the tail of these sizes plays."""
         cells = (len(NAMED) + 2) ** 2
         probes = sum(
-            1 + len(probe_values(k, getattr(self.current[r], k.name))) for r in ROLES for k in KNOBS
+            1 + len(probe_values(k, getattr(self.current[r], k.name)))
+            for r in ROLES
+            for k in self.searched
         )
         return sizes["final"] + cells * sizes["matrix"] + probes * sizes["sensitivity"]
 
@@ -509,11 +534,12 @@ class Search:
         strategy, on the search's games; the best candidate it evaluated."""
         cma = _cma()
         settings = self.settings
-        sizes = [k.size for k in KNOBS]
+        knobs = self.searched
+        sizes = [k.size for k in knobs]
         options = {
-            "bounds": [[0] * len(KNOBS), [s - 1 for s in sizes]],
+            "bounds": [[0] * len(knobs), [s - 1 for s in sizes]],
             "CMA_stds": [max(0.5, (s - 1) / 4) for s in sizes],
-            "integer_variables": list(range(len(KNOBS))),
+            "integer_variables": list(range(len(knobs))),
             "seed": settings.seed * 100 + phase + 1,
             "verbose": -9,
             "tolfun": 0,
@@ -524,7 +550,16 @@ class Search:
         if settings.popsize is not None:
             options["popsize"] = settings.popsize
         start = self.current[role]
-        strategy = cma.CMAEvolutionStrategy(list(start.grid()), 1.0, options)
+        full = list(start.grid())
+        free = [KNOBS.index(k) for k in knobs]
+        strategy = cma.CMAEvolutionStrategy([full[i] for i in free], 1.0, options)
+
+        def at(point: Any) -> FamilyParams:
+            position = list(full)
+            for i, x in zip(free, point, strict=True):
+                position[i] = x
+            return FamilyParams.from_grid(position)
+
         scores: dict[FamilyParams, float] = {}
 
         def score(candidates: list[FamilyParams], generation: int) -> None:
@@ -556,7 +591,7 @@ class Search:
             if settings.generations is not None and generation > settings.generations:
                 break
             points = strategy.ask()
-            candidates = [FamilyParams.from_grid(x) for x in points]
+            candidates = [at(x) for x in points]
             before = len(scores)
             score(candidates, generation)
             strategy.tell(points, [-scores[c] for c in candidates])
@@ -645,7 +680,7 @@ class Search:
             found = self.current[role]
             probes = [
                 (knob, value)
-                for knob in KNOBS
+                for knob in self.searched
                 for value in probe_values(knob, getattr(found, knob.name))
             ]
             candidates = [found] + [found.changed(**{k.name: v}) for k, v in probes]
@@ -680,15 +715,16 @@ class Search:
         from importlib.metadata import version
 
         settings = self.settings
-        strategies = {role: strategy_record(self.current[role], role) for role in ROLES} | {
-            "start": strategy_record(self.start, None)
-        }
+        strategies = {
+            role: strategy_record(self.current[role], role, settings.preset) for role in ROLES
+        } | {"start": strategy_record(self.start, None)}
         summary = {
             "command": self.command
             or (
                 f"amteach best-play --games-per-candidate {settings.games_per_candidate} "
                 f"--budget {settings.budget_minutes:g} --seed {settings.seed} "
-                f"--preset {settings.preset}"
+                f"--preset {settings.preset} --round-cap {settings.round_cap}"
+                + (" --team-play" if settings.team_play else "")
             ),
             "seed": settings.seed,
             "preset": settings.preset,
@@ -706,6 +742,8 @@ class Search:
             "interrupted": interrupted,
             "seeds": self.seeds,
             "games": sizes,
+            "game_length": time_is_up(settings.round_cap),
+            "team_play": settings.team_play,
             "equilibrium": final,
         }
         history = pd.DataFrame(self.history)
@@ -738,10 +776,28 @@ def probe_values(knob: Any, found: int) -> list[int]:
     return [v for v in dict.fromkeys(values) if v != found]
 
 
-def strategy_record(params: FamilyParams, role: str | None) -> dict[str, Any]:
+def role_max_houses(preset: str, role: str) -> int:
+    """The most houses a role may build on a street under a preset's rules."""
+    return RuleSet.preset(preset).max_houses(ROLES.index(role))
+
+
+def strategy_words(params: FamilyParams, role: str | None, preset: str = "default") -> list[str]:
+    """A strategy in sentences for a role under a preset's rules (never more houses than the
+    rules allow the role)."""
+    if role is None:
+        return params.sentences(None)
+    return params.sentences(ROLES.index(role), role_max_houses(preset, role))
+
+
+def strategy_record(
+    params: FamilyParams, role: str | None, preset: str = "default"
+) -> dict[str, Any]:
     """A strategy as the JSON file keeps it: its text, its knobs and its words."""
-    index = None if role is None else ROLES.index(role)
-    return {"text": params.text(), "knobs": params.as_dict(), "words": params.sentences(index)}
+    return {
+        "text": params.text(),
+        "knobs": params.as_dict(),
+        "words": strategy_words(params, role, preset),
+    }
 
 
 def equilibrium_figures(result: Tally) -> dict[str, Any]:
@@ -785,6 +841,7 @@ def best_play(
     generations: int | None = None,
     phases: int = 8,
     popsize: int | None = None,
+    team_play: bool = False,
     progress: bool | str = True,
     command: str | None = None,
     on_event: Callable[[str], None] | None = None,
@@ -803,6 +860,7 @@ def best_play(
         generations=generations,
         phases=phases,
         popsize=popsize,
+        team_play=team_play,
     )
     return Search(settings, progress, command, on_event).run()
 
@@ -830,6 +888,7 @@ KNOB_WORDS = {
     "accept": "the price at which they accept a trade",
     "fine_cash": "when they pay to leave Prison or the Price War",
     "final_adjust": "whether they build and redeem at the final accounting",
+    "team": "whether they sell a teammate the street that completes its city",
 }
 
 
@@ -884,7 +943,10 @@ def reading_best_play(result: BestPlayResult, top: int = 3) -> str:
         (MONOPOLIST, "the Monopolists' is to "),
     ):
         knobs = importance(result, role)["knob"].head(top).tolist() or [k.name for k in KNOBS[:top]]
-        phrases = [knob_phrase(name, getattr(result.best(role), name), role) for name in knobs]
+        most = role_max_houses(summary["preset"], role)
+        phrases = [
+            knob_phrase(name, getattr(result.best(role), name), role, most) for name in knobs
+        ]
         sentence = lead + _join_phrases(phrases)
         text += (" " if role == COMPETITOR else "; ") + sentence
     text += "."
@@ -913,14 +975,34 @@ def reading_best_play(result: BestPlayResult, top: int = 3) -> str:
     return text
 
 
+def strategy_bullets(result: BestPlayResult, role: str, top: int = 4) -> list[str]:
+    """A role's best strategy as a few short bullets for a page, what matters most first (by
+    the sensitivity check), each within the role's rules ("Buy streets only when $475 is left
+    after paying")."""
+    params = result.best(role)
+    knobs = importance(result, role)["knob"].tolist() or [k.name for k in KNOBS]
+    most = role_max_houses(result.summary.get("preset", "default"), role)
+    buys = {"streets": "streets", "transports": "transport companies", "utilities": "utilities"}
+    bullets = []
+    for name in knobs[:top]:
+        value = getattr(params, name)
+        if name in buys and value == 1:
+            phrase = f"buy {buys[name]} only when ${params.reserve:,} is left after paying"
+        else:
+            phrase = knob_phrase(name, value, role, most)
+        bullets.append(phrase[0].upper() + phrase[1:])
+    return bullets
+
+
 def _join_phrases(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def knob_phrase(name: str, value: int, role: str) -> str:
-    """A knob's value as a verb phrase ("keep $150 in hand when it buys")."""
+def knob_phrase(name: str, value: int, role: str, max_houses: int | None = None) -> str:
+    """A knob's value as a verb phrase ("keep $150 in hand when it buys"); `max_houses`, the
+    most houses the role's rules allow, keeps the phrase within them."""
     knob = KNOBS[[k.name for k in KNOBS].index(name)]
     hold = "Prison" if role == MONOPOLIST else "the Price War"
     buys = {"streets": "streets", "transports": "transport companies", "utilities": "utilities"}
@@ -935,7 +1017,11 @@ def knob_phrase(name: str, value: int, role: str) -> str:
     if name == "redeem_reserve":
         return f"redeem mortgages only when they keep ${value:,}"
     if name == "houses":
-        return "never build" if value == 0 else f"build up to {value} houses a street"
+        if value == 0:
+            return "never build"
+        if max_houses is not None and value >= max_houses:
+            return f"build up to {max_houses} houses a street (the most their rules allow)"
+        return f"build up to {value} houses a street"
     if name == "builds_per_turn":
         return f"put up at most {value} building{'s' if value > 1 else ''} a turn"
     if name == "offer":
@@ -973,6 +1059,10 @@ def knob_phrase(name: str, value: int, role: str) -> str:
         "final_adjust": (
             "change nothing at the final accounting",
             "build and redeem at the final accounting",
+        ),
+        "team": (
+            "treat a teammate's offer like any other",
+            "sell a teammate the street that completes its city, at any price",
         ),
     }
     return words[name][value - knob.low]
@@ -1095,8 +1185,10 @@ def compare_presets(a: BestPlayResult, b: BestPlayResult) -> stats.BatchDifferen
 
 def strategies_words(result: BestPlayResult) -> list[tuple[str, list[str]]]:
     """Each role's best strategy in sentences, for a page: (role's plural, sentences)."""
+    preset = result.summary.get("preset", "default")
     return [
-        (ROLE_PLURALS[ROLES.index(role)], list(result.strategies[role]["words"])) for role in ROLES
+        (ROLE_PLURALS[ROLES.index(role)], strategy_words(result.best(role), role, preset))
+        for role in ROLES
     ]
 
 
@@ -1104,3 +1196,164 @@ def controllers(result: BestPlayResult) -> list[str]:
     """The bots of the usual table (Competitor, Monopolist, Competitor, Monopolist) when both
     roles play their best strategy: controllers for `Session.set_controller`."""
     return [family_name(result.best(role)) for role in TABLE_ROLES]
+
+
+# -- after the search: how long the games are, and how approximate the equilibrium is --------------
+def by_length(
+    result: BestPlayResult,
+    rounds: tuple[int, ...],
+    games: int,
+    seed: int,
+    workers: int = 1,
+) -> list[dict[str, Any]]:
+    """The run's strategies (both roles at their best) played at each game length in `rounds`,
+    `games` fresh games a length (the same games at every length, from master seed `seed`):
+    each role's wins with its 95% Wilson interval and how many games time settled. Rows as in
+    `outcomes.length_rows`, for summary.json (`summary["by_length"]`)."""
+    c, m = family_name(result.best(COMPETITOR)), family_name(result.best(MONOPOLIST))
+    rows: list[dict[str, Any]] = []
+    for cap in rounds:
+        rules = RuleSet.preset(result.summary["preset"], round_cap=int(cap))
+        with MatchRunner(rules, workers) as runner:
+            (played,) = runner.play([Match(c, m, seed, games)])
+        rows += length_rows(
+            cap, played.competitor_wins, played.monopolist_wins, played.games, played.capped
+        )
+    for row in rows:
+        row["seed"] = int(seed)
+    return rows
+
+
+def best_response_check(
+    result: BestPlayResult,
+    games_per_candidate: int,
+    budget_minutes: float,
+    seed: int,
+    check_games: int,
+    workers: int = 1,
+    roles: tuple[str, ...] = ROLES,
+) -> dict[str, Any]:
+    """How approximate the run's equilibrium is: for each role, a new search for its best
+    response to the other role's final strategy (CMA-ES on games of master seed `seed`, never
+    the run's, `games_per_candidate` games a candidate, half the budget each), then the best
+    found against the final strategy on `check_games` other fresh games. The gain is the
+    difference of their win rates with Newcombe's 95% interval: a gain whose interval holds 0
+    is none we can tell from luck."""
+    summary = result.summary
+    settings = SearchSettings(
+        games_per_candidate=games_per_candidate,
+        budget_minutes=budget_minutes,
+        seed=seed,
+        preset=summary["preset"],
+        round_cap=int(summary["round_cap"]),
+        workers=workers,
+    )
+    search = Search(settings, progress=False)
+    search.current = {role: result.best(role) for role in ROLES}
+    out: dict[str, Any] = {
+        "seed": seed,
+        "games_per_candidate": games_per_candidate,
+        "check_games": check_games,
+        "budget_minutes": budget_minutes,
+    }
+    began = time.perf_counter()
+    with MatchRunner(settings.rules(), workers) as runner:
+        for index, role in enumerate(roles):
+            deadline = began + 60.0 * budget_minutes * (index + 1) / len(roles)
+            found = search.best_response(runner, 100 + index, role, deadline, lambda **_: None)
+            old, new = search.evaluate(
+                runner, role, [search.current[role], found], search.seeds["check"], check_games
+            )
+            change = stats.compare_batches(old.wins(role), old.games, new.wins(role), new.games)
+            out[role] = {
+                "final_rate": old.rate(role),
+                "best_response_rate": new.rate(role),
+                "gain": change.difference,
+                "ci_low": change.low,
+                "ci_high": change.high,
+                "candidates": sum(1 for h in search.history if h["phase"] == 101 + index),
+                "best_response": found.text(),
+                "same": found == search.current[role],
+            }
+        out["games_played"] = runner.games_played
+    out["elapsed_seconds"] = round(time.perf_counter() - began, 1)
+    return out
+
+
+def compare_runs(
+    a: BestPlayResult, b: BestPlayResult, games: int, seed: int, workers: int = 1
+) -> dict[str, Any]:
+    """How far two runs' equilibria (the same preset and length, searched from two seeds) are
+    apart: the Monopolists' equilibrium win rates with Newcombe's interval for the difference,
+    the knobs on which each role's strategies differ, and each role's strategy from `b` played
+    against the other role's from `a` on `games` fresh games (master seed `seed`)."""
+    fa, fb = a.summary["equilibrium"], b.summary["equilibrium"]
+    change = stats.compare_batches(
+        fa[MONOPOLIST]["wins"], fa["games"], fb[MONOPOLIST]["wins"], fb["games"]
+    )
+    out: dict[str, Any] = {
+        "seeds": [a.summary["seed"], b.summary["seed"]],
+        "monopolist_rates": [fa[MONOPOLIST]["rate"], fb[MONOPOLIST]["rate"]],
+        "difference": change.difference,
+        "ci_low": change.low,
+        "ci_high": change.high,
+        "knobs_differ": {
+            role: [
+                k.name
+                for k in KNOBS
+                if getattr(a.best(role), k.name) != getattr(b.best(role), k.name)
+            ]
+            for role in ROLES
+        },
+    }
+    rules = RuleSet.preset(a.summary["preset"], round_cap=int(a.summary["round_cap"]))
+    pairs = {
+        "a_against_a": (a.best(COMPETITOR), a.best(MONOPOLIST)),
+        "b_competitors_against_a": (b.best(COMPETITOR), a.best(MONOPOLIST)),
+        "b_monopolists_against_a": (a.best(COMPETITOR), b.best(MONOPOLIST)),
+        "b_against_b": (b.best(COMPETITOR), b.best(MONOPOLIST)),
+    }
+    with MatchRunner(rules, workers) as runner:
+        played = runner.play(
+            [Match(family_name(c), family_name(m), seed, games) for c, m in pairs.values()]
+        )
+    for name, tally_ in zip(pairs, played, strict=True):
+        low, high = wilson_interval(tally_.monopolist_wins, tally_.games)
+        out[name] = {
+            "games": tally_.games,
+            "competitor_wins": tally_.competitor_wins,
+            "monopolist_wins": tally_.monopolist_wins,
+            "monopolist_rate": tally_.rate(MONOPOLIST),
+            "ci_low": low,
+            "ci_high": high,
+        }
+    # what each role of run a would gain by switching to run b's strategy (same games)
+    base = played[0]
+    for role, switched in ((COMPETITOR, played[1]), (MONOPOLIST, played[2])):
+        change = stats.compare_batches(
+            base.wins(role), base.games, switched.wins(role), switched.games
+        )
+        out[f"{role}_gain"] = {
+            "gain": change.difference,
+            "ci_low": change.low,
+            "ci_high": change.high,
+        }
+    return out
+
+
+def largest_gains(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The most each role was found to gain against a run's final strategies, with Newcombe's
+    95% interval: from the best-response check (`approximation`) and from the strategy of a
+    second search (`second_seed`), whichever is larger. Empty when neither was run."""
+    found: dict[str, dict[str, Any]] = {}
+    for role in ROLES:
+        options = []
+        check = summary.get("approximation")
+        if check and role in check:
+            options.append({**check[role], "source": "best-response check"})
+        second = summary.get("second_seed")
+        if second and f"{role}_gain" in second:
+            options.append({**second[f"{role}_gain"], "source": "second search"})
+        if options:
+            found[role] = max(options, key=lambda row: row["gain"])
+    return found

@@ -162,6 +162,16 @@ KNOBS: tuple[Knob, ...] = (
         about="at the final accounting, builds and redeems where the rent is worth more "
         "than the cash it keeps",
     ),
+    Knob(
+        "team",
+        0,
+        1,
+        levels=("no", "sell"),
+        about="team play: sells a teammate (a Monopolist like itself) the street that completes "
+        "the teammate's city, for whatever the teammate offers (no: it values the trade as it "
+        "would any other). Pooling cash at the end is not a knob: the final accounting deals "
+        "with the Treasury only (decision 8)",
+    ),
 )
 KNOB_NAMES = tuple(k.name for k in KNOBS)
 TAX_BY_LEVEL = ("cheaper", "flat", "percent")
@@ -191,6 +201,7 @@ class FamilyParams:
     accept: int = 12
     fine_cash: int = 600
     final_adjust: int = 1
+    team: int = 0
 
     def __post_init__(self) -> None:
         for knob in KNOBS:
@@ -297,9 +308,16 @@ class FamilyParams:
         leaves out what does not apply to it and names its hold (Prison or Price War)."""
         return " ".join(self.sentences(role))
 
-    def sentences(self, role: int | None = None) -> list[str]:
-        """`describe`, one sentence per part of the strategy."""
-        out = [self._buying(role), self._building(), self._money(), self._trading(role)]
+    def sentences(self, role: int | None = None, max_houses: int | None = None) -> list[str]:
+        """`describe`, one sentence per part of the strategy. `max_houses`, the most houses
+        the role's rules allow on a street, keeps the words within the rules: a Monopolist
+        whose knob says 4 houses, under rules that allow 3, builds up to 3."""
+        out = [
+            self._buying(role),
+            self._building(max_houses),
+            self._money(),
+            self._trading(role),
+        ]
         hold = {None: "Prison or the Price War", 0: "the Price War", 1: "Prison"}[role]
         if self.fine_cash == 0:
             out.append(f"It pays the fine to leave {hold} at once.")
@@ -342,10 +360,17 @@ class FamilyParams:
             text += f" It buys, whenever it can pay, {own} or {block}."
         return text
 
-    def _building(self) -> str:
+    def _building(self, max_houses: int | None = None) -> str:
         if self.houses == 0:
             return "It never builds."
-        apartments = " and then an apartment" if self.apartments else " and no apartments"
+        houses = self.houses if max_houses is None else min(self.houses, max_houses)
+        full = max_houses is None or houses >= max_houses
+        if not self.apartments:
+            apartments = " and no apartments"
+        elif full:
+            apartments = " and then an apartment"
+        else:  # it stops before a street is full, so it never reaches an apartment
+            apartments = ""
         where = (
             "where one landing's rent rises most"
             if self.build_order == 0
@@ -356,8 +381,11 @@ class FamilyParams:
             if self.builds_per_turn == 1
             else f"up to {self.builds_per_turn} buildings a turn"
         )
+        most = (
+            " (the most its rules allow)" if max_houses is not None and houses < self.houses else ""
+        )
         return (
-            f"It builds up to {self.houses} house{'s' if self.houses > 1 else ''} on a street"
+            f"It builds up to {houses} house{'s' if houses > 1 else ''} on a street{most}"
             f"{apartments}, {where}, {per_turn}, keeping ${self.build_reserve:,} in hand."
         )
 
@@ -382,6 +410,11 @@ class FamilyParams:
             f"It accepts a trade only when what it gets is worth {self.accept / 10:g} times what "
             "it gives up."
         )
+        if self.team and role != 0:
+            accept += (
+                " It sells a teammate (a Monopolist like itself) the street that completes the "
+                "teammate's city, for whatever the teammate offers."
+            )
         if self.offer == 0:
             return "It never offers to buy a street. " + accept
         wants = {
@@ -565,11 +598,29 @@ class FamilyStrategy(InvestorStrategy):
         valuation of titles, a street that completes a rival's monopoly counted dearer)."""
         if trade is None:
             return False
+        if self.params.team and self.completes_teammates_city(game, trade):
+            return True
         gain, loss = self.trade_value(game, trade)
         return (
             10 * gain >= self.params.accept * loss
             and game.cash[trade.other] + min(trade.pay, 0) >= 0
         )
+
+    @staticmethod
+    def completes_teammates_city(game: Game, trade: Trade) -> bool:
+        """Is this trade a teammate's offer of cash (or nothing) for the one street that
+        completes its city? Team play: both Monopolists, the proposer gives no title and
+        asks for one street that gives it a monopoly."""
+        me, proposer = trade.other, game.current
+        if not (game.roles[me] == game.roles[proposer] == MONOPOLIST):
+            return False
+        if trade.give or len(trade.get) != 1 or trade.pay < 0:
+            return False
+        space = game.board.spaces[trade.get[0]]
+        if space.kind != "street":
+            return False
+        need = game.rules.monopoly_streets
+        return game.monopoly_count(proposer, space.city) + 1 >= need
 
 
 def is_family(name: str) -> bool:
@@ -580,3 +631,11 @@ def is_family(name: str) -> bool:
 def family_params(name: str) -> FamilyParams:
     """The knobs of a family bot named "family" or "family:<knobs>"."""
     return FamilyParams.parse(name.partition(":")[2])
+
+
+def bot_words(name: str) -> str:
+    """A seat's bot in words for a page ("the investor bot", "a family strategy"), never its
+    knobs as code."""
+    if is_family(name):
+        return "a family strategy"
+    return f"the {name} bot"

@@ -86,7 +86,7 @@ cdef enum BotKind:
 cdef enum:
     F_RESERVE, F_STREETS, F_TRANSPORTS, F_UTILITIES, F_KEY_STREETS, F_BUILD_RESERVE, F_HOUSES,
     F_APARTMENTS, F_BUILD_ORDER, F_BUILDS_PER_TURN, F_REDEEM_RESERVE, F_RAISE_FIRST, F_TAX,
-    F_OFFER, F_ACCEPT, F_FINE_CASH, F_FINAL_ADJUST, FAMILY_SIZE
+    F_OFFER, F_ACCEPT, F_FINE_CASH, F_FINAL_ADJUST, F_TEAM, FAMILY_SIZE
 
 cdef enum Tax:
     TAX_CHEAPER, TAX_FLAT, TAX_PERCENT
@@ -1376,6 +1376,12 @@ cdef bint accepts(G* g, Bot* bot) noexcept:
             if monopoly_count(g, proposer, s.city[sp]) + 1 >= s.monopoly_streets:
                 loss += 2 * s.price[sp]
     if bot.kind == BOT_FAMILY:  # FamilyStrategy.accepts
+        # team play: FamilyStrategy.completes_teammates_city
+        if (bot.fam[F_TEAM] == 1 and s.roles[me] == MONOPOLIST and s.roles[proposer] == MONOPOLIST
+                and t.n_give == 0 and t.n_get == 1 and t.pay >= 0
+                and s.kind[t.get[0]] == K_STREET
+                and monopoly_count(g, proposer, s.city[t.get[0]]) + 1 >= s.monopoly_streets):
+            return True
         return (10 * gain >= bot.fam[F_ACCEPT] * loss
                 and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0)
     return gain >= (1 + bot.margin) * loss and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0

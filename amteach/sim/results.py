@@ -17,6 +17,8 @@ from ..style import ROLE_LABELS
 from .play import END_REASONS, GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS, SeatSpec
 
 TABLES = ("games", "players", "rounds", "taxes")
+# how a game ended, in two: played out (its own end) or time up (settled by the round cap)
+ENDING_NAMES = ("played out", "time up")
 FORMATS = ("parquet", "csv")
 END_LABELS = {
     "game_a": "Game A",
@@ -254,7 +256,49 @@ class SimulationResult:
             "End reasons: "
             + ", ".join(f"{END_LABELS[k]} {100 * v:.1f}%" for k, v in ends.items() if v > 0)
         )
+        cap = (self.meta.get("rules") or {}).get("round_cap")
+        lines.append(
+            "Win rate by how the games ended (95% Wilson interval)"
+            + (f", time up after {cap} rounds:" if cap else ":")
+        )
+        for row in self.win_rates_by_ending().itertuples():
+            if row.games == 0:
+                continue
+            lines.append(
+                f"  {row.ending:<15} {ROLE_LABELS[ROLES.index(row.role)]:<11} "
+                f"{100 * row.rate:5.1f}%  [{100 * row.ci_low:.1f}%, {100 * row.ci_high:.1f}%]  "
+                f"{row.wins} of {row.games} games"
+            )
         return "\n".join(lines)
+
+    def win_rates_by_ending(self, confidence: float = 0.95) -> pd.DataFrame:
+        """Win rate by role, split by how the games ended: "played out" (the game's own end:
+        the last player standing, or one role out) or "time up" (the round cap's final
+        accounting picked the winner). One row per ending and role: `ending`, `games`,
+        `share` (of the batch), `role`, `wins`, `rate` and its Wilson interval."""
+        games = self.games
+        capped = (games["end_reason"] == "round_cap").to_numpy()
+        rows = []
+        for ending, part in ((ENDING_NAMES[0], games[~capped]), (ENDING_NAMES[1], games[capped])):
+            counts = part["winner_role"].value_counts()
+            for role in ROLES:
+                wins, n = int(counts.get(role, 0)), len(part)
+                low, high = wilson_interval(wins, n, confidence)
+                rows.append(
+                    {
+                        "ending": ending,
+                        "games": n,
+                        "share": n / len(games) if len(games) else float("nan"),
+                        "role": role,
+                        "wins": wins,
+                        "rate": wins / n if n else float("nan"),
+                        "ci_low": low,
+                        "ci_high": high,
+                    }
+                )
+        return pd.DataFrame(
+            rows, columns=["ending", "games", "share", "role", "wins", "rate", "ci_low", "ci_high"]
+        )
 
     def __repr__(self) -> str:
         return f"<SimulationResult {self.completed} games; frames: games, players, rounds, taxes>"

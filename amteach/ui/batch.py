@@ -12,11 +12,21 @@ from typing import Any, ClassVar
 
 import ipywidgets as widgets
 
+from ..analysis import outcomes
 from ..engine.board import ROLES
 from ..engine.rules import RuleSet, preset_names
 from ..render import html_join, html_text
 from ..serving import figure_widget
-from ..style import ROLE_COLOURS, ROLE_PLURALS, ROLE_SHAPES
+from ..style import (
+    NEUTRAL_COLOUR,
+    PERCENT_AXIS,
+    ROLE_COLOURS,
+    ROLE_DASHES,
+    ROLE_PLURALS,
+    ROLE_SHAPES,
+    ROLE_SYMBOLS,
+    chart_layout,
+)
 from .resize import ChartSizer
 
 # the batches' usual table: investor bots, two of each role
@@ -48,8 +58,15 @@ ENDINGS = {
     "game_a": "ended with one player left standing (Game A: the last player in the game wins)",
     "game_b": "ended when one role was out (Game B: the richest player of the other role wins)",
     "two_hour": "ended with the two-hour game's final accounting",
-    "round_cap": "reached the {cap}-round cap and were settled by the final accounting",
+    "round_cap": "ran until time was up after {cap} rounds and were settled by the final "
+    "accounting",
 }
+# the game lengths a batch offers, and how the two-hour one was estimated (a tooltip)
+LENGTH_OPTIONS = [(length.label, length.rounds) for length in outcomes.GAME_LENGTHS]
+LENGTH_TOOLTIP = outcomes.LENGTH_ASSUMPTIONS
+# games a length when a panel compares game lengths (one batch a length): the Games slider's,
+# at most this many, since games played to the end are long
+LENGTH_GAMES = 1000
 MAX_SEED = 2**31 - 1
 
 
@@ -93,13 +110,113 @@ def batch_summary_html(result: Any) -> str:
         '{}<table class="am-summary"><thead><tr><th>role</th><th>win rate</th>'
         '<th title="{}">95% interval <span class="am-info">?</span></th><th>games won</th>'
         "</tr></thead><tbody>{}</tbody></table>"
-        '<p class="am-note">{}</p><p>Games lasted {} rounds on average; {}.</p>',
+        '<p class="am-note">{}</p><p>Games lasted {} rounds on average; {}.</p>{}',
         head,
         INTERVAL_EXPLAINED,
         rows,
         INTERVAL_EXPLAINED,
         f"{result.games['rounds'].mean():.0f}",
         endings,
+        endings_table_html(result, cap),
+    )
+
+
+def endings_table_html(result: Any, cap: int) -> str:
+    """Win rates by how the games ended: played out (the game's own end) or when time was up
+    (the final accounting after `cap` rounds), each role with its 95% interval."""
+    frame = result.win_rates_by_ending()
+    words = {"played out": "Played out", "time up": f"Time up after {cap} rounds"}
+    rows = html_join(
+        html_text(
+            '<tr><td>{}</td><td style="color:{}">{} {}</td><td>{}</td><td>{} to {}</td>'
+            "<td>{} of {}</td></tr>",
+            words.get(row.ending, row.ending),
+            ROLE_COLOURS[ROLES.index(row.role)],
+            ROLE_SHAPES[ROLES.index(row.role)],
+            ROLE_PLURALS[ROLES.index(row.role)],
+            f"{100 * row.rate:.1f}%",
+            f"{100 * row.ci_low:.1f}%",
+            f"{100 * row.ci_high:.1f}%",
+            row.wins,
+            row.games,
+        )
+        for row in frame.itertuples()
+        if row.games > 0
+    )
+    return html_text(
+        '<table class="am-summary am-endings"><caption>Who won, by how the games ended'
+        "</caption><thead><tr><th>how it ended</th><th>role</th><th>win rate</th>"
+        "<th>95% interval</th><th>games won</th></tr></thead><tbody>{}</tbody></table>",
+        rows,
+    )
+
+
+def by_length_figure(frame: Any, title: str = "") -> Any:
+    """Each role's win rate by game length (one batch a length, `outcomes.win_rates_by_length`):
+    a line a role in its colour, shape and dash, with 95% intervals, and grey bars for the
+    share of games that time settled (the final accounting picked their winner)."""
+    import plotly.graph_objects as go
+
+    figure = go.Figure()
+    lengths = sorted(frame["rounds"].unique())
+    labels = [
+        f"{r} (two hours)"
+        if r == outcomes.TWO_HOUR_ROUNDS
+        else f"{r:,} (to the end)"
+        if r == outcomes.PLAYED_OUT_ROUNDS
+        else f"{r:,}"
+        for r in lengths
+    ]
+    label_of = dict(zip(lengths, labels, strict=True))
+    capped = frame.drop_duplicates("rounds").set_index("rounds").loc[lengths]
+    figure.add_bar(
+        x=labels,
+        y=capped["capped_share"],
+        name="games settled when time was up",
+        marker={"color": "#d9d9d9", "line": {"color": NEUTRAL_COLOUR, "width": 1}},
+        text=[f"{100 * v:.0f}%" for v in capped["capped_share"]],
+        textposition="inside",
+        insidetextanchor="start",
+        textfont={"color": "#333", "size": 14},
+        hovertemplate="%{x} rounds: time settled %{y:.0%} of the games<extra></extra>",
+    )
+    for index, role in enumerate(ROLES):
+        part = frame[frame["role"] == role].sort_values("rounds")
+        figure.add_scatter(
+            x=[label_of[r] for r in part["rounds"]],
+            y=part["rate"],
+            mode="lines+markers+text",
+            name=f"{ROLE_PLURALS[index]} win",
+            line={"color": ROLE_COLOURS[index], "dash": ROLE_DASHES[index], "width": 3},
+            marker={"symbol": ROLE_SYMBOLS[index], "size": 11, "color": ROLE_COLOURS[index]},
+            text=[f"{100 * v:.0f}%" for v in part["rate"]],
+            textposition="top center" if index else "bottom center",
+            textfont={"size": 15, "color": ROLE_COLOURS[index]},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": part["ci_high"] - part["rate"],
+                "arrayminus": part["rate"] - part["ci_low"],
+                "color": ROLE_COLOURS[index],
+                "thickness": 2,
+                "width": 8,
+            },
+            customdata=part[["wins", "games", "ci_low", "ci_high"]].to_numpy(),
+            hovertemplate=(
+                "%{x} rounds: won %{y:.1%} (%{customdata[0]} of %{customdata[1]})<br>95% "
+                "interval %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra>"
+                + ROLE_PLURALS[index]
+                + "</extra>"
+            ),
+        )
+    return figure.update_layout(
+        chart_layout(
+            title or "Who wins, by game length (thin lines: 95% intervals)",
+            height=420,
+            xaxis={"title": {"text": "time is up after this many rounds"}, "type": "category"},
+            yaxis={"title": {"text": "share of games"}, **PERCENT_AXIS, "range": [0, 1.08]},
+            bargap=0.5,
+        )
     )
 
 
@@ -186,6 +303,36 @@ class BatchPanel:
         )
         self.preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
         self.preset.layout.display = None if rules else "none"
+        # how long the games are: the round where time is up (for the panel's own batches)
+        own_batches = run is None
+        self.length = w.Dropdown(
+            options=LENGTH_OPTIONS,
+            value=outcomes.SIMULATION_ROUNDS,
+            description="Game length",
+            tooltip=LENGTH_TOOLTIP,
+            style={"description_width": "auto"},
+            layout=w.Layout(width="auto"),
+        )
+        self.length_help = w.HTML(
+            html_text(
+                '<span class="am-info" title="{}" aria-label="{}" role="img">?</span>',
+                LENGTH_TOOLTIP,
+                LENGTH_TOOLTIP,
+            )
+        )
+        self.compare_button = w.Button(
+            description="Compare game lengths",
+            tooltip=f"play the Games slider's games (at most {LENGTH_GAMES:,}) at each of "
+            + ", ".join(f"{r:,}" for r in outcomes.CHART_ROUNDS)
+            + " rounds, with the same seats, rules and seed, and chart who wins at each",
+            layout=w.Layout(width="auto"),
+        )
+        self.compare_button.on_click(lambda _: self.start_lengths())
+        self.length_charts = w.VBox()
+        for widget in (self.length, self.length_help, self.compare_button):
+            widget.layout.display = None if own_batches else "none"
+        self.round_cap = outcomes.SIMULATION_ROUNDS
+        self.chart_rounds: tuple[int, ...] = outcomes.CHART_ROUNDS  # the lengths compared
         self.seed_box = w.BoundedIntText(
             value=seed,
             min=0,
@@ -212,6 +359,7 @@ class BatchPanel:
         self.status = w.HTML()
         self.charts = w.VBox()
         self.result: Any = None
+        self.length_frame: Any = None
         self._cancel = threading.Event()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
@@ -221,11 +369,18 @@ class BatchPanel:
             [
                 w.HTML(SUMMARY_STYLE + title),
                 *controls,
-                w.HBox([self.games, self.preset], layout=w.Layout(flex_flow="row wrap")),
+                w.HBox(
+                    [self.games, self.preset, self.length, self.length_help],
+                    layout=w.Layout(flex_flow="row wrap", align_items="center"),
+                ),
                 w.HBox([self.seed_box, self.new_seed], layout=w.Layout(align_items="center")),
-                w.HBox([self.run_button, self.cancel_button, self.progress]),
+                w.HBox(
+                    [self.run_button, self.cancel_button, self.progress, self.compare_button],
+                    layout=w.Layout(flex_flow="row wrap"),
+                ),
                 self.status,
                 self.charts,
+                self.length_charts,
             ]
         )
         self.widget.add_class("am-batch")
@@ -242,6 +397,7 @@ class BatchPanel:
             return
         games = min(max(int(self.games.value), self.min_games), self.max_games)
         seed = self.seed
+        self.round_cap = self.chosen_length()
         self._cancel.clear()
         self._done.clear()
         self.progress.max = games
@@ -253,6 +409,71 @@ class BatchPanel:
             target=self._run, args=(games, self.preset.value, seed), daemon=True
         )
         self._thread.start()
+
+    def chosen_length(self) -> int:
+        """The round where time is up in the next batch: one of the offered lengths (the
+        kernel's own list, whatever a browser sends)."""
+        value = self.length.value
+        allowed = [rounds for _, rounds in LENGTH_OPTIONS]
+        return value if value in allowed else outcomes.SIMULATION_ROUNDS
+
+    def start_lengths(self) -> None:
+        """One batch a game length (`outcomes.CHART_ROUNDS`), the panel's seats, rules and
+        seed, in the background; then the by-length chart under the batch's charts."""
+        if self._thread is not None and self._thread.is_alive():
+            self.status.value = "A batch is already running."
+            return
+        preset, seed = self.preset.value, self.seed
+        games = min(max(int(self.games.value), self.min_games), LENGTH_GAMES)
+        lengths = self.chart_rounds
+        self._cancel.clear()
+        self._done.clear()
+        self.progress.max = len(lengths)
+        self.progress.value = 0
+        self.run_button.disabled = self.compare_button.disabled = True
+        self.cancel_button.disabled = False
+        self.status.value = (
+            f"Playing {games} games at each of {len(lengths)} game lengths with seed {seed}…"
+        )
+        self._thread = threading.Thread(
+            target=self._run_lengths, args=(games, preset, seed, lengths), daemon=True
+        )
+        self._thread.start()
+
+    def _run_lengths(self, games: int, preset: str, seed: int, lengths: Sequence[int]) -> None:
+        def on_length(done: int, total: int) -> None:
+            on_kernel_thread(lambda: self._show_progress(done, total))
+            if self._cancel.is_set():
+                raise KeyboardInterrupt
+
+        try:
+            frame = outcomes.play_by_length(
+                self.seats, preset, seed, games, lengths, None, on_length
+            )
+        except KeyboardInterrupt:
+            on_kernel_thread(lambda: self._finish_lengths("The comparison was cancelled.", None))
+        except Exception as err:  # shown politely; the page keeps working
+            message = html_text("<span style='color:#b00020'>The batches stopped: {}</span>", err)
+            on_kernel_thread(lambda: self._finish_lengths(message, None))
+        else:
+            message = html_text(
+                "<p>Done: {} games at each game length, seed {}, {} rules.</p>",
+                games,
+                seed,
+                preset,
+            )
+            on_kernel_thread(lambda: self._finish_lengths(message, frame))
+
+    def _finish_lengths(self, message: str, frame: Any) -> None:
+        if frame is not None:
+            self.length_frame = frame
+            self.length_charts.children = chart_widgets(
+                [(by_length_figure(frame), outcomes.reading_by_length(frame))]
+            )
+        self.status.value = message
+        self.run_button.disabled = self.compare_button.disabled = False
+        self.cancel_button.disabled = True
+        self._done.set()
 
     def wait(self) -> None:
         """Block until the running batch ends and its results are shown (scripts and tests;
@@ -268,6 +489,7 @@ class BatchPanel:
             games=games,
             seats=self.seats,
             rules=RuleSet.preset(preset),
+            round_cap=self.round_cap,
             seed=seed,
             progress=False,
             on_chunk=on_chunk,

@@ -10,6 +10,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..bots.family import bot_words
 from ..engine.choices import Choice, Trade
 from ..engine.errors import IllegalChoice
 from ..engine.rules import preset_names
@@ -119,7 +120,7 @@ class DecisionBar:
                 "{} <b>{}</b> is a bot ({}): press Step or Play.",
                 pawn_html(game, seat, True),
                 session.who(seat),
-                session.controller(seat),
+                bot_words(session.controller(seat)),
             )
             self.choices.children = ()
             return
