@@ -111,10 +111,10 @@ class DaskCluster:
         return [p.pid for p in self.processes[1:]]
 
     def stop(self) -> None:
+        # the workers first, each to its end, then the scheduler
         for process in reversed(self.processes):
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
-        for process in self.processes:
             with suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=30)
             if process.poll() is None:
@@ -164,7 +164,7 @@ def played_by(cluster: DaskCluster) -> dict[str, int]:
 
 
 def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, tmp_path):
-    args = ["simulate", "--games", "240", "--seed", "11", "--round-cap", "60", "--quiet"]
+    args = ["simulate", "--games", "120", "--seed", "11", "--round-cap", "60", "--quiet"]
     args += ["--format", "parquet"]
     amteach(*args, "--dask", cluster.address, "--out", str(tmp_path / "dask"), cwd=tmp_path)
     amteach(*args, "--workers", "2", "--out", str(tmp_path / "pool"), cwd=tmp_path)
@@ -173,7 +173,7 @@ def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, tmp_path):
         local = pd.read_parquet(tmp_path / "pool" / f"{table}.parquet")
         assert len(local) > 0
         pd.testing.assert_frame_equal(on_dask, local)
-    assert len(pd.read_parquet(tmp_path / "dask" / "games.parquet")) == 240
+    assert len(pd.read_parquet(tmp_path / "dask" / "games.parquet")) == 120
     meta = json.loads((tmp_path / "dask" / "meta.json").read_text())
     assert meta["backend"] == "dask"
     # both worker processes played part of the batch
@@ -210,7 +210,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     with __import__("socket").socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # nothing listens here once the socket closes
-    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"}
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
     for args in (
         ["simulate", "--games", "10", "--quiet"],
         ["best-play", "--games-per-candidate", "20", "--out", str(tmp_path / "o"), "--quiet"],
