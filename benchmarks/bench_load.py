@@ -20,6 +20,18 @@ The server runs as `amteach dashboard` runs it, with a pool as large as the clas
 kernel has built its dashboard before the visitors arrive. Reported per class size: time to
 first interactive frame and time per click (p50, p95), errors, peak memory of the server and
 its kernels (resident, summed; and proportional, which counts shared pages once), kernels alive.
+
+A class playing together (issue 22), on one server, with SQLite and with PostgreSQL:
+
+    .venv/bin/python benchmarks/bench_load.py --class-of 30 --tables 8 [--seconds 60]
+        [--think 2] [--database sqlite postgresql]
+
+Every student opens the join link (`?room=CODE`) at once, types a name and presses Join, as
+the page does (`Student`); the games start; each student then plays their own seat for
+`--seconds`, thinking `--think` s (±50 %) before each click. Empty seats play as bots. Reported:
+first frame (page request to the welcome line), click to other device (from a student's click
+to each other device of the table showing that move in "What happened"; p50, p95, max), the
+clicks' own time, and errors (failed pages, and moves that never reached another device).
 """
 
 from __future__ import annotations
