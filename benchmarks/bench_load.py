@@ -620,30 +620,41 @@ async def class_plays(
 
     async def play(student: Student, seed: int) -> Student:
         rng = random.Random(seed)
-        try:
-            while time.perf_counter() < until:
-                await student.wait_until(
-                    lambda: student.choices() or time.perf_counter() > until,
-                    timeout=max(1.0, until - time.perf_counter() + 30),
-                )
-                if not student.choices():
-                    break
-                await student.pause(think, rng)
-                if student.choices():
-                    await student.move()
-            # let the last moves reach every device
-            await asyncio.sleep(2.0)
-        finally:
-            await student.close()
+        while time.perf_counter() < until:
+            await student.wait_until(
+                lambda: student.choices() or time.perf_counter() > until,
+                timeout=max(1.0, until - time.perf_counter() + 30),
+            )
+            if not student.choices():
+                break
+            await student.pause(think, rng)
+            if student.choices():
+                await student.move()
         return student
 
-    results = await asyncio.gather(
-        *(
-            play(s, i) if not isinstance(j, BaseException) else _failed(s, j)
-            for i, (s, j) in enumerate(zip(students, joined, strict=True))
-        ),
-        return_exceptions=True,
-    )
+    async def caught_up(student: Student, events: int) -> Student:
+        # the last moves reach every device before it leaves (a minute at most)
+        with contextlib.suppress(VisitorError):
+            await student.wait_until(lambda: student.events >= events, timeout=60)
+        return student
+
+    try:
+        results = await asyncio.gather(
+            *(
+                play(s, i) if not isinstance(j, BaseException) else _failed(s, j)
+                for i, (s, j) in enumerate(zip(students, joined, strict=True))
+            ),
+            return_exceptions=True,
+        )
+        playing = [r for r in results if isinstance(r, Student)]
+        last: dict[int, int] = {}
+        for student in playing:
+            for _, _, after in student.moves:
+                last[student.table] = max(last.get(student.table, 0), after)
+        await asyncio.gather(*(caught_up(s, last.get(s.table, 0)) for s in playing))
+    finally:
+        for student in students:
+            await student.close()
     return results
 
 

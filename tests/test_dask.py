@@ -228,3 +228,23 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
         lines = run.stderr.strip().splitlines()
         assert lines[-1].startswith("amteach: cannot reach the Dask scheduler tcp://127.0.0.1:")
         assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--generations", "0"], "--generations must be at least 1"),
+        (["--generations", "two"], "--generations must be a whole number"),
+        (["--phases", "0"], "--phases must be at least 1"),
+    ],
+)
+def test_best_plays_search_bounds_are_checked_before_any_game(args, words, tmp_path):
+    from click.testing import CliRunner
+
+    from amteach.cli import main
+
+    result = CliRunner().invoke(main, ["best-play", "--out", str(tmp_path / "run"), *args])
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert words in result.stderr and "Traceback" not in result.output
+    assert not (tmp_path / "run").exists()
