@@ -760,7 +760,7 @@ def _number(text: str, option: str, kind: type, least: float, above: bool = Fals
     default=None,
     metavar="ADDRESS",
     help="Play the games on a dask.distributed scheduler at ADDRESS (tcp://host:port), or "
-    "'local' to start a LocalCluster; the same seed gives the same result as here.",
+    "'local' to start a LocalCluster; with --generations, the same seed gives the same result as here.",
 )
 @click.option("--force", is_flag=True, help="Replace best-play results already in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
