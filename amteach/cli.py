@@ -828,6 +828,28 @@ def recorded_command(args: list[str]) -> str:
     help="Also search the team-play knob (a Monopolist sells its teammate the street that "
     "completes a city); without it the knob stays at 'no'.",
 )
+@click.option(
+    "--generations",
+    default=None,
+    metavar="N",
+    help="Most CMA-ES generations in each role's search (default: the budget alone). With it, "
+    "the run is the same on any machine or cluster for the same seed.",
+)
+@click.option(
+    "--phases",
+    default="8",
+    show_default=True,
+    metavar="N",
+    help="Most alternations between the roles.",
+)
+@click.option(
+    "--dask",
+    "dask_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Play the games on a dask.distributed scheduler at ADDRESS (tcp://host:port), or "
+    "'local' to start a LocalCluster; with --generations, the same seed gives the same result as here.",
+)
 @click.option("--force", is_flag=True, help="Replace best-play results already in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def best_play(
@@ -839,6 +861,9 @@ def best_play(
     round_cap: str,
     workers: str | None,
     team_play: bool,
+    generations: str | None,
+    phases: str,
+    dask_address: str | None,
     force: bool,
     quiet: bool,
 ) -> None:
@@ -849,6 +874,9 @@ def best_play(
     tournament matrix of every named bot and the strategies found, and a sensitivity check,
     on fresh games. Ctrl-C stops the search and keeps what it found.
     """
+    from contextlib import ExitStack
+    from dataclasses import replace
+
     from .analysis import strategy
 
     if out is None:
@@ -861,6 +889,8 @@ def best_play(
         round_cap=_number(round_cap, "--round-cap", int, 1),
         workers=None if workers is None else _number(workers, "--workers", int, 1),
         team_play=team_play,
+        generations=None if generations is None else _number(generations, "--generations", int, 1),
+        phases=_number(phases, "--phases", int, 1),
     )
     target = Path(out)
     if target.exists() and not target.is_dir():
@@ -872,12 +902,22 @@ def best_play(
     command = recorded_command(sys.argv[1:]) if sys.argv[1:2] == ["best-play"] else None
     try:
         settings.check()
-        result = strategy.Search(
-            settings,
-            progress=False if quiet else "text",
-            command=command,
-            on_event=None if quiet else lambda text: click.echo(text, err=True),
-        ).run()
+        with ExitStack() as stack:
+            executor = None
+            if dask_address is not None:
+                from .sim.cluster import cluster_executor
+
+                cluster = stack.enter_context(cluster_executor(dask_address))
+                executor = cluster.executor
+                if settings.workers is None:  # split each match across the cluster's threads
+                    settings = replace(settings, workers=cluster.slots)
+            result = strategy.Search(
+                settings,
+                progress=False if quiet else "text",
+                command=command,
+                on_event=None if quiet else lambda text: click.echo(text, err=True),
+                executor=executor,
+            ).run()
         saved = result.save(out, force=True)
     except AmteachError as err:
         _fail(str(err), 2)

@@ -20,12 +20,26 @@ The server runs as `amteach dashboard` runs it, with a pool as large as the clas
 kernel has built its dashboard before the visitors arrive. Reported per class size: time to
 first interactive frame and time per click (p50, p95), errors, peak memory of the server and
 its kernels (resident, summed; and proportional, which counts shared pages once), kernels alive.
+
+A class playing together (issue 22), on one server, with SQLite and with PostgreSQL:
+
+    .venv/bin/python benchmarks/bench_load.py --class-of 30 --tables 8 [--seconds 60]
+        [--think 2] [--database sqlite postgresql]
+
+Every student opens the join link (`?room=CODE`) at once, types a name and presses Join, as
+the page does (`Student`); the games start; each student then plays their own seat for
+`--seconds`, thinking `--think` s (±50 %) before each click. Empty seats play as bots. Reported:
+first frame (page request to the welcome line), click to other device (from a student's click
+to each other device of the table showing that move in "What happened"; p50, p95, max), the
+clicks' own time, and errors (failed pages, and moves that never reached another device).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import functools
 import json
 import os
 import random
@@ -34,6 +48,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -79,15 +94,29 @@ class Visitor:
 
     async def open(self) -> None:
         started = time.perf_counter()
-        response = await AsyncHTTPClient().fetch(self.url, request_timeout=TIMEOUT)
+        await self.connect()
+        if not self.choices():
+            raise VisitorError("the dashboard offers no choice to click")
+        self.first_frame = time.perf_counter() - started
+
+    async def connect(self, query: str = "") -> None:
+        """Fetch the page (`query`: e.g. "?room=CODE"), open its kernel's websocket and
+        receive every widget's state. Cookies already in `self.cookies` go with the page's
+        request (a reverse proxy's sticky cookie, for example)."""
+        headers = {"Cookie": self.cookies} if self.cookies else None
+        response = await AsyncHTTPClient().fetch(
+            self.url + query, headers=headers, request_timeout=TIMEOUT
+        )
         page = response.body.decode()
         found = CONFIG.search(page)
         if not found:
             raise VisitorError(f"no dashboard in the page (HTTP {response.code})")
         self.kernel_id = json.loads(found.group(1))["kernelId"]
-        self.cookies = "; ".join(
-            c.split(";", 1)[0] for c in response.headers.get_list("Set-Cookie")
-        )
+        jar = dict(c.split("=", 1) for c in self.cookies.split("; ") if "=" in c)
+        for cookie in response.headers.get_list("Set-Cookie"):
+            name, _, value = cookie.split(";", 1)[0].partition("=")
+            jar[name] = value
+        self.cookies = "; ".join(f"{name}={value}" for name, value in jar.items())
         ws_url = re.sub(r"^http", "ws", self.url) + (
             f"api/kernels/{self.kernel_id}/channels?session_id={uuid.uuid4()}"
         )
@@ -111,9 +140,6 @@ class Visitor:
             if state.get("_view_count") == 0:  # the charts count their views (plotly)
                 update = {"method": "update", "state": {"_view_count": 1}, "buffer_paths": []}
                 await self.send("comm_msg", {"comm_id": comm_id, "data": update})
-        if not self.choices():
-            raise VisitorError("the dashboard offers no choice to click")
-        self.first_frame = time.perf_counter() - started
 
     def message(self, msg_type: str, content: dict, metadata: dict) -> tuple[str, bytes]:
         msg_id = str(uuid.uuid4())
@@ -167,6 +193,7 @@ class Visitor:
                     if not future.done():
                         future.set_exception(VisitorError("the kernel died"))
             self.changed.set()
+            self.on_message()
             if (
                 channel == "iopub"
                 and kind == "status"
@@ -176,6 +203,9 @@ class Visitor:
                 future = self.replies.pop(parent["msg_id"])
                 if not future.done():
                     future.set_result(None)
+
+    def on_message(self) -> None:
+        """Called after each message from the kernel has been applied (for subclasses)."""
 
     def classed(self, css_class: str) -> dict[str, Any]:
         for state in self.models.values():
@@ -271,16 +301,29 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(pool: int, max_visitors: int = 0, cpus: str | None = None, template: str = TEMPLATE):
+def served(
+    pool: int,
+    max_visitors: int = 0,
+    cpus: str | None = None,
+    template: str = TEMPLATE,
+    env: dict[str, str] | None = None,
+):
     """The server as `amteach dashboard` runs it, on a free port; (url, pid) until the block
-    ends. `cpus`: a taskset list for the server and the kernels it starts."""
+    ends. `cpus`: a taskset list for the server and the kernels it starts; `env`: added to
+    its environment (the class database, for example)."""
     port = free_port()
     command = voila_command(
         dashboard_notebook(), port, "127.0.0.1", pool, template, 600, "/", max_visitors
     )
     if cpus:
         command = ["taskset", "-c", cpus, *command]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
     for line in server.stdout:
         if "is running at" in line:
             break
@@ -431,6 +474,259 @@ def run(
         )
 
 
+# --- a class playing together: students' pages on shared tables (issue 22) ------------------
+
+
+@dataclass
+class Student(Visitor):
+    """A student's page opened from a join link (`?room=CODE`): it joins with a name, then
+    plays its own seat at a shared table. Its narration ("What happened", newest first, the
+    last few lines) is followed as a count of the table's events it has shown, with the moment
+    each count arrived, so a move made on another device can be timed from that device's click
+    to this page's update."""
+
+    name: str = ""
+    table: int = -1
+    lines: list[str] = field(default_factory=list)  # the narration now, newest first
+    shown: list[tuple[float, int]] = field(default_factory=list)  # (when, events shown)
+    moves: list[tuple[float, int, int]] = field(default_factory=list)  # when, events before, after
+
+    @property
+    def events(self) -> int:
+        return self.shown[-1][1] if self.shown else 0
+
+    def on_message(self) -> None:
+        value = self.find_value("am-narration")
+        if value is None:
+            return
+        lines = re.findall(r"<div>(.*?)</div>", value, re.S)
+        if lines == self.lines:
+            return
+        # the new lines sit before the old ones (which may have lost their oldest lines)
+        new = next(
+            (k for k in range(len(lines) + 1) if lines[k:] == self.lines[: len(lines) - k]),
+            len(lines),
+        )
+        self.lines = lines
+        self.shown.append((time.perf_counter(), self.events + new))
+
+    def find_value(self, css_class: str) -> str | None:
+        for state in self.models.values():
+            if css_class in state.get("_dom_classes", ()):
+                return state.get("value")
+        return None
+
+    def widget_where(self, **wanted: str) -> str:
+        """The comm id of the (first) widget whose state has every `wanted` value."""
+        for comm_id, state in self.models.items():
+            if all(state.get(k) == v for k, v in wanted.items()):
+                return comm_id
+        raise VisitorError(f"no widget with {wanted}")
+
+    async def join(self, code: str, name: str) -> None:
+        """Open the join link, type the name, press Join; the first frame is timed to the
+        welcome line."""
+        started = time.perf_counter()
+        self.name = name
+        await self.connect(f"?room={code}")
+        await self.update(self.widget_where(placeholder="first name"), {"value": name})
+        join = self.widget_where(_model_name="ButtonModel", description="Join")
+        await self.request(
+            "comm_msg",
+            {"comm_id": join, "data": {"method": "custom", "content": {"event": "click"}}},
+        )
+        said = narration_words(self.find_value("am-message") or "")
+        found = re.search(r"Welcome(?: back)?, .*table (\d+)", said)
+        if not found:
+            raise VisitorError(f"{name} could not join: {said or 'no answer'}")
+        self.table = int(found.group(1)) - 1
+        self.first_frame = time.perf_counter() - started
+
+    async def wait_until(self, ready: Any, timeout: float = TIMEOUT) -> None:
+        deadline = time.perf_counter() + timeout
+        while not ready():
+            self.changed.clear()
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise VisitorError(f"{self.name}: timed out waiting")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), min(1.0, left))
+
+    async def move(self, label: str | None = None) -> str:
+        """Click one of this seat's choices (`label`, else Roll if offered, else the first);
+        wait until the kernel has handled it; keep how many events the table had before and
+        after."""
+        offered = self.choices()
+        if not offered:
+            raise VisitorError(f"{self.name}: no choice to click")
+        labels = [name for name, _ in offered]
+        pick = label if label in labels else ("Roll" if "Roll" in labels else labels[0])
+        comm_id = dict(offered)[pick]
+        before = self.events
+        started = time.perf_counter()
+        await self.request(
+            "comm_msg",
+            {"comm_id": comm_id, "data": {"method": "custom", "content": {"event": "click"}}},
+        )
+        self.clicks.append(time.perf_counter() - started)
+        self.moves.append((started, before, self.events))
+        return pick
+
+    def seen_at(self, events: int) -> float | None:
+        """When this page first showed at least `events` of the table's events."""
+        return next((when for when, count in self.shown if count >= events), None)
+
+
+def narration_words(html_value: str) -> str:
+    """The words of an HTML widget's value."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html_value).split())
+
+
+def move_delays(students: list[Student]) -> tuple[list[float], int]:
+    """For every move a student made that added to the table's narration: the delay until
+    each other device of the table showed it; and how many such updates never arrived."""
+    delays, missing = [], 0
+    by_table: dict[int, list[Student]] = {}
+    for student in students:
+        by_table.setdefault(student.table, []).append(student)
+    for mates in by_table.values():
+        for mover in mates:
+            for clicked, before, after in mover.moves:
+                if after <= before:
+                    continue  # nothing new to show
+                for other in mates:
+                    if other is mover:
+                        continue
+                    seen = other.seen_at(after)
+                    if seen is None:
+                        missing += 1
+                    else:
+                        delays.append(max(0.0, seen - clicked))
+    return delays, missing
+
+
+async def class_plays(
+    url: str, code: str, names: list[str], seconds: float, think: float, start: Any
+) -> list[Any]:
+    """Every student joins at once; `start()` starts the games; each then plays their own
+    seat for `seconds`, thinking `think` s (±50 %) before each click."""
+    AsyncHTTPClient.configure(None, max_clients=len(names) + 10)
+    students = [Student(url) for _ in names]
+    joined = await asyncio.gather(
+        *(s.join(code, n) for s, n in zip(students, names, strict=True)), return_exceptions=True
+    )
+    start()
+    until = time.perf_counter() + seconds
+
+    async def play(student: Student, seed: int) -> Student:
+        rng = random.Random(seed)
+        while time.perf_counter() < until:
+            await student.wait_until(
+                lambda: student.choices() or time.perf_counter() > until,
+                timeout=max(1.0, until - time.perf_counter() + 30),
+            )
+            if not student.choices():
+                break
+            await student.pause(think, rng)
+            if student.choices():
+                await student.move()
+        return student
+
+    async def caught_up(student: Student, events: int) -> Student:
+        # the last moves reach every device before it leaves (a minute at most)
+        with contextlib.suppress(VisitorError):
+            await student.wait_until(lambda: student.events >= events, timeout=60)
+        return student
+
+    try:
+        results = await asyncio.gather(
+            *(
+                play(s, i) if not isinstance(j, BaseException) else _failed(s, j)
+                for i, (s, j) in enumerate(zip(students, joined, strict=True))
+            ),
+            return_exceptions=True,
+        )
+        playing = [r for r in results if isinstance(r, Student)]
+        last: dict[int, int] = {}
+        for student in playing:
+            for _, _, after in student.moves:
+                last[student.table] = max(last.get(student.table, 0), after)
+        await asyncio.gather(*(caught_up(s, last.get(s.table, 0)) for s in playing))
+    finally:
+        for student in students:
+            await student.close()
+    return results
+
+
+async def _failed(student: Student, error: BaseException) -> BaseException:
+    await student.close()
+    return error
+
+
+def run_class(
+    students: int, tables: int, seconds: float, think: float, databases: list[str]
+) -> None:
+    """A class of `students` on `tables` tables of one server, on each class database."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from postgres import postgres_server
+
+    from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
+
+    seats = -(-students // tables)
+    print(
+        f"{os.cpu_count()} cores; a class of {students} on {tables} tables of {seats} seats "
+        f"(empty seats play as bots); {seconds:g} s of play, think {think} s"
+    )
+    print(
+        "| class database | first frame p50 / p95 | click to other device p50 / p95 / max "
+        "| updates | own click p50 / p95 | errors |"
+    )
+    print("|---|---|---|---|---|---|")
+    for database in databases:
+        with contextlib.ExitStack() as stack:
+            if database == "postgresql":
+                address = stack.enter_context(postgres_server())
+            else:
+                folder = stack.enter_context(tempfile.TemporaryDirectory())
+                address = str(Path(folder) / "class.sqlite")
+            rooms = open_rooms(address)
+            code = rooms.create(
+                RoomSettings(
+                    tables=tables, seats=seats, ending="two-hour", minutes=240, bot_delay=1.0
+                )
+            )
+            url, pid = stack.enter_context(served(pool=students, env={ROOMS_ENV: address}))
+            wait_for_warm_pool(pid, students)
+            names = [f"Student{i + 1}" for i in range(students)]
+            results = asyncio.run(
+                class_plays(url, code, names, seconds, think, functools.partial(rooms.start, code))
+            )
+        done = [r for r in results if isinstance(r, Student)]
+        errors = [r for r in results if not isinstance(r, Student)]
+        delays, missing = move_delays(done)
+        frames = [s.first_frame for s in done]
+        clicks = [c for s in done for c in s.clicks]
+        if delays:
+            update = (
+                f"{percentile(delays, 50) * 1000:.0f} / {percentile(delays, 95) * 1000:.0f} / "
+                f"{max(delays) * 1000:.0f} ms"
+            )
+        else:
+            update = "-"
+        print(
+            f"| {database} | {percentile(frames, 50):.2f} / {percentile(frames, 95):.2f} s "
+            f"| {update} | {len(delays)} | {percentile(clicks, 50) * 1000:.0f} / "
+            f"{percentile(clicks, 95) * 1000:.0f} ms | {len(errors) + missing} |"
+            if done and clicks
+            else f"| {database} | - | - | 0 | - | {len(errors)} |",
+            flush=True,
+        )
+        for error in errors[:3]:
+            print(f"  error: {type(error).__name__}: {error}", file=sys.stderr)
+        if missing:
+            print(f"  {missing} updates never reached another device", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--visitors", type=int, nargs="+", default=[10, 30, 50])
@@ -438,7 +734,27 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=2.0, help="seconds between clicks")
     parser.add_argument("--server-cpus", help="taskset list for the server and its kernels")
     parser.add_argument("--client-cpu", type=int, help="one cpu for the load generator")
+    parser.add_argument(
+        "--class-of",
+        type=int,
+        metavar="N",
+        help="instead: a class of N students playing together (join links) on --tables",
+    )
+    parser.add_argument("--tables", type=int, default=8, help="tables of the class (--class-of)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="play time (--class-of)")
+    parser.add_argument(
+        "--database",
+        nargs="+",
+        choices=["sqlite", "postgresql"],
+        default=["sqlite", "postgresql"],
+        help="class databases to measure (--class-of)",
+    )
     args = parser.parse_args()
+    if args.class_of:
+        if args.client_cpu is not None:
+            os.sched_setaffinity(0, {args.client_cpu})
+        run_class(args.class_of, args.tables, args.seconds, args.think, args.database)
+        return
     run(args.visitors, args.turns, args.think, args.server_cpus, args.client_cpu)
 
 

@@ -34,7 +34,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
@@ -137,17 +137,22 @@ def tally(tables: dict[str, dict[str, np.ndarray]]) -> Tally:
 
 class MatchRunner:
     """Plays matches on a pool of worker processes kept for the whole search (or here, with
-    one worker), and times them, so the search knows what its budget still buys."""
+    one worker), and times them, so the search knows what its budget still buys. `executor`
+    (for example a Dask cluster's, `amteach.sim.cluster`) plays them instead of a pool of
+    our own; its owner shuts it down."""
 
-    def __init__(self, rules: RuleSet, workers: int) -> None:
+    def __init__(self, rules: RuleSet, workers: int, executor: Executor | None = None) -> None:
         self.rules = rules.to_dict()
         self.workers = workers
-        self.pool: ProcessPoolExecutor | None = None
+        self.executor = executor
+        self.pool: Executor | None = None
         self.games_played = 0
         self.seconds = 0.0
 
     def __enter__(self) -> MatchRunner:
-        if self.workers > 1:
+        if self.executor is not None:
+            self.pool = self.executor
+        elif self.workers > 1:
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
             self.pool = ProcessPoolExecutor(
                 max_workers=self.workers,
@@ -157,9 +162,9 @@ class MatchRunner:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
+        if self.pool is not None and self.pool is not self.executor:
             self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+        self.pool = None
 
     @property
     def seconds_per_game(self) -> float:
@@ -408,8 +413,10 @@ class Search:
         progress: bool | str = True,
         command: str | None = None,
         on_event: Callable[[str], None] | None = None,
+        executor: Executor | None = None,
     ) -> None:
         self.settings = settings.check()
+        self.executor = executor  # plays the matches instead of a process pool of our own
         self.progress = progress
         self.command = command
         self.on_event = on_event
@@ -467,7 +474,7 @@ class Search:
                 bar.n = min(bar.total, int(time.perf_counter() - began))
                 bar.set_postfix(status, refresh=True)
 
-        with MatchRunner(settings.rules(), workers) as runner:
+        with MatchRunner(settings.rules(), workers, self.executor) as runner:
             try:
                 quiet = 0  # alternations in a row where the role did not improve
                 role = COMPETITOR
@@ -845,11 +852,14 @@ def best_play(
     progress: bool | str = True,
     command: str | None = None,
     on_event: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
 ) -> BestPlayResult:
     """Search the family for each role's best response, alternating until neither improves
     by more than the noise, then play the equilibrium, the tournament matrix and the
     sensitivity check on fresh seeds (see the module's docstring). Ctrl-C stops the search and
-    returns what it found (`result.interrupted`)."""
+    returns what it found (`result.interrupted`). `executor` plays the games instead of a
+    process pool here, for example a Dask cluster's (`amteach.sim.cluster.cluster_executor`,
+    with `workers` its worker threads): the result is the same for the same seed."""
     settings = SearchSettings(
         games_per_candidate=games_per_candidate,
         budget_minutes=budget_minutes,
@@ -862,7 +872,7 @@ def best_play(
         popsize=popsize,
         team_play=team_play,
     )
-    return Search(settings, progress, command, on_event).run()
+    return Search(settings, progress, command, on_event, executor).run()
 
 
 # -- reading the result -----------------------------------------------------------------------------

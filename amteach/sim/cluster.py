@@ -1,0 +1,66 @@
+"""Playing games on a dask.distributed cluster: a scheduler and workers in other processes,
+on this machine or others (docs/deploy.md, "Batches and best play on a cluster").
+
+`simulate(client=...)` maps a batch's chunks onto the cluster itself (runner.py). A best-play
+search plays many small matches in turn, so it takes the cluster as a concurrent.futures
+executor instead: `cluster_executor(address)` gives one, with the number of worker threads, and
+`amteach.analysis.strategy` submits its chunks to it exactly as it does to its process pool.
+
+Results are the same as on one machine: every game's seed comes from the master seed and the
+game's index alone (`play.game_seed`), so how the games are split across workers changes
+nothing. The workers must run the same amteach version as the caller (they import
+`amteach.sim.play` to play a chunk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.errors import InputError
+from .runner import dask_client
+
+
+class ClusterUnavailable(InputError):
+    """The Dask scheduler cannot be reached, or it has no workers."""
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A connected cluster: its executor and how many games it plays at once."""
+
+    executor: Executor
+    slots: int  # worker threads across the cluster (one game at a time each)
+    address: str
+
+
+def worker_threads(client: Any) -> int:
+    """Threads across the cluster's workers (at least 1)."""
+    workers = client.scheduler_info().get("workers", {})
+    return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+
+@contextmanager
+def cluster_executor(address: str, wait_seconds: float = 30.0) -> Iterator[Cluster]:
+    """Connect to the scheduler at `address` ("tcp://host:port", or "local" for a
+    LocalCluster of one process per core) and yield a `Cluster` whose executor runs each
+    submitted call on a worker. Waits up to `wait_seconds` for a first worker. The client is
+    closed when the block ends; the cluster itself keeps running."""
+    try:
+        client = dask_client(address)
+    except OSError as err:
+        raise ClusterUnavailable(f"cannot reach the Dask scheduler {address}: {err}") from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=wait_seconds)
+        except TimeoutError:
+            raise ClusterUnavailable(
+                f"the Dask scheduler {address} has no workers (waited {wait_seconds:g} s)"
+            ) from None
+        # pure=False: every call runs, even one with the same arguments as another
+        yield Cluster(client.get_executor(pure=False), worker_threads(client), address)
+    finally:
+        client.close()
