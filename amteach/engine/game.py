@@ -26,7 +26,7 @@ from .choices import (
     Choice,
     Trade,
 )
-from .errors import IllegalChoice, SaveError, ScenarioError
+from .errors import IllegalChoice, SaveError, ScenarioError, quoted
 from .rules import RuleSet
 from .setup import GAME_TYPES, PlayerSetup, Setup, TitleSetup, role_index, validate_setup
 from .terms import NO_SPACE, NOBODY, NOT_HELD, TREASURY, PaymentReason, Phase
@@ -358,7 +358,7 @@ class Game:
         for seat, name in enumerate(self.names):
             if name.casefold() == str(key).strip().casefold():
                 return seat
-        raise KeyError(f"there is no player {key!r}; players: {', '.join(self.names)}")
+        raise KeyError(f"there is no player {quoted(key)}; players: {', '.join(self.names)}")
 
     def hold_name(self, player: int) -> str:
         return ev.HOLD_NAMES[self.roles[player]]
@@ -713,18 +713,21 @@ class Game:
             return None
         if kind == "income_tax":
             if choice.arg not in TAX_OPTIONS:
-                return f"income tax is paid 'flat' or 'percent', not {choice.arg!r}", R_TAX
+                return f"income tax is paid 'flat' or 'percent', not {quoted(choice.arg)}", R_TAX
             return None
         if kind in TITLE_CHOICES:
             return self._why_not_title(kind, choice.arg)
         if kind == "trade":
             return self._why_not_trade(choice.arg)
-        return f"unknown choice {kind!r}", R_TURN  # pragma: no cover - kinds come from _PHASE_KINDS
+        return (
+            f"unknown choice {quoted(kind)}",
+            R_TURN,
+        )  # pragma: no cover - kinds come from _PHASE_KINDS
 
     def _why_not_title(self, kind: str, space: Any) -> tuple[str, str] | None:
         p = self.actor
         if not isinstance(space, int) or not 0 <= space < len(self.board.spaces):
-            return f"{kind.replace('_', ' ')} needs a title, not {space!r}", R_TURN
+            return f"{kind.replace('_', ' ')} needs a title, not {quoted(space)}", R_TURN
         sp = self.board.spaces[space]
         name = self.names[p]
         if self.owner[space] != p:
@@ -862,10 +865,10 @@ class Game:
         elif isinstance(choice, dict) and len(choice) == 1:
             ((kind, arg),) = choice.items()
         else:
-            raise IllegalChoice(f"cannot read the choice {choice!r}", R_TURN)
+            raise IllegalChoice(f"cannot read the choice {quoted(choice)}", R_TURN)
         if kind not in CHOICE_KINDS:
             raise IllegalChoice(
-                f"unknown choice {kind!r}; choices are: {', '.join(CHOICE_KINDS)}", R_TURN
+                f"unknown choice {quoted(kind)}; choices are: {', '.join(CHOICE_KINDS)}", R_TURN
             )
         try:
             if kind in TITLE_CHOICES:
@@ -891,15 +894,15 @@ class Game:
             raise KeyError("a trade needs 'with', and may have 'give', 'get' and 'pay'")
         unknown = set(raw) - {"with", "give", "get", "pay"}
         if unknown:
-            raise KeyError(f"a trade has no field {sorted(unknown)[0]!r}")
+            raise KeyError(f"a trade has no field {quoted(sorted(unknown)[0])}")
         pay = raw.get("pay", 0) or 0
         if isinstance(pay, bool) or not isinstance(pay, int):
-            raise KeyError(f"a trade's pay must be a whole number, not {pay!r}")
+            raise KeyError(f"a trade's pay must be a whole number, not {quoted(pay)}")
         sides = {}
         for side in ("give", "get"):
             titles = raw.get(side) or []
             if not isinstance(titles, list | tuple):
-                raise KeyError(f"a trade's {side} must be a list of titles, not {titles!r}")
+                raise KeyError(f"a trade's {side} must be a list of titles, not {quoted(titles)}")
             sides[side] = tuple(self._title_index(t) for t in titles)
         return Trade(other=self.seat(raw["with"]), give=sides["give"], get=sides["get"], pay=pay)
 
@@ -1494,7 +1497,7 @@ class Game:
             )
         if data.get("version") != SAVE_VERSION:
             raise SaveError(
-                f"unsupported version {data.get('version')!r}; this amteach reads {SAVE_VERSION}",
+                f"unsupported version {quoted(data.get('version'))}; this amteach reads {SAVE_VERSION}",
                 source,
                 "version",
             )
