@@ -16,6 +16,7 @@ from ..render import html_join, html_text
 from ..style import ROLE_COLOURS, ROLE_SHAPES
 from .app import ClassroomApp
 from .batch import BatchPanel, LazyTabs
+from .callback_errors import ProblemLine, report_callback_errors
 from .live import room_in_query
 
 
@@ -190,10 +191,12 @@ def show_page(dashboard: Dashboard, query: str | None) -> None:
     pool (before the page's address is known); a student's page closes it first, so a phone
     receives only its own small page."""
     code = room_in_query(query)
-    if code is None:
-        display(dashboard)
-        return
-    from .student import StudentPage
+    page: Any = dashboard
+    if code is not None:
+        from .student import StudentPage
 
-    widgets.Widget.close_all()
-    display(StudentPage(code).widget)
+        widgets.Widget.close_all()
+        page = StudentPage(code).widget
+    problems = ProblemLine()  # a failing callback: one plain line here, its traceback logged
+    report_callback_errors(problems)
+    display(problems.widget, page)
