@@ -54,9 +54,11 @@ def dashboard_server(
     max_visitors: int = 0,
     base_url: str = "/",
     cwd: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """The dashboard served as `amteach dashboard` serves it (or by `command`, which must take
-    the port from free_port()), until the block ends; then SIGTERM to its process id."""
+    the port from free_port()), until the block ends; then SIGTERM to its process id. `env` is
+    the server's environment (default: this process's)."""
     port = free_port()
     if command is None:
         command = voila_command(
@@ -65,7 +67,7 @@ def dashboard_server(
     else:
         command = [part.replace("{port}", str(port)) for part in command]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env
     )
     server = Server(f"http://127.0.0.1:{port}{base_url}", process)
     try:

@@ -272,10 +272,13 @@ TRACEBACK_MARKS = (b"Traceback", b"traceback", b'File "', b'.py", line', b'"eval
 
 @pytest.fixture(scope="module")
 def logged_site():
-    """The dashboard served as `amteach dashboard` serves it, with the server's log kept."""
+    """The dashboard served as `amteach dashboard` serves it (its command line and its
+    environment), with the server's log kept."""
     from served import dashboard_server
 
-    with dashboard_server() as server:
+    from amteach.serving import voila_environment
+
+    with voila_environment() as env, dashboard_server(env=env) as server:
         yield server
 
 
@@ -427,7 +430,7 @@ def test_a_failing_callback_shows_one_plain_line_in_the_browser(logged_site):
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda error: console_errors.append(str(error)))
-        page.goto(url)
+        page.goto(url, timeout=300_000)
         page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
         narration = page.locator(".am-narration").inner_text()
         assert not page.locator(".am-problem").is_visible()
@@ -446,5 +449,71 @@ def test_a_failing_callback_shows_one_plain_line_in_the_browser(logged_site):
         assert page.locator(".am-narration").inner_text() == narration
         assert page.locator(".am-choices button", has_text="Roll").is_enabled()
         page.screenshot(path=str(SHOTS / "security-3-callback-error.png"))
+        browser.close()
+    assert console_errors == []
+
+
+def resident_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no resident size for process {pid}")
+
+
+def test_an_alias_bomb_and_hostile_uploads_get_one_line_and_keep_memory_and_game(logged_site):
+    """Issue 22, as a hostile student in Chromium: 283 characters of YAML aliases in the sweep's
+    Values box (it became a 17 MB message and a 1.2 GB server), then a save nested 5,000 deep
+    (an uncaught RecursionError) and one of 2.5 MB. Each gets one short line; the server's and
+    the kernel's memory stay flat; the game on the Play tab is unchanged."""
+    from test_bad_input import alias_bomb
+
+    url = logged_site.url
+    console_errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: console_errors.append(str(error)))
+        page.goto(url, timeout=300_000)
+        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+        narration = page.locator(".am-narration").inner_text()
+        kernel = page.evaluate(
+            "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+        )
+        processes = (logged_site.process.pid, logged_site.kernels()[kernel])
+
+        page.get_by_role("tab", name="Is it fair?", exact=True).click()
+        values = page.locator("input[placeholder='e.g. 10, 85, 160']")
+        values.wait_for(timeout=180_000)
+        sweep = page.locator(".am-batch", has=values)
+        before = sum(resident_kb(pid) for pid in processes)
+        values.fill(alias_bomb() + ", 10")
+        sweep.get_by_role("button", name="Run").click()
+        said = sweep.get_by_text("anchors and aliases (& and *) are not accepted")
+        said.wait_for(timeout=180_000)
+        assert len(said.inner_text()) < 400
+        grown = sum(resident_kb(pid) for pid in processes) - before
+        assert grown < 50_000, f"the server and its kernel grew by {grown} kB"
+        page.screenshot(path=str(SHOTS / "security-4-alias-bomb.png"))
+
+        page.get_by_role("tab", name="Play", exact=True).click()
+        page.get_by_text("Rules and players for New game, save and load").click()
+        for name, content, words in (
+            ("deep.json", b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+            ("big.json", b" " * 2_500_000, "at most 2 MB"),
+        ):
+            with page.expect_file_chooser(timeout=120_000) as chooser:
+                page.get_by_role("button", name="Load (upload)").click()
+            chooser.value.set_files(
+                [{"name": name, "mimeType": "application/json", "buffer": content}]
+            )
+            line = page.get_by_text(words)
+            line.wait_for(timeout=120_000)
+            assert "the current game is kept" in line.inner_text()
+            assert len(line.inner_text()) < 300 and "\n" not in line.inner_text().strip()
+            assert page.locator(".am-narration").inner_text() == narration
+        assert not page.locator(".am-problem").is_visible()  # every one was answered, none failed
+        line.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "security-5-big-upload.png"))
         browser.close()
     assert console_errors == []
