@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from conftest import scenario, two
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import amteach.files
 from amteach import (
@@ -21,6 +23,7 @@ from amteach import (
     Choice,
     Game,
     IllegalChoice,
+    InputError,
     RulesError,
     RuleSet,
     SaveError,
@@ -730,3 +733,65 @@ def test_json_nesting_is_counted_without_parsing():
     assert json_nesting('{"a": [1, {"b": []}], "c": "[[[[\\"[["}') == 4
     assert json_nesting("[" * 100_000 + "]" * 100_000) == 100_000
     assert json_nesting("3") == 0
+
+
+YAMLISH = st.text(alphabet="[]{}&*!:,-<> 019ax'\"\n|#%@`\\\t\u3164", max_size=600)
+
+
+@settings(max_examples=300, deadline=None)
+@given(YAMLISH)
+def test_any_typed_value_is_read_or_refused_in_one_short_line(typed: str):
+    from amteach.engine.rule_input import parse_overrides
+
+    try:
+        parse_overrides((f"starting_cash={typed}",))
+    except InputError as err:
+        message = str(err)
+        assert "\n" not in message and len(message) < 300, message
+
+
+def mutated_saves() -> st.SearchStrategy[bytes]:
+    """A real save with one field replaced by any JSON value, or any bytes at all."""
+    game = Game.new(PLAYERS, seed=5)
+    for _ in range(6):
+        game.apply(game.legal_choices()[0])
+    save = game.to_save()
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+        max_leaves=12,
+    )
+
+    def replaced(key: str, value: Any) -> bytes:
+        return json.dumps({**save, key: value}).encode()
+
+    return st.one_of(
+        st.builds(replaced, st.sampled_from(sorted(save)), json_values),
+        st.binary(max_size=400),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(mutated_saves())
+def test_any_upload_is_loaded_or_refused_in_one_line_keeping_the_game(content: bytes):
+    from amteach.session import Session
+
+    session = Session(seed=2)
+    before = session.game.state_dict()
+    reply = session.load(content)
+    assert "\n" not in reply.message and len(reply.message) < 400, reply.message
+    if not reply.ok:
+        assert reply.message.startswith("Could not load that game; the current game is kept.")
+        assert session.game.state_dict() == before
+
+
+@pytest.mark.parametrize("command", [["rules"], ["simulate", "--games", "1"], ["sweep"]])
+def test_every_set_option_refuses_an_alias_bomb_in_one_line(command: list[str]):
+    from click.testing import CliRunner
+
+    from amteach.cli import main
+
+    result = CliRunner().invoke(main, [*command, "--set", f"starting_cash={alias_bomb()}"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "anchors and aliases (& and *) are not accepted" in result.stderr
+    assert result.stderr.count("\n") == 1 and len(result.stderr) < 300
