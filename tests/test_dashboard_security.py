@@ -197,7 +197,7 @@ def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site):
         page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
         page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda error: console_errors.append(str(error)))
-        page.goto(url)
+        page.goto(url, timeout=300_000)  # the machine may be loaded
         page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
         page.get_by_text("Rules and players for New game, save and load").click()
         save = page.get_by_role("button", name="Save (download)")

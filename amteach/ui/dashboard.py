@@ -189,7 +189,8 @@ def show_page(dashboard: Dashboard, query: str | None) -> None:
     """What the served page shows: the dashboard, or, for a join link (`?room=CODE`), a
     student's page for that room. The dashboard is built while the kernel waits in Voilà's
     pool (before the page's address is known); a student's page closes it first, so a phone
-    receives only its own small page."""
+    receives only its own small page. Above either, a hidden line shows if a widget callback
+    fails; its traceback goes to the server's log, never to the page (ui/callback_errors.py)."""
     code = room_in_query(query)
     page: Any = dashboard
     if code is not None:
@@ -198,5 +199,6 @@ def show_page(dashboard: Dashboard, query: str | None) -> None:
         widgets.Widget.close_all()
         page = StudentPage(code).widget
     problems = ProblemLine()  # a failing callback: one plain line here, its traceback logged
-    report_callback_errors(problems)
-    display(problems.widget, page)
+    if report_callback_errors(problems):  # (in a kernel, as when served)
+        display(problems.widget)
+    display(page)
