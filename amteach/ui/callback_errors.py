@@ -56,7 +56,6 @@ def log_to_server() -> None:
     if handlers:
         LOG.handlers = handlers
         LOG.propagate = False
-        LOG.setLevel(logging.INFO)
 
 
 def report_callback_errors(line: ProblemLine, shell: Any = None) -> bool:
