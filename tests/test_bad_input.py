@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from conftest import scenario, two
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import amteach.files
 from amteach import (
@@ -21,6 +23,7 @@ from amteach import (
     Choice,
     Game,
     IllegalChoice,
+    InputError,
     RulesError,
     RuleSet,
     SaveError,
@@ -572,3 +575,223 @@ def test_a_nul_byte_is_named_once(tmp_path: Path):
     assert status == 2
     assert "a NUL byte" in message and "line 4" in message
     assert message.count("not valid YAML") == 1
+
+
+# -- limits on what a person types or uploads (issue 22; docs/dashboard.md) -------------------
+
+
+def alias_bomb(levels: int = 7, width: int = 9) -> str:
+    """One rule value of under 300 characters whose YAML aliases stand for width**levels numbers
+    (about 14 MB once written out): each anchored list repeats the one before it `width` times."""
+    lists = ["&l0 [" + ",".join("1" * width) + "]"]
+    lists += [f"&l{n} [" + ",".join([f"*l{n - 1}"] * width) + "]" for n in range(1, levels)]
+    return "[" + ", ".join(lists) + "]"
+
+
+def peak_rss_of(command: list[str]) -> tuple[int, str, int]:
+    """Run `command`: (exit status, stderr, the process's peak resident memory in kB, from the
+    kernel's own accounting of that child)."""
+    import subprocess
+
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    process.stderr.close()
+    return process.returncode, stderr, usage.ru_maxrss
+
+
+def test_an_alias_bomb_is_refused_before_it_is_built():
+    from amteach.engine.rule_input import parse_overrides, parse_sweep_values
+
+    bomb = alias_bomb()
+    assert len(bomb) < 300
+    for parse in (
+        lambda: parse_overrides((f"foundation_monopolist_fee={bomb}",)),
+        lambda: parse_sweep_values((f"foundation_monopolist_fee={bomb},10",)),
+    ):
+        with pytest.raises(AmteachError) as err:
+            parse()
+        message = str(err.value)
+        assert "anchors and aliases" in message and "--set foundation_monopolist_fee" in message
+        assert len(message) < 300 and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [
+        ("&a 10", "anchors and aliases"),  # an anchor alone is refused too: nothing can use it
+        ("{<<: *x}", "anchors and aliases"),
+        ("[" * 30 + "]" * 30, "nested too deeply"),
+        ("9" * 501, "at most 500 characters"),
+        ("[1, 2", "cannot read the value '[1, 2'"),
+    ],
+)
+def test_a_typed_value_is_read_plainly_and_within_limits(typed: str, words: str):
+    from amteach.engine.rule_input import parse_overrides
+
+    with pytest.raises(AmteachError) as err:
+        parse_overrides((f"starting_cash={typed}",))
+    assert words in str(err.value) and len(str(err.value)) < 300
+
+
+def test_plain_values_still_read_as_before():
+    from amteach.engine.rule_input import parse_overrides, parse_sweep_values
+
+    assert parse_overrides(("a=10", "b=[10, 10, 10]", "c={1: 25}", "d=null", "e=limited")) == {
+        "a": 10,
+        "b": [10, 10, 10],
+        "c": {1: 25},
+        "d": None,
+        "e": "limited",
+    }
+    assert parse_sweep_values(("fee = 10, 85, [1, 2]",)) == ("fee", [10, 85, [1, 2]])
+
+
+def test_no_error_quotes_more_than_200_characters_of_input():
+    from amteach.engine.errors import quoted
+    from amteach.engine.rule_input import parse_overrides
+
+    long_name = "x" * 400
+    for items in ((long_name + "=1",), ("a" * 499,), ("starting_cash=" + "'" + "z" * 480 + "'",)):
+        with pytest.raises(AmteachError) as err:
+            RuleSet.preset("default", **parse_overrides(items))
+        assert len(str(err.value)) < 400, str(err.value)
+        assert "z" * 200 not in str(err.value) and "x" * 200 not in str(err.value)
+    # a value no check foresaw is quoted short too, however it nests or however many digits
+    assert len(quoted(list(range(10**6)))) <= 80
+    assert len(quoted([[[["deep" * 1000]]]])) <= 80
+    big = 10**5000
+    assert quoted(big) == "(a number too long to show)" or len(quoted(big)) <= 80
+
+
+def test_an_alias_bomb_on_the_command_line_keeps_memory_flat():
+    """`amteach sweep --set NAME=<bomb>`: one short line, exit status 2, and the process's peak
+    memory is that of a plain bad value (measured, with 50 MB to spare: written out, the bomb's
+    message alone would be 14 MB, and the 1.2 GB of issue 22 came from it)."""
+    import sys
+
+    amteach = [sys.executable, "-m", "amteach", "sweep", "--games", "1"]
+    status, plain, plain_peak = peak_rss_of([*amteach, "--set", "foundation_monopolist_fee=x"])
+    assert status == 2 and "whole number" in plain, plain
+    status, stderr, bomb_peak = peak_rss_of(
+        [*amteach, "--set", f"foundation_monopolist_fee={alias_bomb()},10"]
+    )
+    assert status == 2
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr
+    assert "anchors and aliases (& and *) are not accepted" in stderr and len(stderr) < 300
+    assert bomb_peak < plain_peak + 50_000, (bomb_peak, plain_peak)
+
+
+def test_a_scenario_with_anchors_is_refused_naming_the_line(tmp_path: Path):
+    status, message = scenario_cli(
+        tmp_path, "players:\n" + FUZZ_PLAYERS % "" + "extra: &x [1]\nagain: *x\n"
+    )
+    assert status == 2 and "anchors and aliases" in message and "line " in message
+
+
+def test_an_oversized_scenario_or_save_is_refused_before_it_is_read(tmp_path: Path):
+    big = tmp_path / "big.yaml"
+    big.write_text("# " + "x" * amteach.files.MAX_SCENARIO_BYTES + "\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"at most 0\.2 MB"):
+        amteach.files.read_yaml(big)
+    save = tmp_path / "big.json"
+    save.write_text(" " * (amteach.files.MAX_SAVE_BYTES + 1) + "{}", encoding="utf-8")
+    with pytest.raises(SaveError, match="at most 2 MB"):
+        load_game(save)
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+        (b'{"a": ' * 21 + b"1" + b"}" * 21, "nested too deeply"),
+        (b'{"format": "amteach-game", "seed": ' + b"9" * 5000 + b"}", "too large to read"),
+        (b'["' + b"[" * 5000 + b'"]', "not an amteach saved game"),  # brackets in a string
+        (b"\xff\xfe", "not a text file"),
+        (b"x" * 2_000_001, "at most 2 MB"),
+    ],
+)
+def test_an_upload_is_checked_before_it_is_parsed(content: bytes, words: str):
+    from amteach.session import Session
+
+    session = Session(seed=2)
+    session.decide("roll")
+    before = session.game.state_dict()
+    reply = session.load(content)
+    assert not reply.ok and words in reply.message, reply.message
+    assert reply.message.startswith("Could not load that game; the current game is kept.")
+    assert "\n" not in reply.message and len(reply.message) < 300
+    assert session.game.state_dict() == before
+
+
+def test_json_nesting_is_counted_without_parsing():
+    from amteach.files import json_nesting
+
+    assert json_nesting('{"a": [1, {"b": []}], "c": "[[[[\\"[["}') == 4
+    assert json_nesting("[" * 100_000 + "]" * 100_000) == 100_000
+    assert json_nesting("3") == 0
+
+
+YAMLISH = st.text(alphabet="[]{}&*!:,-<> 019ax'\"\n|#%@`\\\t\u3164", max_size=600)
+
+
+@settings(max_examples=300, deadline=None)
+@given(YAMLISH)
+def test_any_typed_value_is_read_or_refused_in_one_short_line(typed: str):
+    from amteach.engine.rule_input import parse_overrides
+
+    try:
+        parse_overrides((f"starting_cash={typed}",))
+    except InputError as err:
+        message = str(err)
+        assert "\n" not in message and len(message) < 300, message
+
+
+def mutated_saves() -> st.SearchStrategy[bytes]:
+    """A real save with one field replaced by any JSON value, or any bytes at all."""
+    game = Game.new(PLAYERS, seed=5)
+    for _ in range(6):
+        game.apply(game.legal_choices()[0])
+    save = game.to_save()
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+        max_leaves=12,
+    )
+
+    def replaced(key: str, value: Any) -> bytes:
+        return json.dumps({**save, key: value}).encode()
+
+    return st.one_of(
+        st.builds(replaced, st.sampled_from(sorted(save)), json_values),
+        st.binary(max_size=400),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(mutated_saves())
+def test_any_upload_is_loaded_or_refused_in_one_line_keeping_the_game(content: bytes):
+    from amteach.session import Session
+
+    session = Session(seed=2)
+    before = session.game.state_dict()
+    reply = session.load(content)
+    assert "\n" not in reply.message and len(reply.message) < 400, reply.message
+    if not reply.ok:
+        assert reply.message.startswith("Could not load that game; the current game is kept.")
+        assert session.game.state_dict() == before
+
+
+@pytest.mark.parametrize("command", [["rules"], ["simulate", "--games", "1"], ["sweep"]])
+def test_every_set_option_refuses_an_alias_bomb_in_one_line(command: list[str]):
+    from click.testing import CliRunner
+
+    from amteach.cli import main
+
+    result = CliRunner().invoke(main, [*command, "--set", f"starting_cash={alias_bomb()}"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "anchors and aliases (& and *) are not accepted" in result.stderr
+    assert result.stderr.count("\n") == 1 and len(result.stderr) < 300

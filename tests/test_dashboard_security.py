@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser import launch_chromium, serve_dashboard
@@ -196,7 +197,7 @@ def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site):
         page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
         page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda error: console_errors.append(str(error)))
-        page.goto(url)
+        page.goto(url, timeout=300_000)  # the machine may be loaded
         page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
         page.get_by_text("Rules and players for New game, save and load").click()
         save = page.get_by_role("button", name="Save (download)")
@@ -260,3 +261,259 @@ def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site):
         browser.close()
     assert console_errors == []
     assert snapshot(root) == before
+
+
+# -- widget callbacks that fail: one plain line, no traceback over the websocket (issue 22) ----
+
+WS_PROTOCOL = "v1.kernel.websocket.jupyter.org"
+# what a traceback sent to the page would contain: IPython's error message and source lines
+TRACEBACK_MARKS = (b"Traceback", b"traceback", b'File "', b'.py", line', b'"evalue"')
+
+
+@pytest.fixture(scope="module")
+def logged_site():
+    """The dashboard served as `amteach dashboard` serves it (its command line and its
+    environment), with the server's log kept."""
+    from served import dashboard_server
+
+    from amteach.serving import voila_environment
+
+    with voila_environment() as env, dashboard_server(env=env) as server:
+        yield server
+
+
+def page_kernel(url: str) -> str:
+    status, _, page = fetch(url)
+    assert status == 200
+    return re.search(r'"kernelId": "([0-9a-f-]{36})"', page).group(1)
+
+
+async def forge_failing_callbacks(url: str, kernel: str) -> tuple[list[bytes], dict, dict]:
+    """As a hostile page would: open the kernel's websocket, read every widget's state, then send
+    three messages each of which makes a widget callback fail in the kernel: a click whose
+    content is not a click (the button's own handler fails), an upload value that is not a file
+    (the upload widget cannot read it), and a choice out of range (a dropdown's index 9999).
+    Returns every frame received, the widgets' states as they were, and their updates since."""
+    from jupyter_server.services.kernels.connection.base import (
+        deserialize_msg_from_ws_v1,
+        serialize_msg_to_ws_v1,
+    )
+
+    socket = await websocket_connect(
+        f"{url.replace('http', 'ws', 1)}api/kernels/{kernel}/channels?session_id={uuid.uuid4()}",
+        subprotocols=[WS_PROTOCOL],
+    )
+    frames: list[bytes] = []
+    states: dict[str, dict] = {}
+    updates: dict[str, dict] = {}
+    waiting: dict[str, asyncio.Future] = {}
+
+    async def read() -> None:
+        while (frame := await socket.read_message()) is not None:
+            frames.append(frame if isinstance(frame, bytes) else frame.encode())
+            channel, parts = deserialize_msg_from_ws_v1(frames[-1])
+            _, parent, _, content = (json.loads(part) for part in parts[:4])
+            data = content.get("data", {}) if isinstance(content, dict) else {}
+            if data.get("method") == "update_states":
+                states.update({k: dict(v["state"]) for k, v in data["states"].items()})
+            elif data.get("method") == "update":  # (not the echo of what was sent)
+                updates.setdefault(content["comm_id"], {}).update(data.get("state", {}))
+            done = waiting.get(parent.get("msg_id"))
+            if channel == "iopub" and content.get("execution_state") == "idle" and done:
+                done.set_result(None)
+
+    async def request(msg_type: str, content: dict, metadata: dict | None = None) -> None:
+        """Send a message; wait until the kernel is idle again after it."""
+        header = {
+            "msg_id": uuid.uuid4().hex,
+            "msg_type": msg_type,
+            "session": "hostile",
+            "username": "visitor",
+            "version": "5.3",
+            "date": "2024-01-01T00:00:00Z",
+        }
+        parts = [json.dumps(p).encode() for p in (header, {}, metadata or {}, content)]
+        done = waiting[header["msg_id"]] = asyncio.get_running_loop().create_future()
+        await socket.write_message(serialize_msg_to_ws_v1(parts, "shell"), binary=True)
+        await asyncio.wait_for(done, 300)
+
+    reader = asyncio.ensure_future(read())
+    await request("kernel_info_request", {})
+    control = str(uuid.uuid4())
+    await request(
+        "comm_open",
+        {"comm_id": control, "target_name": "jupyter.widget.control", "data": {}},
+        {"version": "1.0.0"},
+    )
+    await request("comm_msg", {"comm_id": control, "data": {"method": "request_states"}})
+
+    def comm_of(model: str, **having: Any) -> str:
+        return next(
+            comm
+            for comm, state in states.items()
+            if state.get("_model_name") == model
+            and all(state.get(k) == v for k, v in having.items())
+        )
+
+    roll = comm_of("ButtonModel", description="Roll")
+    upload = comm_of("FileUploadModel")
+    dropdown = comm_of("DropdownModel")
+    forged = (
+        (roll, {"method": "custom", "content": "not a click"}),
+        (
+            upload,
+            {"method": "update", "state": {"value": [{"name": "x.json"}]}, "buffer_paths": []},
+        ),
+        (dropdown, {"method": "update", "state": {"index": 9999}, "buffer_paths": []}),
+    )
+    for comm, data in forged:
+        await request("comm_msg", {"comm_id": comm, "data": data})
+    socket.close()
+    reader.cancel()
+    return frames, states, updates
+
+
+def forged_in_a_thread(url: str, kernel: str) -> tuple[list[bytes], dict, dict]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, forge_failing_callbacks(url, kernel)).result()
+
+
+def problem_comm(states: dict) -> str:
+    return next(c for c, s in states.items() if "am-problem" in s.get("_dom_classes", ()))
+
+
+def wait_for_log(server: Any, *words: str) -> str:
+    """The server's log once it holds every word (the kernel writes it as it handles)."""
+    import time
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        text = "".join(server.log)
+        if all(word in text for word in words):
+            return text
+        time.sleep(0.2)  # polling the log for a condition, never to pass
+    pytest.fail("the server's log lacks " + ", ".join(words) + ":\n" + "".join(server.log[-30:]))
+
+
+def test_failing_callbacks_send_no_traceback_over_the_websocket(logged_site):
+    from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1
+
+    from amteach.ui.callback_errors import PLAIN_LINE
+
+    url = logged_site.url
+    frames, states, updates = forged_in_a_thread(url, page_kernel(url))
+    for mark in TRACEBACK_MARKS:
+        assert not any(mark in frame for frame in frames), mark
+    kinds = {json.loads(deserialize_msg_from_ws_v1(f)[1][0])["msg_type"] for f in frames}
+    assert "error" not in kinds and "stream" not in kinds, kinds
+    # the page's problem line now says one plain sentence, and nothing else changed
+    problem = problem_comm(states)
+    assert PLAIN_LINE in updates[problem]["value"]
+    shown = states[problem]["layout"].removeprefix("IPY_MODEL_")
+    assert updates[shown] == {"display": None}
+    # nothing else changed: not the game, not the forged widgets
+    assert set(updates) == {problem, shown}, {states[c].get("_model_name") for c in updates}
+    # each failure went to the server's log, with its traceback
+    log = wait_for_log(logged_site, "a widget callback failed", "AttributeError", "KeyError")
+    assert log.count("a widget callback failed") >= 3 and "Traceback" in log
+
+
+def test_a_failing_callback_shows_one_plain_line_in_the_browser(logged_site):
+    from amteach.ui.callback_errors import PLAIN_LINE
+
+    url = logged_site.url
+    console_errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: console_errors.append(str(error)))
+        page.goto(url, timeout=300_000)
+        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+        narration = page.locator(".am-narration").inner_text()
+        assert not page.locator(".am-problem").is_visible()
+        kernel = page.evaluate(
+            "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+        )
+        # a hostile student forges the messages from their own script, beside the page
+        forged_in_a_thread(url, kernel)
+        line = page.locator(".am-problem")
+        line.wait_for(state="visible", timeout=120_000)
+        assert line.inner_text().strip() == PLAIN_LINE
+        box = line.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
+        body = page.locator("body").inner_text()
+        assert "Traceback" not in body and "Error" not in body
+        assert page.locator(".am-narration").inner_text() == narration
+        assert page.locator(".am-choices button", has_text="Roll").is_enabled()
+        page.screenshot(path=str(SHOTS / "security-3-callback-error.png"))
+        browser.close()
+    assert console_errors == []
+
+
+def resident_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no resident size for process {pid}")
+
+
+def test_an_alias_bomb_and_hostile_uploads_get_one_line_and_keep_memory_and_game(logged_site):
+    """Issue 22, as a hostile student in Chromium: 283 characters of YAML aliases in the sweep's
+    Values box (it became a 17 MB message and a 1.2 GB server), then a save nested 5,000 deep
+    (an uncaught RecursionError) and one of 2.5 MB. Each gets one short line; the server's and
+    the kernel's memory stay flat; the game on the Play tab is unchanged."""
+    from test_bad_input import alias_bomb
+
+    url = logged_site.url
+    console_errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda error: console_errors.append(str(error)))
+        page.goto(url, timeout=300_000)
+        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+        narration = page.locator(".am-narration").inner_text()
+        kernel = page.evaluate(
+            "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+        )
+        processes = (logged_site.process.pid, logged_site.kernels()[kernel])
+
+        page.get_by_role("tab", name="Is it fair?", exact=True).click()
+        values = page.locator("input[placeholder='e.g. 10, 85, 160']")
+        values.wait_for(timeout=180_000)
+        sweep = page.locator(".am-batch", has=values)
+        before = sum(resident_kb(pid) for pid in processes)
+        values.fill(alias_bomb() + ", 10")
+        sweep.get_by_role("button", name="Run").click()
+        said = sweep.get_by_text("anchors and aliases (& and *) are not accepted")
+        said.wait_for(timeout=180_000)
+        assert len(said.inner_text()) < 400
+        grown = sum(resident_kb(pid) for pid in processes) - before
+        assert grown < 50_000, f"the server and its kernel grew by {grown} kB"
+        page.screenshot(path=str(SHOTS / "security-4-alias-bomb.png"))
+
+        page.get_by_role("tab", name="Play", exact=True).click()
+        page.get_by_text("Rules and players for New game, save and load").click()
+        for name, content, words in (
+            ("deep.json", b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+            ("big.json", b" " * 2_500_000, "at most 2 MB"),
+        ):
+            with page.expect_file_chooser(timeout=120_000) as chooser:
+                page.get_by_role("button", name="Load (upload)").click()
+            chooser.value.set_files(
+                [{"name": name, "mimeType": "application/json", "buffer": content}]
+            )
+            line = page.get_by_text(words)
+            line.wait_for(timeout=120_000)
+            assert "the current game is kept" in line.inner_text()
+            assert len(line.inner_text()) < 300 and "\n" not in line.inner_text().strip()
+            assert page.locator(".am-narration").inner_text() == narration
+        assert not page.locator(".am-problem").is_visible()  # every one was answered, none failed
+        line.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "security-5-big-upload.png"))
+        browser.close()
+    assert console_errors == []

@@ -215,3 +215,68 @@ def test_a_sweep_on_the_page_tries_a_bounded_number_of_values():
     rule_sweep.run_button.click()
     rule_sweep.wait()
     assert "at most 8 values, not 9" in rule_sweep.status.value and rule_sweep.result is None
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (not its peak)."""
+    import os
+
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_an_alias_bomb_in_the_sweep_values_box_is_one_short_line_and_memory_stays_flat():
+    """Issue 22: 277 characters of YAML aliases in the Values box became a 17 MB message and a
+    1.2 GB server. Now the box's text is read without aliases: one short line, no sweep."""
+    from test_bad_input import alias_bomb
+
+    dashboard = Dashboard()
+    dashboard.tabs.selected_index = dashboard.tabs.titles.index("Is it fair?")
+    page = dashboard.tabs.children[dashboard.tabs.selected_index]
+    rule_sweep = [
+        BatchPanel.by_widget[w.model_id] for w in walk(page) if w.model_id in BatchPanel.by_widget
+    ][1]
+    values = next(w for w in walk(page) if isinstance(w, widgets.Text))
+    game_before = dashboard.app.game.state_dict()
+    values.value = alias_bomb() + ", 10"
+    before = resident_bytes()
+    rule_sweep.run_button.click()
+    rule_sweep.wait()
+    grown = resident_bytes() - before
+    status = rule_sweep.status.value
+    assert "anchors and aliases (&amp; and *) are not accepted" in status, status[:300]
+    assert len(status) < 400 and rule_sweep.result is None
+    assert grown < 20_000_000, grown  # written out, the bomb's message alone is 14 MB
+    assert dashboard.app.game.state_dict() == game_before
+    # a value longer than any rule's is refused by its length, forged past the box or not
+    values.value = "1, " * 400
+    rule_sweep.run_button.click()
+    rule_sweep.wait()
+    assert "at most 500 characters" in rule_sweep.status.value
+    assert len(rule_sweep.status.value) < 400
+
+
+def test_a_forged_upload_that_is_not_a_file_keeps_the_game(served):
+    app = ClassroomApp(seats=HUMANS, seed=4)
+    app.click("Roll")
+    before = app.game.state_dict()
+
+    def upload(content) -> None:
+        """A value as the upload widget reads it from a browser's message (every field is
+        there; a forged message chooses what `content` holds)."""
+        app.files.upload.value = (
+            {
+                "name": "x.json",
+                "type": "application/json",
+                "size": 10,
+                "content": content,
+                "last_modified": datetime.now(UTC),
+            },
+        )
+
+    for forged in ("text, not bytes", None, [1, 2]):
+        upload(forged)
+        assert "did not arrive whole" in app.message.value
+        assert app.game.state_dict() == before
+    upload(memoryview(b"[" * 5000 + b"]" * 5000))
+    assert "nested too deeply" in app.message.value and "current game is kept" in app.message.value
+    assert app.game.state_dict() == before

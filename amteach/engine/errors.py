@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import reprlib
+
 
 class AmteachError(Exception):
     """Base class of every error amteach raises on purpose."""
@@ -44,3 +46,32 @@ class ScenarioError(InputError):
 
 class SaveError(InputError):
     """A corrupt or incompatible saved game."""
+
+
+# An error message quotes at most this many characters of what was typed or uploaded, so a
+# huge or hostile value never becomes a huge message (docs/dashboard.md, "What a visitor can
+# and cannot do").
+QUOTE_LIMIT = 80
+
+_SHORT_REPR = reprlib.Repr()  # (keyword arguments need Python 3.12)
+_SHORT_REPR.maxlevel = 3
+_SHORT_REPR.maxtuple = _SHORT_REPR.maxlist = _SHORT_REPR.maxset = 6
+_SHORT_REPR.maxdict = 4
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = QUOTE_LIMIT
+_SHORT_REPR.maxlong = 40
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """`value` as an error message quotes it: its repr, cut to about `limit` characters with
+    "..." where it was cut. Nested values are shortened level by level (reprlib), so quoting
+    costs little however large the value is."""
+    try:
+        text = _SHORT_REPR.repr(value)
+    except ValueError:  # an integer with more digits than Python will print
+        return "(a number too long to show)"
+    return shortened(text, limit)
+
+
+def shortened(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """`text` cut to `limit` characters, with "..." where it was cut (a name quoted as it is)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -26,7 +26,7 @@ from .choices import (
     Choice,
     Trade,
 )
-from .errors import IllegalChoice, ScenarioError
+from .errors import IllegalChoice, ScenarioError, quoted
 from .refusals import (
     PHASE_KINDS,
     R_TURN,
@@ -322,7 +322,7 @@ class Game:
         for seat, name in enumerate(self.names):
             if name.casefold() == str(key).strip().casefold():
                 return seat
-        raise KeyError(f"there is no player {key!r}; players: {', '.join(self.names)}")
+        raise KeyError(f"there is no player {quoted(key)}; players: {', '.join(self.names)}")
 
     def hold_name(self, player: int) -> str:
         return ev.HOLD_NAMES[self.roles[player]]
@@ -631,10 +631,10 @@ class Game:
         elif isinstance(choice, dict) and len(choice) == 1:
             ((kind, arg),) = choice.items()
         else:
-            raise IllegalChoice(f"cannot read the choice {choice!r}", R_TURN)
+            raise IllegalChoice(f"cannot read the choice {quoted(choice)}", R_TURN)
         if kind not in CHOICE_KINDS:
             raise IllegalChoice(
-                f"unknown choice {kind!r}; choices are: {', '.join(CHOICE_KINDS)}", R_TURN
+                f"unknown choice {quoted(kind)}; choices are: {', '.join(CHOICE_KINDS)}", R_TURN
             )
         try:
             if kind in TITLE_CHOICES:
@@ -660,15 +660,15 @@ class Game:
             raise KeyError("a trade needs 'with', and may have 'give', 'get' and 'pay'")
         unknown = set(raw) - {"with", "give", "get", "pay"}
         if unknown:
-            raise KeyError(f"a trade has no field {sorted(unknown)[0]!r}")
+            raise KeyError(f"a trade has no field {quoted(sorted(unknown)[0])}")
         pay = raw.get("pay", 0) or 0
         if isinstance(pay, bool) or not isinstance(pay, int):
-            raise KeyError(f"a trade's pay must be a whole number, not {pay!r}")
+            raise KeyError(f"a trade's pay must be a whole number, not {quoted(pay)}")
         sides = {}
         for side in ("give", "get"):
             titles = raw.get(side) or []
             if not isinstance(titles, list | tuple):
-                raise KeyError(f"a trade's {side} must be a list of titles, not {titles!r}")
+                raise KeyError(f"a trade's {side} must be a list of titles, not {quoted(titles)}")
             sides[side] = tuple(self._title_index(t) for t in titles)
         return Trade(other=self.seat(raw["with"]), give=sides["give"], get=sides["get"], pay=pay)
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from .board import MONOPOLIST
 from .choices import TAX_OPTIONS, TITLE_CHOICES, Choice, Trade
+from .errors import quoted
 from .terms import Phase
 
 if TYPE_CHECKING:
@@ -110,19 +111,22 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
         return None
     if kind == "income_tax":
         if choice.arg not in TAX_OPTIONS:
-            return f"income tax is paid 'flat' or 'percent', not {choice.arg!r}", R_TAX
+            return f"income tax is paid 'flat' or 'percent', not {quoted(choice.arg)}", R_TAX
         return None
     if kind in TITLE_CHOICES:
         return why_not_title(game, kind, choice.arg)
     if kind == "trade":
         return why_not_trade(game, choice.arg)
-    return f"unknown choice {kind!r}", R_TURN  # pragma: no cover - kinds come from PHASE_KINDS
+    return (
+        f"unknown choice {quoted(kind)}",
+        R_TURN,
+    )  # pragma: no cover - kinds come from PHASE_KINDS
 
 
 def why_not_title(game: Game, kind: str, space: Any) -> tuple[str, str] | None:
     p = game.actor
     if not isinstance(space, int) or not 0 <= space < len(game.board.spaces):
-        return f"{kind.replace('_', ' ')} needs a title, not {space!r}", R_TURN
+        return f"{kind.replace('_', ' ')} needs a title, not {quoted(space)}", R_TURN
     sp = game.board.spaces[space]
     name = game.names[p]
     if game.owner[space] != p:

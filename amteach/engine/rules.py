@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from .errors import DataError, RulesError
+from .errors import DataError, RulesError, quoted, shortened
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ class RuleSet:
         presets = _presets()
         if name not in presets:
             raise RulesError(
-                f"unknown rules preset {name!r}; valid presets: {', '.join(presets)}",
+                f"unknown rules preset {quoted(name)}; valid presets: {', '.join(presets)}",
                 field="rules",
             )
         values = {**_defaults(), **presets[name], **overrides}
@@ -63,13 +63,13 @@ class RuleSet:
     def from_dict(cls, values: dict[str, Any], source: str = "") -> RuleSet:
         """Validate a full or partial parameter mapping (missing ones take the defaults)."""
         known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
+        unknown = sorted(set(values) - known, key=str)
         if unknown:
             raise RulesError(
-                f"unknown rule parameter {unknown[0]!r}; valid parameters: "
+                f"unknown rule parameter {quoted(unknown[0])}; valid parameters: "
                 + ", ".join(sorted(known - {"preset_name"})),
                 source,
-                unknown[0],
+                shortened(str(unknown[0])),
             )
         merged = {"preset_name": "default", **_defaults(), **values}
         return cls(**{name: _coerce(name, merged[name], source) for name in known})
@@ -188,10 +188,10 @@ def _whole(name: str, value: Any, source: str, low: int = 0, high: int | None = 
             else:
                 raise ValueError
         except ValueError:
-            raise RulesError(f"must be a whole number, not {value!r}", source, name) from None
+            raise RulesError(f"must be a whole number, not {quoted(value)}", source, name) from None
     if value < low or (high is not None and value > high):
         span = f"from {low} to {high}" if high is not None else f"{low} or more"
-        raise RulesError(f"must be {span}, not {value}", source, name)
+        raise RulesError(f"must be {span}, not {quoted(value)}", source, name)
     return value
 
 
@@ -215,7 +215,7 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         )
     if name == "building_supply":
         if value not in ("limited", "unlimited"):
-            raise RulesError(f"must be 'limited' or 'unlimited', not {value!r}", source, name)
+            raise RulesError(f"must be 'limited' or 'unlimited', not {quoted(value)}", source, name)
         return value
     if name in ("income_tax_percent_competitor", "income_tax_percent_monopolist"):
         if not isinstance(value, list | tuple) or len(value) != 3:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .board import Board
-from .errors import IllegalChoice, SaveError, ScenarioError
+from .errors import IllegalChoice, SaveError, ScenarioError, quoted
 from .setup import Setup
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def from_save(data: Any, source: str, *, game_type: type[Game]) -> Game:
         )
     if data.get("version") != SAVE_VERSION:
         raise SaveError(
-            f"unsupported version {data.get('version')!r}; this amteach reads {SAVE_VERSION}",
+            f"unsupported version {quoted(data.get('version'))}; this amteach reads {SAVE_VERSION}",
             source,
             "version",
         )

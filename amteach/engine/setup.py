@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .board import COMPETITOR, MONOPOLIST, ROLES, Board
-from .errors import ScenarioError
+from .errors import ScenarioError, quoted
 from .rules import RuleSet
 
 GAME_TYPES = ("A", "B", "two-hour")
@@ -87,7 +87,9 @@ def role_index(role: Any, field: str) -> int:
         return role
     text = str(role).strip().lower()
     if text not in ROLES:
-        raise ScenarioError(f"role must be 'competitor' or 'monopolist', not {role!r}", field=field)
+        raise ScenarioError(
+            f"role must be 'competitor' or 'monopolist', not {quoted(role)}", field=field
+        )
     return ROLES.index(text)
 
 
@@ -122,7 +124,7 @@ def validate_setup(setup: Setup, board: Board, source: str = "") -> None:
     if problem is not None:
         fail(problem, "players")
     if setup.game_type not in GAME_TYPES:
-        fail(f"game must be one of {', '.join(GAME_TYPES)}, not {setup.game_type!r}", "game")
+        fail(f"game must be one of {', '.join(GAME_TYPES)}, not {quoted(setup.game_type)}", "game")
     if setup.allow_one_role and len(set(roles)) == 1 and setup.game_type == "B":
         # Game B ends once one role is gone, so a table of one role would end at once
         fail(
@@ -141,7 +143,7 @@ def validate_setup(setup: Setup, board: Board, source: str = "") -> None:
             )
         if [n.casefold() for n in names].index(name.casefold()) != i:
             fail(
-                f"two players are called {name!r} (names are matched ignoring case)",
+                f"two players are called {quoted(name)} (names are matched ignoring case)",
                 f"players[{i}].name",
             )
     rules = setup.rules
@@ -214,7 +216,7 @@ def validate_setup(setup: Setup, board: Board, source: str = "") -> None:
         valid = {card.id for card in board.deck(role)}
         for j, card_id in enumerate(ids):
             if card_id not in valid:
-                fail(f"{card_id!r} is not a {ROLES[role]} card", f"cards.{ROLES[role]}[{j}]")
+                fail(f"{quoted(card_id)} is not a {ROLES[role]} card", f"cards.{ROLES[role]}[{j}]")
         if len(set(ids)) != len(ids):
             fail(
                 "a card can be forced only once (it goes to the bottom of the deck)",

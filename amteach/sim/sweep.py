@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..engine.errors import InputError, RulesError
+from ..engine.errors import InputError, RulesError, quoted
 from ..engine.game import GAME_TYPES
 from ..engine.rules import RuleSet, preset_names
 from .play import BatchConfig, SeatSpec, play_game
@@ -63,13 +63,15 @@ def check_batch_settings(games: Any, workers: Any, game: Any) -> int:
     """Refuse bad games, workers or game type before any game; returns the workers to use."""
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise InputError(
-            f"games must be a whole number of at least 1, not {games!r}", field="games"
+            f"games must be a whole number of at least 1, not {quoted(games)}", field="games"
         )
     if game not in GAME_TYPES:
-        raise InputError(f"game must be one of {', '.join(GAME_TYPES)}, not {game!r}", field="game")
+        raise InputError(
+            f"game must be one of {', '.join(GAME_TYPES)}, not {quoted(game)}", field="game"
+        )
     workers = (os.cpu_count() or 1) if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
+        raise InputError(f"workers must be at least 1, not {quoted(workers)}", field="workers")
     return workers
 
 
@@ -100,13 +102,13 @@ def plan_sweep(
     if parameter not in known:
         hint = " (to compare presets use compare_presets)" if parameter == "preset" else ""
         raise RulesError(
-            f"unknown rule parameter {parameter!r}{hint}; valid parameters: "
+            f"unknown rule parameter {quoted(parameter)}{hint}; valid parameters: "
             + ", ".join(sorted(known)),
             field=parameter,
         )
     if isinstance(values, str | bytes) or not isinstance(values, Iterable):
         raise InputError(
-            f"the values to sweep must be a list, such as [10, 160], not {values!r}",
+            f"the values to sweep must be a list, such as [10, 160], not {quoted(values)}",
             field=parameter,
         )
     values = list(values)
@@ -122,7 +124,7 @@ def plan_sweep(
         ruleset = with_round_cap(ruleset, cap, parameter if cap is None else "round_cap")
         if any(getattr(r, parameter) == getattr(ruleset, parameter) for r in rulesets):
             raise InputError(
-                f"the value {_shown_value(ruleset, parameter)!r} appears twice in the sweep",
+                f"the value {quoted(_shown_value(ruleset, parameter))} appears twice in the sweep",
                 field=parameter,
             )
         rulesets.append(ruleset)
@@ -142,7 +144,7 @@ def plan_presets(
 ) -> SweepPlan:
     if isinstance(presets, str) or not isinstance(presets, Iterable):
         raise InputError(
-            f"presets must be a list of preset names, not {presets!r}", field="presets"
+            f"presets must be a list of preset names, not {quoted(presets)}", field="presets"
         )
     presets = [str(p) for p in presets]
     if not presets:
@@ -154,11 +156,11 @@ def plan_presets(
     for i, name in enumerate(presets):
         if name not in known:
             raise InputError(
-                f"unknown rules preset {name!r}; valid presets: {', '.join(known)}",
+                f"unknown rules preset {quoted(name)}; valid presets: {', '.join(known)}",
                 field="presets",
             )
         if name in presets[:i]:
-            raise InputError(f"the preset {name!r} appears twice", field="presets")
+            raise InputError(f"the preset {quoted(name)} appears twice", field="presets")
     workers = check_batch_settings(games, workers, game)
     specs = parse_seats(seats)
     rulesets = tuple(

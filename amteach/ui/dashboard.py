@@ -17,6 +17,7 @@ from ..serving import when_page_known
 from ..style import ROLE_COLOURS, ROLE_SHAPES
 from .app import ClassroomApp
 from .batch import BatchPanel, LazyTabs
+from .callback_errors import ProblemLine, report_callback_errors
 from .live import room_in_query
 
 
@@ -189,15 +190,19 @@ def show_page(dashboard: Dashboard, query: str | None) -> None:
     """What the served page shows: the dashboard, or, for a join link (`?room=CODE`), a
     student's page for that room. The dashboard is built while the kernel waits in Voilà's
     pool (before the page's address is known); a student's page closes it first, so a phone
-    receives only its own small page."""
+    receives only its own small page. Above either, a hidden line shows if a widget callback
+    fails; its traceback goes to the server's log, never to the page (ui/callback_errors.py)."""
     code = room_in_query(query)
-    if code is None:
-        display(dashboard)
-        return
-    from .student import StudentPage
+    page: Any = dashboard
+    if code is not None:
+        from .student import StudentPage
 
-    widgets.Widget.close_all()
-    display(StudentPage(code).widget)
+        widgets.Widget.close_all()
+        page = StudentPage(code).widget
+    problems = ProblemLine()  # a failing callback: one plain line here, its traceback logged
+    if report_callback_errors(problems):  # (in a kernel, as when served)
+        display(problems.widget)
+    display(page)
 
 
 class ServedPage:
@@ -216,6 +221,9 @@ class ServedPage:
         self.dashboard: Dashboard | None = None
         self.student: Any = None
         self._dashboard_widgets: list[widgets.Widget] = []
+        # a failing callback: one plain line above the page, its traceback in the server's log
+        self.problems = ProblemLine()
+        self.shows_problems = report_callback_errors(self.problems)
         if not _known_now():
             self._build_dashboard()  # while the kernel waits in the pool
         when_page_known(self.show)
@@ -248,6 +256,8 @@ class ServedPage:
         self.dashboard = None
 
     def _ipython_display_(self) -> None:
+        if self.shows_problems:
+            display(self.problems.widget)
         display(self.page)
 
 

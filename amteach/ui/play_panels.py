@@ -47,6 +47,7 @@ NO_TRADE_NOW = (
 SPEEDS = (1, 2, 3, 5, 8, 12, 20)
 
 Answer = Callable[[Reply], bool]
+UPLOAD_BROKEN = "Could not load that game; the current game is kept. The file did not arrive whole."
 
 
 def button(description: str, handler: Callable[[Any], None], tooltip: str = "") -> widgets.Button:
@@ -505,10 +506,15 @@ class GameFiles:
 
     def _uploaded(self) -> None:
         files = self.upload.value
-        if files:
-            content = bytes(files[0]["content"])
-            self.upload.value = ()  # ready for the next file, even the same one again
-            self.answer(self.session.load(content))
+        if not files:
+            return
+        self.upload.value = ()  # ready for the next file, even the same one again
+        # the browser sends the file; a forged message may send anything in its place
+        content = files[0].get("content") if isinstance(files[0], dict) else None
+        if not isinstance(content, bytes | bytearray | memoryview):
+            self.answer(Reply(False, UPLOAD_BROKEN, "error"))
+            return
+        self.answer(self.session.load(bytes(content)))
 
 
 class Narration:
