@@ -11,7 +11,14 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..engine.board import ROLES
-from ..render import board_html, html_join, html_text, players_table_html
+from ..render import (
+    html_join,
+    html_text,
+    phone_html,
+    phone_mine_html,
+    phone_players_html,
+    phone_reach_html,
+)
 from ..rooms import (
     HEARTBEAT_SECONDS,
     Follower,
@@ -26,7 +33,15 @@ from ..rooms import (
 from ..session import Change, Reply, choice_label
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .live import Ticker
-from .play_panels import TITLE_ACTIONS, ManagePanel, Messages, Narration, TradePanel, button
+from .play_panels import (
+    PHASE_WORDS,
+    TITLE_ACTIONS,
+    ManagePanel,
+    Messages,
+    Narration,
+    TradePanel,
+    button,
+)
 
 PHONE_WIDTH = "min(100%, 640px)"
 STATUS_STYLE = (
@@ -42,6 +57,46 @@ def role_badge(role: int) -> Any:
         ROLE_SHAPES[role],
         ROLE_LABELS[role],
     )
+
+
+def fit_to_phone(manage: ManagePanel, trade: TradePanel) -> None:
+    """The build and trade panels' boxes as wide as the phone, never wider."""
+    for box in (manage.picker, trade.partner, trade.pay, trade.give, trade.get):
+        box.layout.width = "100%"
+        box.layout.max_width = "100%"
+
+
+def status_line(table: RoomTable) -> tuple[Any, str]:
+    """What the student's page says the moment is, in plain words, and its background."""
+    game, seat, info = table.game, table.seat, table.info
+    final = game.phase == "final_adjust"
+    if game.over:
+        if game.winner is None:
+            text = html_text("<b>Game over.</b> Nobody won.")
+        elif game.winner == seat:
+            text = html_text("<b>Game over.</b> You won!")
+        else:
+            text = html_text("<b>Game over.</b> {} won.", game.names[game.winner])
+        return text, "#f4f4f4"
+    if info.status == "ended":
+        return html_text("<b>The class has ended.</b> Nothing more can be played."), "#f4f4f4"
+    if info.status == "paused":
+        return html_text(
+            "<b>Paused</b> by your teacher: your choices come back when the game goes on."
+        ), "#fff4d6"
+    if table.controller(seat) != "human":
+        return html_text("A bot is playing your seat while you are away."), "#fff4d6"
+    head = html_text("<b>Time is up:</b> the final accounting. ") if final else ""
+    if game.actor == seat:
+        if final:
+            return html_text(
+                "{}<b>Your turn</b>: sell, mortgage or build if you wish, then press Done "
+                "adjusting.",
+                head,
+            ), "#e3f4e7"
+        words = PHASE_WORDS.get(game.phase, "your choice")
+        return html_text("<b>Your turn</b>, {}: choose below.", words), "#e3f4e7"
+    return html_text("{}{}'s turn.", head, game.names[game.actor]), "#f4f4f4"
 
 
 def clock(seconds: float | None) -> str:
@@ -90,9 +145,10 @@ class StudentPage:
             ]
         )
         self.status = w.HTML()
+        self.status.add_class("am-student-status")
         self.choices = w.HBox(layout=w.Layout(flex_flow="row wrap"))
         self.choices.add_class("am-choices")
-        self.mine = w.HTML()
+        self.mine = w.HTML(layout=w.Layout(width="100%"))
         self.take_back_button = button("Take my seat back", lambda _: self.take_back())
         self.take_back_button.layout.display = "none"
         self.board = w.HTML(layout=w.Layout(width="100%"))
@@ -196,18 +252,7 @@ class StudentPage:
             self.manage = ManagePanel(self.table, self.answer)
             self.trade = TradePanel(self.table, self.answer)
             self.narration = Narration(self.table)
-            self.seat_view.children = [
-                self.status,
-                self.choices,
-                self.manage.widget,
-                self.trade.widget,
-                self.take_back_button,
-                self.mine,
-                self.board,
-                self.players,
-                widgets.HTML("<b>What happened</b> (newest first)"),
-                self.narration.widget,
-            ]
+            self.seat_view.children = self.phone_layout()
             self.table.subscribe(self._changed)
             self.refresh()
         before = self.table.info
@@ -223,6 +268,30 @@ class StudentPage:
             )
         elif self.table.info.seconds_left() != before.seconds_left():
             self.refresh_status()
+
+    def phone_layout(self) -> list[widgets.Widget]:
+        """A phone's page, top to bottom: whose turn it is, then the student's own choices (and
+        the build and trade panels, only while they may use them), then what just happened,
+        then their cash and titles, then the spaces around their pawn and every player."""
+        fit_to_phone(self.manage, self.trade)
+        for panel, label in ((self.manage, "Build, sell or mortgage"), (self.trade, "Trade")):
+            heading = widgets.HTML(html_text("<h3 class='am-ph-heading'>{}</h3>", label))
+            panel.widget.children = (heading, *panel.widget.children)
+            panel.widget.add_class("am-phone-panel")
+            panel.widget.layout.display = "none"
+        happened = widgets.HTML("<h3 class='am-ph-heading'>What happened (newest first)</h3>")
+        return [
+            self.status,
+            self.choices,
+            self.manage.widget,
+            self.trade.widget,
+            self.take_back_button,
+            happened,
+            self.narration.widget,
+            self.mine,
+            self.board,
+            self.players,
+        ]
 
     def show_waiting(self) -> None:
         rows = self.rooms.seats(self.seat.code, self.seat.table)
@@ -244,22 +313,9 @@ class StudentPage:
             return
         game = table.game
         seat = table.seat
-        self.board.value = board_html(game, with_players=False)
-        self.players.value = players_table_html(game)
-        titles = [
-            html_text(
-                "{}{}",
-                game.board.spaces[s].name,
-                " (mortgaged)" if game.mortgaged[s] else "",
-            )
-            for s in game.titles_of(seat)
-        ]
-        self.mine.value = html_text(
-            "<div style='font-size:17px;margin:4px 0'>{} · cash <b>${}</b> · titles: {}</div>",
-            role_badge(game.roles[seat]),
-            game.cash[seat],
-            html_join(titles, ", ") if titles else "none yet",
-        )
+        self.board.value = phone_html(phone_reach_html(game, seat))
+        self.players.value = phone_html(phone_players_html(game, seat))
+        self.mine.value = phone_mine_html(game, seat)
         away = table.controller(seat) != "human" and not game.over
         self.take_back_button.layout.display = "flex" if away else "none"
         pending = game.pending
@@ -273,6 +329,10 @@ class StudentPage:
         )
         self.manage.refresh(kinds)
         self.trade.refresh(kinds)
+        # the panels only while the student may use them: never after the game, while paused,
+        # on another player's turn, or in the final accounting for trades
+        self.manage.widget.layout.display = "flex" if self.manage.available else "none"
+        self.trade.widget.layout.display = "flex" if self.trade.available else "none"
         self.narration.refresh()
         self.refresh_status()
 
@@ -282,21 +342,9 @@ class StudentPage:
             return
         game, seat, info = table.game, table.seat, table.info
         left = info.seconds_left()
-        timer = f" · time left {clock(left)}" if left is not None and not game.over else ""
-        if game.over:
-            winner = "nobody" if game.winner is None else game.names[game.winner]
-            text, colour = html_text("<b>Game over.</b> Winner: {}.", winner), "#f4f4f4"
-        elif info.status == "paused":
-            text, colour = html_text("<b>Paused</b> by your teacher."), "#fff4d6"
-        elif info.status == "ended":
-            text, colour = html_text("<b>The class has ended.</b>"), "#f4f4f4"
-        elif table.controller(seat) != "human":
-            text, colour = html_text("A bot is playing your seat while you are away."), "#fff4d6"
-        elif game.actor == seat:
-            phase = game.phase.replace("_", " ")
-            text, colour = html_text("<b>Your turn</b> ({}): choose below.", phase), "#e3f4e7"
-        else:
-            text, colour = html_text("{}'s turn.", game.names[game.actor]), "#f4f4f4"
+        final = game.over or game.phase == "final_adjust"
+        timer = f" · time left {clock(left)}" if left is not None and not final else ""
+        text, colour = status_line(table)
         self.status.value = html_text(
             "<div style='" + STATUS_STYLE.format(colour) + "'>Table {} · <b>{}</b> {} · "
             "round {}{}<br>{}</div>",
