@@ -478,7 +478,7 @@ PHONE_STYLE = (
 <style>
 .am-phone{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;font-size:17px;line-height:1.3;
   display:flex;flex-direction:column;gap:6px;min-width:0;max-width:100%;overflow-wrap:break-word;white-space:normal}
-.am-phone h3{font-size:18px;margin:8px 0 2px;font-weight:700}
+.am-phone h2{font-size:18px;margin:8px 0 2px;font-weight:700}
 .am-phone ul{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:3px}
 .am-phone li{display:grid;align-items:center;column-gap:8px;background:#fff;border:1px solid #bbb;border-radius:6px;
   padding:4px 6px;min-width:0}
@@ -582,7 +582,7 @@ def phone_reach_html(game: Game, seat: int) -> Markup:
             )
         )
     return html_text(
-        '<section class="am-ph-reach" aria-label="Around your pawn"><h3>Around your pawn</h3>'
+        '<section class="am-ph-reach" aria-label="Around your pawn"><h2>Around your pawn</h2>'
         '<ul aria-label="The spaces one throw can reach">{}</ul></section>',
         html_join(rows),
     )
@@ -630,7 +630,7 @@ def phone_players_html(game: Game, seat: int | None = None) -> Markup:
             )
         )
     return html_text(
-        '<section class="am-ph-players" aria-label="Players"><h3>Players</h3><ul>{}</ul></section>',
+        '<section class="am-ph-players" aria-label="Players"><h2>Players</h2><ul>{}</ul></section>',
         html_join(rows),
     )
 
@@ -655,7 +655,7 @@ def phone_mine_html(game: Game, seat: int) -> Markup:
     )
     return html_text(
         '{style}<section class="am-phone am-ph-mine" aria-label="Your cash and titles">'
-        '<h3>Your cash and titles</h3><div>Cash <span class="am-ph-big">{cash}</span> · '
+        '<h2>Your cash and titles</h2><div>Cash <span class="am-ph-big">{cash}</span> · '
         "net worth {worth}</div>{listed}</section>",
         style=Markup(PHONE_STYLE),
         cash=_money(game.cash[seat]),

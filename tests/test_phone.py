@@ -103,6 +103,9 @@ def assert_reads_on_a_phone(page, moment: str) -> None:
 
 
 def assert_sections_in_order(page) -> None:
+    # what just happened: the newest lines, on the page (no box to scroll)
+    lines = page.locator(".am-narration .widget-html-content > div:visible").count()
+    assert 1 <= lines <= 6, lines
     tops = []
     for selector in SECTIONS:
         found = page.locator(selector).first
@@ -173,7 +176,7 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path) -> list[str]:
         page = browser.new_page(viewport=PHONE)
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"{server.url}?room={code}")
+        page.goto(f"{server.url}?room={code}", timeout=WAIT)
         page.get_by_placeholder("first name").wait_for(timeout=WAIT)
         assert_reads_on_a_phone(page, "the join form")
         page.get_by_placeholder("first name").fill("Ben")

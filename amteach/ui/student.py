@@ -275,11 +275,11 @@ class StudentPage:
         then their cash and titles, then the spaces around their pawn and every player."""
         fit_to_phone(self.manage, self.trade)
         for panel, label in ((self.manage, "Build, sell or mortgage"), (self.trade, "Trade")):
-            heading = widgets.HTML(html_text("<h3 class='am-ph-heading'>{}</h3>", label))
+            heading = widgets.HTML(html_text("<h2 class='am-ph-heading'>{}</h2>", label))
             panel.widget.children = (heading, *panel.widget.children)
             panel.widget.add_class("am-phone-panel")
             panel.widget.layout.display = "none"
-        happened = widgets.HTML("<h3 class='am-ph-heading'>What happened (newest first)</h3>")
+        happened = widgets.HTML("<h2 class='am-ph-heading'>What happened (newest first)</h2>")
         return [
             self.status,
             self.choices,
