@@ -490,8 +490,10 @@ PHONE_STYLE = (
 .am-ph-band{align-self:stretch;border-radius:2px;background:transparent;min-height:1.3em}
 .am-ph-space .am-ph-band{grid-row:1/3}
 .am-ph-name{min-width:0}
-.am-ph-what{grid-column:3/4;display:flex;flex-wrap:wrap;gap:0 8px;min-width:0}
-.am-ph-pawns{grid-row:1/3;grid-column:4/5;display:flex;flex-wrap:wrap;justify-content:flex-end;max-width:120px}
+.am-ph-what{display:flex;flex-wrap:wrap;gap:0 8px;min-width:0}
+.am-ph-space .am-ph-what{grid-column:3/5}
+.am-ph-what:empty{display:none}
+.am-ph-pawns{grid-row:1;grid-column:4/5;display:flex;flex-wrap:wrap;justify-content:flex-end;max-width:120px}
 .am-ph-owner{font-weight:700}
 .am-ph-price{color:#333}
 .am-ph-mortgaged{color:#b00020;font-weight:700}

@@ -124,6 +124,11 @@ def assert_pawns_differ(page, seats: int) -> None:
         assert pawn["clip"] not in ("", "none"), pawn
 
 
+def scroll_to(page, selector: str) -> None:
+    """Scroll the page (Voila scrolls a box, not the window) to put `selector` at the top."""
+    page.locator(selector).first.evaluate("(el) => el.scrollIntoView({block: 'start'})")
+
+
 def status(page) -> str:
     return page.locator(".am-student-status").inner_text()
 
@@ -193,8 +198,13 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path) -> list[str]:
             assert_sections_in_order(page)
             assert_pawns_differ(page, seats)
             if turns == 0:
+                # what just happened is on the first screen, under the student's choices
+                happened = page.locator(".am-ph-heading", has_text="What happened").bounding_box()
+                assert happened["y"] + happened["height"] <= PHONE["height"], happened
                 page.screenshot(path=str(shots / "phone-your-turn.png"))
-                page.screenshot(path=str(shots / "phone-your-turn-whole.png"), full_page=True)
+                scroll_to(page, ".am-ph-reach")
+                page.screenshot(path=str(shots / "phone-around-your-pawn.png"))
+                scroll_to(page, "body")
             if choose_first(page).startswith("Roll"):
                 turns += 1
 
@@ -225,7 +235,7 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path) -> list[str]:
         assert_reads_on_a_phone(page, "game over")
         assert_sections_in_order(page)
         assert_pawns_differ(page, seats)
-        page.evaluate("window.scrollTo(0, 0)")
+        scroll_to(page, "body")
         page.screenshot(path=str(shots / "phone-game-over.png"))
         browser.close()
     return errors
