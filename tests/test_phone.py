@@ -292,3 +292,68 @@ def test_two_pawns_of_one_role_and_one_initial_differ_on_the_board():
         ("diamond", "C"),
         ("hexagon", "B2"),
     ]
+
+
+# -- the student's page without a browser: every moment of a whole game in plain words ---------
+def page_words(page) -> str:
+    """The words of every part of the student's page that is shown now."""
+    from served import narration_text
+
+    shown = [page.status, page.mine, page.board, page.players, page.narration.widget]
+    return " ".join(narration_text(part.value) for part in shown) + " " + " ".join(page.buttons())
+
+
+def test_every_moment_of_a_game_is_told_in_plain_words_and_panels_go_with_the_game(tmp_path):
+    """Issue 22: "(pre roll)" on the status; build and trade panels after Game over."""
+    from amteach.engine.terms import Phase
+    from amteach.ui.play_panels import PHASE_WORDS
+    from amteach.ui.student import StudentPage
+
+    assert {str(phase) for phase in Phase} - {"over"} <= set(PHASE_WORDS)
+    rooms = open_rooms(str(tmp_path / "class.sqlite"))
+    code = rooms.create(
+        RoomSettings(tables=1, seats=2, ending="two-hour", minutes=60, bot_delay=0, seed=8)
+    )
+    page = StudentPage(code, rooms)
+    page.name.value = "Ana"
+    assert page.join(), page.messages.widget.value
+    rooms.start(code)
+    phases, states = set(), set()
+    for step in range(3000):
+        page.follower.news.set()
+        page.tick()
+        game = page.table.game
+        words = page_words(page)
+        assert not ENGINE_WORDS.search(words), (game.phase, ENGINE_WORDS.search(words).group(0))
+        panels = {
+            "build": page.manage.widget.layout.display != "none",
+            "trade": page.trade.widget.layout.display != "none",
+        }
+        if game.over:
+            states.add("over")
+            assert page.buttons() == {} and not any(panels.values())
+            assert "Game over" in page.status.value
+            break
+        if step == 40:
+            rooms.pause(code)
+            page.follower.news.set()
+            page.tick()
+            assert "Paused" in page.status.value and page.buttons() == {}
+            assert page.manage.widget.layout.display == "none"
+            assert page.trade.widget.layout.display == "none"
+            states.add("paused")
+            rooms.resume(code)
+            continue
+        if step == 150:
+            rooms.time_is_up(code)
+        if game.phase == "final_adjust":
+            states.add("time is up")
+            assert "Time is up" in page.status.value and not panels["trade"]
+        if game.actor == page.table.seat and page.buttons():
+            phases.add(str(game.phase))
+            assert "Your turn" in page.status.value
+            page.buttons()[next(iter(page.buttons()))].click()
+        elif game.actor != page.table.seat:
+            assert not any(panels.values())  # another player's turn: not hers to use
+    assert states == {"paused", "time is up", "over"}
+    assert {"pre_roll", "post_roll", "final_adjust"} <= phases
