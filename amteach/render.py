@@ -501,9 +501,9 @@ PHONE_STYLE = (
 .am-ph-player{grid-template-columns:auto minmax(0,1fr) auto}
 .am-ph-player .am-pawn{grid-row:1/3}
 .am-ph-player.am-to-move{border:2px solid @HIGHLIGHT@;background:#fff8e6}
-.am-ph-who{min-width:0}
-.am-ph-cash{font-weight:800;text-align:right;white-space:nowrap}
-.am-ph-where{grid-column:2/4;min-width:0}
+.am-ph-who{grid-column:2/4;min-width:0}
+.am-ph-cash{grid-column:3/4;grid-row:2;align-self:start;font-weight:800;text-align:right;white-space:nowrap}
+.am-ph-where{grid-column:2/3;grid-row:2;min-width:0}
 .am-ph-held{color:#b00020;font-weight:700}
 .am-ph-mine{font-size:17px}
 .am-ph-mine .am-ph-big{font-size:22px;font-weight:800}

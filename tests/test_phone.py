@@ -27,6 +27,8 @@ SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
 WAIT = 180_000  # ms: the machine is shared and busy
 PHONE = {"width": 390, "height": 844}
 MIN_TYPE_PX = 16
+# a long name with no place to break it (24 characters is the most a name may have)
+LONG_NAME = "Wolfeschlegelsteinhause"
 # the engine's names for the moments of a turn, which no screen may show
 ENGINE_WORDS = re.compile(
     r"pre[ _]roll|post[ _]roll|final[ _]adjust|trade[ _]answer|income_tax|end_game|rule25"
@@ -66,7 +68,7 @@ MEASURE = r"""(minPx) => {
       range.setEnd(node, word.index + word[0].length);
       const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0)
         .map((r) => Math.round(r.bottom)));
-      if (lines.size > 1) out.cut.push('"' + word[0] + '" split over ' + lines.size + ' lines');
+      if (lines.size > 1) out.cut.push(name(parent) + ': "' + word[0] + '" split over two lines');
     }
   }
   return out;
@@ -165,9 +167,10 @@ def choose_first(page) -> str:
 
 
 def play_a_game_on_a_phone(shots: Path, tmp_path: Path) -> list[str]:
-    """Ben plays at a table of three (two bots, both "Bot ...") on a 390x844 phone: some turns,
-    a pause, more turns, Time is up, the final accounting and Game over; every moment is
-    measured. Returns the console errors; screenshots go to `shots`."""
+    """A student with a long name plays at a table of three (two bots, "Bot 2" and "Bot 3") on a
+    390x844 phone: some turns (until the build and trade panels have both been shown), a pause,
+    Time is up, the final accounting and Game over; every moment is measured. Returns the
+    console errors; screenshots go to `shots`."""
     shots.mkdir(parents=True, exist_ok=True)
     database = str(tmp_path / "class.sqlite")
     rooms = open_rooms(database)
@@ -184,19 +187,27 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path) -> list[str]:
         page.goto(f"{server.url}?room={code}", timeout=WAIT)
         page.get_by_placeholder("first name").wait_for(timeout=WAIT)
         assert_reads_on_a_phone(page, "the join form")
-        page.get_by_placeholder("first name").fill("Ben")
+        page.get_by_placeholder("first name").fill(LONG_NAME)
         page.get_by_role("button", name="Join").click()
-        page.get_by_text("Welcome, Ben").wait_for(timeout=WAIT)
+        page.get_by_text(f"Welcome, {LONG_NAME}").wait_for(timeout=WAIT)
         rooms.start(code)
 
         # some turns of the game, each measured at the student's choice
-        turns = 0
-        while turns < 4:
+        # (until both the build and the trade panel were on screen and measured too)
+        turns, panels = 0, set()
+        while turns < 4 or (len(panels) < 2 and turns < 15):
             assert not my_turn_or_over(page)
             wait_for_status(page, "Your turn")
             assert_reads_on_a_phone(page, f"turn {turns}")
             assert_sections_in_order(page)
             assert_pawns_differ(page, seats)
+            for panel in page.locator(".am-phone-panel:visible .am-ph-heading").all():
+                if panel.inner_text() not in panels:
+                    panels.add(panel.inner_text())
+                    name = panel.inner_text().split(",")[0].lower()
+                    scroll_to(page, ".am-phone-panel:visible >> nth=-1")
+                    page.screenshot(path=str(shots / f"phone-panel-{name}.png"))
+                    scroll_to(page, "body")
             if turns == 0:
                 # what just happened is on the first screen, under the student's choices
                 happened = page.locator(".am-ph-heading", has_text="What happened").bounding_box()
@@ -207,6 +218,8 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path) -> list[str]:
                 scroll_to(page, "body")
             if choose_first(page).startswith("Roll"):
                 turns += 1
+
+        assert panels == {"Build, sell or mortgage", "Trade"}
 
         # Paused: no choices and no panels, and the page says so
         rooms.pause(code)

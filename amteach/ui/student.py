@@ -64,6 +64,7 @@ def fit_to_phone(manage: ManagePanel, trade: TradePanel) -> None:
     for box in (manage.picker, trade.partner, trade.pay, trade.give, trade.get):
         box.layout.width = "100%"
         box.layout.max_width = "100%"
+        box.style.description_width = "3.6em"  # the boxes line up under each other
 
 
 def status_line(table: RoomTable) -> tuple[Any, str]:
