@@ -15,7 +15,7 @@ IMG = Path(__file__).resolve().parents[1] / "docs" / "img"
 
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as folder:
-        errors = play_a_game_on_a_phone(IMG, Path(folder))
+        errors = play_a_game_on_a_phone(IMG, Path(folder), student="Ben")
     for error in errors:
         print("console error:", error, file=sys.stderr)
     sys.exit(1 if errors else 0)

@@ -16,6 +16,7 @@ from pathlib import Path
 from browser import launch_chromium, serve_dashboard
 from hypothesis import given
 from hypothesis import strategies as st
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from amteach.engine.game import Game
@@ -158,16 +159,22 @@ def my_turn_or_over(page) -> bool:
 
 
 def choose_first(page) -> str:
-    """Press the student's first choice and wait until the page has taken it."""
-    button = page.locator(".am-choices button").first.element_handle()
+    """Press the student's first choice and wait until the page has taken it; "" if the
+    choices went away first (a bot moved, the clock ran out)."""
+    button = page.locator(".am-choices button").first.element_handle(timeout=WAIT)
     label = button.inner_text()
-    button.click()
+    try:
+        button.click(timeout=WAIT)
+    except PlaywrightError as err:
+        if "not attached" not in str(err):
+            raise
+        return ""
     button.wait_for_element_state("hidden", timeout=WAIT)  # choices are redrawn
     return label
 
 
-def play_a_game_on_a_phone(shots: Path, tmp_path: Path) -> list[str]:
-    """A student with a long name plays at a table of three (two bots, "Bot 2" and "Bot 3") on a
+def play_a_game_on_a_phone(shots: Path, tmp_path: Path, student: str = LONG_NAME) -> list[str]:
+    """A student (by default with a long name) plays at a table of three (two bots, "Bot 2" and "Bot 3") on a
     390x844 phone: some turns (until the build and trade panels have both been shown), a pause,
     Time is up, the final accounting and Game over; every moment is measured. Returns the
     console errors; screenshots go to `shots`."""
@@ -187,9 +194,9 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path) -> list[str]:
         page.goto(f"{server.url}?room={code}", timeout=WAIT)
         page.get_by_placeholder("first name").wait_for(timeout=WAIT)
         assert_reads_on_a_phone(page, "the join form")
-        page.get_by_placeholder("first name").fill(LONG_NAME)
+        page.get_by_placeholder("first name").fill(student)
         page.get_by_role("button", name="Join").click()
-        page.get_by_text(f"Welcome, {LONG_NAME}").wait_for(timeout=WAIT)
+        page.get_by_text(f"Welcome, {student}").wait_for(timeout=WAIT)
         rooms.start(code)
 
         # some turns of the game, each measured at the student's choice
@@ -370,3 +377,35 @@ def test_every_moment_of_a_game_is_told_in_plain_words_and_panels_go_with_the_ga
             assert not any(panels.values())  # another player's turn: not hers to use
     assert states == {"paused", "time is up", "over"}
     assert {"pre_roll", "post_roll", "final_adjust"} <= phases
+
+
+def test_a_seats_news_keeps_the_buttons_a_finger_is_on_its_way_to(tmp_path):
+    """A redraw for news that changes no choice (another seat handed to a bot) keeps the very
+    buttons on screen; once a decision is made, a button pressed again is refused as stale."""
+    from amteach.ui.student import StudentPage
+
+    rooms = open_rooms(str(tmp_path / "class.sqlite"))
+    code = rooms.create(RoomSettings(tables=1, seats=2, ending="A", round_cap=5, seed=3))
+    ana, ben = StudentPage(code, rooms), StudentPage(code, rooms)
+    for page, name in ((ana, "Ana"), (ben, "Ben")):
+        page.name.value = name
+        assert page.join(), page.messages.widget.value
+    rooms.start(code)
+    for page in (ana, ben):
+        page.follower.news.set()
+        page.tick()
+    first = ana if ana.buttons() else ben
+    other = ben if first is ana else ana
+    before = list(first.choices.children)
+    assert before
+    rooms.set_playing(code, 0, other.table.seat, "bot")
+    first.follower.news.set()
+    first.tick()
+    assert first.table.controller(other.table.seat) != "human"  # the news arrived
+    assert list(first.choices.children) == before  # the same buttons, not new ones
+    decisions = len(first.table.game.decisions)
+    before[0].click()
+    assert len(first.table.game.decisions) == decisions + 1
+    before[0].click()  # a second press of the same, now stale, button
+    assert len(first.table.game.decisions) == decisions + 1
+    assert "earlier moment" in first.messages.widget.value

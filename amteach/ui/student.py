@@ -169,6 +169,7 @@ class StudentPage:
         )
         self.widget.add_class("am-student")
         self.ticker = Ticker(self.tick)
+        self._shown: tuple[Any, ...] = ()  # the decision and the choices the buttons are for
 
     @property
     def rooms(self) -> Rooms:
@@ -322,12 +323,19 @@ class StudentPage:
         pending = game.pending
         mine = pending is not None and game.actor == seat and not away and table.playing
         kinds = pending.kinds if mine else ()
-        moment = table.moment
-        self.choices.children = tuple(
-            self._choice_button(choice, moment)
+        offered = tuple(
+            (choice, choice_label(game, choice))
             for choice in (game.legal_choices() if mine else ())
             if choice.kind not in TITLE_ACTIONS and choice.kind != "end_game"
         )
+        # the same choices at the same decision keep their buttons (a seat's news or the clock
+        # redraws the page), so a finger on its way to a button never finds it replaced
+        shown = (len(game.decisions), offered)
+        if shown != self._shown:
+            self._shown = shown
+            self.choices.children = tuple(
+                self._choice_button(choice, label, len(game.decisions)) for choice, label in offered
+            )
         self.manage.refresh(kinds)
         self.trade.refresh(kinds)
         # the panels only while the student may use them: never after the game, while paused,
@@ -357,12 +365,17 @@ class StudentPage:
             text,
         )
 
-    def _choice_button(self, choice: Any, moment: int) -> widgets.Button:
-        made = button(
-            choice_label(self.table.game, choice),
-            lambda _: self.answer(self.table.decide(choice, moment)),
-        )
-        made.layout.min_height = "40px"  # a finger's width on a phone
+    def _choice_button(self, choice: Any, label: str, decisions: int) -> widgets.Button:
+        """A button for `choice`, good while the game has `decisions` decisions: pressed after
+        another decision, it is stale and the table says so."""
+
+        def press(_: Any) -> None:
+            table = self.table
+            fresh = len(table.game.decisions) == decisions
+            self.answer(table.decide(choice, table.moment if fresh else -1))
+
+        made = button(label, press)
+        made.layout.min_height = "44px"  # a finger's width on a phone
         return made
 
     # -- for tests and scripts -------------------------------------------------------------------
