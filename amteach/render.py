@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
-from .style import HIGHLIGHT_COLOUR, ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SHAPES
+from .style import (
+    HIGHLIGHT_COLOUR,
+    PAWN_CLIPS,
+    PAWN_FILLS,
+    ROLE_COLOURS,
+    ROLE_LABELS,
+    ROLE_PLURALS,
+    ROLE_SHAPES,
+    pawn_initials,
+    pawn_shapes,
+)
 
 if TYPE_CHECKING:
     from .engine.game import Game
@@ -100,9 +110,9 @@ SHORT_NAMES = {
 
 
 def pawn_html(game: Game, player: int, to_move: bool = False) -> Markup:
-    """A player's pawn: the initial on the role's colour, a circle for a Competitor and a
-    square for a Monopolist; a dashed red ring while held, a gold ring for the player to
-    move."""
+    """A player's pawn: its initials on a shape of its own at this table (`style.pawn_shapes`),
+    solid in a Competitor's colour or hatched in a Monopolist's; a dashed red ring while held,
+    a gold ring for the player to move."""
     role = game.roles[player]
     name = game.names[player]
     held = game.is_held(player)
@@ -111,13 +121,13 @@ def pawn_html(game: Game, player: int, to_move: bool = False) -> Markup:
         + (f", held in {game.hold_name(player)}" if held else "")
         + (", to move" if to_move else "")
     )
-    radius = "50%" if role == 0 else "2px"
+    shape = pawn_shapes(game.roles)[player]
     ring = "outline:2px dashed #b00020;outline-offset:1px;" if held else ""
     moving = " am-to-move" if to_move else ""
     return Markup(
-        f'<span class="am-pawn{moving}" title="{label}" aria-label="{label}" '
-        f'style="background:{ROLE_COLOURS[role]};border-radius:{radius};{ring}">'
-        f"{escape(name[:1].upper())}</span>"
+        f'<span class="am-pawn{moving} am-shape-{shape}" data-shape="{shape}" title="{label}" '
+        f'aria-label="{label}" style="--am-fill:{PAWN_FILLS[role]};'
+        f'--am-clip:{PAWN_CLIPS[shape]};{ring}">{escape(pawn_initials(game.names)[player])}</span>'
     )
 
 
@@ -197,6 +207,17 @@ def _space_html(game: Game, index: int, mover: int) -> str:
     )
 
 
+# A pawn's shape is drawn behind its initials (clip-path of the box, so the shadow follows the
+# shape, not the box); white initials with a dark edge read on the hatched fill and past the
+# tip of a triangle.
+PAWN_STYLE = """
+<style>
+.am-pawn{isolation:isolate;box-shadow:none;border-radius:50%;filter:drop-shadow(0 1px 1.5px rgba(0,0,0,.55));
+  text-shadow:0 0 2px #000,0 0 1px #000;letter-spacing:-0.5px;line-height:1}
+.am-pawn::before{content:"";position:absolute;inset:0;z-index:-1;background:var(--am-fill);clip-path:var(--am-clip)}
+</style>
+"""
+
 # The ring: corner columns 1.45 times and corner rows 1.5 times as deep as a cell is wide or
 # tall, so the board is wider than tall and the names fit; the app lays its decision panel
 # over the centre (amteach/ui/app.py), which starts where the corners end.
@@ -273,7 +294,7 @@ STYLE = (
 """.replace("@CW@", str(CORNER_WIDTH))
     .replace("@CH@", str(CORNER_HEIGHT))
     .replace("@HIGHLIGHT@", HIGHLIGHT_COLOUR)
-)
+) + PAWN_STYLE
 
 GAME_B_SCORE = "Game B score"
 GAME_B_SHORT = "Game B score: cash + one landing's rent on each unmortgaged title."
@@ -443,3 +464,208 @@ def qr_code_html(text: str, scale: int = 6) -> Markup:
     import segno
 
     return Markup(segno.make(text, error="m").svg_inline(scale=scale, dark="#111", light="#fff"))
+
+
+# -- the phone view of class play ----------------------------------------------------------------
+# At 390 px the ring's type would be 11 px, so a phone shows the game as lists instead: the
+# spaces a throw can reach from the student's pawn (who owns them, what is built, who stands
+# there) and every player with where they stand. Type of 16 px and more; names wrap between
+# words (or inside a word too long for the line), never cut, never past the right edge.
+REACH = 12  # the most one throw of two dice moves a pawn
+
+PHONE_STYLE = (
+    """
+<style>
+.am-phone{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;font-size:17px;line-height:1.3;
+  display:flex;flex-direction:column;gap:6px;min-width:0;max-width:100%;overflow-wrap:break-word;white-space:normal}
+.am-phone h2{font-size:18px;margin:8px 0 2px;font-weight:700}
+.am-phone ul{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:3px}
+.am-phone li{display:grid;align-items:center;column-gap:8px;background:#fff;border:1px solid #bbb;border-radius:6px;
+  padding:4px 6px;min-width:0}
+.am-phone .am-pawn{--am-pawn:34px;display:inline-flex;align-items:center;justify-content:center;flex:0 0 auto;
+  width:var(--am-pawn);height:var(--am-pawn);color:#fff;font-size:16px;font-weight:800;margin:1px;position:relative}
+.am-ph-space{grid-template-columns:max-content 6px minmax(0,1fr) auto}
+.am-ph-space.am-ph-here{border:2px solid @HIGHLIGHT@;background:#fff8e6}
+.am-ph-steps{font-weight:700;color:#333;text-align:right;grid-row:1/3;min-width:2.2em;white-space:nowrap}
+.am-ph-band{align-self:stretch;border-radius:2px;background:transparent;min-height:1.3em}
+.am-ph-space .am-ph-band{grid-row:1/3}
+.am-ph-name{min-width:0}
+.am-ph-what{display:flex;flex-wrap:wrap;gap:0 8px;min-width:0}
+.am-ph-space .am-ph-what{grid-column:3/5}
+.am-ph-what:empty{display:none}
+.am-ph-pawns{grid-row:1;grid-column:4/5;display:flex;flex-wrap:wrap;justify-content:flex-end;max-width:120px}
+.am-ph-owner{font-weight:700}
+.am-ph-price{color:#333}
+.am-ph-mortgaged{color:#b00020;font-weight:700}
+.am-ph-build{color:#8a4b00;font-weight:700}
+.am-ph-player{grid-template-columns:auto minmax(0,1fr) auto}
+.am-ph-player .am-pawn{grid-row:1/3}
+.am-ph-player.am-to-move{border:2px solid @HIGHLIGHT@;background:#fff8e6}
+.am-ph-who{grid-column:2/4;min-width:0}
+.am-ph-cash{grid-column:3/4;grid-row:2;align-self:start;font-weight:800;text-align:right;white-space:nowrap}
+.am-ph-where{grid-column:2/3;grid-row:2;min-width:0}
+.am-ph-held{color:#b00020;font-weight:700}
+.am-ph-mine{font-size:17px}
+.am-ph-mine .am-ph-big{font-size:22px;font-weight:800}
+.am-ph-titles li{grid-template-columns:6px minmax(0,1fr) auto}
+</style>
+""".replace("@HIGHLIGHT@", HIGHLIGHT_COLOUR)
+    + PAWN_STYLE
+)
+
+
+def _city_colour(game: Game, index: int) -> str:
+    space = game.board.spaces[index]
+    return CITY_COLOURS.get(space.city, "#999") if space.kind == "street" else "transparent"
+
+
+def _holding(game: Game, index: int) -> list[Markup]:
+    """What is on a title: its owner (their role's shape and name), buildings, a mortgage; or
+    its price while the Treasury holds it."""
+    space = game.board.spaces[index]
+    owner = game.owner[index]
+    if owner < 0:
+        if space.is_title:
+            return [html_text('<span class="am-ph-price">{} for sale</span>', _money(space.price))]
+        return []
+    role = game.roles[owner]
+    marks = [
+        html_text(
+            '<span class="am-ph-owner" style="color:{}">{}\u00a0{}\'s</span>',
+            ROLE_COLOURS[role],
+            ROLE_SHAPES[role],
+            game.names[owner],
+        )
+    ]
+    if game.apartment[index]:
+        marks.append(html_text('<span class="am-ph-build">an apartment</span>'))
+    elif game.houses[index]:
+        count = game.houses[index]
+        marks.append(
+            html_text(
+                '<span class="am-ph-build">{}</span>',
+                "a house" if count == 1 else f"{count} houses",
+            )
+        )
+    if game.mortgaged[index]:
+        marks.append(html_text('<span class="am-ph-mortgaged">mortgaged</span>'))
+    return marks
+
+
+def phone_reach_html(game: Game, seat: int) -> Markup:
+    """The spaces from `seat`'s pawn to as far as one throw can take it, in order of play: each
+    with its name, how many steps away, who owns it (and what is built) or its price, and the
+    pawns on it."""
+    spaces = len(game.board.spaces)
+    start = game.position[seat]
+    mover = _mover(game)
+    rows = []
+    for steps in range(REACH + 1):
+        index = (start + steps) % spaces
+        pawns = [
+            pawn_html(game, p, p == mover)
+            for p in game.players
+            if not game.bankrupt[p] and game.position[p] == index
+        ]
+        rows.append(
+            html_text(
+                '<li class="am-ph-space{here}" data-space="{index}">'
+                '<span class="am-ph-steps">{steps}</span>'
+                '<span class="am-ph-band" style="background:{band}"></span>'
+                '<span class="am-ph-name">{name}</span><span class="am-ph-pawns">{pawns}</span>'
+                '<span class="am-ph-what">{what}</span></li>',
+                here=" am-ph-here" if steps == 0 else "",
+                index=index,
+                steps="here" if steps == 0 else f"+{steps}",
+                band=_city_colour(game, index),
+                name=game.board.spaces[index].name,
+                pawns=html_join(pawns),
+                what=html_join(_holding(game, index), " "),
+            )
+        )
+    return html_text(
+        '<section class="am-ph-reach" aria-label="Around your pawn"><h2>Around your pawn</h2>'
+        '<ul aria-label="The spaces one throw can reach">{}</ul></section>',
+        html_join(rows),
+    )
+
+
+def phone_players_html(game: Game, seat: int | None = None) -> Markup:
+    """Every player: pawn, name, role, cash, where they stand (and whose that space is), how
+    many titles, held or bankrupt. The player to move is highlighted; `seat` is "you"."""
+    mover = _mover(game)
+    rows = []
+    for p in game.players:
+        role = game.roles[p]
+        where = game.position[p]
+        owner = game.owner[where]
+        if game.bankrupt[p]:
+            place = html_text('<span class="am-ph-held">bankrupt</span>')
+        else:
+            whose = ""
+            if owner >= 0:
+                whose = " (yours)" if owner == seat else f" ({game.names[owner]}'s)"
+            place = html_text("on {}{}", game.board.spaces[where].name, whose)
+            if game.is_held(p):
+                place = html_text(
+                    '{} <span class="am-ph-held">held in {}</span>', place, game.hold_name(p)
+                )
+        count = len(game.titles_of(p))
+        rows.append(
+            html_text(
+                '<li class="am-ph-player{moving}" data-player="{p}">{pawn}'
+                '<span class="am-ph-who"><b>{name}</b>{you} '
+                '<span style="color:{colour};font-weight:600">{shape}\u00a0{label}</span></span>'
+                '<span class="am-ph-cash">{cash}</span>'
+                '<span class="am-ph-where">{place} · {titles}</span></li>',
+                moving=" am-to-move" if p == mover else "",
+                p=p,
+                pawn=pawn_html(game, p, p == mover),
+                name=game.names[p],
+                you=" (you)" if p == seat else "",
+                colour=ROLE_COLOURS[role],
+                shape=ROLE_SHAPES[role],
+                label=ROLE_LABELS[role],
+                cash=_money(game.cash[p]),
+                place=place,
+                titles="no titles" if not count else f"{count} title{'s' if count > 1 else ''}",
+            )
+        )
+    return html_text(
+        '<section class="am-ph-players" aria-label="Players"><h2>Players</h2><ul>{}</ul></section>',
+        html_join(rows),
+    )
+
+
+def phone_mine_html(game: Game, seat: int) -> Markup:
+    """A student's own cash and titles, each title with its city's colour, buildings and
+    mortgage."""
+    titles = [
+        html_text(
+            '<li><span class="am-ph-band" style="background:{}"></span><span>{}</span>'
+            '<span class="am-ph-what">{}</span></li>',
+            _city_colour(game, index),
+            game.board.spaces[index].name,
+            html_join(_holding(game, index)[1:], " "),
+        )
+        for index in game.titles_of(seat)
+    ]
+    listed = (
+        html_text('<ul class="am-ph-titles">{}</ul>', html_join(titles))
+        if titles
+        else html_text("<div>No titles yet.</div>")
+    )
+    return html_text(
+        '{style}<section class="am-phone am-ph-mine" aria-label="Your cash and titles">'
+        '<h2>Your cash and titles</h2><div>Cash <span class="am-ph-big">{cash}</span> · '
+        "net worth {worth}</div>{listed}</section>",
+        style=Markup(PHONE_STYLE),
+        cash=_money(game.cash[seat]),
+        worth=_money(game.net_worth(seat)),
+        listed=listed,
+    )
+
+
+def phone_html(*parts: Markup) -> Markup:
+    """Parts of the phone view (`phone_reach_html`, `phone_players_html`) with their style."""
+    return html_text('{}<div class="am-phone">{}</div>', Markup(PHONE_STYLE), html_join(parts))

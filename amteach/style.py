@@ -105,3 +105,67 @@ def chart_layout(title: str = "", **more: Any) -> dict[str, Any]:
             "pad": {"t": 0},
         }
     return _merged(base, more)
+
+
+# Pawns. Every seat's pawn at a table differs from every other's by its shape and by its
+# initials, not only by colour: a role's seats take that role's shapes in seat order (its first
+# seat keeps the role's own shape, circle or square), and a table holds at most three of a
+# role (decision 13); a seventh player, or a fourth of one role, takes any shape still free.
+# Competitors' pawns are filled solid and Monopolists' hatched, as on the charts, so a pawn
+# tells its role without its colour too.
+ROLE_PAWN_SHAPES = (("circle", "diamond", "triangle"), ("square", "hexagon", "pennant"))
+PAWN_SHAPES = ("circle", "square", "diamond", "hexagon", "triangle", "pennant")
+# each shape as a CSS clip-path of the pawn's box
+PAWN_CLIPS = {
+    "circle": "circle(50%)",
+    "square": "inset(4% round 3px)",
+    "diamond": "polygon(50% 0,100% 50%,50% 100%,0 50%)",
+    "hexagon": "polygon(25% 4%,75% 4%,100% 50%,75% 96%,25% 96%,0 50%)",
+    "triangle": "polygon(50% 0,100% 96%,0 96%)",  # pointing up
+    "pennant": "polygon(0 4%,100% 4%,50% 100%)",  # a triangle pointing down
+}
+# the fill of a role's pawn: solid green, or blue hatched with its darker tone
+PAWN_FILLS = (
+    ROLE_COLOURS[0],
+    f"repeating-linear-gradient(135deg,{ROLE_COLOURS[1]} 0 4px,{ROLE_TONES[1][2]} 4px 7px)",
+)
+
+
+def pawn_shapes(roles: list[int] | tuple[int, ...]) -> list[str]:
+    """Each seat's pawn shape (a key of `PAWN_CLIPS`), all different for up to six seats."""
+    used: set[str] = set()
+    shapes = []
+    for role in roles:
+        free = [s for s in ROLE_PAWN_SHAPES[role] if s not in used] or [
+            s for s in PAWN_SHAPES if s not in used
+        ]
+        shape = free[0] if free else PAWN_SHAPES[len(shapes) % len(PAWN_SHAPES)]
+        used.add(shape)
+        shapes.append(shape)
+    return shapes
+
+
+def pawn_initials(names: list[str] | tuple[str, ...]) -> list[str]:
+    """What each seat's pawn shows, different at one table: the name's first letter; where
+    first letters clash, the letter and the name's number ("Bot 2": "B2"), or its first two
+    letters ("Ben", "Bo": "Be", "Bo"), and the one name of the group with neither keeps the
+    letter ("Ben", "Bot 2": "B", "B2"); if those still clash, the letter and a count ("Ben",
+    "Bea": "B", "B2")."""
+    words = ["".join(c for c in name if c.isalnum()) or name.strip() or "?" for name in names]
+    firsts = [word[:1].upper() for word in words]
+    out = list(firsts)
+    for first in set(firsts):
+        group = [i for i, f in enumerate(firsts) if f == first]
+        if len(group) == 1:
+            continue
+        digits = {i: "".join(c for c in words[i] if c.isdigit()) for i in group}
+        plain = [i for i in group if not digits[i]]
+        for i in group:
+            if digits[i]:
+                out[i] = first + digits[i][-2:]
+            elif len(plain) > 1:
+                out[i] = first + words[i][1:2].lower()
+        if len({out[i] for i in group}) < len(group):
+            for k, i in enumerate(group):
+                out[i] = first if k == 0 else f"{first}{k + 1}"
+    return out

@@ -96,7 +96,7 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         assert ben.locator(".am-choices button").count() == 0
         # the phone view fits a phone: the board and the choices lie inside its width
         for box in (
-            ana.locator(".am-board").bounding_box(),
+            ana.locator(".am-ph-reach").bounding_box(),
             ana.locator(".am-choices").bounding_box(),
         ):
             assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] + 1, box

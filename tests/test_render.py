@@ -34,8 +34,11 @@ def test_repr_html_shows_pawns_owners_buildings_mortgages_and_cash():
     assert 'aria-label="Ana, Competitor, to move"' in html  # her turn: a gold ring
     assert "am-pawn am-to-move" in html
     assert 'aria-label="Ben, Monopolist, held in Prison"' in html
-    assert f"background:{ROLE_COLOURS[0]};border-radius:50%" in html
-    assert f"background:{ROLE_COLOURS[1]};border-radius:2px" in html
+    # each seat's own shape (style.pawn_shapes): Competitors solid, Monopolists hatched
+    assert 'data-shape="circle" title="Ana, Competitor, to move"' in html
+    assert f"--am-fill:{ROLE_COLOURS[0]};--am-clip:circle(50%)" in html
+    assert 'data-shape="square" title="Ben, Monopolist, held in Prison"' in html
+    assert f"--am-fill:repeating-linear-gradient(135deg,{ROLE_COLOURS[1]} 0 4px" in html
     rush = html.split('data-space="11"')[1].split('data-space="12"')[0]
     # houses as a number with the house symbol, large enough to count from the back row
     assert "owned by Ana (Competitor)" in rush and 'title="2 houses"' in rush

@@ -11,7 +11,14 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..engine.board import ROLES
-from ..render import board_html, html_join, html_text, players_table_html
+from ..render import (
+    html_join,
+    html_text,
+    phone_html,
+    phone_mine_html,
+    phone_players_html,
+    phone_reach_html,
+)
 from ..rooms import (
     HEARTBEAT_SECONDS,
     Follower,
@@ -28,7 +35,15 @@ from ..session import Change, Reply, choice_label
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .keeper import SEAT_SPACE, BrowserMemory
 from .live import Ticker
-from .play_panels import TITLE_ACTIONS, ManagePanel, Messages, Narration, TradePanel, button
+from .play_panels import (
+    PHASE_WORDS,
+    TITLE_ACTIONS,
+    ManagePanel,
+    Messages,
+    Narration,
+    TradePanel,
+    button,
+)
 
 PHONE_WIDTH = "min(100%, 640px)"
 STATUS_STYLE = (
@@ -44,6 +59,52 @@ def role_badge(role: int) -> Any:
         ROLE_SHAPES[role],
         ROLE_LABELS[role],
     )
+
+
+def fit_to_phone(manage: ManagePanel, trade: TradePanel) -> None:
+    """The build and trade panels' boxes as wide as the phone, never wider."""
+    for box in (manage.picker, trade.partner, trade.pay, trade.give, trade.get):
+        box.layout.width = "100%"
+        box.layout.max_width = "100%"
+        box.style.description_width = "3.6em"  # the boxes line up under each other
+
+
+def status_line(table: RoomTable) -> tuple[Any, str]:
+    """What the student's page says the moment is, in plain words, and its background."""
+    game, seat, info = table.game, table.seat, table.info
+    final = game.phase == "final_adjust"
+    if game.over:
+        if game.winner is None:
+            text = html_text("<b>Game over.</b> Nobody won.")
+        elif game.winner == seat:
+            text = html_text("<b>Game over.</b> You won!")
+        else:
+            text = html_text("<b>Game over.</b> {} won.", game.names[game.winner])
+        return text, "#f4f4f4"
+    if info.status == "ended":
+        return html_text("<b>The class has ended.</b> Nothing more can be played."), "#f4f4f4"
+    if info.status == "paused":
+        return html_text(
+            "<b>Paused</b> by your teacher: your choices come back when the game goes on."
+        ), "#fff4d6"
+    if table.time_up and not final:  # every device says so at once, whoever is to choose
+        return html_text(
+            "<b>Time is up.</b> The final accounting starts after {} choice.",
+            "your" if game.actor == seat else f"{game.names[game.actor]}'s",
+        ), "#fff4d6"
+    if table.controller(seat) != "human":
+        return html_text("A bot is playing your seat while you are away."), "#fff4d6"
+    head = html_text("<b>Time is up:</b> the final accounting. ") if final else ""
+    if game.actor == seat:
+        if final:
+            return html_text(
+                "{}<b>Your turn</b>: sell, mortgage or build if you wish, then press Done "
+                "adjusting.",
+                head,
+            ), "#e3f4e7"
+        words = PHASE_WORDS.get(game.phase, "your choice")
+        return html_text("<b>Your turn</b>, {}: choose below.", words), "#e3f4e7"
+    return html_text("{}{}'s turn.", head, game.names[game.actor]), "#f4f4f4"
 
 
 def clock(seconds: float | None) -> str:
@@ -96,9 +157,10 @@ class StudentPage:
             ]
         )
         self.status = w.HTML()
+        self.status.add_class("am-student-status")
         self.choices = w.HBox(layout=w.Layout(flex_flow="row wrap"))
         self.choices.add_class("am-choices")
-        self.mine = w.HTML()
+        self.mine = w.HTML(layout=w.Layout(width="100%"))
         self.take_back_button = button("Take my seat back", lambda _: self.take_back())
         self.take_back_button.layout.display = "none"
         self.board = w.HTML(layout=w.Layout(width="100%"))
@@ -118,6 +180,7 @@ class StudentPage:
         )
         self.widget.add_class("am-student")
         self.ticker = Ticker(self.tick)
+        self._shown: tuple[Any, ...] = ()  # the decision and the choices the buttons are for
 
     @property
     def rooms(self) -> Rooms:
@@ -261,18 +324,7 @@ class StudentPage:
             self.manage = ManagePanel(self.table, self.answer)
             self.trade = TradePanel(self.table, self.answer)
             self.narration = Narration(self.table)
-            self.seat_view.children = [
-                self.status,
-                self.choices,
-                self.manage.widget,
-                self.trade.widget,
-                self.take_back_button,
-                self.mine,
-                self.board,
-                self.players,
-                widgets.HTML("<b>What happened</b> (newest first)"),
-                self.narration.widget,
-            ]
+            self.seat_view.children = self.phone_layout()
             self.table.subscribe(self._changed)
             self.refresh()
         before = self.table.info
@@ -288,6 +340,30 @@ class StudentPage:
             )
         elif self.table.info.seconds_left() != before.seconds_left():
             self.refresh_status()
+
+    def phone_layout(self) -> list[widgets.Widget]:
+        """A phone's page, top to bottom: whose turn it is, then the student's own choices (and
+        the build and trade panels, only while they may use them), then what just happened,
+        then their cash and titles, then the spaces around their pawn and every player."""
+        fit_to_phone(self.manage, self.trade)
+        for panel, label in ((self.manage, "Build, sell or mortgage"), (self.trade, "Trade")):
+            heading = widgets.HTML(html_text("<h2 class='am-ph-heading'>{}</h2>", label))
+            panel.widget.children = (heading, *panel.widget.children)
+            panel.widget.add_class("am-phone-panel")
+            panel.widget.layout.display = "none"
+        happened = widgets.HTML("<h2 class='am-ph-heading'>What happened (newest first)</h2>")
+        return [
+            self.status,
+            self.choices,
+            self.manage.widget,
+            self.trade.widget,
+            self.take_back_button,
+            happened,
+            self.narration.widget,
+            self.mine,
+            self.board,
+            self.players,
+        ]
 
     def show_waiting(self) -> None:
         rows = self.rooms.seats(self.seat.code, self.seat.table)
@@ -309,35 +385,33 @@ class StudentPage:
             return
         game = table.game
         seat = table.seat
-        self.board.value = board_html(game, with_players=False)
-        self.players.value = players_table_html(game)
-        titles = [
-            html_text(
-                "{}{}",
-                game.board.spaces[s].name,
-                " (mortgaged)" if game.mortgaged[s] else "",
-            )
-            for s in game.titles_of(seat)
-        ]
-        self.mine.value = html_text(
-            "<div style='font-size:17px;margin:4px 0'>{} · cash <b>${}</b> · titles: {}</div>",
-            role_badge(game.roles[seat]),
-            game.cash[seat],
-            html_join(titles, ", ") if titles else "none yet",
-        )
+        self.board.value = phone_html(phone_reach_html(game, seat))
+        self.players.value = phone_html(phone_players_html(game, seat))
+        self.mine.value = phone_mine_html(game, seat)
         away = table.controller(seat) != "human" and not game.over
         self.take_back_button.layout.display = "flex" if away else "none"
         pending = game.pending
         mine = pending is not None and game.actor == seat and not away and table.playing
         kinds = pending.kinds if mine else ()
-        moment = table.moment
-        self.choices.children = tuple(
-            self._choice_button(choice, moment)
+        offered = tuple(
+            (choice, choice_label(game, choice))
             for choice in (game.legal_choices() if mine else ())
             if choice.kind not in TITLE_ACTIONS and choice.kind != "end_game"
         )
+        # the same choices at the same decision keep their buttons (a seat's news or the clock
+        # redraws the page), so a finger on its way to a button never finds it replaced
+        shown = (len(game.decisions), offered)
+        if shown != self._shown:
+            self._shown = shown
+            self.choices.children = tuple(
+                self._choice_button(choice, label, len(game.decisions)) for choice, label in offered
+            )
         self.manage.refresh(kinds)
         self.trade.refresh(kinds)
+        # the panels only while the student may use them: never after the game, while paused,
+        # on another player's turn, or in the final accounting for trades
+        self.manage.widget.layout.display = "flex" if self.manage.available else "none"
+        self.trade.widget.layout.display = "flex" if self.trade.available else "none"
         self.narration.refresh()
         self.refresh_status()
 
@@ -347,35 +421,9 @@ class StudentPage:
             return
         game, seat, info = table.game, table.seat, table.info
         left = info.seconds_left()
-        timer = f" · time left {clock(left)}" if left is not None and not game.over else ""
-        if game.over:
-            winner = "nobody" if game.winner is None else game.names[game.winner]
-            text, colour = html_text("<b>Game over.</b> Winner: {}.", winner), "#f4f4f4"
-        elif info.status == "paused":
-            text, colour = html_text("<b>Paused</b> by your teacher."), "#fff4d6"
-        elif info.status == "ended":
-            text, colour = html_text("<b>The class has ended.</b>"), "#f4f4f4"
-        elif table.time_up:  # every device says so at once, whoever is to choose
-            if game.phase == "final_adjust":
-                then = (
-                    "your turn: sell or mortgage if you wish, then say you are done"
-                    if game.actor == seat
-                    else f"{game.names[game.actor]} is adjusting"
-                )
-                text = html_text("<b>Time is up:</b> the final accounting ({}).", then)
-            else:
-                text = html_text(
-                    "<b>Time is up.</b> The final accounting starts after {} choice.",
-                    "your" if game.actor == seat else f"{game.names[game.actor]}'s",
-                )
-            colour = "#fff4d6"
-        elif table.controller(seat) != "human":
-            text, colour = html_text("A bot is playing your seat while you are away."), "#fff4d6"
-        elif game.actor == seat:
-            phase = game.phase.replace("_", " ")
-            text, colour = html_text("<b>Your turn</b> ({}): choose below.", phase), "#e3f4e7"
-        else:
-            text, colour = html_text("{}'s turn.", game.names[game.actor]), "#f4f4f4"
+        final = game.over or game.phase == "final_adjust"
+        timer = f" · time left {clock(left)}" if left is not None and not final else ""
+        text, colour = status_line(table)
         self.status.value = html_text(
             "<div style='" + STATUS_STYLE.format(colour) + "'>Table {} · <b>{}</b> {} · "
             "round {}{}<br>{}</div>",
@@ -387,12 +435,17 @@ class StudentPage:
             text,
         )
 
-    def _choice_button(self, choice: Any, moment: int) -> widgets.Button:
-        made = button(
-            choice_label(self.table.game, choice),
-            lambda _: self.answer(self.table.decide(choice, moment)),
-        )
-        made.layout.min_height = "40px"  # a finger's width on a phone
+    def _choice_button(self, choice: Any, label: str, decisions: int) -> widgets.Button:
+        """A button for `choice`, good while the game has `decisions` decisions: pressed after
+        another decision, it is stale and the table says so."""
+
+        def press(_: Any) -> None:
+            table = self.table
+            fresh = len(table.game.decisions) == decisions
+            self.answer(table.decide(choice, table.moment if fresh else -1))
+
+        made = button(label, press)
+        made.layout.min_height = "44px"  # a finger's width on a phone
         return made
 
     # -- for tests and scripts -------------------------------------------------------------------
