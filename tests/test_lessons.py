@@ -546,7 +546,8 @@ def exact_against_wilson(batches: BatchStore, text: str, wins: int, games: int) 
     prints it, the exact interval (the test's own) reaching the halfway mark, and the Wilson
     interval of the same games leaving it out."""
     test = stats.compare_with_even(wins, games, 0.5)
-    assert stats.p_text(test.p_value).removeprefix("p = ") in text, (test, text)
+    (said,) = re.findall(r"p-value of (0\.\d+)", text)
+    assert float(said) == round(test.p_value, len(said) - 2), (test, text)
     assert test.direction == "even" and test.low <= 0.5, (test, text)
     assert wilson_interval(wins, games)[0] > 0.5, text
 
@@ -633,7 +634,8 @@ def landing_says(batches: BatchStore, text: str, says: str, policy: str = "pay")
 
 def structure_row(batches: BatchStore, text: str, batch: str, structure: str) -> None:
     """ "| structure | $a to $b | rounds a to b | a% to b% | Gini a to b |": rent paid per turn,
-    mean game length, share stopped by the round cap and final Gini, each within its range."""
+    mean game length, share stopped by the round cap and the Gini at the fixed round the chart
+    compares (fairness.GINI_ROUND), each within its range."""
     cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
     assert cells[0] == structure
     row = batches[batch].set_index("structure").loc[structure.replace("All", "all")]
@@ -641,7 +643,7 @@ def structure_row(batches: BatchStore, text: str, batch: str, structure: str) ->
         row["rent_per_turn"],
         row["mean_rounds"],
         100 * row["round_cap_share"],
-        row["mean_gini"],
+        row["gini_at_round"],
     )
     for cell, value in zip(cells[1:], values, strict=True):
         low, high = (float(n.strip("$%")) for n in cell.split(" to "))
@@ -651,9 +653,42 @@ def structure_row(batches: BatchStore, text: str, batch: str, structure: str) ->
 def structure_between(batches: BatchStore, text: str, batch: str) -> None:
     """The mixed table lies between the two one-role tables on every measure."""
     rows = batches[batch].set_index("structure")
-    for column in ("rent_per_turn", "mean_rounds", "round_cap_share", "mean_gini"):
+    for column in ("rent_per_turn", "mean_rounds", "round_cap_share", "gini_at_round"):
         ends = sorted(rows.loc[["all Competitors", "all Monopolists"], column])
         assert ends[0] <= rows.loc["mixed", column] <= ends[1], (column, text)
+
+
+def structure_gap_smaller(
+    batches: BatchStore, text: str, batch: str, than: str, column: str, at_most: float
+) -> None:
+    """The gap in `column` between the all-Monopolists and the all-Competitors tables of
+    `batch` is at most `at_most` times the gap of `than` ("much smaller")."""
+
+    def gap(name: str) -> float:
+        rows = batches[name].set_index("structure")
+        return abs(rows.loc["all Monopolists", column] - rows.loc["all Competitors", column])
+
+    assert gap(batch) <= at_most * gap(than), (gap(batch), gap(than), text)
+
+
+def structure_running(batches: BatchStore, text: str, batch: str, at_least: float) -> None:
+    """At the round the market-structure chart compares inequality, at least `at_least` of
+    every table's games are still running ("almost every game")."""
+    rows = batches[batch]
+    assert (rows["gini_round"] == fairness.GINI_ROUND).all(), rows["gini_round"]
+    assert (rows["gini_games"] >= at_least * rows["games"]).all(), (rows["gini_games"], text)
+
+
+def gini_when_one_left(batches: BatchStore, text: str, batch: str) -> None:
+    """Every game of a batch that ended with one player left ends at the Gini the text gives
+    ((n - 1) / n), whatever happened on the way; and the batch has such games."""
+    result = batches[batch]
+    ended = result.games.loc[result.games["end_reason"] == "game_a", "game"]
+    assert len(ended) > 0, "no game of the batch ended with one player left"
+    players = result.players[result.players["game"].isin(ended)]
+    ginis = players.groupby("game")["net_worth"].apply(lambda w: inequality.gini(w.to_numpy()))
+    (said,) = {float(n) for n in re.findall(r"\b0\.\d+\b", text)}
+    assert ginis.to_numpy() == pytest.approx(said), (ginis.describe(), text)
 
 
 def lorenz_range(
@@ -932,6 +967,9 @@ CLAIMS = {
     "landing_says": landing_says,
     "structure_row": structure_row,
     "structure_between": structure_between,
+    "structure_gap_smaller": structure_gap_smaller,
+    "structure_running": structure_running,
+    "gini_when_one_left": gini_when_one_left,
     "lorenz_range": lorenz_range,
     "inequality_range": inequality_range,
     "landing_drops": landing_drops,
