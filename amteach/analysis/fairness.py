@@ -665,7 +665,7 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
 
 def win_rates_side_by_side(results: dict[str, SimulationResult]) -> go.Figure:
     """Win rate by role for several sets of games side by side (a class's own games and a
-    bots' batch), each bar with its 95% Wilson interval. Bars of one set share a pattern; the
+    bots' batch), each bar with its exact 95% interval. Bars of one set share a pattern; the
     roles keep their colours and names."""
     import plotly.graph_objects as go
 
@@ -728,6 +728,31 @@ def reading_class_and_bots(class_games: SimulationResult, bots: SimulationResult
         int(monopolists[1]["wins"]),
         int(monopolists[1]["games"]),
     )
-    return text + stats.difference_sentence(
-        "the Monopolists' win rate from the bots to the class", change, "difference"
+    return (
+        text
+        + stats.difference_sentence(
+            "the Monopolists' win rate from the bots to the class", change, "difference"
+        )
+        + _lengths_sentence(class_games, bots)
+    )
+
+
+def game_round(result: SimulationResult) -> int:
+    """The round a set of games reached: the median of their lengths in rounds (at least 1)."""
+    return max(1, round(float(result.games["rounds"].median())))
+
+
+def _lengths_sentence(class_games: SimulationResult, bots: SimulationResult) -> str:
+    """How far the two sets of games went: a win rate depends on where play stops, so the
+    class is compared with bots stopped at about the same round."""
+    mine, theirs = game_round(class_games), game_round(bots)
+    text = (
+        f" The class's games stopped at round {mine} (the middle game) and the bots' at round "
+        f"{theirs}"
+    )
+    if abs(mine - theirs) <= max(2, 0.1 * mine):
+        return text + ": both were settled at about the same point of a game."
+    return text + (
+        ": a game stopped at another round is settled at another point, so this difference "
+        "is partly one of game length."
     )
