@@ -5,6 +5,7 @@ widgets in one process, sharing a SQLite class database; and the command line's 
 from __future__ import annotations
 
 import csv
+import html
 import io
 import zipfile
 
@@ -122,6 +123,18 @@ def test_a_whole_class_game_gives_results_and_downloads_in_simulates_shape(room)
         assert list(frame.columns)[:3] == ["game", "seed", "winner"] and len(frame) == 1
     message = tab.downloads.children[1].file_message()
     assert message["binary"] and message["filename"].endswith(".zip")
+    # issue 23: the bots beside the class stop at the round the class reached (its 5-round
+    # cap), under the class's rules, not at the 200-round cap of the Who wins tab
+    reached = int(tab.result().games["rounds"].median())
+    tab.bots.games.value = 50
+    tab.bots.start()
+    tab.bots.wait()
+    bots = tab.bots.result
+    assert bots is not None, tab.bots.status.value
+    assert bots.games["rounds"].max() == reached == 5
+    assert (bots.games["end_reason"] == "round_cap").all()
+    reading = html.unescape(tab.bots.charts.children[1].value)
+    assert f"the bots' at round {reached}: both were settled at about the same point" in reading
 
 
 def test_a_join_link_carries_the_room_and_nothing_else():

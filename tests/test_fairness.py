@@ -85,15 +85,26 @@ def test_sweep_figure_draws_each_role_in_its_colour_and_shape(fee_sweep):
     ],
 )
 def test_win_rates_figure_has_intervals_and_plain_labels(batch, by, labels):
+    """The bars carry the exact (Clopper-Pearson) interval the even test reads (issue 23):
+    its whisker leaves out the even mark exactly when the test says more or less than luck."""
     figure = fairness.win_rates_figure(batch, by)
     assert type(figure) is go.Figure
     bars = figure.data[0]
     expected = batch.win_rates(by)
     assert list(bars.x) == labels
     assert list(bars.y) == pytest.approx(list(expected["rate"]))
-    assert [
-        y - down for y, down in zip(bars.y, bars.error_y.arrayminus, strict=True)
-    ] == pytest.approx(list(expected["ci_low"]))
+    games = len(batch.games)
+    even_share = 0.5 if by == "role" else 0.25
+    tests = [
+        stats.compare_with_even(row.wins, games, even_share, row.games // games)
+        for row in expected.itertuples()
+    ]
+    lows = [y - down for y, down in zip(bars.y, bars.error_y.arrayminus, strict=True)]
+    highs = [y + up for y, up in zip(bars.y, bars.error_y.array, strict=True)]
+    assert lows == pytest.approx([test.low for test in tests])
+    assert highs == pytest.approx([test.high for test in tests])
+    for low, high, test in zip(lows, highs, tests, strict=True):
+        assert (low <= test.even <= high) == (test.direction == "even")
     if by == "role":
         assert list(bars.marker.color) == list(ROLE_COLOURS)
     if by == "seat":
@@ -108,7 +119,7 @@ def test_market_structures_figure_has_a_panel_per_measure(structures):
     assert type(figure) is go.Figure
     assert len(figure.data) == 3
     for trace, column in zip(
-        figure.data, ("rent_per_turn", "mean_rounds", "mean_gini"), strict=True
+        figure.data, ("rent_per_turn", "mean_rounds", "gini_at_round"), strict=True
     ):
         assert list(trace.x) == list(fairness.MARKET_STRUCTURES)
         assert list(trace.y) == pytest.approx(list(structures[column]))
@@ -217,8 +228,11 @@ def test_reading_market_structures_quotes_the_frames_numbers(structures):
     assert f"against ${c['rent_per_turn']:,.0f}" in text
     assert f"games last {m['mean_rounds']:.0f} rounds against {c['mean_rounds']:.0f}" in text
     assert "the 40-round cap" in text
+    # inequality at one round for every table (the 40-round cap comes before round 50)
+    assert "At round 40, in the games still running then" in text
     assert (
-        f"{m['mean_gini']:.2f} among Monopolists and {c['mean_gini']:.2f} among Competitors" in text
+        f"{m['gini_at_round']:.2f} among Monopolists and {c['gini_at_round']:.2f} among "
+        "Competitors" in text
     )
 
 
@@ -303,6 +317,7 @@ def test_market_structures_has_one_row_per_structure_computed_from_the_games(str
         round_cap=40,
         progress=False,
         allow_one_role=True,
+        record_rounds=True,
     )
     row = structures.set_index("structure").loc["all Monopolists"]
     rent = direct.players.groupby("game")["rent_paid"].sum()
@@ -310,6 +325,13 @@ def test_market_structures_has_one_row_per_structure_computed_from_the_games(str
     assert row["rent_per_game"] == pytest.approx(rent.mean())
     ginis = [gini(g["net_worth"]) for _, g in direct.players.groupby("game")]
     assert row["mean_gini"] == pytest.approx(sum(ginis) / len(ginis))
+    # issue 23: inequality compared at a fixed round (here the cap, 40, before round 50), over
+    # the games still running then, each game's Gini of its players' wealth at that round
+    assert row["gini_round"] == 40
+    at = direct.rounds[direct.rounds["round"] == 40]
+    running = [gini(g["wealth"].to_numpy()) for _, g in at.groupby("game")]
+    assert row["gini_games"] == len(running)
+    assert row["gini_at_round"] == pytest.approx(sum(running) / len(running))
     assert row["mean_rounds"] == pytest.approx(direct.games["rounds"].mean())
     assert row["bankrupt_share"] == pytest.approx(direct.players["bankrupt"].mean())
     assert structures["mean_gini"].between(0, 0.75).all()
@@ -317,7 +339,12 @@ def test_market_structures_has_one_row_per_structure_computed_from_the_games(str
 
 @pytest.mark.parametrize(
     ("options", "field"),
-    [({"players": 7}, "players"), ({"bot": "genius"}, "bot"), ({"games": 0}, "games")],
+    [
+        ({"players": 7}, "players"),
+        ({"bot": "genius"}, "bot"),
+        ({"games": 0}, "games"),
+        ({"gini_round": 0}, "gini_round"),
+    ],
 )
 def test_market_structures_bad_input_is_named(options, field, no_games):
     with pytest.raises(InputError) as err:

@@ -45,7 +45,7 @@ from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
 from amteach.files import load_scenario_file, read_yaml
 from amteach.sim import DEFAULT_ROUND_CAP, SimulationResult, simulate, wilson_interval
-from amteach.sim.sweep import SWEEP_COLUMNS
+from amteach.sim.sweep import SWEEP_COLUMNS, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
@@ -189,6 +189,16 @@ def best_play_seats(preset: str) -> list[str]:
 def play_batch(name: str) -> Any:
     """Play a batch of lessons/batches.yaml, on one worker (the test workers share the cores)."""
     spec = BATCHES[name]
+    if spec.get("kind") == "sweep":
+        return sweep(
+            spec["parameter"],
+            spec["values"],
+            games=spec["games"],
+            seats=spec["seats"],
+            seed=spec["seed"],
+            workers=1,
+            progress=False,
+        )
     if spec.get("kind") == "structures":
         return fairness.market_structures(
             games=spec["games"], bot=spec["bot"], seed=spec["seed"], workers=1, progress=False
@@ -473,6 +483,75 @@ def tax_share_range(
     assert low <= share <= high, (share, text)
 
 
+def sweep_rows(batches: BatchStore, batch: str, value: Any, role: str = "monopolist") -> pd.Series:
+    """A role's row of one value of a sweep batch ("Change one rule"), as its chart draws it
+    (rate and its Wilson interval, as the sweep's frame holds them)."""
+    frame = batches[batch]
+    rows = frame[(frame["value"] == value) & (frame["role"] == role)]
+    assert len(rows) == 1, (batch, value, role)
+    return rows.iloc[0]
+
+
+def sweep_even(
+    batches: BatchStore, text: str, batch: str, values: list[Any], role: str = "monopolist"
+) -> None:
+    """At every one of `values`, the role's interval (as the sweep chart draws it) includes
+    the halfway mark: those games cannot tell any of these values from an even game."""
+    for value in values:
+        row = sweep_rows(batches, batch, value, role)
+        assert row["ci_low"] <= 0.5 <= row["ci_high"], (value, row, text)
+
+
+def sweep_cross(
+    batches: BatchStore, text: str, batch: str, above: Any, below: Any, role: str = "monopolist"
+) -> None:
+    """The role's win rate is above half at `above` and below half at `below`: its line
+    crosses the halfway mark between the two values."""
+    assert sweep_rows(batches, batch, above, role)["rate"] > 0.5, text
+    assert sweep_rows(batches, batch, below, role)["rate"] < 0.5, text
+
+
+def sweep_within(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    value: Any,
+    bounds: list[float] | None = None,
+    interval: bool = True,
+    role: str = "monopolist",
+) -> None:
+    """With `interval` (an equivalence margin): the role's whole interval at `value` lies
+    within the text's range. Without: the rate lies in the range, and the range is about as
+    wide as the interval (an answer key's range)."""
+    low, high = range_in(text, bounds)
+    row = sweep_rows(batches, batch, value, role)
+    if interval:
+        assert low <= 100 * row["ci_low"] and 100 * row["ci_high"] <= high, (row, text)
+    else:
+        assert low <= 100 * row["rate"] <= high, (row, text)
+        assert low - 2 <= 100 * row["ci_low"] and 100 * row["ci_high"] <= high + 2, (row, text)
+
+
+def sweep_cap(
+    batches: BatchStore, text: str, batch: str, value: Any, bounds: list[float] | None = None
+) -> None:
+    """The share of a sweep value's games that the round cap settled lies in the range."""
+    low, high = range_in(text, bounds)
+    share = 100 * sweep_rows(batches, batch, value)["round_cap_share"]
+    assert low <= share <= high, (share, text)
+
+
+def exact_against_wilson(batches: BatchStore, text: str, wins: int, games: int) -> None:
+    """A worked example against an even game's half: the exact test's p-value as the text
+    prints it, the exact interval (the test's own) reaching the halfway mark, and the Wilson
+    interval of the same games leaving it out."""
+    test = stats.compare_with_even(wins, games, 0.5)
+    (said,) = re.findall(r"p-value of (0\.\d+)", text)
+    assert float(said) == round(test.p_value, len(said) - 2), (test, text)
+    assert test.direction == "even" and test.low <= 0.5, (test, text)
+    assert wilson_interval(wins, games)[0] > 0.5, text
+
+
 def difference_interval(
     batches: BatchStore, text: str, wins_a: int, games_a: int, wins_b: int, games_b: int
 ) -> None:
@@ -555,7 +634,8 @@ def landing_says(batches: BatchStore, text: str, says: str, policy: str = "pay")
 
 def structure_row(batches: BatchStore, text: str, batch: str, structure: str) -> None:
     """ "| structure | $a to $b | rounds a to b | a% to b% | Gini a to b |": rent paid per turn,
-    mean game length, share stopped by the round cap and final Gini, each within its range."""
+    mean game length, share stopped by the round cap and the Gini at the fixed round the chart
+    compares (fairness.GINI_ROUND), each within its range."""
     cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
     assert cells[0] == structure
     row = batches[batch].set_index("structure").loc[structure.replace("All", "all")]
@@ -563,7 +643,7 @@ def structure_row(batches: BatchStore, text: str, batch: str, structure: str) ->
         row["rent_per_turn"],
         row["mean_rounds"],
         100 * row["round_cap_share"],
-        row["mean_gini"],
+        row["gini_at_round"],
     )
     for cell, value in zip(cells[1:], values, strict=True):
         low, high = (float(n.strip("$%")) for n in cell.split(" to "))
@@ -573,9 +653,42 @@ def structure_row(batches: BatchStore, text: str, batch: str, structure: str) ->
 def structure_between(batches: BatchStore, text: str, batch: str) -> None:
     """The mixed table lies between the two one-role tables on every measure."""
     rows = batches[batch].set_index("structure")
-    for column in ("rent_per_turn", "mean_rounds", "round_cap_share", "mean_gini"):
+    for column in ("rent_per_turn", "mean_rounds", "round_cap_share", "gini_at_round"):
         ends = sorted(rows.loc[["all Competitors", "all Monopolists"], column])
         assert ends[0] <= rows.loc["mixed", column] <= ends[1], (column, text)
+
+
+def structure_gap_smaller(
+    batches: BatchStore, text: str, batch: str, than: str, column: str, at_most: float
+) -> None:
+    """The gap in `column` between the all-Monopolists and the all-Competitors tables of
+    `batch` is at most `at_most` times the gap of `than` ("much smaller")."""
+
+    def gap(name: str) -> float:
+        rows = batches[name].set_index("structure")
+        return abs(rows.loc["all Monopolists", column] - rows.loc["all Competitors", column])
+
+    assert gap(batch) <= at_most * gap(than), (gap(batch), gap(than), text)
+
+
+def structure_running(batches: BatchStore, text: str, batch: str, at_least: float) -> None:
+    """At the round the market-structure chart compares inequality, at least `at_least` of
+    every table's games are still running ("almost every game")."""
+    rows = batches[batch]
+    assert (rows["gini_round"] == fairness.GINI_ROUND).all(), rows["gini_round"]
+    assert (rows["gini_games"] >= at_least * rows["games"]).all(), (rows["gini_games"], text)
+
+
+def gini_when_one_left(batches: BatchStore, text: str, batch: str) -> None:
+    """Every game of a batch that ended with one player left ends at the Gini the text gives
+    ((n - 1) / n), whatever happened on the way; and the batch has such games."""
+    result = batches[batch]
+    ended = result.games.loc[result.games["end_reason"] == "game_a", "game"]
+    assert len(ended) > 0, "no game of the batch ended with one player left"
+    players = result.players[result.players["game"].isin(ended)]
+    ginis = players.groupby("game")["net_worth"].apply(lambda w: inequality.gini(w.to_numpy()))
+    (said,) = {float(n) for n in re.findall(r"\b0\.\d+\b", text)}
+    assert ginis.to_numpy() == pytest.approx(said), (ginis.describe(), text)
 
 
 def lorenz_range(
@@ -797,6 +910,17 @@ def shipped_cell(
         assert low <= rate <= high, (row, rate, text)
 
 
+def shipped_last_gain(batches: BatchStore, text: str, preset: str, role: str) -> None:
+    """The size of "approximate": the upper end of the 95% interval for a role's gain (in
+    points of its own win rate) in that role's last search of the shipped run, as the text
+    gives it ("up to 3.4 points")."""
+    phases = strategy.shipped(preset).phases
+    last = phases[phases["role"] == role].iloc[-1]
+    (found,) = re.findall(r"up to (\d+(?:\.\d+)?) points", text)
+    assert float(found) == pytest.approx(100 * last["ci_high"], abs=0.051), (last, text)
+    assert not last["improved"], f"the last {role} search still improved: {text!r}"
+
+
 def shipped_converged(batches: BatchStore, text: str, preset: str, expect: bool) -> None:
     """Whether the shipped search stopped at an approximate equilibrium."""
     assert strategy.shipped(preset).summary["converged"] == expect, text
@@ -816,6 +940,7 @@ CLAIMS = {
     "shipped_importance": shipped_importance,
     "shipped_best_column": shipped_best_column,
     "shipped_converged": shipped_converged,
+    "shipped_last_gain": shipped_last_gain,
     "rate_range": rate_range,
     "rate_is": rate_is,
     "even_test": even_test,
@@ -829,6 +954,11 @@ CLAIMS = {
     "tax_share_range": tax_share_range,
     "tax_says": tax_says,
     "difference_interval": difference_interval,
+    "sweep_even": sweep_even,
+    "sweep_cross": sweep_cross,
+    "sweep_within": sweep_within,
+    "sweep_cap": sweep_cap,
+    "exact_against_wilson": exact_against_wilson,
     "wins_mostly": wins_mostly,
     "wins_all": wins_all,
     "width_range": width_range,
@@ -837,6 +967,9 @@ CLAIMS = {
     "landing_says": landing_says,
     "structure_row": structure_row,
     "structure_between": structure_between,
+    "structure_gap_smaller": structure_gap_smaller,
+    "structure_running": structure_running,
+    "gini_when_one_left": gini_when_one_left,
     "lorenz_range": lorenz_range,
     "inequality_range": inequality_range,
     "landing_drops": landing_drops,

@@ -44,6 +44,10 @@ if TYPE_CHECKING:
     import plotly.graph_objects as go
 
 MARKET_STRUCTURES = ("all Competitors", "mixed", "all Monopolists")
+# the round at which the market structures' inequality is compared: almost every game is still
+# running then, so the comparison is not a count of finished games (a game that ends with one
+# player left has a Gini of exactly (n - 1) / n, 0.75 for four players, whatever happened)
+GINI_ROUND = 50
 MARKET_COLUMNS = (
     "structure",
     "players",
@@ -54,6 +58,9 @@ MARKET_COLUMNS = (
     "round_cap_share",
     "round_cap",
     "mean_gini",
+    "gini_round",
+    "gini_at_round",
+    "gini_games",
     "bankrupt_share",
 )
 
@@ -90,7 +97,8 @@ def seat_label(seat: int) -> str:
 def win_rate_table(result: SimulationResult, by: str = "role") -> pd.DataFrame:
     """`result.win_rates(by)` with a plain-English `label` for each row and `even_share`, the
     rate every row would have if the game were even (a role's share of the seats; 1 in n for
-    a seat or a bot).
+    a seat or a bot). `ci_low` and `ci_high` are the exact (Clopper-Pearson) 95% interval that
+    the even test reads (`stats.compare_with_even`), not the Wilson interval of `win_rates`.
 
     By role, the rate is the share of games a player of that role won. By seat or bot, it is
     the share of that seat's (or bot's) games that it won.
@@ -112,7 +120,28 @@ def win_rate_table(result: SimulationResult, by: str = "role") -> pd.DataFrame:
     else:
         labels = [str(b) for b in rates["bot"]]
         even = [1 / n] * len(rates)
-    return rates.assign(label=labels, even_share=even)
+    # the exact interval the even test reads (stats.compare_with_even), so an interval wholly
+    # above or below the even mark says exactly what the test's sentence says
+    games = len(result.games)
+    ends = [
+        _exact_ends(int(row.wins), int(row.games), share, games)
+        for row, share in zip(rates.itertuples(), even, strict=True)
+    ]
+    return rates.assign(
+        label=labels,
+        even_share=even,
+        ci_low=[low for low, _ in ends],
+        ci_high=[high for _, high in ends],
+    )
+
+
+def _exact_ends(wins: int, plays: int, even: float, games: int) -> tuple[float, float]:
+    """A group's exact 95% interval per play, as the even test computes it (a group that held
+    two seats a game is tested on its games, not its plays)."""
+    test = stats.group_even_test(wins, plays, even, games)
+    if test is not None:
+        return test.low, test.high
+    return stats.exact_interval(wins, plays) if plays else (float("nan"), float("nan"))
 
 
 def _bar_role(by: str, key: Any, seats: list[SeatSpec]) -> int | None:
@@ -129,8 +158,8 @@ RATE_AXIS = {**PERCENT_AXIS, "range": [0, 1.1]}
 
 
 def win_rates_figure(result: SimulationResult, by: str = "role") -> go.Figure:
-    """Bars of the win rate by role, seat ("1st to play", ...) or bot, each with its 95%
-    Wilson interval, its rate written above the interval (so a label never sits on a whisker,
+    """Bars of the win rate by role, seat ("1st to play", ...) or bot, each with its exact 95%
+    (Clopper-Pearson) interval, the one the even test reads, its rate written above the interval (so a label never sits on a whisker,
     and a small bar has one too), and a mark where an even game would put it. Competitors are
     solid green bars, Monopolists hatched blue, always named under the bar."""
     import plotly.graph_objects as go
@@ -423,13 +452,20 @@ def market_structures(
     round_cap: int | None = DEFAULT_ROUND_CAP,
     progress: bool | str = True,
     on_progress: Callable[[int, int], None] | None = None,
+    gini_round: int = GINI_ROUND,
 ) -> pd.DataFrame:
     """A counterfactual baseline: the same board and bots with every player under the
     Competitors' rules, with the usual mix, and with every player under the Monopolists'
     rules. One row per structure: `rent_per_turn` (rent paid per turn taken),
     `rent_per_game`, `mean_rounds`, `round_cap_share`, `round_cap`, `mean_gini` (the mean
     final Gini coefficient of the players' net worth: 0 is equal, 0.75 means one of four
-    players holds everything) and `bankrupt_share` (share of players who went bankrupt).
+    players holds everything), `gini_at_round` (the mean Gini of wealth at round
+    `gini_round`, over the `gini_games` games still running then; the round is the round cap
+    if that comes sooner) and `bankrupt_share` (share of players who went bankrupt).
+
+    Compare the structures' inequality with `gini_at_round`, not `mean_gini`: a game that
+    ends with one player left has a final Gini of exactly (n - 1) / n, so the final Gini
+    mostly counts how many games finished.
 
     Decision 13 forbids a table of one role; these games are an analysis, not a game a class
     plays, so they use `simulate(..., allow_one_role=True)`. They play Game A (last player
@@ -439,6 +475,11 @@ def market_structures(
         raise InputError(f"players must be from 2 to 6, not {players!r}", field="players")
     if bot not in STRATEGIES:
         raise InputError(f"unknown bot {bot!r}; valid bots: {', '.join(STRATEGIES)}", field="bot")
+    if isinstance(gini_round, bool) or not isinstance(gini_round, int) or gini_round < 1:
+        raise InputError(
+            f"gini_round must be a whole number of rounds, at least 1, not {gini_round!r}",
+            field="gini_round",
+        )
     workers = check_batch_settings(games, workers, "A")
     ruleset = with_round_cap(RuleSet.coerce(rules), round_cap, "round_cap")
     rows = []
@@ -458,12 +499,12 @@ def market_structures(
             round_cap=None,
             game="A",
             progress=progress,
-            record_rounds=False,
+            record_rounds=True,  # the Gini at a fixed round reads every round's wealth
             allow_one_role=structure != "mixed",
             on_chunk=advance,
         )
         if result.completed:
-            rows.append(_structure_row(structure, players, ruleset, result))
+            rows.append(_structure_row(structure, players, ruleset, result, gini_round))
         if result.interrupted:
             interrupted = True
             break
@@ -473,13 +514,17 @@ def market_structures(
 
 
 def _structure_row(
-    structure: str, players: int, ruleset: RuleSet, result: SimulationResult
+    structure: str, players: int, ruleset: RuleSet, result: SimulationResult, gini_round: int
 ) -> dict[str, Any]:
-    from .inequality import gini  # imported here: it brings plotly, which a sweep never needs
+    # imported here: it brings plotly, which a sweep never needs
+    from .inequality import gini, gini_by_round
 
     g, p = result.games, result.players
     rent = p.groupby("game")["rent_paid"].sum()
     ginis = p.groupby("game")["net_worth"].apply(lambda worth: gini(worth.to_numpy()))
+    at = min(gini_round, ruleset.round_cap) if ruleset.round_cap else gini_round
+    by_round = gini_by_round(result.rounds).set_index("round")
+    running = by_round.loc[at] if at in by_round.index else None
     return {
         "structure": structure,
         "players": players,
@@ -490,6 +535,9 @@ def _structure_row(
         "round_cap_share": float((g["end_reason"] == "round_cap").mean()),
         "round_cap": ruleset.round_cap,
         "mean_gini": float(ginis.mean()),
+        "gini_round": at,
+        "gini_at_round": float(running["gini_mean"]) if running is not None else float("nan"),
+        "gini_games": int(running["games"]) if running is not None else 0,
         "bankrupt_share": float(p["bankrupt"].mean()),
     }
 
@@ -503,7 +551,8 @@ def _structure_role(structure: str) -> int | None:
 def market_structures_figure(frame: pd.DataFrame) -> go.Figure:
     """Three panels, one bar per market structure (named under each bar): rent paid per
     turn, mean game length in rounds (with the share of games the round cap settled), and
-    the mean final Gini coefficient of net worth."""
+    the mean Gini coefficient of wealth at a fixed round (`gini_round`) over the games still
+    running then."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -515,7 +564,7 @@ def market_structures_figure(frame: pd.DataFrame) -> go.Figure:
         subplot_titles=(
             "Rent paid per turn",
             "Game length (rounds)",
-            "Inequality at the end (Gini)",
+            f"Inequality at round {_gini_round(frame)} (Gini)",
         ),
     )
     marker = bar_patterns([_structure_role(s) for s in frame["structure"]])
@@ -529,7 +578,14 @@ def market_structures_figure(frame: pd.DataFrame) -> go.Figure:
                 for v, s in zip(frame["mean_rounds"], frame["round_cap_share"], strict=True)
             ],
         ),
-        ("mean_gini", "Gini %{y:.2f}", [f"{v:.2f}" for v in frame["mean_gini"]]),
+        (
+            "gini_at_round",
+            "Gini %{y:.2f}",
+            [
+                f"{v:.2f}<br>{n} games running"
+                for v, n in zip(frame["gini_at_round"], frame["gini_games"], strict=True)
+            ],
+        ),
     )
     for col, (column, hover, text) in enumerate(panels, start=1):
         figure.add_trace(
@@ -563,6 +619,11 @@ def market_structures_figure(frame: pd.DataFrame) -> go.Figure:
     )
 
 
+def _gini_round(frame: pd.DataFrame) -> int:
+    """The round at which a market-structures frame compares inequality."""
+    return int(frame["gini_round"].iloc[0])
+
+
 def reading_market_structures(frame: pd.DataFrame) -> str:
     """Two sentences reading `market_structures_figure` for a student, comparing a table of
     Monopolists with a table of Competitors."""
@@ -585,9 +646,12 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
         f"when everyone is a Competitor; games last {m['mean_rounds']:.0f} rounds against "
         f"{c['mean_rounds']:.0f} ({_percent(m['round_cap_share'])} and "
         f"{_percent(c['round_cap_share'])} reach the {int(m['round_cap'])}-round cap). "
-        f"At the end, the Gini coefficient of net worth is {m['mean_gini']:.2f} among "
-        f"Monopolists and {c['mean_gini']:.2f} among Competitors (0 means everyone is "
-        "equally rich). "
+        f"At round {_gini_round(frame)}, in the games still running then "
+        f"({int(m['gini_games'])} and {int(c['gini_games'])} of {int(m['games'])}), the Gini "
+        f"coefficient of wealth is {m['gini_at_round']:.2f} among Monopolists and "
+        f"{c['gini_at_round']:.2f} among Competitors (0 means everyone is equally rich; the "
+        "same round for every table, because a game that ends with one player left always "
+        "ends at the highest Gini there is). "
         + stats.difference_sentence(
             "the share of games the cap settled (Monopolists' table minus Competitors')",
             capped,
@@ -601,7 +665,7 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
 
 def win_rates_side_by_side(results: dict[str, SimulationResult]) -> go.Figure:
     """Win rate by role for several sets of games side by side (a class's own games and a
-    bots' batch), each bar with its 95% Wilson interval. Bars of one set share a pattern; the
+    bots' batch), each bar with its exact 95% interval. Bars of one set share a pattern; the
     roles keep their colours and names."""
     import plotly.graph_objects as go
 
@@ -664,6 +728,31 @@ def reading_class_and_bots(class_games: SimulationResult, bots: SimulationResult
         int(monopolists[1]["wins"]),
         int(monopolists[1]["games"]),
     )
-    return text + stats.difference_sentence(
-        "the Monopolists' win rate from the bots to the class", change, "difference"
+    return (
+        text
+        + stats.difference_sentence(
+            "the Monopolists' win rate from the bots to the class", change, "difference"
+        )
+        + _lengths_sentence(class_games, bots)
+    )
+
+
+def game_round(result: SimulationResult) -> int:
+    """The round a set of games reached: the median of their lengths in rounds (at least 1)."""
+    return max(1, round(float(result.games["rounds"].median())))
+
+
+def _lengths_sentence(class_games: SimulationResult, bots: SimulationResult) -> str:
+    """How far the two sets of games went: a win rate depends on where play stops, so the
+    class is compared with bots stopped at about the same round."""
+    mine, theirs = game_round(class_games), game_round(bots)
+    text = (
+        f" The class's games stopped at round {mine} (the middle game) and the bots' at round "
+        f"{theirs}"
+    )
+    if abs(mine - theirs) <= max(2, 0.1 * mine):
+        return text + ": both were settled at about the same point of a game."
+    return text + (
+        ": a game stopped at another round is settled at another point, so this difference "
+        "is partly one of game length."
     )

@@ -6,7 +6,9 @@ Two questions, two methods:
   batch is compared with its even mark (a role's share of the seats; 1 in n for a seat or a
   bot) by an exact binomial test: `compare_with_even`. Its p-value is two-sided (twice the
   smaller tail), so it says "more than luck would explain" exactly when the exact 95%
-  (Clopper-Pearson) interval leaves out the even mark.
+  (Clopper-Pearson) interval leaves out the even mark. The charts drawn against an even mark
+  (`fairness.win_rate_table`) draw that exact interval, `exact_interval`, so what a student
+  reads off a whisker and what the test says always agree.
 - **Did a win rate change between two batches?** Two values of a sweep, two presets or two
   market structures are separate batches. Their difference gets Newcombe's interval for
   the difference of two independent proportions (statsmodels'
@@ -70,6 +72,21 @@ def _check_count(wins: int, games: int, name: str) -> tuple[int, int]:
             f"{name}: wins must be a whole number from 0 to the games ({games})", field=name
         )
     return int(wins), int(games)
+
+
+def exact_interval(wins: int, games: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval for a proportion: the interval the even test
+    reads, so a mark outside it is exactly a mark the test rejects (scipy's `binomtest`).
+    (nan, nan) for no games."""
+    from scipy.stats import binomtest
+
+    if games == 0:
+        return (float("nan"), float("nan"))
+    wins, games = _check_count(wins, games, "exact_interval")
+    interval = binomtest(wins, games).proportion_ci(
+        confidence_level=_check_confidence(confidence), method="exact"
+    )
+    return (float(interval.low), float(interval.high))
 
 
 @dataclass(frozen=True)
@@ -138,15 +155,15 @@ def compare_with_even(
         )
     less = binomtest(wins, games, per_game, alternative="less").pvalue
     more = binomtest(wins, games, per_game, alternative="greater").pvalue
-    interval = binomtest(wins, games).proportion_ci(confidence_level=confidence, method="exact")
+    low, high = exact_interval(wins, games, confidence)
     return EvenTest(
         wins=wins,
         games=games,
         plays_per_game=plays_per_game,
         even=float(even),
         rate=wins / games / plays_per_game,
-        low=float(interval.low) / plays_per_game,
-        high=float(interval.high) / plays_per_game,
+        low=low / plays_per_game,
+        high=high / plays_per_game,
         p_value=float(min(1.0, 2 * min(less, more))),
         confidence=confidence,
     )

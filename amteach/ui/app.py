@@ -87,6 +87,8 @@ APP_STYLE = (
 .am-app .am-decide-more .jupyter-widget-Collapse-contents{padding:6px}
 .am-players-box .am-cards{font-size:var(--am-ui-font)}
 .am-players-box .am-card-cash{font-size:max(18px,1.1em)}
+.am-players-box .am-card-name{white-space:normal;text-overflow:clip}
+.am-players-box .am-card-status{white-space:nowrap}
 .am-players-box .am-card.am-to-move{box-shadow:0 0 0 3px HIGHLIGHT}
 </style>
 """.replace("HOLE_LEFT", str(HOLE_LEFT))

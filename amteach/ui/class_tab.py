@@ -215,10 +215,14 @@ class ClassTab:
         )
         self.bots = BatchPanel(
             "<p>The class beside the bots: the <i>Who wins</i> batch (investor bots, two of each "
-            "role), next to the class's finished games.</p>",
+            "role) under the class's rules, stopped at the round the class's games reached "
+            "(the middle game's) and settled there by the final accounting, next to the "
+            "class's finished games.</p>",
             self._beside_bots,
             default_games=200,
             seats=INVESTOR_SEATS,
+            run=self._bots_to_class_round,
+            rules=False,
         )
         self.running = w.VBox(
             [
@@ -666,6 +670,25 @@ class ClassTab:
         self._rounds_shown = tuple(t.game.round for t in self.tables)
         self.results.children = chart_widgets(class_charts(self.result()))
         return True
+
+    def _bots_to_class_round(self, games: int, _preset: str, seed: int, on_chunk: Any) -> Any:
+        """The bots' batch under the class's rules, stopped at the round the class reached: a
+        win rate depends on where play stops (issue 23)."""
+        from ..analysis.fairness import game_round
+        from ..sim import simulate
+
+        result = self.result()
+        if not len(result.games):
+            raise Refused("no table has finished its game yet")
+        return simulate(
+            games=games,
+            seats=self.bots.seats,
+            rules=result.meta["rules"],
+            seed=seed,
+            round_cap=game_round(result),
+            progress=False,
+            on_chunk=on_chunk,
+        )
 
     def _beside_bots(self, bots: Any) -> list[Any]:
         result = self.result()

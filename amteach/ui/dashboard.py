@@ -132,6 +132,7 @@ class Dashboard:
             lambda result: who_wins_charts(result) + self.class_beside(result),
             default_games=200,
         )
+        self.who_wins.widget.add_class("am-who-wins")  # its projector layout (projector.css)
         self.rules_preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
         self.rules_view = w.HTML(rules_html("default"))
         self.rules_preset.observe(

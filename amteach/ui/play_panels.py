@@ -178,7 +178,7 @@ class DecisionBar:
 class ManagePanel:
     """Build, sell, mortgage or redeem: pick one of your titles, and each button says what it
     costs or returns; a button the rules refuse is disabled, and the engine's reason is shown
-    under it ("Build: a Monopolist builds only in a monopolized city; ...")."""
+    above the buttons ("Build: a Monopolist builds only in a monopolized city; ...")."""
 
     def __init__(self, session: Session, answer: Answer) -> None:
         self.session, self.answer = session, answer
@@ -192,13 +192,15 @@ class ManagePanel:
         self.reasons.add_class("am-why-not")
         self._moment = -1
         self.available = False
+        # the reasons come before the buttons: in the board's middle the panel has little
+        # room, and a refused button's reason is what a lesson reads (issue 23)
         self.widget = widgets.VBox(
             [
                 self.picker,
+                self.reasons,
                 widgets.HBox(
                     list(self.buttons.values()), layout=widgets.Layout(flex_flow="row wrap")
                 ),
-                self.reasons,
             ]
         )
         self.widget.add_class("am-manage")

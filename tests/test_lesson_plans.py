@@ -1,0 +1,245 @@
+"""Each lesson plan, followed click by click on the dashboard (issue 23).
+
+A plan names tabs, buttons, lists, panels and labels ("press **Load scenario**", "open the
+panel "Rules and players for New game, save and load""). Each lesson's `walk.yaml` lists
+what its plan.md names, in the order it names them, with what a teacher does with it:
+
+    - tab: Rules                                  # open the dashboard's tab
+    - see: "Income tax, percentage"               # text shown on the open tab
+    - choose: {list: Scenario, option: prison no rent}   # pick an option of a list
+    - press: Load scenario                        # a button, pressed
+      wait: is set up                             #   then wait for this text
+    - open: Build, sell, mortgage, redeem         # open a panel by its title
+    - control: Players                            # a control (button or labelled list/box)
+    - games: 50                                   # set a batch panel's Games (fewer games)
+    - type: {box: Values, text: "300"}            # type into a labelled box
+      panel: Change one rule                      #   in the batch panel whose text holds this
+
+An entry's `plan:` is the words the plan uses for it, when they differ from its name. The
+tests check that the plan names every entry in the walk's order, that every control the plan
+names in bold and every "*Name* tab" is in the walk, and then walk each plan on one served
+dashboard (served with a class database, so the Class tab opens a class), finding each item
+on screen in a 1280x720 projector's page. Any console error fails the walk.
+
+The same served dashboard also checks lesson 1's screen at 1280x720 and 1920x1080: the Who
+wins chart above the fold, "in Prison" and "in Price War" whole on the player card, the Build
+panel's refusal reasons in view, and every tab's type scaled at 1920x1080.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from browser import launch_chromium, serve_dashboard
+from playwright.sync_api import sync_playwright
+
+from amteach.rooms import ROOMS_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = sorted(p for p in (ROOT / "lessons").iterdir() if re.match(r"\d\d-", p.name))
+WAIT = 180_000  # ms: the machine may be busy
+PROJECTOR = {"width": 1280, "height": 720}
+LARGE = {"width": 1920, "height": 1080}
+KINDS = ("tab", "see", "choose", "press", "open", "control", "games", "type")
+# bold words in a plan that are not controls: step headings, moments, rules of the lesson
+NOT_CONTROLS = re.compile(r"^(\d|Before class|Moment|A rule|The |Under the|expected)")
+
+
+def walk_of(lesson: Path) -> list[dict[str, Any]]:
+    return yaml.safe_load((lesson / "walk.yaml").read_text())
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def plan_words(entry: dict[str, Any]) -> str:
+    """The words the plan uses for a walk entry."""
+    if "plan" in entry:
+        return entry["plan"]
+    (kind,) = [k for k in KINDS if k in entry]
+    value = entry[kind]
+    if kind == "tab":
+        return f"*{value}*"
+    if kind == "choose":
+        return value["option"]
+    if kind == "type":
+        return value["box"]
+    if kind == "games":
+        return "Games"
+    return str(value)
+
+
+def activity(lesson: Path) -> str:
+    """What a teacher does in class: "What to open" and "Activity" of plan.md."""
+    plan = (lesson / "plan.md").read_text()
+    return flat(plan[plan.index("## What to open") : plan.index("## Discussion questions")])
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_each_walk_follows_its_plan_in_order(lesson):
+    """The plan names every entry of its walk, in the walk's order."""
+    text = activity(lesson)
+    at = 0
+    for entry in walk_of(lesson):
+        words = flat(plan_words(entry))
+        found = text.find(words, at)
+        assert found >= 0, (
+            f"{lesson.name}: the plan names no {words!r} after {text[at : at + 80]!r}"
+        )
+        at = found
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_every_control_and_tab_a_plan_names_is_walked(lesson):
+    """A plan names controls in bold and tabs as *Name* tab: each is an entry of the walk."""
+    text = activity(lesson)
+    walked = " | ".join(flat(plan_words(e)) for e in walk_of(lesson))
+    bold = {b for b in re.findall(r"\*\*([^*]+)\*\*", text) if not NOT_CONTROLS.match(b)}
+    tabs = {f"*{t}*" for t in re.findall(r"\*([A-Z][^*]{1,25})\* tab", text)}
+    missing = sorted(name for name in bold | tabs if name not in walked)
+    assert missing == [], f"{lesson.name}: named in the plan, not walked: {missing}"
+
+
+# -- the browser -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    database = str(tmp_path_factory.mktemp("class") / "class.sqlite")
+    with serve_dashboard(env={ROOMS_ENV: database}) as server:
+        yield server.url
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        yield browser
+        browser.close()
+
+
+class Teacher:
+    """A page of the dashboard that follows a walk; console errors are collected."""
+
+    def __init__(self, chromium, url: str, viewport: dict) -> None:
+        self.page = chromium.new_page(viewport=viewport)
+        self.errors: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.goto(url, timeout=WAIT)
+        self.page.locator(".am-choices button").first.wait_for(timeout=WAIT)
+
+    @property
+    def pane(self):
+        """The tab on screen."""
+        outer = self.page.locator(".widget-tab").first  # the dashboard's tabs, not a panel's
+        return outer.locator(":scope > .widget-tab-contents > .lm-Widget:visible").first
+
+    def tab(self, title: str) -> None:
+        bar = self.page.locator(".widget-tab > .lm-TabBar").first
+        bar.get_by_role("tab", name=title, exact=True).click()
+        self.page.wait_for_function(
+            """(title) => {
+              const bar = document.querySelector('.widget-tab > .lm-TabBar');
+              const current = bar && bar.querySelector('.lm-mod-current');
+              const shown = [...document.querySelectorAll('.widget-tab-contents > .lm-Widget')]
+                .find((pane) => pane.offsetParent !== null);
+              return current && current.innerText.trim() === title && shown
+                && !shown.innerText.startsWith('Opening');
+            }""",
+            arg=title,
+            timeout=WAIT,
+        )
+
+    def scope(self, panel: str | None = None):
+        """The tab on screen, or its batch panel whose text holds `panel`."""
+        if panel is None:
+            return self.pane
+        return self.pane.locator(".am-batch").filter(has_text=panel).first
+
+    def control(self, name: str, panel: str | None = None):
+        """A visible button named `name`, or a control labelled `name` (a list, a box, a
+        slider), or a panel's title."""
+        pane = self.scope(panel)
+        candidates = [
+            pane.get_by_role("button", name=name, exact=True),
+            pane.locator(".widget-label", has_text=re.compile(rf"^\s*{re.escape(name)}\s*$")),
+            pane.locator(".jupyter-widget-Collapse-header", has_text=name),
+            pane.get_by_role("button", name=name),
+        ]
+        anyone = candidates[0]
+        for other in candidates[1:]:
+            anyone = anyone.or_(other)
+        try:  # it may be drawn a moment after the click before it
+            anyone.filter(visible=True).first.wait_for(timeout=WAIT)
+        except Exception:
+            raise AssertionError(f"no control {name!r} on screen") from None
+        return next(
+            c.filter(visible=True).first for c in candidates if c.filter(visible=True).count()
+        )
+
+    def box(self, label: str, panel: str | None = None):
+        """The list or box whose label is `label`."""
+        return self.control(label, panel).locator("xpath=..").locator("select, input").first
+
+    def see(self, text: str) -> None:
+        self.pane.get_by_text(text).filter(visible=True).first.wait_for(timeout=WAIT)
+
+    def follow(self, entry: dict[str, Any]) -> None:
+        (kind,) = [k for k in KINDS if k in entry]
+        value, panel = entry[kind], entry.get("panel")
+        if kind == "tab":
+            self.tab(value)
+        elif kind == "see":
+            self.see(value)
+        elif kind == "control":
+            assert self.control(value, panel).is_visible()
+        elif kind == "open":
+            header = self.control(value)
+            header.click()
+            header.locator("xpath=..").locator(".jupyter-widget-Collapse-contents").first.wait_for(
+                timeout=WAIT
+            )
+        elif kind == "choose":
+            select = self.box(value["list"], panel)
+            # ipywidgets draws an option's spaces as no-break spaces
+            labels = [
+                label.replace("\xa0", " ") for label in select.locator("option").all_inner_texts()
+            ]
+            assert value["option"] in labels, (value, labels)
+            select.select_option(index=labels.index(value["option"]))
+        elif kind == "type":
+            self.box(value["box"], panel).fill(str(value["text"]))
+            self.box(value["box"], panel).press("Enter")
+        elif kind == "games":
+            readout = self.scope(panel).locator(".widget-readout").filter(visible=True).first
+            readout.click()
+            self.page.keyboard.press("Control+A")
+            self.page.keyboard.type(str(value))
+            self.page.keyboard.press("Enter")
+            self.page.wait_for_function(
+                "([el, n]) => el.innerText.trim() === n", arg=[readout.element_handle(), str(value)]
+            )
+        elif kind == "press":
+            button = self.control(value, panel)
+            assert button.is_enabled(), f"{value!r} is greyed out"
+            button.click()
+        if "wait" in entry:
+            self.see(entry["wait"])
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_each_lesson_plan_can_be_followed_on_the_dashboard(served, chromium, lesson):
+    teacher = Teacher(chromium, served, PROJECTOR)
+    try:
+        for number, entry in enumerate(walk_of(lesson), start=1):
+            try:
+                teacher.follow(entry)
+            except Exception as err:
+                raise AssertionError(f"{lesson.name}, walk entry {number} {entry}: {err}") from err
+        assert teacher.errors == []
+    finally:
+        teacher.page.close()
