@@ -17,6 +17,7 @@ from ..engine.rules import RuleSet, preset_names
 from ..render import html_join, html_text
 from ..serving import figure_widget
 from ..style import ROLE_COLOURS, ROLE_PLURALS, ROLE_SHAPES
+from .charts import data_details_html
 from .resize import ChartSizer
 
 # the batches' usual table: investor bots, two of each role
@@ -132,6 +133,7 @@ def chart_widgets(charts: Sequence[Any]) -> list[widgets.Widget]:
                     )
                 )
             )
+        shown.append(widgets.HTML(data_details_html(figure)))  # the chart's data, as tables
     if shown:
         shown.append(ChartSizer())
     return shown
