@@ -69,7 +69,7 @@ def watched(browser, url: str, errors: list[str], viewport=PROJECTOR, **options)
     page = browser.new_page(viewport=viewport, **options)
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(url)
+    page.goto(url, timeout=WAIT)
     return page
 
 
@@ -87,12 +87,16 @@ def browser():
         chromium.close()
 
 
+# the dashboard's page on show (its tabs are built when first opened)
+SHOWN = ".am-pages > .widget-tab-contents > :not(.lm-mod-hidden)"
+
+
 def open_tab(page, name: str) -> None:
     page.get_by_role("tab", name=name, exact=True).click(timeout=WAIT)
     page.wait_for_function(
-        "() => !document.querySelector('.lm-TabBar-tab.lm-mod-current') ? false : "
-        "![...document.querySelectorAll('.widget-tab-contents > :not(.lm-mod-hidden)')]"
-        ".some((page) => page.innerText.trim() === 'Opening…')",
+        "(shown) => { const page = document.querySelector(shown);"
+        " return page && page.innerText.trim() !== 'Opening…'; }",
+        arg=SHOWN,
         timeout=WAIT,
     )
 
@@ -100,7 +104,7 @@ def open_tab(page, name: str) -> None:
 def run_batches(page) -> None:
     """Press Run on every batch of the tab that is open, one after the other, and wait for
     each one's charts (or its message)."""
-    panels = page.locator(".widget-tab-contents > :not(.lm-mod-hidden) .am-batch")
+    panels = page.locator(f"{SHOWN}.am-batch:visible, {SHOWN} .am-batch:visible")
     for i in range(panels.count()):
         panel = panels.nth(i)
         shown = panel.locator(".am-data").count()
@@ -265,11 +269,12 @@ def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ri
         # start from the tab itself (as a keyboard user arrives there)
         page.get_by_role("tab", name=name, exact=True).focus()
         visible_controls = page.evaluate(
-            """() => [...document.querySelectorAll('.widget-tab-contents > :not(.lm-mod-hidden) '
-              + ':is(button, input, select, textarea, summary, [tabindex="0"])')]
+            """(shown) => [...document.querySelectorAll(shown
+              + ' :is(button, input, select, textarea, summary, [tabindex="0"])')]
               .filter((el) => !el.disabled && el.getClientRects().length > 0
                 && getComputedStyle(el).visibility !== 'hidden'
-                && el.getBoundingClientRect().width > 2).length"""
+                && el.getBoundingClientRect().width > 2).length""",
+            SHOWN,
         )
         reached, order = 0, []
         for _ in range(visible_controls + 40):
@@ -277,10 +282,7 @@ def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ri
             focus = page.evaluate(FOCUS_RING)
             if focus is None:
                 break
-            inside = page.evaluate(
-                "() => !!document.activeElement.closest("
-                "'.widget-tab-contents > :not(.lm-mod-hidden)')"
-            )
+            inside = page.evaluate("(shown) => !!document.activeElement.closest(shown)", SHOWN)
             if not inside:
                 break
             reached += 1
@@ -308,7 +310,7 @@ def test_every_chart_has_a_text_alternative_and_its_data_in_a_table(dashboard_ur
     for name in ("Play", "Who wins", "Landing odds", "Returns", "Taxes"):
         open_tab(page, name)
         run_batches(page)
-        tab = page.locator(".widget-tab-contents > :not(.lm-mod-hidden)").first
+        tab = page.locator(SHOWN)
         charts = tab.locator(".js-plotly-plot:visible")
         charts.first.wait_for(timeout=WAIT)
         for chart in charts.all():
