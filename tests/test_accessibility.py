@@ -23,6 +23,8 @@ import pytest
 from browser import launch_chromium, serve_dashboard
 from playwright.sync_api import sync_playwright
 
+from amteach.content import scenarios_dir
+from amteach.files import load_scenario_file
 from amteach.render import CITY_COLOURS, board_html, space_words
 from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
 from amteach.style import HIGHLIGHT_COLOUR, NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_TONES
@@ -152,20 +154,12 @@ def tab_until(page, matches, limit: int = 150) -> str:
 
 
 def focused_name(page) -> str:
-    """The focused element's role and accessible name, from Chromium's accessibility tree."""
-    node = page.accessibility.snapshot(interesting_only=True)
-    found = _focused(node) if node else None
-    return f"{found['role']}: {found.get('name', '')}" if found else ""
-
-
-def _focused(node):
-    if node.get("focused"):
-        return node
-    for child in node.get("children", ()):
-        hit = _focused(child)
-        if hit:
-            return hit
-    return None
+    """The focused element as the accessibility tree has it: its role and accessible name
+    (the first line of Playwright's ARIA snapshot, e.g. 'button "End turn"')."""
+    focused = page.locator(":focus")
+    if not focused.count():
+        return ""
+    return focused.aria_snapshot().splitlines()[0].lstrip("- ").rstrip(":")
 
 
 def test_lesson_1_moment_a_is_played_with_the_keyboard_and_the_accessibility_tree(
@@ -185,14 +179,14 @@ def test_lesson_1_moment_a_is_played_with_the_keyboard_and_the_accessibility_tre
     assert "1 of 40: START" in tree and "12 of 40: Rush St., a Chicago street. For sale" in tree
 
     # the scenario box, by keyboard: choose "doubled rent", then Load scenario
-    tab_until(page, lambda f: f.startswith("combobox: Scenario"))
+    tab_until(page, lambda f: f.startswith('combobox "Scenario"'))
     page.keyboard.press("Home")
     for _ in range(40):
         if "doubled" in page.evaluate("document.activeElement.value"):
             break
         page.keyboard.press("ArrowDown")
-    assert page.evaluate("document.activeElement.value") == "doubled-rent"
-    tab_until(page, lambda f: f == "button: Load scenario")
+    assert page.evaluate("document.activeElement.value") == "doubled rent"
+    tab_until(page, lambda f: f == 'button "Load scenario"')
     page.keyboard.press("Enter")
 
     # heard at once from the live region (polite): Ana's throw, her landing and the rent
@@ -205,12 +199,14 @@ def test_lesson_1_moment_a_is_played_with_the_keyboard_and_the_accessibility_tre
     words = rush.aria_snapshot()
     assert "Owned by Ben, Monopolist: rent $28" in words and "Here: Ana, Competitor" in words
     assert rush.get_attribute("aria-current") == "location"
-    # the rent is paid: Ana's card says $28 less than she started with
+    # the rent is paid: Ana's card shows the engine's cash after paying it
+    paid = load_scenario_file(scenarios_dir() / "doubled-rent.yaml")
+    assert paid.cash[0] == paid.rules.starting_cash - 28
     cards = page.get_by_role("list", name="Players").aria_snapshot()
-    assert re.search(r"Ana.*\$1,472", cards), cards
+    assert re.search(rf"Ana.*\${paid.cash[0]:,}", cards), cards
 
     # End turn: reached by Tab, pressed with Enter; the next event is announced once
-    tab_until(page, lambda f: f == "button: End turn")
+    tab_until(page, lambda f: f == 'button "End turn"')
     page.keyboard.press("Enter")
     live.filter(has_text="Ben").filter(has_not_text="Rush St.").wait_for(timeout=WAIT)
     assert live.inner_text().count("Rush St.") == 0  # the landing is not announced again
@@ -473,9 +469,6 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
 
 
 def test_the_board_is_a_list_of_spaces_each_read_as_one_sentence():
-    from amteach.content import scenarios_dir
-    from amteach.files import load_scenario_file
-
     game = load_scenario_file(scenarios_dir() / "doubled-rent.yaml")
     html = str(board_html(game, with_players=False, centre=False))
     assert html.count('role="listitem"') == 40
