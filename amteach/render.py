@@ -325,6 +325,17 @@ STYLE = (
 .am-card-status{color:#b00020;font-weight:700}
 .am-note{font-size:max(14px,0.75em);color:#444}
 .am-card-list{display:flex;flex-direction:column;gap:4px}
+@container am-board (max-width:700px){
+  .am-board-box .am-board{display:flex;flex-direction:column;aspect-ratio:auto;max-height:none;font-size:16px}
+  .am-board .am-space{flex-direction:row;align-items:center;gap:0 0.5em;padding:2px 4px;min-height:calc(var(--am-pawn) + 4px)}
+  .am-board .am-band,.am-board .am-left .am-band,.am-board .am-right .am-band{position:static;flex:0 0 auto;width:10px;height:auto;
+    align-self:stretch;margin:-2px 0 -2px -4px}
+  .am-board .am-name{flex:1 1 auto;white-space:normal}
+  .am-board.am-fit .am-long{display:inline}.am-board.am-fit .am-short{display:none}
+  .am-board .am-marks{margin-top:0}
+  .am-board .am-pawns,.am-board .am-corner .am-pawns{position:static;transform:none;flex-direction:row;max-width:none}
+  .am-board .am-centre{display:none}
+}
 .am-sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);
   white-space:nowrap;border:0}
 </style>

@@ -237,6 +237,11 @@ def test_every_choice_button_says_what_it_does_and_what_is_at_stake(dashboard_ur
 # -- keyboard everywhere ------------------------------------------------------------------------
 
 FOCUS_RING = """() => {
+  const scrolled = (el, key) => {
+    let sum = 0;
+    for (let node = el.parentElement; node; node = node.parentElement) sum += node[key];
+    return sum;
+  };
   const el = document.activeElement;
   if (!el || el === document.body) return null;
   const style = getComputedStyle(el);
@@ -246,8 +251,9 @@ FOCUS_RING = """() => {
       ? style.outlineColor : null,
     box: [box.x, box.y, box.width, box.height],
     visible: box.width > 0 && box.height > 0 && style.visibility !== 'hidden',
-    top: box.top + window.scrollY,
-    left: box.left + window.scrollX,
+    // where it is on the page, whichever box scrolls (Voila's page scrolls inside the body)
+    top: box.top + scrolled(el, 'scrollTop'),
+    left: box.left + scrolled(el, 'scrollLeft'),
     tag: el.tagName,
     name: el.getAttribute('aria-label') || el.innerText || el.title || el.value || '',
   };
@@ -311,12 +317,12 @@ def test_every_chart_has_a_text_alternative_and_its_data_in_a_table(dashboard_ur
         charts.first.wait_for(timeout=WAIT)
         for chart in charts.all():
             label = chart.get_attribute("aria-label") or ""
-            assert chart.get_attribute("role") == "img" and label.startswith("Chart: "), label
+            assert chart.get_attribute("role") == "figure" and label.startswith("Chart: "), label
         # a "Show the data" for each chart drawn on this tab
         data = tab.locator(".am-data:visible")
         assert data.count() >= charts.count(), name
         details = data.first
-        details.get_by_text("Show the data").first.focus()
+        details.locator("summary, .jupyter-widget-Collapse-header").first.focus()
         page.keyboard.press("Enter")
         table = details.locator("table").first
         table.wait_for(timeout=WAIT)
