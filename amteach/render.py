@@ -28,12 +28,14 @@ from .style import (
 if TYPE_CHECKING:
     from .engine.game import Game
 
+# Each city's colour bar, 3:1 or more against the white of its space (WCAG 1.4.11; a test
+# checks): Los Angeles pink, Chicago orange and Boston gold are deeper than a printed board's.
 CITY_COLOURS = {
     "New Orleans": "#8b5a2b",
-    "Los Angeles": "#e58bbf",
-    "Chicago": "#f08a24",
+    "Los Angeles": "#dc5fa6",
+    "Chicago": "#d96c00",
     "Philadelphia": "#d62839",
-    "Boston": "#f4c542",
+    "Boston": "#b08600",
     "Washington": "#7d5ba6",
     "San Francisco": "#6c757d",
     "New York": "#222222",
@@ -148,15 +150,68 @@ def _money(amount: int) -> str:
     return f"${amount:,}"
 
 
+KIND_WORDS = {"street": "street", "transport": "transport company", "utility": "utility"}
+
+
+def space_words(game: Game, index: int, mover: int = -1) -> str:
+    """A space in one sentence for a screen reader, in play order: its number and name, what
+    it is, its price or its owner with one landing's rent (the engine's), buildings, a
+    mortgage, and the pawns on it ("12 of 40: Rush St., a Chicago street. Owned by Ben,
+    Monopolist: rent $28. Here: Ana, Competitor, to move.")."""
+    sp = game.board.spaces[index]
+    words = [f"{index + 1} of {len(game.board.spaces)}: {sp.name}"]
+    if sp.kind == "street":
+        words[0] += f", a {sp.city} street."
+    elif sp.kind in KIND_WORDS:
+        words[0] += f", a {KIND_WORDS[sp.kind]}."
+    else:
+        words[0] += "."
+    owner = game.owner[index]
+    if owner >= 0:
+        owned = f"Owned by {game.names[owner]}, {ROLE_LABELS[game.roles[owner]]}"
+        if game.mortgaged[index]:
+            owned += ": mortgaged, no rent."
+        elif sp.kind == "utility":
+            owned += "."
+        else:
+            rent, basis, _ = game.rent_for(index)
+            held = " (the owner is held: no rent)" if basis == "prison" else ""
+            owned += f": rent {_money(rent)}{held}."
+        words.append(owned)
+        if game.apartment[index]:
+            words.append("An apartment.")
+        elif game.houses[index]:
+            count = game.houses[index]
+            words.append("A house." if count == 1 else f"{count} houses.")
+    elif sp.is_title:
+        words.append(f"For sale: {_money(sp.price)}.")
+    here = [
+        f"{game.names[p]}, {ROLE_LABELS[game.roles[p]]}"
+        + (f", held in {game.hold_name(p)}" if game.is_held(p) else "")
+        + (", to move" if p == mover else "")
+        for p in game.players
+        if not game.bankrupt[p] and game.position[p] == index
+    ]
+    if here:
+        words.append("Here: " + "; ".join(here) + ".")
+    return " ".join(words)
+
+
 def _space_html(game: Game, index: int, mover: int) -> str:
-    # the board is redrawn after every decision: f-strings, with every text escaped
+    # the board is redrawn after every decision: f-strings, with every text escaped. For a
+    # screen reader each space is a list item read as one sentence (`space_words`, in a
+    # visually hidden span); what the eye reads (band, name, marks, pawns) is hidden from it,
+    # so nothing is said twice.
     sp = game.board.spaces[index]
     row, col = grid_cell(index)
     side = board_side(index)
     band = ""
     if sp.kind == "street":
         colour = CITY_COLOURS.get(sp.city, "#999")
-        band = f'<div class="am-band" style="background:{colour}" title="{escape(sp.city)}"></div>'
+        band = (
+            f'<div class="am-band" aria-hidden="true" style="background:{colour}" '
+            f'title="{escape(sp.city)}"></div>'
+        )
     marks = []
     owner = game.owner[index]
     if owner >= 0:
@@ -182,11 +237,8 @@ def _space_html(game: Game, index: int, mover: int) -> str:
             marks.append('<span class="am-mortgaged" title="mortgaged">mortgaged</span>')
     elif sp.is_title:
         marks.append(f'<span class="am-price">{_money(sp.price)}</span>')
-    pawns = "".join(
-        pawn_html(game, p, p == mover)
-        for p in game.players
-        if not game.bankrupt[p] and game.position[p] == index
-    )
+    on_space = [p for p in game.players if not game.bankrupt[p] and game.position[p] == index]
+    pawns = "".join(pawn_html(game, p, p == mover) for p in on_space)
     shown = BOARD_NAMES.get(sp.name, sp.name)
     short = SHORT_NAMES.get(sp.name)
     if short:
@@ -199,11 +251,14 @@ def _space_html(game: Game, index: int, mover: int) -> str:
     mortgaged = " am-is-mortgaged" if owner >= 0 and game.mortgaged[index] else ""
     if side == "corner":
         mortgaged += f" am-corner-{index}"
+    current = ' aria-current="location"' if mover in on_space else ""
     return (
-        f'<div class="am-space am-{side}{mortgaged}" style="grid-row:{row + 1};'
-        f'grid-column:{col + 1}" data-space="{index}">{band}<div class="am-name" '
-        f'title="{escape(sp.name)}">{label}</div><div class="am-marks">{"".join(marks)}</div>'
-        f'<div class="am-pawns">{pawns}</div></div>'
+        f'<div class="am-space am-{side}{mortgaged}" role="listitem"{current} style="grid-row:'
+        f'{row + 1};grid-column:{col + 1}" data-space="{index}">'
+        f'<span class="am-sr-only">{escape(space_words(game, index, mover))}</span>'
+        f'{band}<div class="am-name" aria-hidden="true" title="{escape(sp.name)}">{label}</div>'
+        f'<div class="am-marks" aria-hidden="true">{"".join(marks)}</div>'
+        f'<div class="am-pawns" aria-hidden="true">{pawns}</div></div>'
     )
 
 
@@ -236,7 +291,7 @@ STYLE = (
   grid-template-rows:@CH@fr repeat(9,minmax(0,1fr)) @CH@fr;gap:2px;width:100%;aspect-ratio:3/2;
   max-height:var(--am-board-max-height,none);box-sizing:border-box;background:#d9e4d2;padding:3px;border-radius:6px;
   font-size:var(--am-font);line-height:1.15}
-.am-space{background:#fff;border:1px solid #999;padding:2px;position:relative;min-width:0;min-height:0;
+.am-space{background:#fff;border:1px solid #888;padding:2px;position:relative;min-width:0;min-height:0;
   overflow-wrap:normal;word-break:normal;hyphens:manual;display:flex;flex-direction:column}
 .am-space.am-is-mortgaged{background:repeating-linear-gradient(135deg,#fff 0 6px,#e4e4e4 6px 12px)}
 .am-band{flex:0 0 auto;height:max(6px,0.45em);margin:-2px -2px 2px -2px}
@@ -290,6 +345,20 @@ STYLE = (
 .am-card-titles{grid-column:1/4;font-size:max(14px,0.75em);color:#333;overflow:hidden;white-space:nowrap;text-overflow:ellipsis}
 .am-card-status{color:#b00020;font-weight:700}
 .am-note{font-size:max(14px,0.75em);color:#444}
+.am-card-list{display:flex;flex-direction:column;gap:4px}
+@container am-board (max-width:700px){
+  .am-board-box .am-board{display:flex;flex-direction:column;aspect-ratio:auto;max-height:none;font-size:16px}
+  .am-board .am-space{flex-direction:row;align-items:center;gap:0 0.5em;padding:2px 4px;min-height:calc(var(--am-pawn) + 4px)}
+  .am-board .am-band,.am-board .am-left .am-band,.am-board .am-right .am-band{position:static;flex:0 0 auto;width:10px;height:auto;
+    align-self:stretch;margin:-2px 0 -2px -4px}
+  .am-board .am-name{flex:1 1 auto;white-space:normal}
+  .am-board.am-fit .am-long{display:inline}.am-board.am-fit .am-short{display:none}
+  .am-board .am-marks{margin-top:0}
+  .am-board .am-pawns,.am-board .am-corner .am-pawns{position:static;transform:none;flex-direction:row;max-width:none}
+  .am-board .am-centre{display:none}
+}
+.am-sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);
+  white-space:nowrap;border:0}
 </style>
 """.replace("@CW@", str(CORNER_WIDTH))
     .replace("@CH@", str(CORNER_HEIGHT))
@@ -362,7 +431,8 @@ def players_panel_html(game: Game) -> Markup:
         listed = ", ".join(titles)
         cards.append(
             html_text(
-                '<div class="am-card{moving}" style="border-left-color:{colour}" data-player="{seat}">'
+                '<div class="am-card{moving}" role="listitem" style="border-left-color:{colour}" '
+                'data-player="{seat}">'
                 "{pawn}"
                 '<div class="am-card-name">{name} <span style="color:{colour};font-weight:600">'
                 "{shape}\u00a0{label}</span>{status}</div>"
@@ -394,7 +464,7 @@ def players_panel_html(game: Game) -> Markup:
             )
         )
     return html_text(
-        '<div class="am-cards" role="list" aria-label="Players">{}'
+        '<div class="am-cards"><div class="am-card-list" role="list" aria-label="Players">{}</div>'
         '<div class="am-note" title="{}">{}</div>'
         '<div class="am-note">Treasury supply: {} houses, {} apartments</div></div>',
         html_join(cards),
@@ -419,6 +489,9 @@ def role_legend(plural: bool = False, bold: bool = False) -> Markup:
     )
 
 
+BOARD_LABEL = "The board: 40 spaces in play order, from START"
+
+
 def board_html(
     game: Game, with_players: bool = True, centre: bool = True, fit: bool = True
 ) -> Markup:
@@ -427,9 +500,13 @@ def board_html(
     The board fills the width it is given, and its type grows with it. `centre=False` leaves
     the middle empty for a panel laid over it (the classroom app's decisions and players);
     `fit=True` switches to the short names of `SHORT_NAMES` on a narrow board, so a name is
-    never cut. The player to move has a gold ring."""
+    never cut. The player to move has a gold ring.
+
+    For a screen reader the board is a list of its 40 spaces in play order, each read as one
+    sentence (`space_words`); the space of the player to move is the current location. The
+    centre repeats what the page says elsewhere, so it is read once, after the list."""
     mover = _mover(game)
-    middle = ""
+    middle = after = ""
     if centre:
         if game.over:
             status = "Game over"
@@ -438,7 +515,8 @@ def board_html(
         else:
             status = f"Round {game.round}: {game.names[game.actor]} to decide"
         middle = html_text(
-            '<div class="am-centre"><div class="am-title">ANTI-MONOPOLY</div><div>{status}</div>'
+            '<div class="am-centre" aria-hidden="true"><div class="am-title">ANTI-MONOPOLY</div>'
+            "<div>{status}</div>"
             "<div>{legend}</div><div>Treasury supply: {houses} houses, {apartments} apartments"
             "</div></div>",
             status=status,
@@ -446,11 +524,19 @@ def board_html(
             houses=game.supply_houses,
             apartments=game.supply_apartments,
         )
+        after = html_text(
+            '<p class="am-sr-only">{}. Treasury supply: {} houses, {} apartments.</p>',
+            status,
+            game.supply_houses,
+            game.supply_apartments,
+        )
     return html_text(
         '{style}<div class="am-wrap"><div class="am-board-box"><div class="am-board{fit}" '
-        'lang="en" role="img" aria-label="Anti-Monopoly board">{spaces}{middle}</div></div>'
+        'lang="en" role="list" aria-label="{label}">{spaces}{middle}</div>{after}</div>'
         "{side}</div>",
         style=Markup(STYLE),
+        label=BOARD_LABEL,
+        after=after,
         fit=" am-fit" if fit else "",
         spaces=Markup("".join(_space_html(game, i, mover) for i in range(len(game.board.spaces)))),
         middle=middle,

@@ -18,11 +18,13 @@ from typing import Any
 
 ROLE_LABELS = ("Competitor", "Monopolist")
 ROLE_PLURALS = ("Competitors", "Monopolists")
+# Every colour here is 3:1 or more against white (lines, bars, pawns: WCAG 1.4.11), and the
+# role colours 4.5:1 (they also colour text); tests/test_accessibility.py checks.
 ROLE_COLOURS = ("#1b7f3b", "#1f4fb4")  # Competitor green, Monopolist blue
 # lighter and darker tones of each role's colour, for several players of one role on a chart
 ROLE_TONES = (
-    ("#1b7f3b", "#63b56f", "#0c4a21"),
-    ("#1f4fb4", "#7392e0", "#0f2a6e"),
+    ("#1b7f3b", "#40a055", "#0c4a21"),
+    ("#1f4fb4", "#6388de", "#0f2a6e"),
 )
 ROLE_SHAPES = ("●", "■")  # as text
 ROLE_SYMBOLS = ("circle", "square")  # the same shapes as plotly marker symbols
@@ -32,7 +34,9 @@ ROLE_PATTERNS = (
 )  # plotly bar fill patterns: plain for Competitors, hatched for Monopolists
 ROLE_DASHES = ("solid", "dash")  # plotly line dashes
 NEUTRAL_COLOUR = "#6b6b6b"  # bars that are not a role (bots, a mixed table)
-HIGHLIGHT_COLOUR = "#f5a623"  # the player to move, on the board and in the players panel
+# the player to move, on the board and in the players panel: amber, 3:1 against white and
+# against the board's green
+HIGHLIGHT_COLOUR = "#a86400"
 
 # Type on charts: at least 14 px for tick labels, from the back of a classroom (plotly
 # sizes every label from the layout's font unless told otherwise).

@@ -366,12 +366,16 @@ def test_a_dashboard_batch_runs_in_the_background_and_can_be_cancelled():
     assert 0 < panel.result.completed < 2000
     assert "cancelled" in panel.status.value
     assert not panel.run_button.disabled and panel.cancel_button.disabled
-    shown = panel.charts.children  # win rates and their reading, wealth by role, rent flows
+    # win rates and their reading, wealth by role, rent flows; each with "Show the data"
+    shown = panel.charts.children
     assert [type(w).__name__ for w in shown] == [
         "FigureWidget",
         "HTML",
+        "HTML",
         "FigureWidget",
+        "HTML",
         "FigureWidget",
+        "HTML",
         "ChartSizer",  # resizes the charts when their tab opens
     ]
     assert "won" in shown[1].value and "interval" in shown[1].value

@@ -19,6 +19,7 @@ from ..serving import is_served
 from ..session import DEFAULT_SEATS, Change, Reply, Session
 from ..style import HIGHLIGHT_COLOUR
 from .charts import ChartFeed
+from .live import Announcer
 from .play_panels import (
     Controls,
     DecisionBar,
@@ -135,6 +136,7 @@ class ClassroomApp:
         self.controls = Controls(self.session, self.answer)
         self.files = GameFiles(self.session, self.answer, paths)
         self.narration = Narration(self.session)
+        self.announcer = Announcer(self.session)
         self.feed = ChartFeed(self.session)
         self.board_view = widgets.HTML()
         self.board_view.add_class("am-board-view")
@@ -172,7 +174,15 @@ class ClassroomApp:
         self.decision_tabs.add_class("am-decide-more")
         narration = w.VBox([w.HTML("<b>What happened</b> (newest first)"), self.narration.widget])
         narration.add_class("am-narration-box")
-        turn = w.VBox([self.decisions.widget, self.messages.widget, self.decision_tabs, narration])
+        turn = w.VBox(
+            [
+                self.decisions.widget,
+                self.messages.widget,
+                self.decision_tabs,
+                narration,
+                self.announcer.widget,
+            ]
+        )
         turn.add_class("am-turn")
         side = w.VBox([self.players_view])
         side.add_class("am-side")
@@ -184,7 +194,10 @@ class ClassroomApp:
         # each chart with a sizer, so a chart drawn while its tab was hidden fills its width
         # when the tab opens; the chart widgets stay for the app's life (ui/charts.py says why)
         self.chart_tabs = w.Tab(
-            children=[w.VBox([chart, ChartSizer()]) for chart in self._chart_list()],
+            children=[
+                w.VBox([chart, self.feed.data_tables[key].widget, ChartSizer()])
+                for key, chart in zip(("wealth", "rents", "taxes"), self._chart_list(), strict=True)
+            ],
             titles=("Wealth", "Rents", "Taxes"),
         )
         self.chart_tabs.add_class("am-charts")
@@ -219,6 +232,7 @@ class ClassroomApp:
         self.players_view.value = players_panel_html(game)
         self.feed.update()
         self.narration.refresh()
+        self.announcer.refresh()
         pending = game.pending  # computed once: it lists the legal kinds of choice
         self.decisions.refresh(pending)
         kinds = pending.kinds if pending is not None and self.session.human_to_move else ()

@@ -27,6 +27,7 @@ from ..style import (
     ROLE_SYMBOLS,
     chart_layout,
 )
+from .charts import data_details_html
 from .resize import ChartSizer
 
 # the batches' usual table: investor bots, two of each role
@@ -249,6 +250,7 @@ def chart_widgets(charts: Sequence[Any]) -> list[widgets.Widget]:
                     )
                 )
             )
+        shown.append(widgets.HTML(data_details_html(figure)))  # the chart's data, as tables
     if shown:
         shown.append(ChartSizer())
     return shown

@@ -10,13 +10,19 @@ the next update kept the live one from drawing (issue 12). New points are append
 
 from __future__ import annotations
 
+import html
+import math
+import re
+from collections.abc import Sequence
 from typing import Any
 
+import ipywidgets as widgets
 import plotly.graph_objects as go
+from markupsafe import Markup
 
 from ..engine import events as ev
 from ..engine.game import Game
-from ..render import chart_text
+from ..render import chart_text, html_join, html_text
 from ..serving import figure_widget
 from ..session import Session, replay
 from ..style import (
@@ -146,6 +152,8 @@ class ChartFeed:
         self.session = session
         self.cursor = session.cursor()
         self.charts: dict[str, go.FigureWidget] = {}
+        # "Show the data" under each chart, made with the chart
+        self.data_tables: dict[str, LiveDataTable] = {}
         self.decisions = 0
         self.update()
 
@@ -184,6 +192,8 @@ class ChartFeed:
                 show_data(self.charts[key], figure)
             else:
                 self.charts[key] = figure_widget(figure)
+                self.data_tables[key] = LiveDataTable(self.charts[key])
+            self.data_tables[key].update()
 
     # -- feeding -----------------------------------------------------------------------------
     def feed(self, game: Game, new: Any, flush: bool = True) -> None:
@@ -213,6 +223,10 @@ class ChartFeed:
             self._append_rents(figures["rents"], pending["rents"])
         if pending["taxes"]:
             self._append_taxes(figures["taxes"], self.game, pending["taxes"])
+        if figures is self.charts:
+            for key, points in pending.items():
+                if points:
+                    self.data_tables[key].update()
         self._pending = {"wealth": [], "rents": [], "taxes": []}
 
     def _append_wealth(self, figure: Any, game: Game, points: list[tuple[int, list[int]]]) -> None:
@@ -259,3 +273,154 @@ class ChartFeed:
                         f"(other: ${event.percent if event.choice == 'flat' else event.flat})"
                     ),
                 )
+
+
+# -- the data behind a chart, as tables (WCAG 1.1.1: a chart's text alternative) ------------
+
+
+def _plain(text: Any) -> str:
+    """A plotly label as plain words: its HTML tags (<b>, <br>) dropped, entities read."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", str(text or ""))).split())
+
+
+def _axis(layout: Any, anchor: str | None, letter: str) -> dict[str, Any]:
+    """The layout of a trace's axis ("x", "x2", ... as plotly names them) as a plain dict."""
+    name = (anchor or letter).replace(letter, f"{letter}axis", 1)
+    axis = layout.get(name) or {}
+    return axis if isinstance(axis, dict) else {}
+
+
+def _axis_title(axis: dict[str, Any], fallback: str) -> str:
+    title = axis.get("title")
+    text = title.get("text") if isinstance(title, dict) else title
+    return _plain(text) or fallback
+
+
+def _value(value: Any, axis: dict[str, Any]) -> str:
+    """A number as its axis shows it: a percentage, dollars, or a plain number."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return _plain(value)
+    shape = str(axis.get("tickformat") or "")
+    if "%" in shape:
+        return f"{100 * value:.1f}%"
+    prefix = str(axis.get("tickprefix") or "")
+    number = f"{value:,.0f}" if float(value).is_integer() or abs(value) >= 100 else f"{value:,.2f}"
+    return f"{'-' if value < 0 else ''}{prefix}{number.lstrip('-')}"
+
+
+def _values(raw: Any) -> list[Any]:
+    if raw is None:
+        return []
+    if hasattr(raw, "tolist"):
+        raw = raw.tolist()
+    return list(raw) if isinstance(raw, Sequence | tuple | list) else [raw]
+
+
+def _trace_table(trace: dict[str, Any], layout: dict[str, Any], index: int) -> Markup:
+    """One trace as a table: each point a row (x, y and an interval if it has one); a
+    heatmap as its grid."""
+    name = _plain(trace.get("name")) or f"series {index + 1}"
+    xaxis = _axis(layout, trace.get("xaxis"), "x")
+    yaxis = _axis(layout, trace.get("yaxis"), "y")
+    if trace.get("type") == "heatmap":
+        xs, ys, zs = _values(trace.get("x")), _values(trace.get("y")), _values(trace.get("z"))
+        head = html_join(html_text("<th scope='col'>{}</th>", _plain(x)) for x in xs)
+        rows = html_join(
+            html_text(
+                "<tr><th scope='row'>{}</th>{}</tr>",
+                _plain(y),
+                html_join(html_text("<td>{}</td>", _value(z, {})) for z in _values(row)),
+            )
+            for y, row in zip(ys, zs, strict=False)
+        )
+        return html_text(
+            "<table><caption>{}</caption><thead><tr><td></td>{}</tr></thead>"
+            "<tbody>{}</tbody></table>",
+            name,
+            head,
+            rows,
+        )
+    xs, ys = _values(trace.get("x")), _values(trace.get("y"))
+    x_name, y_name = _axis_title(xaxis, "x"), _axis_title(yaxis, "y")
+    if trace.get("orientation") == "h":  # a horizontal bar: the category is on y
+        xs, ys, xaxis, yaxis = ys, xs, yaxis, xaxis
+        x_name, y_name = y_name, x_name
+    if not xs and ys:
+        xs = list(range(1, len(ys) + 1))
+    error = trace.get("error_y") if trace.get("orientation") != "h" else trace.get("error_x")
+    high = _values((error or {}).get("array"))
+    low = _values((error or {}).get("arrayminus")) or high
+    interval = bool(high) and len(high) == len(ys)
+    rows = []
+    for i, (x, y) in enumerate(zip(xs, ys, strict=False)):
+        cells = [_value(x, xaxis), _value(y, yaxis)]
+        if interval and isinstance(y, int | float):
+            cells.append(f"{_value(y - low[i], yaxis)} to {_value(y + high[i], yaxis)}")
+        rows.append(
+            html_text(
+                "<tr><th scope='row'>{}</th>{}</tr>",
+                cells[0],
+                html_join(html_text("<td>{}</td>", c) for c in cells[1:]),
+            )
+        )
+    return html_text(
+        "<table><caption>{}</caption><thead><tr><th scope='col'>{}</th><th scope='col'>{}</th>"
+        "{}</tr></thead><tbody>{}</tbody></table>",
+        name,
+        x_name,
+        y_name,
+        html_text("<th scope='col'>95% interval</th>") if interval else "",
+        html_join(rows),
+    )
+
+
+def figure_title(figure: Any) -> str:
+    """A chart's title in plain words ("" if it has none)."""
+    title = figure.layout.title.text if figure.layout.title else None
+    return _plain(title)
+
+
+def figure_tables_html(figure: Any) -> Markup:
+    """The data a chart draws, trace by trace, as HTML tables (a trace with no points is
+    left out; a chart with none says so)."""
+    plain = figure.to_plotly_json() if hasattr(figure, "to_plotly_json") else figure
+    layout = plain.get("layout", {})
+    tables = [
+        _trace_table(trace, layout, i)
+        for i, trace in enumerate(plain.get("data", []))
+        if _values(trace.get("y")) or _values(trace.get("z"))
+    ]
+    if not tables:
+        return html_text("<p>No data yet.</p>")
+    return html_join(tables)
+
+
+def data_details_html(figure: Any) -> Markup:
+    """ "Show the data": a closed `<details>` holding the chart's tables, opened from the
+    keyboard (Enter or Space on its summary)."""
+    title = figure_title(figure)
+    return html_text(
+        '<details class="am-data"><summary>Show the data{}</summary>{}</details>',
+        f": {title}" if title else "",
+        figure_tables_html(figure),
+    )
+
+
+class LiveDataTable:
+    """ "Show the data" for a chart that grows as a game is played: a closed accordion whose
+    tables are drawn when it is opened, and redrawn while open (`update`), so a closed one
+    costs nothing per decision."""
+
+    def __init__(self, figure: Any) -> None:
+        self.figure = figure
+        self.tables = widgets.HTML()
+        self.widget = widgets.Accordion(children=[self.tables], selected_index=None)
+        self.widget.set_title(0, f"Show the data: {figure_title(figure)}")
+        self.widget.add_class("am-data")
+        self.widget.observe(lambda _: self.update(), names="selected_index")
+
+    def update(self) -> None:
+        if self.widget.selected_index is not None:
+            self.tables.value = figure_tables_html(self.figure)

@@ -157,6 +157,7 @@ class Dashboard:
             ]
         )
         self.tabs = self.pages.widget
+        self.tabs.add_class("am-pages")
         self.widget = self.tabs
 
     def show_play(self) -> None:

@@ -1,7 +1,8 @@
-"""Keeping a class page live inside a kernel: a `Ticker` runs a page's `tick` on the kernel's
-event loop every fraction of a second, and at once when a watcher thread says the class
-database changed (`wake`). Widgets are only ever changed on that loop. Outside a kernel
-(scripts, tests) nothing runs by itself: call `tick()`."""
+"""Keeping a page live: a `Ticker` runs a class page's `tick` on the kernel's event loop every
+fraction of a second, and at once when a watcher thread says the class database changed
+(`wake`). Widgets are only ever changed on that loop. Outside a kernel (scripts, tests)
+nothing runs by itself: call `tick()`. And `Announcer`, the live region that tells a screen
+reader what just happened in a game."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
+import ipywidgets as widgets
+
+from ..render import html_join, html_text
 from ..serving import PUBLIC_URL_ENV
 
 TICK_SECONDS = 0.25
@@ -84,3 +88,40 @@ def room_in_query(query: str | None) -> str | None:
     """The room code a join link carries (`?room=K7Q2XH`), or None."""
     values = parse_qs(query or "").get("room")
     return values[0] if values else None
+
+
+# the class that makes a widget a polite live region: the page's template gives the widget's
+# content box role="status" once (ipywidgets cannot set ARIA attributes), and that box then
+# stays while its text changes, which is what screen readers announce
+LIVE_CLASS = "am-live"
+# after a new game, a scenario or an undo: how many of the game's events are announced
+RESTART_LINES = 6
+
+
+class Announcer:
+    """What the last decision did, in the narration's sentences, for a screen reader: a
+    visually hidden polite live region that holds only the newest events, so each event is
+    announced once (the visible narration keeps the history, newest first). `session` is
+    anything with `cursor()` (amteach.session.Session)."""
+
+    def __init__(self, session: Any) -> None:
+        self.cursor = session.cursor()
+        self.cursor.take()  # what happened before this page opened is on the page already
+        self.count = 0
+        self.widget = widgets.HTML()
+        self.widget.add_class(LIVE_CLASS)
+        self.widget.add_class("am-sr-only")
+
+    def refresh(self) -> None:
+        events, restarted = self.cursor.take()
+        lines = [event.text for event in events]
+        if restarted:  # a new game, a scenario, an undo: the game's last few events
+            lines = lines[-RESTART_LINES:] or ["A new game is on the board."]
+        if not lines:
+            return
+        self.count += 1  # the same words twice are still news: the HTML differs
+        self.widget.value = html_text(
+            '<div data-news="{}">{}</div>',
+            self.count,
+            html_join(html_text("<p>{}</p>", line) for line in lines),
+        )

@@ -1,0 +1,523 @@
+"""Accessibility (issue 25; docs/accessibility.md): WCAG 2.1 AA on the dashboard and the
+student's page, checked the way a person who does not use a mouse or a screen would meet them.
+
+- axe-core (npm, tests/package.json; ./dev test installs it) runs in Chromium on every
+  dashboard tab after its batch has run, on the Class tab with a class open and on a student's
+  page before joining, during play and after the game: no serious or critical violation.
+- Lesson 1's moment A is played with the keyboard alone, reading the accessibility tree (what
+  a screen reader reads): find the scenario, load it, hear the landing and the rent, end the
+  turn.
+- Tab goes through every tab's controls in reading order, each with a visible focus ring.
+- Every chart has a text alternative and a "Show the data" table.
+- Colours: contrast of the role colours, the city bars and the pawns; reduced motion; the Play
+  tab at 200% zoom (a 640 x 360 CSS viewport) without sideways scrolling.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+from browser import launch_chromium, serve_dashboard
+from playwright.sync_api import sync_playwright
+
+from amteach.content import scenarios_dir
+from amteach.files import load_scenario_file
+from amteach.render import CITY_COLOURS, board_html, space_words
+from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
+from amteach.style import HIGHLIGHT_COLOUR, NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_TONES
+
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "accessibility"
+WAIT = 180_000  # ms: a loaded two-core machine starts kernels slowly
+PROJECTOR = {"width": 1280, "height": 720}
+TABS = (
+    "Play",
+    "Who wins",
+    "Taxes",
+    "Landing odds",
+    "Returns",
+    "Inequality",
+    "Is it fair?",
+    "Best play",
+    "Rules",
+    "Class",
+)
+
+# axe's WCAG 2.0 and 2.1, A and AA rules; only what a person is blocked by fails a test
+AXE_RUN = """async () => {
+  const result = await axe.run(document, {
+    runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']},
+    resultTypes: ['violations'],
+  });
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}) at ${n.target.join(' ')}: ` +
+      (n.failureSummary || '').replace(/\\s+/g, ' ')));
+}"""
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's serious and critical WCAG 2.1 A/AA violations on the page as it is now."""
+    assert AXE.is_file(), "axe-core is missing: ./dev test installs it (npm, tests/package.json)"
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_RUN)
+
+
+def watched(browser, url: str, errors: list[str], viewport=PROJECTOR, **options):
+    page = browser.new_page(viewport=viewport, **options)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url, timeout=WAIT)
+    return page
+
+
+@pytest.fixture(scope="module")
+def dashboard_url():
+    with serve_dashboard() as served:
+        yield served.url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = launch_chromium(playwright)
+        yield chromium
+        chromium.close()
+
+
+# the dashboard's page on show (its tabs are built when first opened)
+SHOWN = ".am-pages > .widget-tab-contents > :not(.lm-mod-hidden)"
+
+
+def open_tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name, exact=True).click(timeout=WAIT)
+    page.wait_for_function(
+        "(shown) => { const page = document.querySelector(shown);"
+        " return page && page.innerText.trim() !== 'Opening…'; }",
+        arg=SHOWN,
+        timeout=WAIT,
+    )
+
+
+def run_batches(page) -> None:
+    """Press Run on every batch of the tab that is open, one after the other, and wait for
+    each one's charts (or its message)."""
+    panels = page.locator(f"{SHOWN}.am-batch:visible, {SHOWN} .am-batch:visible")
+    for i in range(panels.count()):
+        panel = panels.nth(i)
+        shown = panel.locator(".am-data").count()
+        panel.get_by_role("button", name="Run", exact=True).click()
+        panel.page.wait_for_function(
+            "([panel, shown]) => panel.querySelectorAll('.am-data').length > shown"
+            " || panel.innerText.includes('The batch stopped')",
+            arg=[panel.element_handle(), shown],
+            timeout=WAIT,
+        )
+        assert "The batch stopped" not in panel.inner_text()
+
+
+def test_every_dashboard_tab_passes_axe_after_its_batch_has_run(dashboard_url, browser):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    page = watched(browser, dashboard_url, errors)
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+    found: dict[str, list[str]] = {}
+    for name in TABS:
+        open_tab(page, name)
+        run_batches(page)
+        if name == "Play":
+            page.locator(".js-plotly-plot").first.wait_for(timeout=WAIT)
+        found[name] = axe_violations(page)
+        shot = re.sub(r"\W+", "-", name).strip("-")
+        page.screenshot(path=str(SHOTS / f"tab-{shot}.png"))
+    page.close()
+    assert {name: v for name, v in found.items() if v} == {}
+    assert errors == []
+
+
+# -- the board, by the accessibility tree and the keyboard alone ---------------------------------
+
+
+def tab_until(page, matches, limit: int = 150) -> str:
+    """Press Tab until the focused element's accessible description (its role and name)
+    satisfies `matches`; return it. Fails after `limit` presses (never a keyboard trap)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        focused = focused_name(page)
+        if matches(focused):
+            return focused
+    raise AssertionError(f"Tab never reached the control (last: {focused_name(page)!r})")
+
+
+def focused_name(page) -> str:
+    """The focused element as the accessibility tree has it: its role and accessible name
+    (the first line of Playwright's ARIA snapshot, e.g. 'button "End turn"')."""
+    focused = page.locator(":focus")
+    if not focused.count():
+        return ""
+    return focused.aria_snapshot().splitlines()[0].lstrip("- ").rstrip(":")
+
+
+def test_lesson_1_moment_a_is_played_with_the_keyboard_and_the_accessibility_tree(
+    dashboard_url, browser
+):
+    """Lesson 1, moment A (lessons/01-two-rulebooks/plan.md): Ana, a Competitor, lands on
+    Rush St.; Ben, a Monopolist, owns both Chicago streets and collects $28. Nothing is
+    clicked: Tab, arrows and Enter, and what is read is what the accessibility tree says."""
+    errors: list[str] = []
+    page = watched(browser, dashboard_url, errors)
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+
+    # the board reads as a list of 40 spaces in play order, each a sentence
+    board = page.get_by_role("list", name=re.compile("The board"))
+    assert board.get_by_role("listitem").count() == 40
+    tree = board.aria_snapshot()
+    assert "1 of 40: START" in tree and "12 of 40: Rush St., a Chicago street. For sale" in tree
+
+    # the scenario box, by keyboard: choose "doubled rent", then Load scenario
+    tab_until(page, lambda f: f.startswith('combobox "Scenario"'))
+    page.keyboard.press("Home")
+    for _ in range(40):
+        if "doubled" in page.evaluate("document.activeElement.value"):
+            break
+        page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.value") == "doubled rent"
+    tab_until(page, lambda f: f == 'button "Load scenario"')
+    page.keyboard.press("Enter")
+
+    # heard at once from the live region (polite): Ana's throw, her landing and the rent
+    live = page.locator(".am-live [role=status][aria-live=polite]")
+    live.filter(has_text="Rush St.").wait_for(timeout=WAIT)
+    heard = live.inner_text()
+    assert "Ana" in heard and "$28" in heard and "Ben" in heard, heard
+    # the board says the same, space by space: Ben's street with its rent, Ana on it
+    rush = board.get_by_role("listitem").nth(11)
+    words = rush.aria_snapshot()
+    assert "Owned by Ben, Monopolist: rent $28" in words and "Here: Ana, Competitor" in words
+    assert rush.get_attribute("aria-current") == "location"
+    # the rent is paid: Ana's card shows the engine's cash after paying it
+    paid = load_scenario_file(scenarios_dir() / "doubled-rent.yaml")
+    assert paid.cash[0] == paid.rules.starting_cash - 28
+    cards = page.get_by_role("list", name="Players").aria_snapshot()
+    assert re.search(rf"Ana.*\${paid.cash[0]:,}", cards), cards
+
+    # End turn: reached by Tab, pressed with Enter; the next event is announced once
+    tab_until(page, lambda f: f == 'button "End turn"')
+    page.keyboard.press("Enter")
+    live.filter(has_text="Ben").filter(has_not_text="Rush St.").wait_for(timeout=WAIT)
+    assert live.inner_text().count("Rush St.") == 0  # the landing is not announced again
+    page.close()
+    assert errors == []
+
+
+def test_every_choice_button_says_what_it_does_and_what_is_at_stake(dashboard_url, browser):
+    errors: list[str] = []
+    page = watched(browser, dashboard_url, errors)
+    roll = page.locator(".am-choices button", has_text="Roll")
+    roll.wait_for(timeout=WAIT)
+    roll.focus()
+    page.keyboard.press("Enter")
+    # after the throw, every choice names its action and its amount or title
+    page.locator(".am-choices button", has_text=re.compile("End turn|Buy|Pay")).first.wait_for(
+        timeout=WAIT
+    )
+    names = [b.inner_text() for b in page.locator(".am-choices button").all()]
+    for name in names:
+        assert re.fullmatch(
+            r"End turn|Decline|Roll|Buy .+ for \$\d+|Pay \$\d+.*|Pay the \$\d+ fine", name
+        ), names
+    page.close()
+    assert errors == []
+
+
+# -- keyboard everywhere ------------------------------------------------------------------------
+
+FOCUS_RING = """() => {
+  const scrolled = (el, key) => {
+    let sum = 0;
+    for (let node = el.parentElement; node; node = node.parentElement) sum += node[key];
+    return sum;
+  };
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const style = getComputedStyle(el);
+  const box = el.getBoundingClientRect();
+  return {
+    outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2
+      ? style.outlineColor : null,
+    box: [box.x, box.y, box.width, box.height],
+    visible: box.width > 0 && box.height > 0 && style.visibility !== 'hidden',
+    // where it is on the page, whichever box scrolls (Voila's page scrolls inside the body)
+    top: box.top + scrolled(el, 'scrollTop'),
+    left: box.left + scrolled(el, 'scrollLeft'),
+    tag: el.tagName,
+    name: el.getAttribute('aria-label') || el.innerText || el.title || el.value || '',
+  };
+}"""
+
+
+def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ring(
+    dashboard_url, browser
+):
+    errors: list[str] = []
+    page = watched(browser, dashboard_url, errors)
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+    for name in TABS:
+        open_tab(page, name)
+        # start from the tab itself (as a keyboard user arrives there)
+        page.get_by_role("tab", name=name, exact=True).focus()
+        visible_controls = page.evaluate(
+            """(shown) => [...document.querySelectorAll(shown
+              + ' :is(button, input, select, textarea, summary, [tabindex="0"])')]
+              .filter((el) => !el.disabled && el.getClientRects().length > 0
+                && getComputedStyle(el).visibility !== 'hidden'
+                && el.getBoundingClientRect().width > 2).length""",
+            SHOWN,
+        )
+        reached, order = 0, []
+        for _ in range(visible_controls + 40):
+            page.keyboard.press("Tab")
+            focus = page.evaluate(FOCUS_RING)
+            if focus is None:
+                break
+            inside = page.evaluate("(shown) => !!document.activeElement.closest(shown)", SHOWN)
+            if not inside:
+                break
+            reached += 1
+            assert focus["visible"], (name, focus)
+            assert focus["outline"] is not None, (name, focus)
+            order.append((focus["top"], focus["left"], focus["name"][:40]))
+        # every control was reached, and Tab then left the tab's page (no trap)
+        assert reached >= visible_controls, (name, reached, visible_controls)
+        assert reached < visible_controls + 40, (name, "focus never left the page")
+        # reading order: each control is below, or on the same line to the right of, ... an
+        # earlier one; the toolbar's rows wrap, so "same line" allows a control's height
+        backwards = [(a, b) for a, b in itertools.pairwise(order) if b[0] < a[0] - 200]
+        assert backwards == [], (name, backwards)
+    page.close()
+    assert errors == []
+
+
+# -- charts --------------------------------------------------------------------------------------
+
+
+def test_every_chart_has_a_text_alternative_and_its_data_in_a_table(dashboard_url, browser):
+    errors: list[str] = []
+    page = watched(browser, dashboard_url, errors)
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+    for name in ("Play", "Who wins", "Landing odds", "Returns", "Taxes"):
+        open_tab(page, name)
+        run_batches(page)
+        tab = page.locator(SHOWN)
+        charts = tab.locator(".js-plotly-plot:visible")
+        charts.first.wait_for(timeout=WAIT)
+        for chart in charts.all():
+            label = chart.get_attribute("aria-label") or ""
+            assert chart.get_attribute("role") == "figure" and label.startswith("Chart: "), label
+        # a "Show the data" for each chart drawn on this tab
+        data = tab.locator(".am-data:visible")
+        assert data.count() >= charts.count(), name
+        details = data.first
+        details.locator("summary, .jupyter-widget-Collapse-header").first.focus()
+        page.keyboard.press("Enter")
+        table = details.locator("table").first
+        table.wait_for(timeout=WAIT)
+        rows = table.locator("tbody tr")
+        assert rows.count() >= 1
+        assert re.search(r"\d", rows.first.inner_text())
+    page.close()
+    assert errors == []
+
+
+# -- colour, motion and zoom ----------------------------------------------------------------------
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1 contrast ratio of two #rrggbb colours."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+BOARD_GREEN = "#d9e4d2"  # the board behind the spaces and the pawns (render.STYLE)
+
+
+def test_role_colours_city_bars_and_pawns_have_enough_contrast():
+    assert "background:" + BOARD_GREEN in board_html.__globals__["STYLE"]
+    for colour in ROLE_COLOURS:  # role names are written in them: text, 4.5:1
+        assert contrast(colour, "#ffffff") >= 4.5, colour
+        assert contrast(colour, BOARD_GREEN) >= 3, colour  # a pawn on the board
+        assert contrast("#ffffff", colour) >= 4.5, colour  # the pawn's white initial
+    for tones in ROLE_TONES:  # chart lines: 3:1 (WCAG 1.4.11)
+        for colour in tones:
+            assert contrast(colour, "#ffffff") >= 3, colour
+    for city, colour in CITY_COLOURS.items():  # the bar on a white space
+        assert contrast(colour, "#ffffff") >= 3, city
+    for colour in (HIGHLIGHT_COLOUR, NEUTRAL_COLOUR):
+        assert contrast(colour, "#ffffff") >= 3 and contrast(colour, BOARD_GREEN) >= 3, colour
+
+
+def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(dashboard_url, browser):
+    errors: list[str] = []
+    page = watched(browser, dashboard_url, errors, reduced_motion="reduce")
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+    moving = page.evaluate(
+        """() => [...document.querySelectorAll('*')].filter((el) => {
+          const s = getComputedStyle(el);
+          const long = (v) => v.split(',').some((t) => parseFloat(t) > 0);
+          return (s.animationName !== 'none' && long(s.animationDuration))
+            || long(s.transitionDuration);
+        }).map((el) => el.className.toString()).slice(0, 10)"""
+    )
+    assert moving == []
+    page.close()
+    # and with more contrast asked for, the board's spaces have black borders
+    page = watched(browser, dashboard_url, errors, contrast="more")
+    space = page.locator(".am-board .am-space").first
+    space.wait_for(timeout=WAIT)
+    assert space.evaluate("(el) => getComputedStyle(el).borderTopColor") == "rgb(0, 0, 0)"
+    page.close()
+    assert errors == []
+
+
+def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothing(
+    dashboard_url, browser
+):
+    """1280 x 720 zoomed to 200% is a 640 x 360 CSS-pixel viewport (WCAG 1.4.10)."""
+    errors: list[str] = []
+    page = watched(browser, dashboard_url, errors, viewport={"width": 640, "height": 360})
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=WAIT)
+    page.screenshot(path=str(SHOTS / "play-640x360.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 640
+    # everything a player needs lies within the width: the board, its 40 names, the choices,
+    # the toolbar, the players and the charts
+    outside = page.evaluate(
+        """() => [...document.querySelectorAll('.am-board, .am-space, .am-choices button, '
+          + '.am-toolbar > *, .am-card, .am-narration, .js-plotly-plot')]
+          .filter((el) => el.getClientRects().length > 0)
+          .map((el) => [el.className.toString().slice(0, 40), el.getBoundingClientRect()])
+          .filter(([, r]) => r.left < -1 || r.right > 641)
+          .map(([name, r]) => name + ' ' + Math.round(r.left) + '..' + Math.round(r.right))"""
+    )
+    assert outside == []
+    # no name on the board is cut off: each fits its space (the short names are used)
+    cut = page.evaluate(
+        """() => [...document.querySelectorAll('.am-board .am-name')]
+          .filter((n) => n.scrollWidth > n.clientWidth + 1).map((n) => n.innerText)"""
+    )
+    assert cut == []
+    # the choices still work: Roll by keyboard
+    page.locator(".am-choices button", has_text="Roll").focus()
+    page.keyboard.press("Enter")
+    page.locator(".am-choices button", has_text=re.compile("End turn|Buy|Pay")).first.wait_for(
+        timeout=WAIT
+    )
+    page.close()
+    assert errors == []
+
+
+# -- class play: the instructor's Class tab and a student's page -------------------------------
+
+
+def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_game(tmp_path):
+    database = str(tmp_path / "class.sqlite")
+    rooms = open_rooms(database)
+    code = rooms.create(
+        RoomSettings(tables=1, seats=2, ending="two-hour", seed=3, bot_delay=0), pin="2468"
+    )
+    errors: list[str] = []
+    found: dict[str, list[str]] = {}
+    with serve_dashboard(pool=2, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
+        chromium = launch_chromium(pw)
+        teacher = watched(chromium, server.url, errors)
+        teacher.get_by_role("tab", name="Class", exact=True).click(timeout=WAIT)
+        teacher.get_by_placeholder("its code").wait_for(timeout=WAIT)
+        found["Class tab, no class open"] = axe_violations(teacher)
+        teacher.get_by_placeholder("its code").fill(code)
+        teacher.get_by_placeholder("if it has one").fill("2468")
+        teacher.get_by_role("button", name="Open its controls").click()
+        teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
+        found["Class tab, a class open"] = axe_violations(teacher)
+
+        student = watched(
+            chromium, f"{server.url}?room={code}", errors, {"width": 390, "height": 844}
+        )
+        student.get_by_placeholder("first name").wait_for(timeout=WAIT)
+        found["student, before joining"] = axe_violations(student)
+        student.get_by_placeholder("first name").fill("Ana")
+        student.get_by_role("button", name="Join").click()
+        student.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
+        teacher.get_by_role("button", name="Start the games").click()
+        student.get_by_text("Your turn").wait_for(timeout=WAIT)
+        found["student, during play"] = axe_violations(student)
+        found["Class tab, during play"] = axe_violations(teacher)
+
+        teacher.get_by_role("button", name="Time is up: end the game").click()
+        student.get_by_text("Game over").wait_for(timeout=WAIT)
+        found["student, after the game"] = axe_violations(student)
+        student.screenshot(path=str(SHOTS / "student-after.png"), full_page=True)
+        chromium.close()
+    assert {where: v for where, v in found.items() if v} == {}
+    assert errors == []
+
+
+# -- without a browser: the board's words and a chart's tables ----------------------------------
+
+
+def test_the_board_is_a_list_of_spaces_each_read_as_one_sentence():
+    game = load_scenario_file(scenarios_dir() / "doubled-rent.yaml")
+    html = str(board_html(game, with_players=False, centre=False))
+    assert html.count('role="listitem"') == 40
+    assert 'role="list" aria-label="The board: 40 spaces in play order, from START"' in html
+    # Rush St. (space 12): the engine's rent for Ben's monopolized Chicago, and Ana on it
+    words = space_words(game, 11, game.actor)
+    assert words == (
+        "12 of 40: Rush St., a Chicago street. Owned by Ben, Monopolist: rent $28. "
+        "Here: Ana, Competitor, to move."
+    )
+    assert game.rent_for(11)[0] == 28
+    # what the eye reads is hidden from a screen reader, so nothing is read twice
+    assert html.count('class="am-pawns" aria-hidden="true"') == 40
+    assert html.count('class="am-name" aria-hidden="true"') == 40
+    # a title nobody owns says its price
+    assert space_words(game, 1, -1).endswith("For sale: $60.")
+
+
+def test_a_charts_data_table_holds_every_point_as_its_axes_show_it():
+    import plotly.graph_objects as go
+
+    from amteach.style import DOLLAR_AXIS, PERCENT_AXIS
+    from amteach.ui.charts import data_details_html, figure_tables_html
+
+    figure = go.Figure(layout={"title": {"text": "Who <b>wins</b>"}})
+    figure.add_bar(
+        x=["Competitors", "Monopolists"],
+        y=[0.25, 0.75],
+        name="win rate",
+        error_y={"type": "data", "array": [0.05, 0.05], "arrayminus": [0.05, 0.1]},
+    )
+    figure.add_scatter(x=[1, 2], y=[1500, 1620.5], name="Ana <i>(Competitor)</i>", yaxis="y2")
+    figure.update_layout(
+        yaxis={"title": {"text": "win rate"}, **PERCENT_AXIS},
+        yaxis2={"title": {"text": "net worth"}, **DOLLAR_AXIS},
+        xaxis={"title": {"text": "role"}},
+    )
+    tables = str(figure_tables_html(figure))
+    assert tables.count("<table>") == 2
+    assert (
+        "<caption>win rate</caption>" in tables and "<caption>Ana (Competitor)</caption>" in tables
+    )
+    assert "<th scope='row'>Monopolists</th><td>75.0%</td><td>65.0% to 80.0%</td>" in tables
+    assert "<td>$1,500</td>" in tables and "<td>$1,620</td>" in tables
+    details = str(data_details_html(figure))
+    assert details.startswith('<details class="am-data"><summary>Show the data: Who wins</summary>')
