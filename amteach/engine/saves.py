@@ -36,13 +36,15 @@ def replay(
             game.apply(decision)
         except IllegalChoice as err:
             raise SaveError(
-                f"decision {i + 1} ({decision}) cannot be replayed: {err}",
+                f"decision {i + 1} ({quoted(decision)}) cannot be replayed: {err}",
                 source,
                 f"decisions[{i}]",
             ) from None
         except ScenarioError as err:
             raise SaveError(
-                f"{err.reason} (at decision {i + 1}, {decision})", source, f"setup.{err.field}"
+                f"{err.reason} (at decision {i + 1}, {quoted(decision)})",
+                source,
+                f"setup.{err.field}",
             ) from None
     return game
 
