@@ -70,6 +70,13 @@ def headline(result: best.BestPlayResult) -> tuple[str, str]:
             + " and for ".join(parts)
             + "."
         )
+    team = summary.get("team_play_gain")
+    if team and team["ci_low"] > 0:
+        condition += (
+            f" Monopolists who also sell each other the street that completes a city (team "
+            f"play, which this search left out) win {_signed(team['gain'])} points more (95% "
+            f"interval {_signed(team['ci_low'])} to {_signed(team['ci_high'])})."
+        )
     return sentence, condition
 
 
