@@ -1359,7 +1359,8 @@ def largest_gains(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for role in ROLES:
         options = []
         check = summary.get("approximation")
-        if check and role in check:
+        # a check that ran out of time before trying a second candidate measured nothing
+        if check and role in check and check[role].get("candidates", 0) > 1:
             options.append({**check[role], "source": "best-response check"})
         second = summary.get("second_seed")
         if second and f"{role}_gain" in second:

@@ -145,7 +145,7 @@ def endings_table_html(result: Any, cap: int) -> str:
         if row.games > 0
     )
     return html_text(
-        '<table class="am-summary am-endings"><caption>Who won, by how the games ended'
+        '<table class="am-endings"><caption>Who won, by how the games ended'
         "</caption><thead><tr><th>how it ended</th><th>role</th><th>win rate</th>"
         "<th>95% interval</th><th>games won</th></tr></thead><tbody>{}</tbody></table>",
         rows,
@@ -225,6 +225,10 @@ SUMMARY_STYLE = """<style>
 .am-summary{border-collapse:collapse;font-size:16px;margin:4px 0}
 .am-summary th,.am-summary td{border-bottom:1px solid #ccc;padding:4px 12px;text-align:right}
 .am-summary th:first-child,.am-summary td:first-child{text-align:left;font-weight:700}
+.am-endings{border-collapse:collapse;font-size:16px;margin:8px 0}
+.am-endings caption{text-align:left;font-weight:700;padding:2px 0}
+.am-endings th,.am-endings td{border-bottom:1px solid #ccc;padding:4px 12px;text-align:right}
+.am-endings th:nth-child(-n+2),.am-endings td:nth-child(-n+2){text-align:left}
 .am-info{display:inline-block;width:1.1em;height:1.1em;line-height:1.1em;border-radius:50%;border:1px solid currentColor;
   text-align:center;font-size:0.8em;font-weight:700;cursor:help}
 .am-note{font-size:14px;color:#444;max-width:900px;margin:2px 0}

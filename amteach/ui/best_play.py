@@ -47,8 +47,9 @@ def headline(result: best.BestPlayResult) -> tuple[str, str]:
     games = outcomes.short_name(int(summary["round_cap"]))
     sentence = f"{plural} win about {round(100 * row['rate'])} of 100 {games}"
     condition = (
-        f"when each side plays the strongest strategy our search found for it ({summary['preset']} "
-        f"rules, {outcomes.time_is_up(int(summary['round_cap']))}): {100 * row['rate']:.1f}% of "
+        f"when each side plays the strongest strategy our search found for it, under the "
+        f"{summary['preset']} rules, {outcomes.time_is_up(int(summary['round_cap']))}: "
+        f"{100 * row['rate']:.1f}% of "
         f"{figures['games']:,} fresh games, 95% interval {100 * row['ci_low']:.1f}% to "
         f'{100 * row["ci_high"]:.1f}%. "Strongest" is within the family of strategies the '
         "search tries: one fixed strategy a side, both players of a side playing it."
@@ -61,14 +62,22 @@ def headline(result: best.BestPlayResult) -> tuple[str, str]:
     gains = best.largest_gains(summary)
     if gains:
         parts = [
-            f"the {ROLE_PLURALS[ROLES.index(role)]} {_signed(row['gain'])} points "
-            f"(95% interval {_signed(row['ci_low'])} to {_signed(row['ci_high'])})"
+            f"the {ROLE_PLURALS[ROLES.index(role)]} "
+            + (f"{_signed(row['gain'])} points" if row["gain"] > 0 else "nothing")
+            + f" (95% interval {_signed(row['ci_low'])} to {_signed(row['ci_high'])})"
             for role, row in gains.items()
         ]
         condition += (
             ' So "about": the most a side was found to gain by playing otherwise is, for '
             + " and for ".join(parts)
             + "."
+        )
+    team = summary.get("team_play_gain")
+    if team and team["ci_low"] > 0:
+        condition += (
+            f" Monopolists who also sell each other the street that completes a city (team "
+            f"play, which this search left out) win {_signed(team['gain'])} points more (95% "
+            f"interval {_signed(team['ci_low'])} to {_signed(team['ci_high'])})."
         )
     return sentence, condition
 
