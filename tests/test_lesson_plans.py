@@ -13,6 +13,7 @@ what its plan.md names, in the order it names them, with what a teacher does wit
     - control: Players                            # a control (button or labelled list/box)
     - games: 50                                   # set a batch panel's Games (fewer games)
     - type: {box: Values, text: "300"}            # type into a labelled box
+    - phone: Done adjusting                       # on a student's page, not the dashboard's
       panel: Change one rule                      #   in the batch panel whose text holds this
 
 An entry's `plan:` is the words the plan uses for it, when they differ from its name. The
@@ -44,7 +45,7 @@ LESSONS = sorted(p for p in (ROOT / "lessons").iterdir() if re.match(r"\d\d-", p
 WAIT = 180_000  # ms: the machine may be busy
 PROJECTOR = {"width": 1280, "height": 720}
 LARGE = {"width": 1920, "height": 1080}
-KINDS = ("tab", "see", "choose", "press", "open", "control", "games", "type")
+KINDS = ("tab", "see", "choose", "press", "open", "control", "games", "type", "phone")
 # bold words in a plan that are not controls: step headings, moments, rules of the lesson
 NOT_CONTROLS = re.compile(r"^(\d|Before class|Moment|A rule|The |Under the|expected)")
 
@@ -191,6 +192,8 @@ class Teacher:
     def follow(self, entry: dict[str, Any]) -> None:
         (kind,) = [k for k in KINDS if k in entry]
         value, panel = entry[kind], entry.get("panel")
+        if kind == "phone":  # a student's page (tests/test_class_browser.py plays one)
+            return
         if kind == "tab":
             self.tab(value)
         elif kind == "see":
