@@ -13,6 +13,7 @@ what its plan.md names, in the order it names them, with what a teacher does wit
     - control: Players                            # a control (button or labelled list/box)
     - games: 50                                   # set a batch panel's Games (fewer games)
     - type: {box: Values, text: "300"}            # type into a labelled box
+    - phone: Done adjusting                       # on a student's page, not the dashboard's
       panel: Change one rule                      #   in the batch panel whose text holds this
 
 An entry's `plan:` is the words the plan uses for it, when they differ from its name. The
@@ -44,7 +45,7 @@ LESSONS = sorted(p for p in (ROOT / "lessons").iterdir() if re.match(r"\d\d-", p
 WAIT = 180_000  # ms: the machine may be busy
 PROJECTOR = {"width": 1280, "height": 720}
 LARGE = {"width": 1920, "height": 1080}
-KINDS = ("tab", "see", "choose", "press", "open", "control", "games", "type")
+KINDS = ("tab", "see", "choose", "press", "open", "control", "games", "type", "phone")
 # bold words in a plan that are not controls: step headings, moments, rules of the lesson
 NOT_CONTROLS = re.compile(r"^(\d|Before class|Moment|A rule|The |Under the|expected)")
 
@@ -191,6 +192,8 @@ class Teacher:
     def follow(self, entry: dict[str, Any]) -> None:
         (kind,) = [k for k in KINDS if k in entry]
         value, panel = entry[kind], entry.get("panel")
+        if kind == "phone":  # a student's page (tests/test_class_browser.py plays one)
+            return
         if kind == "tab":
             self.tab(value)
         elif kind == "see":
@@ -240,6 +243,84 @@ def test_each_lesson_plan_can_be_followed_on_the_dashboard(served, chromium, les
                 teacher.follow(entry)
             except Exception as err:
                 raise AssertionError(f"{lesson.name}, walk entry {number} {entry}: {err}") from err
+        assert teacher.errors == []
+    finally:
+        teacher.page.close()
+
+
+def inside(box: dict | None, viewport: dict) -> bool:
+    return (
+        box is not None
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= viewport["width"]
+        and box["y"] + box["height"] <= viewport["height"]
+    )
+
+
+def test_lesson_1s_moments_read_whole_on_a_1280x720_projector(served, chromium):
+    """Moments A and B: "in Prison" and "in Price War" whole on the player card (not "in…");
+    moment C: with the Build panel open, the refusal reasons in view; step 5: the Who wins
+    chart above the fold."""
+    teacher = Teacher(chromium, served, PROJECTOR)
+    page = teacher.page
+    try:
+        for scenario, status in (("prison no rent", "in Prison"), ("price war", "in Price War")):
+            name = "price war still collects" if scenario == "price war" else scenario
+            teacher.follow({"choose": {"list": "Scenario", "option": name}})
+            teacher.follow({"press": "Load scenario", "wait": f"Scenario {name} is set up"})
+            shown = page.locator(".am-card-status", has_text=status)
+            assert shown.count() == 1 and inside(shown.bounding_box(), PROJECTOR), status
+            assert shown.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
+            name_line = page.locator(".am-card-name", has=shown)
+            assert name_line.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
+            assert name_line.evaluate("(el) => el.getBoundingClientRect().right") <= (
+                name_line.evaluate("(el) => el.closest('.am-card').getBoundingClientRect().right")
+            )
+        teacher.follow({"choose": {"list": "Scenario", "option": "who may build"}})
+        teacher.follow({"press": "Load scenario", "wait": "Scenario who may build is set up"})
+        teacher.follow({"open": "Build, sell, mortgage, redeem"})
+        teacher.follow({"choose": {"list": "Title", "option": "Hollywood Blvd."}})
+        reasons = page.locator(".am-manage .am-why-not")
+        reasons.get_by_text("builds only in a monopolized city").wait_for(timeout=WAIT)
+        turn = page.locator(".am-turn").bounding_box()
+        box = reasons.bounding_box()
+        assert inside(box, PROJECTOR), box
+        assert turn["y"] <= box["y"] and box["y"] + box["height"] <= turn["y"] + turn["height"]
+        build = teacher.control("Build")
+        assert build.is_disabled() and inside(build.bounding_box(), PROJECTOR)
+
+        teacher.tab("Who wins")
+        teacher.follow({"games": 50})
+        teacher.follow({"press": "Run", "wait": "Games lasted"})
+        chart = teacher.pane.locator(".js-plotly-plot").first
+        chart.locator(".main-svg").first.wait_for(timeout=WAIT)
+        assert inside(chart.bounding_box(), PROJECTOR), chart.bounding_box()
+        assert page.evaluate("window.scrollY") == 0
+        assert teacher.errors == []
+    finally:
+        page.close()
+
+
+# the rendered size of each piece of text on a tab (its font size times any CSS zoom)
+TEXT_SIZES = """(pane) => [...pane.querySelectorAll('*')]
+  .filter((el) => el.offsetParent !== null && !el.closest('.js-plotly-plot')
+    && [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+  .map((el) => parseFloat(getComputedStyle(el).fontSize) * (el.currentCSSZoom || 1))"""
+
+
+def test_every_tab_scales_its_type_on_a_1920x1080_screen_as_the_play_tab_does(served, chromium):
+    """At 1280x720 the analysis tabs' text is 15 to 17 px; at 1920x1080 it grows as the Play
+    tab's does (a quarter larger): most text 18 px and more, the middle of it 19 px and more."""
+    teacher = Teacher(chromium, served, LARGE)
+    try:
+        tabs = ("Who wins", "Taxes", "Landing odds", "Returns", "Inequality", "Is it fair?")
+        for title in (*tabs, "Best play", "Rules", "Class"):
+            teacher.tab(title)
+            sizes = sorted(teacher.pane.evaluate(TEXT_SIZES))
+            assert sizes, title
+            assert sizes[len(sizes) // 2] >= 19, (title, sizes)
+            assert sum(size >= 18 for size in sizes) >= 0.9 * len(sizes), (title, sizes)
         assert teacher.errors == []
     finally:
         teacher.page.close()
