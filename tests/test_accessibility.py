@@ -272,6 +272,12 @@ def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ri
     errors: list[str] = []
     page = watched(browser, dashboard_url, errors)
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+    # the tab bar: the arrow keys move between tabs, Enter opens one
+    page.get_by_role("tab", name="Play", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    assert focused_name(page).startswith('tab "Who wins"')
+    page.keyboard.press("Enter")
+    page.get_by_role("tab", name="Who wins", selected=True).wait_for(timeout=WAIT)
     for name in TABS:
         open_tab(page, name)
         # start from the tab itself (as a keyboard user arrives there)
@@ -292,7 +298,9 @@ def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ri
                 break
             inside = page.evaluate("(shown) => !!document.activeElement.closest(shown)", SHOWN)
             if not inside:
-                break
+                if order:  # Tab has left the page after its last control
+                    break
+                continue  # not in it yet (the tab bar's own stops)
             reached += 1
             assert focus["visible"], (name, focus)
             assert focus["outline"] is not None, (name, focus)
