@@ -20,10 +20,10 @@ ROLE_LABELS = ("Competitor", "Monopolist")
 ROLE_PLURALS = ("Competitors", "Monopolists")
 # Every colour here is 3:1 or more against white (lines, bars, pawns: WCAG 1.4.11), and the
 # role colours 4.5:1 (they also colour text); tests/test_accessibility.py checks.
-ROLE_COLOURS = ("#1b7f3b", "#1f4fb4")  # Competitor green, Monopolist blue
+ROLE_COLOURS = ("#18763a", "#1f4fb4")  # Competitor green, Monopolist blue
 # lighter and darker tones of each role's colour, for several players of one role on a chart
 ROLE_TONES = (
-    ("#1b7f3b", "#40a055", "#0c4a21"),
+    ("#18763a", "#40a055", "#0c4a21"),
     ("#1f4fb4", "#6388de", "#0f2a6e"),
 )
 ROLE_SHAPES = ("●", "■")  # as text

@@ -165,6 +165,7 @@ class StudentPage:
         self.take_back_button.layout.display = "none"
         self.board = w.HTML(layout=w.Layout(width="100%"))
         self.players = w.HTML(layout=w.Layout(width="100%", overflow="auto"))
+        self.players.add_class("am-scroll")  # scrolled by keyboard too (the template)
         self.heartbeat = w.Play(
             value=0,
             min=0,
