@@ -4,10 +4,11 @@
   alive at once, the preheated pool included, so memory stays at N kernels. Visitor N+1 gets a
   short "the class dashboard is full" page (HTTP 503) that tries again by itself, and gets a
   kernel as soon as one is freed.
-- **Kernels of pages that never opened go promptly.** A kernel handed to a page whose browser
-  never connects to it (a plain GET, a crawler, a closed tab before the page loaded) is shut
-  down `unopened_timeout` seconds later (40 s by default; checked every 10 s), not after the grace period: a loop
-  of plain GETs cannot fill memory.
+- **Kernels of pages that never opened go promptly.** A kernel handed to a page that no
+  browser opened (a plain GET, a crawler: the page's first script never ran and never told the
+  server, see voila_template/index.html.j2) and that never connected to it is shut
+  down `unopened_timeout` seconds after the page was sent (40 s by default; checked every
+  10 s), not after the grace period: a loop of plain GETs cannot fill memory.
 - **Kernels of closed tabs go promptly.** The page asks the server to shut its kernel down when
   the tab closes (see voila_template/index.html.j2). A page that vanishes without saying so (a
   dropped network, a sleeping laptop) keeps its kernel for a grace period counted from the
@@ -27,6 +28,7 @@ import re
 import sys
 import time
 from datetime import UTC, datetime
+from http import HTTPStatus
 from typing import Any
 
 from .serving import skip_uri_grammar, voila_environment
@@ -48,6 +50,8 @@ from voila.utils import ENV_VARIABLE  # noqa: E402
 FULL_PAGE_RETRY = 15
 # where a closing page hands its kernel back (the template posts there)
 RELEASE_ROUTE = r"/voila/amteach/release/(?P<kernel_id>[\w-]+)"
+# where a page that a browser opened says so, before its scripts load (the template posts)
+ALIVE_ROUTE = r"/voila/amteach/alive/(?P<kernel_id>[\w-]+)"
 # the kernel a page is given, in the page's own configuration (what its browser connects to)
 PAGE_KERNEL_ID = re.compile(r'"kernelId":\s*"([\w-]+)"')
 
@@ -76,7 +80,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.pool_size_wanted: int | None = None  # --pool, before the cap trims it
         self.stopping_everything = False
         self.unopened: dict[str, float] = {}  # kernel id -> when its page was sent
-        self.connected_ids: set[str] = set()  # kernels a page connected to, ever
+        self.opened_ids: set[str] = set()  # kernels whose page a browser opened or connected
         self.unopened_watch: PeriodicCallback | None = None
 
     # --- counting -----------------------------------------------------------------------
@@ -151,7 +155,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
             self.stopping_ids.discard(kernel_id)
-            self.connected_ids.discard(kernel_id)
+            self.opened_ids.discard(kernel_id)
             self.unopened.pop(kernel_id, None)
         if not self.stopping_everything and hasattr(self, "fill_if_needed") and self.notebook_path:
             # room under the cap again: let the pool grow back towards --pool
@@ -165,7 +169,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     # --- pages that never connect ----------------------------------------------------------
     def note_page_served(self, kernel_id: str) -> None:
         """A page was sent with this kernel: its browser should connect within moments."""
-        if kernel_id not in self.connected_ids:
+        if kernel_id not in self.opened_ids:
             self.unopened[kernel_id] = time.monotonic()
         if self.unopened_watch is None:
             # checked a few times per timeout, so a kernel goes within 1.25 timeouts
@@ -173,9 +177,19 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.unopened_watch = PeriodicCallback(self.shut_unopened, every * 1000)
             self.unopened_watch.start()
 
+    def note_page_alive(self, kernel_id: str) -> None:
+        """A browser opened the page (its first script ran): keep the kernel while the page's
+        scripts load, however slowly; from now the grace period (cull_idle_timeout) applies."""
+        if kernel_id not in self:
+            return
+        # the beacon may come before the server has finished sending the page
+        self.opened_ids.add(kernel_id)
+        self.unopened.pop(kernel_id, None)
+        self.get_kernel(kernel_id).last_activity = datetime.now(UTC)
+
     def notify_connect(self, kernel_id: str) -> None:
         super().notify_connect(kernel_id)
-        self.connected_ids.add(kernel_id)
+        self.opened_ids.add(kernel_id)
         self.unopened.pop(kernel_id, None)
 
     async def shut_unopened(self) -> None:
@@ -282,10 +296,29 @@ class ReleaseKernelHandler(JupyterHandler):
         if not self.check_origin():
             raise web.HTTPError(403, "cross-origin request")
 
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        # one plain line: Voilà's server has no error page templates of Jupyter's
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish(f"{status_code} {HTTPStatus(status_code).phrase}\n")
+
     @web.authenticated
     async def post(self, kernel_id: str) -> None:
         if kernel_id in self.kernel_manager:
             await self.kernel_manager.shutdown_kernel(kernel_id)
+        self.set_status(204)
+        self.finish()
+
+
+class PageAliveHandler(ReleaseKernelHandler):
+    """A page that a browser opened says so as soon as its first script runs, so its kernel
+    is kept while the rest of the page loads (a plain GET never runs the script). Guarded as
+    the release route is: the kernel's id, known only to its page, and a same-origin check."""
+
+    @web.authenticated
+    async def post(self, kernel_id: str) -> None:
+        manager = self.kernel_manager
+        if isinstance(manager, ClassroomKernelManager):
+            manager.note_page_alive(kernel_id)
         self.set_status(204)
         self.finish()
 
@@ -302,7 +335,8 @@ class ClassroomVoila(Voila):
     def init_handlers(self) -> list:
         handlers = super().init_handlers()
         release = (url_path_join(self.server_url, RELEASE_ROUTE), ReleaseKernelHandler)
-        return [release] + [
+        alive = (url_path_join(self.server_url, ALIVE_ROUTE), PageAliveHandler)
+        return [release, alive] + [
             (route[0], ClassroomVoilaHandler, *route[2:])
             if route[1] is TornadoVoilaHandler
             else route

@@ -152,12 +152,16 @@ def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
     kernel whose page never connects goes after the unopened timeout (40 s by default, lowered
     here to keep the test short), while a page that connected keeps its kernel and plays."""
     import asyncio
+    import re
+    import urllib.error
+    import urllib.request
     from concurrent.futures import ThreadPoolExecutor
 
+    import pytest
     from served import bench_load, dashboard_server
 
     pool = 1
-    with dashboard_server(pool=pool, unopened_after=6) as server:
+    with dashboard_server(pool=pool, unopened_after=10) as server:
         wait_until(lambda: len(server.kernels()) >= pool, 300, "the pool's kernel")
         visitor = bench_load().Visitor(server.url)
         loop = asyncio.new_event_loop()
@@ -179,12 +183,33 @@ def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
             assert visitor.kernel_id in server.kernels()
             loop.run_until_complete(visitor.click("Roll"))  # the connected page still plays
             assert "throws" in visitor.narration()
+            # a page whose first script ran (a browser, loading slowly) says so and keeps its
+            # kernel; another site cannot say it for it
+            slow = re.search(r'"kernelId":\s*"([\w-]+)"', plain_get(server.url).decode())[1]
+            forged = urllib.request.Request(
+                f"{server.url}voila/amteach/alive/{slow}",
+                method="POST",
+                headers={"Origin": "http://elsewhere.example"},
+            )
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(forged, timeout=60)
+            assert refused.value.code == 403
+            alive = urllib.request.Request(f"{server.url}voila/amteach/alive/{slow}", method="POST")
+            with urllib.request.urlopen(alive, timeout=60) as response:
+                assert response.status == 204
+            plain_get(server.url)  # and one that no browser opened
+            wait_until(
+                lambda: "".join(server.log).count("its page never connected in 10 s") == 9,
+                300,
+                "the unopened page's kernel to go",
+            )
+            assert slow in server.kernels()
         finally:
             loop.run_until_complete(visitor.close())
             loop.close()
         assert after_rounds[1] < after_rounds[0] * 1.15 + 50, after_rounds
         log = "".join(server.log)
-        assert log.count("its page never connected in 6 s") == 8, log[-3000:]
+        assert log.count("its page never connected in 10 s") == 9, log[-3000:]
         assert "Traceback" not in log
 
 
