@@ -729,8 +729,11 @@ def test_the_best_play_tab_reads_from_the_back_row_at_1280x720():
             shots = Path(__file__).resolve().parents[1] / "test-output" / "browser"
             shots.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shots / "best-play-1280.png"))
-            page.locator(".am-best details summary").click()
-            assert "monopolist:family:" in page.locator(".am-best details").inner_text()
+            details = page.locator(
+                ".am-best details", has=page.locator("summary", has_text="Details")
+            )
+            details.locator("summary").click()
+            assert "monopolist:family:" in details.inner_text()
             assert not errors, errors
         finally:
             chromium.close()
