@@ -133,12 +133,6 @@ def pawn_html(game: Game, player: int, to_move: bool = False) -> Markup:
     )
 
 
-def short_name(game: Game, index: int) -> str:
-    """A space's name in a few words, for a small board (the full name otherwise)."""
-    name = game.board.spaces[index].name
-    return SHORT_NAMES.get(name, BOARD_NAMES.get(name, name))
-
-
 def board_side(index: int) -> str:
     """Which side of the ring a space is on: "corner", "bottom", "left", "top" or "right"."""
     if index % 10 == 0:

@@ -149,9 +149,6 @@ class SeatRow:
         seen = self.last_seen
         return seen is not None and (at or now()) - seen <= PRESENT_SECONDS
 
-    def away_for(self, at: float | None = None) -> float | None:
-        return None if self.last_seen is None else (at or now()) - self.last_seen
-
 
 @dataclass(frozen=True)
 class RoomInfo:
