@@ -390,6 +390,10 @@ class BatchPanel:
             ]
         )
         self.widget.add_class("am-batch")
+        # the summary and the charts by name, for layouts that place them (projector.css)
+        self.status.add_class("am-batch-summary")
+        self.charts.add_class("am-batch-charts")
+        self.length_charts.add_class("am-batch-lengths")
         BatchPanel.by_widget[self.widget.model_id] = self
 
     @property
