@@ -27,7 +27,7 @@ from playwright.sync_api import sync_playwright
 from amteach.content import scenarios_dir
 from amteach.files import load_scenario_file
 from amteach.render import CITY_COLOURS, board_html, space_words
-from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
+from amteach.rooms import ROOMS_ENV, RoomSettings, new_key, open_rooms
 from amteach.style import HIGHLIGHT_COLOUR, NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_TONES
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
@@ -446,17 +446,23 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
 ):
     database = str(tmp_path / "class.sqlite")
     rooms = open_rooms(database)
+    key = new_key()
     code = rooms.create(
-        RoomSettings(tables=1, seats=2, ending="two-hour", seed=3, bot_delay=0), pin="2468"
+        RoomSettings(tables=1, seats=2, ending="two-hour", seed=3, bot_delay=0),
+        pin="2468",
+        key=key,
     )
     errors: list[str] = []
     found: dict[str, list[str]] = {}
     with serve_dashboard(pool=2, env={ROOMS_ENV: database}) as server:
         teacher = watched(browser, server.url, errors)
         teacher.get_by_role("tab", name="Class", exact=True).click(timeout=WAIT)
-        teacher.get_by_placeholder("its code").wait_for(timeout=WAIT)
+        teacher.get_by_placeholder("paste your instructor link").wait_for(timeout=WAIT)
         found["Class tab, no class open"] = axe_violations(teacher)
-        teacher.get_by_placeholder("its code").fill(code)
+        # the room's controls open with its instructor link (the key) and its PIN
+        teacher.get_by_placeholder("paste your instructor link").fill(
+            f"{server.url}#class={code}&key={key}"
+        )
         teacher.get_by_placeholder("if it has one").fill("2468")
         teacher.get_by_role("button", name="Open its controls").click()
         teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
@@ -473,9 +479,12 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
         found["student, during play"] = axe_violations(student)
         found["Class tab, during play"] = axe_violations(teacher)
 
-        # time is up: the final accounting starts at the next turn; Ana plays on to it by
-        # keyboard (Enter on her choices) until the game is over
+        # time is up (the Class tab asks first): the final accounting starts at the next turn;
+        # Ana plays on to it by keyboard (Enter on her choices) until the game is over
         teacher.get_by_role("button", name="Time is up: end the game").click()
+        teacher.get_by_text("End the game at every table now?").wait_for(timeout=WAIT)
+        found["Class tab, asking before time is up"] = axe_violations(teacher)
+        teacher.get_by_role("button", name="Yes, time is up").click()
         for _ in range(40):
             student.wait_for_function(
                 "() => document.body.innerText.includes('Game over')"

@@ -236,12 +236,16 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path, student: str = LONG_NAME
         rooms.resume(code)
         wait_for_status(page, "^(?![\\s\\S]*Paused)")
 
-        # Time is up: the final accounting, in plain words; then Game over
+        # Time is up: every device says so at once, but the choice in play is still made (a
+        # trade stays open to it, as the engine says); then the final accounting (its choice
+        # is Done adjusting), in plain words, with no trade panel; then Game over
         rooms.time_is_up(code)
         wait_for_status(page, "Time is up|Game over")
         saw_accounting = False
         while not my_turn_or_over(page):
-            if "Time is up" in status(page):
+            if page.locator(".am-choices button", has_text="Done adjusting").count():
+                # the status comes after the panels in one redraw: once it says so, they are set
+                wait_for_status(page, "Time is up: the final accounting")
                 assert page.locator(".am-phone-panel:visible", has_text="Trade").count() == 0
                 assert_reads_on_a_phone(page, "the final accounting")
                 if not saw_accounting:
