@@ -54,7 +54,9 @@ def dashboard_server(
     max_visitors: int = 0,
     base_url: str = "/",
     cwd: Path | None = None,
-    unopened_after: int = UNOPENED_SECONDS,
+    # slow pages on a loaded machine: wait five times the default for a browser
+    # (tests/test_serving.py checks the default and the cull themselves)
+    unopened_after: int = 5 * UNOPENED_SECONDS,
     env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """The dashboard served as `amteach dashboard` serves it (or by `command`, which must take

@@ -296,6 +296,8 @@ def test_preheated_kernels_serve_both_the_dashboard_and_a_join_link(tmp_path):
         assert teacher.locator(".am-student").count() == 0
         browser.close()
         assert errors == []
-    log = "".join(server.log)
+        # read before the server stops: a pool kernel still warming up when it is stopped
+        # may print its KeyboardInterrupt, which says nothing about the pages served
+        log = "".join(server.log)
     assert log.count("Using pre-heated kernel") == 2, log[-3000:]
     assert "Traceback" not in log
