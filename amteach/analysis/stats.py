@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from ..engine.errors import InputError
-from ..sim.results import wilson_interval
+from ..sim.results import ENDING_NAMES
 
 if TYPE_CHECKING:
     from ..sim.results import SimulationResult
@@ -276,27 +276,10 @@ def win_rates_by_ending(result: SimulationResult) -> pd.DataFrame:
 
     This is the batch as if there were no round cap, as far as one batch can show it: the
     games played to the end are the ones the cap did not decide."""
-    games = result.games
-    capped = (games["end_reason"] == "round_cap").to_numpy()
-    rows = []
-    for ending, part in zip(ENDINGS, (games[~capped], games[capped]), strict=True):
-        counts = part["winner_role"].value_counts()
-        for role in _ROLE_NAMES:
-            wins, n = int(counts.get(role, 0)), len(part)
-            low, high = wilson_interval(wins, n)
-            rows.append(
-                {
-                    "ending": ending,
-                    "games": n,
-                    "share": n / len(games) if len(games) else float("nan"),
-                    "role": role,
-                    "wins": wins,
-                    "rate": wins / n if n else float("nan"),
-                    "ci_low": low,
-                    "ci_high": high,
-                }
-            )
-    return pd.DataFrame(rows, columns=list(ENDING_COLUMNS))
+    # the batch counts them (SimulationResult.win_rates_by_ending); lessons name the endings
+    frame = result.win_rates_by_ending()
+    frame["ending"] = frame["ending"].map(dict(zip(ENDING_NAMES, ENDINGS, strict=True)))
+    return frame[list(ENDING_COLUMNS)]
 
 
 def reading_endings(result: SimulationResult) -> str:
