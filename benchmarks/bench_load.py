@@ -65,9 +65,8 @@ from jupyter_server.services.kernels.connection.base import (
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
 
-from amteach.cli import voila_command
 from amteach.content import dashboard_notebook
-from amteach.serving import TEMPLATE
+from amteach.serving import TEMPLATE, voila_command
 
 PROTOCOL = "v1.kernel.websocket.jupyter.org"
 CONFIG = re.compile(

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from amteach.cli import dashboard_notebook, voila_command
-from amteach.serving import TEMPLATE, voila_environment
+from amteach.content import dashboard_notebook
+from amteach.serving import TEMPLATE, voila_command, voila_environment
 
 CHROMIUM = "/usr/bin/chromium"
 # no sandbox (tests may run as root in a container), no GPU, and no traffic of Chromium's own

@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 from browser import free_port
 
-from amteach.cli import UNOPENED_SECONDS, voila_command
 from amteach.content import dashboard_notebook
-from amteach.serving import TEMPLATE
+from amteach.serving import TEMPLATE, UNOPENED_SECONDS, voila_command
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -11,8 +11,8 @@ import pytest
 from browser import launch_chromium, serve_dashboard
 from playwright.sync_api import sync_playwright
 
-from amteach.cli import dashboard_notebook, voila_command
-from amteach.serving import TEMPLATE
+from amteach.content import dashboard_notebook
+from amteach.serving import TEMPLATE, voila_command
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
 
@@ -147,7 +147,7 @@ def test_the_dashboard_command_prints_where_it_serves():
     command = voila_command(
         dashboard_notebook(), 9999, "0.0.0.0", pool=3, template=TEMPLATE, cull_after=900
     )
-    assert command[:3] == [sys.executable, "-m", "amteach.serving_app"]  # Voilà, with a kernel cap
+    assert command[:3] == [sys.executable, "-m", "amteach.serving.app"]  # Voilà, with a kernel cap
     assert "--strip_sources=True" in command and "--show_tracebacks=False" in command
     assert "--VoilaConfiguration.file_allowlist=[]" in command  # /voila/files/ serves nothing
     assert "--preheat_kernel=True" in command and "--pool_size=3" in command

@@ -21,7 +21,7 @@ from browser import launch_chromium, serve_dashboard
 from playwright.sync_api import sync_playwright
 from tornado.websocket import websocket_connect
 
-from amteach.cli import dashboard_notebook
+from amteach.content import dashboard_notebook
 from amteach.engine.game import Game
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"

@@ -28,9 +28,9 @@ from browser import free_port
 from postgres import postgres_server
 from served import REPO, bench_load
 
-from amteach.cli import dashboard_notebook, voila_command
+from amteach.content import dashboard_notebook
 from amteach.rooms import ROOMS_ENV, open_rooms
-from amteach.serving import TEMPLATE, voila_environment
+from amteach.serving import TEMPLATE, voila_command, voila_environment
 
 NGINX = "/usr/sbin/nginx"
 BASE = "/amteach/"

@@ -43,7 +43,7 @@ def test_a_dashboard_kernel_skips_what_plotly_imports_for_notebooks_and_a_notebo
 def test_charts_load_plotly_from_the_server_only_when_served(monkeypatch):
     import plotly.graph_objects as go
 
-    from amteach.serving import figure_widget
+    from amteach.ui.figures import figure_widget
 
     monkeypatch.delenv(PLOTLY_BUNDLE_ENV, raising=False)
     plain = figure_widget(go.Figure())
@@ -214,24 +214,23 @@ def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
 
 
 def test_pages_that_never_connect_give_their_kernel_back_within_a_minute_by_default():
-    from amteach.cli import UNOPENED_SECONDS, voila_command
+    from amteach.serving import UNOPENED_SECONDS, voila_command
 
     command = voila_command(Path("d.ipynb"), 8866, "127.0.0.1", 2, TEMPLATE)
     assert f"--ClassroomKernelManager.unopened_timeout={UNOPENED_SECONDS}" in command
-    # checked every quarter of the timeout (serving_app.ClassroomKernelManager)
+    # checked every quarter of the timeout (serving.pool.ClassroomKernelManager)
     assert UNOPENED_SECONDS * 1.25 <= 60
 
 
 def test_the_visitor_cap_defaults_to_what_the_memory_holds():
     from click.testing import CliRunner
 
-    from amteach.cli import (
+    from amteach.cli import MaxVisitors, main
+    from amteach.serving import (
         MEMORY_SHARE_FOR_VISITORS,
         VISITOR_MB,
-        MaxVisitors,
         available_memory_mb,
         default_max_visitors,
-        main,
     )
 
     assert default_max_visitors(24_000) == int(24_000 * MEMORY_SHARE_FOR_VISITORS) // VISITOR_MB

@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from amteach.cli import base_url_option, main, voila_command
+from amteach.cli import main
 from amteach.content import (
     dashboard_notebook,
     lessons_dir,
     notebooks_dir,
     scenarios_dir,
 )
+from amteach.serving import normalized_base_url, voila_command
 
 
 def run(*args: str):
@@ -90,10 +91,10 @@ def test_bad_arguments_get_one_line_and_exit_2(tmp_path, args, says):
 
 
 def test_base_urls_are_written_one_way():
-    assert base_url_option("amteach") == "/amteach/"
-    assert base_url_option("/amteach") == "/amteach/"
-    assert base_url_option("/class/amteach/") == "/class/amteach/"
-    assert base_url_option("/") == "/"
+    assert normalized_base_url("amteach") == "/amteach/"
+    assert normalized_base_url("/amteach") == "/amteach/"
+    assert normalized_base_url("/class/amteach/") == "/class/amteach/"
+    assert normalized_base_url("/") == "/"
 
 
 def test_the_server_command_carries_the_cap_the_grace_and_the_path():

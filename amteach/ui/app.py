@@ -25,11 +25,11 @@ from .play_panels import (
     DecisionBar,
     GameFiles,
     ManagePanel,
-    Messages,
     Narration,
     TradePanel,
 )
 from .resize import ChartSizer
+from .widgets import Messages
 
 # The app's look, in the page itself so it works in JupyterLab as in the dashboard. The board
 # fills the width; its middle (HOLE_LEFT and HOLE_TOP: where the corners end) holds the

@@ -16,7 +16,6 @@ from ..analysis import outcomes
 from ..engine.board import ROLES
 from ..engine.rules import RuleSet, preset_names
 from ..render import html_join, html_text
-from ..serving import figure_widget
 from ..style import (
     NEUTRAL_COLOUR,
     PERCENT_AXIS,
@@ -28,6 +27,7 @@ from ..style import (
     chart_layout,
 )
 from .charts import data_details_html
+from .figures import figure_widget
 from .resize import ChartSizer
 
 # the batches' usual table: investor bots, two of each role

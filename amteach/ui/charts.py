@@ -23,7 +23,6 @@ from markupsafe import Markup
 from ..engine import events as ev
 from ..engine.game import Game
 from ..render import chart_text, html_join, html_text
-from ..serving import figure_widget
 from ..session import Session, replay
 from ..style import (
     DOLLAR_AXIS,
@@ -36,6 +35,7 @@ from ..style import (
     WHOLE_AXIS,
     chart_layout,
 )
+from .figures import figure_widget
 
 CHART_HEIGHT = 320
 

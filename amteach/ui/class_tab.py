@@ -49,8 +49,8 @@ from .keeper import (
     parse_instructor_link,
 )
 from .live import Ticker, join_link, page_address
-from .play_panels import Messages, button
 from .student import clock
+from .widgets import Messages, button
 
 ROLE_MODE_LABELS = (
     ("alternating: Competitor, Monopolist, ...", "alternating"),

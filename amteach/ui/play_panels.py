@@ -24,11 +24,11 @@ from ..session import (
     choice_label,
 )
 from .download import DownloadButton
+from .widgets import button
 
 NARRATION_LINES = 300
 # the choices that have a panel of their own (a title to pick first)
 TITLE_ACTIONS = ("build", "sell_building", "mortgage", "redeem")
-MESSAGE_COLOURS = {"info": "#1f4fb4", "warning": "#8a4b00", "error": "#b00020"}
 # what the player to move is deciding, in words (by the engine's phase)
 PHASE_WORDS = {
     "pre_roll": "before the throw",
@@ -50,14 +50,6 @@ Answer = Callable[[Reply], bool]
 UPLOAD_BROKEN = "Could not load that game; the current game is kept. The file did not arrive whole."
 
 
-def button(description: str, handler: Callable[[Any], None], tooltip: str = "") -> widgets.Button:
-    made = widgets.Button(
-        description=description, tooltip=tooltip or description, layout=widgets.Layout(width="auto")
-    )
-    made.on_click(handler)
-    return made
-
-
 def why_not(game: Any, choice: Choice) -> str:
     """The engine's reason a choice is not allowed now ("" if it is)."""
     try:
@@ -69,25 +61,6 @@ def why_not(game: Any, choice: Choice) -> str:
 
 def title_action_name(kind: str) -> str:
     return kind.replace("_", " ").capitalize()
-
-
-class Messages:
-    """One line that answers the person at this screen: a refusal, a warning, a confirmation."""
-
-    def __init__(self) -> None:
-        self.widget = widgets.HTML()
-        self.widget.add_class("am-message")
-
-    def show(self, reply: Reply) -> bool:
-        if reply.message:
-            self.widget.value = html_text(
-                '<div role="status" style="color:{}">{}</div>',
-                MESSAGE_COLOURS[reply.level],
-                reply.message,
-            )
-        else:
-            self.widget.value = ""
-        return reply.ok
 
 
 class DecisionBar:

@@ -2,7 +2,7 @@
 
 plotly's widget measures its box once, when it first draws; a chart drawn on a hidden tab (or
 before its box is on the page) keeps plotly's default width of 700 px. Every amteach chart is
-made `responsive` (`amteach.serving.figure_widget`), so plotly redraws it at its box's size
+made `responsive` (`amteach.ui.figures.figure_widget`), so plotly redraws it at its box's size
 when the window is resized. A `ChartSizer` placed beside charts watches its own width, which
 is its box's: when a tab opens (its width goes from 0 to the page's), when the page changes
 size, or when plotly's widget says it has drawn a chart, it tells the page, and every visible

@@ -39,11 +39,10 @@ from .play_panels import (
     PHASE_WORDS,
     TITLE_ACTIONS,
     ManagePanel,
-    Messages,
     Narration,
     TradePanel,
-    button,
 )
+from .widgets import Messages, button
 
 PHONE_WIDTH = "min(100%, 640px)"
 STATUS_STYLE = (

@@ -1,0 +1,144 @@
+"""The configuration of the server `amteach dashboard` runs: how long a visitor's kernel is
+kept, how many visitors fit in memory, where the class database is, and the command line that
+starts Voilà with all of it (`voila_command`, run by `amteach dashboard` and by the tests).
+
+Light on purpose: the command line imports it at start-up, so it imports neither Voilà nor the
+Jupyter server (those run in the process it starts, `amteach.serving.app`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ..engine.errors import AmteachError, InputError
+from .environment import PUBLIC_URL_ENV
+
+# A page that lost its connection keeps its kernel this long. The page's own reconnection gives
+# up after at most about two minutes (seven tries, backing off to a minute), so five minutes
+# covers every retry with room to spare, and a laptop lid closed for a few minutes too. Closed
+# tabs do not wait for it: the page hands its kernel back as it closes.
+GRACE_SECONDS = 300
+# A page that was served but never connected to its kernel (a plain GET, a crawler) gives the
+# kernel back this long after it was served; checked every quarter of it, so within 50 s.
+# A browser connects within seconds of receiving the page, even on a loaded server.
+UNOPENED_SECONDS = 40
+
+# `--max-visitors auto` (the default): sized from the memory available when the server starts.
+# A visitor's kernel holds about 90 MB (proportional set size) after a played game, and about
+# 220 MB once it ran a Who wins batch and opened every analysis tab (docs/deploy.md); VISITOR_MB
+# is a visitor who does some of both. A quarter of the available memory is left for the server,
+# the class database and the machine's other work.
+VISITOR_MB = 200
+MEMORY_SHARE_FOR_VISITORS = 0.75
+
+
+def available_memory_mb() -> int | None:
+    """The memory the system could give to new processes now (MemAvailable), or None when
+    the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2**20
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def default_max_visitors(available_mb: int | None = None) -> int:
+    """`--max-visitors auto`: three quarters of the available memory over VISITOR_MB per
+    visitor, at least 2; 20 when the system does not say how much memory it has."""
+    available = available_mb if available_mb is not None else available_memory_mb()
+    if available is None:
+        return 20
+    return max(2, int(available * MEMORY_SHARE_FOR_VISITORS) // VISITOR_MB)
+
+
+def voila_command(
+    notebook: Path,
+    port: int,
+    ip: str,
+    pool: int,
+    template: str,
+    cull_after: int = GRACE_SECONDS,
+    base_url: str = "/",
+    max_visitors: int = 0,
+    unopened_after: int = UNOPENED_SECONDS,
+) -> list[str]:
+    """The command line of the server that serves the dashboard to a class (Voilà with
+    amteach's kernel cap and culling, `amteach.serving.app`)."""
+    return [
+        sys.executable,
+        "-m",
+        "amteach.serving.app",
+        str(notebook),
+        f"--port={port}",
+        f"--Voila.ip={ip}",
+        f"--Voila.base_url={base_url}",
+        "--no-browser",
+        f"--template={template}",
+        "--strip_sources=True",  # viewers see controls, never code
+        "--show_tracebacks=False",  # errors stay in the server's log
+        # /voila/files/ would serve the notebook folder's images; the dashboard needs none
+        "--VoilaConfiguration.file_allowlist=[]",
+        # the dashboard draws every chart as a widget: plotly's renderer extension and code
+        # highlighting would only add megabytes to each page
+        "--VoilaConfiguration.extension_denylist=['jupyterlab-plotly', 'jupyterlab_pygments']",
+        "--preheat_kernel=True",
+        # when many visitors arrive at once, a busy machine is slow to send the notebook's output;
+        # the default 4 s wait would drop it and leave a page without the dashboard
+        "--VoilaExecutor.iopub_timeout=120",
+        f"--pool_size={min(pool, max_visitors) if max_visitors else pool}",
+        f"--ClassroomKernelManager.max_kernels={max_visitors}",
+        # a kernel whose page never connects is shut down `unopened_after` s after it was served
+        f"--ClassroomKernelManager.unopened_timeout={unopened_after}",
+        # a kernel with no page connected is shut down `cull_after` seconds after its page
+        # disconnected (or its last activity); kernels with a page connected are kept
+        f"--MappingKernelManager.cull_idle_timeout={cull_after}",
+        f"--MappingKernelManager.cull_interval={max(1, min(60, cull_after // 5))}",
+        "--MappingKernelManager.cull_connected=False",
+        # kernels talk to the server over Unix sockets in Voilà's private folder, not over TCP
+        # ports picked ahead of time: when many kernels start at once, another process can take
+        # a picked port first, and the server then waits on that kernel forever (seen with 30)
+        "--KernelManager.transport=ipc",
+    ]
+
+
+def normalized_base_url(value: str) -> str:
+    """`/amteach/` from `amteach`, `/amteach` or `/amteach/`; ValueError, saying what a path
+    may hold, otherwise."""
+    parts = [part for part in value.strip().split("/") if part]
+    for part in parts:
+        if part in (".", "..") or not all(c.isalnum() or c in "-_.~" for c in part):
+            raise ValueError(
+                f"{value!r}: use letters, digits and - _ . ~ between slashes, e.g. /amteach/"
+            )
+    return "/" + "".join(f"{part}/" for part in parts)
+
+
+def rooms_environment(rooms_url: str, public_url: str | None) -> dict[str, str]:
+    """The environment that tells the kernels where the class database is (`--rooms`) and the
+    address students open (`--public-url`). Opens (and if need be creates or migrates) the
+    database once, before serving, so a bad address fails here, as an InputError naming the
+    option, and not in every visitor's kernel."""
+    from urllib.parse import urlsplit
+
+    from ..rooms import ROOMS_ENV, open_store
+
+    try:
+        store = open_store(rooms_url)
+    except AmteachError as err:  # RoomsUnavailable included
+        raise InputError(f"--rooms: {err}") from None
+    store.close()
+    env = {ROOMS_ENV: rooms_url if "://" in rooms_url else str(store.where)}
+    if public_url is not None:
+        parts = urlsplit(public_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise InputError(f"--public-url: {public_url!r} is not an http:// or https:// address")
+        env[PUBLIC_URL_ENV] = public_url
+    return env
