@@ -349,6 +349,21 @@ def test_a_stale_build_is_never_used(tmp_path, monkeypatch):
     assert core.kernel() is KERNEL
 
 
+def test_the_build_digest_covers_both_kernel_sources(tmp_path):
+    """An edit to kernel.py or to kernel.pxd (a type, an array size) changes the digest the
+    build is checked against, so either edit makes the build stale."""
+    folder = Path(core.__file__).parent
+    for name in core.KERNEL_SOURCES:
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    assert core.sources_digest(tmp_path) == core.sources_digest(folder)
+    digests = {core.sources_digest(tmp_path)}
+    for name in core.KERNEL_SOURCES:
+        with (tmp_path / name).open("a") as source:
+            source.write("\n# an edit\n")
+        digests.add(core.sources_digest(tmp_path))
+    assert len(digests) == 1 + len(core.KERNEL_SOURCES)
+
+
 def test_a_large_batch_on_pure_python_warns_once(monkeypatch):
     monkeypatch.setattr(core, "kernel", lambda: None)
     monkeypatch.setattr(runner, "_warned", False)
