@@ -143,6 +143,8 @@ cdef class Rows:
     cdef int width
     cdef Py_ssize_t size
     cdef Py_ssize_t capacity
+    cdef list full
+    cdef object block
     cdef int64_t[:, ::1] data
 
 

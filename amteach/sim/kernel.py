@@ -160,6 +160,7 @@ if (len(KINDS), len(BOTS), len(TAX_BEHAVIOURS), len(GAME_TYPES)) != (
     raise ImportError("amteach.sim.kernel: a vocabulary tuple and its code differ in size")
 # CautiousStrategy, BuilderStrategy, InvestorStrategy, random; a family bot's is its own
 RESERVES = (400, 75, 150, 0, 0)
+ROWS_PER_BLOCK = 16384
 
 
 def reals(size: int) -> list:
@@ -406,30 +407,33 @@ class G:
 
 @cython.cclass
 class Rows:
-    """A table's rows as int64 columns, grown by doubling."""
+    """A table's rows as int64 columns, in blocks of ROWS_PER_BLOCK rows: a full block is kept
+    as it is and a new one begun, so rows are copied once, at the end."""
 
     def __init__(self, width: int):
         self.width = width
         self.size = 0
-        self.capacity = 1024
-        self.data = np.zeros((width, 1024), dtype=np.int64)
+        self.capacity = ROWS_PER_BLOCK
+        self.full = []
+        self.block = np.empty((width, ROWS_PER_BLOCK), dtype=np.int64)
+        self.data = self.block
 
     def arrays(self, names: tuple) -> dict:
         out = {}
         for c in range(self.width):
-            array = np.array(np.asarray(self.data)[c, : self.size], dtype=np.int64)
+            array = np.concatenate([block[c] for block in self.full] + [self.block[c, : self.size]])
             name = names[c]
             out[name] = array if name == "seed" else array.astype(np.int32)
         return out
 
 
 def add_row(rows):
-    """A new row's index (its values are written column by column)."""
+    """A new row's index in `rows.data` (its values are written column by column)."""
     if rows.size == rows.capacity:
-        grown = np.zeros((rows.width, 2 * rows.capacity), dtype=np.int64)
-        grown[:, : rows.capacity] = rows.data
-        rows.data = grown
-        rows.capacity *= 2
+        rows.full.append(rows.block)
+        rows.block = np.empty((rows.width, rows.capacity), dtype=np.int64)
+        rows.data = rows.block
+        rows.size = 0
     rows.size += 1
     return rows.size - 1
 
