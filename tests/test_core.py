@@ -16,6 +16,7 @@ import dataclasses
 import importlib.util
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -148,6 +149,27 @@ def test_the_kernel_module_is_the_compiled_build():
     assert UNCOMPILED.COMPILED is False
     assert UNCOMPILED.SOURCE_SHA256 is None
     assert core.sources_digest(Path(core.__file__).parent) == KERNEL.SOURCE_SHA256
+
+
+def test_the_kernels_array_sizes_are_declared_alike_in_both_files():
+    """kernel.pxd writes its array sizes as numbers and kernel.py as names (MAX_SPACES, ...):
+    every C array declared in the .pxd has the size of the list kernel.py makes for it, so
+    raising a limit on one side only (a C array overrun when compiled) fails here."""
+    declared = re.compile(r"^cdef class (\w+):|^    cdef \w+ (\w+)((?:\[\d+\])+)$")
+    arrays, cls = [], None
+    for line in Path(core.__file__).with_name("kernel.pxd").read_text().splitlines():
+        match = declared.match(line)
+        if match and match.group(1):
+            cls = match.group(1)
+        elif match:
+            sizes = [int(size) for size in re.findall(r"\d+", match.group(3))]
+            arrays.append((cls, match.group(2), sizes))
+    assert len(arrays) > 60  # every class's arrays were read
+    for cls, name, sizes in arrays:
+        value = getattr(getattr(UNCOMPILED, cls)(), name)
+        for size in sizes:
+            assert len(value) == size, f"{cls}.{name}: {len(value)} in kernel.py, {size} in .pxd"
+            value = value[0]
 
 
 @pytest.mark.parametrize("mix", list(MIXES))

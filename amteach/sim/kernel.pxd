@@ -5,8 +5,9 @@
 #
 # Array sizes are written as numbers here (a .pxd cannot use kernel.py's names): 6 seats
 # (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 cities (MAX_CITIES), 16 debts
-# (MAX_DEBTS), 160 choices (MAX_CHOICES), 624 words (MT_N), 18 knobs (FAMILY_SIZE). kernel.py
-# fills every array from a list of its own size, which a compiled build checks.
+# (MAX_DEBTS), 160 choices (MAX_CHOICES), 624 words (MT_N), 18 knobs (FAMILY_SIZE).
+# Uncompiled, kernel.py makes each array a list of its size; tests/test_core.py requires those
+# sizes to be the ones declared here.
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
