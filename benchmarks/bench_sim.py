@@ -113,13 +113,15 @@ def peer_rate(path: str, games: int, seed: int) -> float:
 
 
 def who_wins_seconds(games: int) -> float:
-    """The dashboard's Who wins click: the batch on all cores, then its three charts."""
-    from amteach.ui.dashboard import rent_flows_figure, wealth_by_role_figure, win_rate_figure
+    """The dashboard's Who wins click (`ui.economics.fairness_page`): the batch on all cores,
+    then its three charts and their readings, by role, by seat and by bot."""
+    from amteach.analysis import fairness
 
     started = time.perf_counter()
     result = simulate(games=games, seed=1, progress=False)
-    for chart in (win_rate_figure, wealth_by_role_figure, rent_flows_figure):
-        chart(result)
+    for by in ("role", "seat", "bot"):
+        fairness.win_rates_figure(result, by)
+        fairness.reading_win_rates(result, by)
     return time.perf_counter() - started
 
 
