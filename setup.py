@@ -8,10 +8,20 @@ from pathlib import Path
 from setuptools import setup
 
 # -- the compiled core (issue 14; docs/development.md) ---------------------------------------
-# amteach/sim/kernel.pyx is compiled with Cython and a C compiler when both are there. The
-# extension is optional: without a compiler the build goes on, and amteach runs on its
-# pure-Python core with the same results.
-KERNEL = Path("amteach/sim/kernel.pyx")
+# amteach/sim/kernel.py (Cython's pure-Python mode, typed by kernel.pxd beside it) is compiled
+# with Cython and a C compiler when both are there. The extension is optional: without a
+# compiler the build goes on, and amteach runs on its pure-Python core with the same results.
+KERNEL = Path("amteach/sim/kernel.py")
+KERNEL_SOURCES = (KERNEL, KERNEL.with_suffix(".pxd"))
+
+
+def sources_digest() -> str:
+    """The SHA-256 of kernel.py then kernel.pxd (amteach.sim.core.sources_digest computes the
+    same, to refuse a build older than its sources)."""
+    digest = hashlib.sha256()
+    for source in KERNEL_SOURCES:
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
 
 
 def compiled_core() -> list:
@@ -20,7 +30,7 @@ def compiled_core() -> list:
         from setuptools import Extension
     except ImportError:  # no Cython: the pure-Python core only
         return []
-    digest = hashlib.sha256(KERNEL.read_bytes()).hexdigest()
+    digest = sources_digest()
     extension = Extension(
         "amteach.sim.kernel",
         [str(KERNEL)],

@@ -15,6 +15,9 @@ alternate run by run, so a ratio compares runs made under the same load.
   program with its game log off, counted the same way (one player-turn = one call of
   `Player.make_a_move`). The peer is not part of amteach: clone it yourself outside this
   repository; nothing of it is copied here. Without the variable its column is left out.
+- The kernel uncompiled: amteach/sim/kernel.py run as plain Python (the source the compiled
+  core is built from, issue 26) beside the engine and bots, each timed on one chunk of games
+  in this process (no pool), so the two figures compare alike.
 - All cores, compiled: the same table on a process pool.
 - End to end: 10,000 games with the four frames on all cores, compiled; peak memory.
 - Who wins: what the dashboard's *Who wins* tab does on a click, 1,000 games on all cores and
@@ -24,6 +27,7 @@ alternate run by run, so a ratio compares runs made under the same load.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import resource
 import statistics
@@ -33,6 +37,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from amteach import simulate
 from amteach.sim import core
@@ -108,14 +113,41 @@ def peer_rate(path: str, games: int, seed: int) -> float:
 
 
 def who_wins_seconds(games: int) -> float:
-    """The dashboard's Who wins click: the batch on all cores, then its three charts."""
-    from amteach.ui.dashboard import rent_flows_figure, wealth_by_role_figure, win_rate_figure
+    """The dashboard's Who wins click (`ui.economics.fairness_page`): the batch on all cores,
+    then its three charts and their readings, by role, by seat and by bot."""
+    from amteach.analysis import fairness
 
     started = time.perf_counter()
     result = simulate(games=games, seed=1, progress=False)
-    for chart in (win_rate_figure, wealth_by_role_figure, rent_flows_figure):
-        chart(result)
+    for by in ("role", "seat", "bot"):
+        fairness.win_rates_figure(result, by)
+        fairness.reading_win_rates(result, by)
     return time.perf_counter() - started
+
+
+def chunk_rates(games: int, seed: int) -> tuple[float, float]:
+    """(kernel.py uncompiled, the engine and bots) player-turns/s on the same chunk of games,
+    played in this process."""
+    from amteach import RuleSet
+    from amteach.sim.play import BatchConfig, compiled_chunk, python_chunk
+    from amteach.sim.runner import parse_seats
+
+    source = Path(core.__file__).with_name("kernel.py")
+    spec = importlib.util.spec_from_file_location("amteach_kernel_uncompiled", source)
+    uncompiled = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(uncompiled)
+    rules = RuleSet.preset("default", round_cap=200)
+    seats = parse_seats(",".join(["competitor:investor", "monopolist:investor"] * 2))
+    config = BatchConfig(seats, rules.to_dict(), seed)
+    rates = []
+    for play in (
+        lambda: compiled_chunk(uncompiled, 0, games, config, rules),
+        lambda: python_chunk(0, games, config, rules),
+    ):
+        started = time.perf_counter()
+        tables = play()
+        rates.append(int(tables["games"]["turns"].sum()) / (time.perf_counter() - started))
+    return rates[0], rates[1]
 
 
 def main() -> None:
@@ -154,6 +186,11 @@ def main() -> None:
     else:
         print(f"  peer               (set {PEER_ENV} to a checkout of gamescomputersplay/monopoly)")
     print(f"  compiled / pure    {c / p:>11.2f}x")
+    chunks = [chunk_rates(pure_games // 2, run) for run in range(args.repeat)]
+    u = statistics.median(rate for rate, _ in chunks)
+    e = statistics.median(rate for _, rate in chunks)
+    print(f"  kernel.py uncompiled {u:>9,.0f}   (one chunk of {pure_games // 2} games, in process)")
+    print(f"  engine and bots    {e:>11,.0f}   (the same chunk): uncompiled / engine {u / e:.2f}x")
     if peer:
         print(f"  compiled / peer    {c / q:>11.2f}x")
         print(f"  pure / peer        {p / q:>11.2f}x")

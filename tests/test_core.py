@@ -1,11 +1,13 @@
-"""The compiled core (issue 14): amteach/sim/kernel.pyx plays a batch, the Python engine and
-bots stay the reference, and both must give identical frames for the same seeds.
+"""The compiled core (issue 14): amteach/sim/kernel.py, compiled with the types of kernel.pxd
+(Cython's pure-Python mode), plays a batch, the Python engine and bots stay the reference, and
+both must give identical frames for the same seeds. The same kernel.py run uncompiled, as plain
+Python, must give the compiled build's frames too (issue 26).
 
 The differential tests play the same games on both cores and compare every column of every
 frame: 120 seeds for each table of bots the suite uses, 2,000 seeds of the default table in the
 `slow` test (which `./dev test` runs too), and any table, rules preset and ending in the
 property test; benchmarks/diff_cores.py runs 2,000 seeds of every table. Anything changed in
-the engine or the bots and not in kernel.pyx fails here.
+the engine or the bots and not in kernel.py fails here.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ import dataclasses
 import importlib.util
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import warnings
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -45,6 +50,19 @@ from amteach.sim.runner import parse_seats
 # these tests compare the two cores, so they need the compiled one (`./dev test` builds it;
 # its pure-Python pass runs the rules, save, load and simulation tests, not this file)
 KERNEL = core.kernel()
+
+
+def uncompiled_kernel() -> ModuleType:
+    """amteach/sim/kernel.py run as plain Python: the source the extension is built from,
+    loaded under another name so that the compiled build stays `amteach.sim.kernel`."""
+    source = Path(core.__file__).with_name("kernel.py")
+    spec = importlib.util.spec_from_file_location("amteach_kernel_uncompiled", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+UNCOMPILED = uncompiled_kernel()
 
 # every table of bots and tax behaviours the suite plays (tests/test_*.py)
 MIXES = {
@@ -116,6 +134,55 @@ def test_the_kernels_random_stream_is_cpythons(seed: int):
         expected.append(stream.random())
         expected.append(stream._randbelow(1 + i % 50))
     assert KERNEL.random_stream(seed, 3000) == expected
+    # uncompiled, every 32-bit step is masked, so plain Python draws the same numbers
+    assert UNCOMPILED.random_stream(seed, 300) == expected[:600]
+
+
+# -- the kernel uncompiled ---------------------------------------------------------------------
+
+
+def test_the_kernel_module_is_the_compiled_build():
+    """Batches run the extension built from kernel.py and kernel.pxd (the loader picks it
+    over kernel.py), and it knows the digest of the sources it was built from."""
+    assert KERNEL.COMPILED is True
+    assert not KERNEL.__file__.endswith(".py")
+    assert UNCOMPILED.COMPILED is False
+    assert UNCOMPILED.SOURCE_SHA256 is None
+    assert core.sources_digest(Path(core.__file__).parent) == KERNEL.SOURCE_SHA256
+
+
+def test_the_kernels_array_sizes_are_declared_alike_in_both_files():
+    """kernel.pxd writes its array sizes as numbers and kernel.py as names (MAX_SPACES, ...):
+    every C array declared in the .pxd has the size of the list kernel.py makes for it, so
+    raising a limit on one side only (a C array overrun when compiled) fails here."""
+    declared = re.compile(r"^cdef class (\w+):|^    cdef \w+ (\w+)((?:\[\d+\])+)$")
+    arrays, cls = [], None
+    for line in Path(core.__file__).with_name("kernel.pxd").read_text().splitlines():
+        match = declared.match(line)
+        if match and match.group(1):
+            cls = match.group(1)
+        elif match:
+            sizes = [int(size) for size in re.findall(r"\d+", match.group(3))]
+            arrays.append((cls, match.group(2), sizes))
+    assert len(arrays) > 60  # every class's arrays were read
+    for cls, name, sizes in arrays:
+        value = getattr(getattr(UNCOMPILED, cls)(), name)
+        for size in sizes:
+            assert len(value) == size, f"{cls}.{name}: {len(value)} in kernel.py, {size} in .pxd"
+            value = value[0]
+
+
+@pytest.mark.parametrize("mix", list(MIXES))
+def test_the_uncompiled_kernel_gives_the_compiled_frames(mix: str):
+    """One source, two builds: kernel.py as plain Python plays the compiled build's games,
+    every column of every frame (a few games per table: plain Python runs it slowly)."""
+    rules = RuleSet.preset("default", round_cap=200)
+    config = BatchConfig(parse_seats(MIXES[mix]), rules.to_dict(), 26)
+    compiled = compiled_chunk(KERNEL, 0, 10, config, rules)
+    plain = compiled_chunk(UNCOMPILED, 0, 10, config, rules)
+    assert_identical(compiled, plain)
+    assert len(plain["games"]["game"]) == 10
+    assert len(plain["rounds"]["round"]) > 10 * 4  # the games were played, not empty tables
 
 
 # -- frames from both cores --------------------------------------------------------------------
@@ -245,11 +312,11 @@ def test_both_cores_agree_on_any_table_and_rules(seats, seed, overrides, preset,
 
 
 def test_the_kernel_knows_every_bot_and_rule_parameter():
-    """A bot or rule parameter added to the Python side must be added to kernel.pyx (and to
+    """A bot or rule parameter added to the Python side must be added to kernel.py (and to
     KERNEL_BOTS / KERNEL_RULES in sim/play.py); until then such batches play on pure Python."""
-    assert set(STRATEGIES) == KERNEL_BOTS, "teach amteach/sim/kernel.pyx the new bot"
+    assert set(STRATEGIES) == KERNEL_BOTS, "teach amteach/sim/kernel.py the new bot"
     fields = {f.name for f in dataclasses.fields(RuleSet)}
-    assert fields == KERNEL_RULES, "teach amteach/sim/kernel.pyx the new rule parameter"
+    assert fields == KERNEL_RULES, "teach amteach/sim/kernel.py the new rule parameter"
     config = BatchConfig(parse_seats(None), RuleSet.preset("default").to_dict(), 1)
     assert kernel_plays(config)
     unknown = BatchConfig(config.seats, {**config.rules, "free_parking": 500}, 1)
@@ -290,7 +357,8 @@ def test_the_compiled_core_is_in_use_where_a_compiler_is():
 
 
 def test_a_stale_build_is_never_used(tmp_path, monkeypatch):
-    """A kernel.pyx edited after the build: the core falls back to pure Python and says so."""
+    """A kernel.py or kernel.pxd edited after the build: the core falls back to pure Python
+    and says so."""
     monkeypatch.setattr(KERNEL, "SOURCE_SHA256", "0" * 64)
     core.kernel.cache_clear()
     try:
@@ -301,6 +369,21 @@ def test_a_stale_build_is_never_used(tmp_path, monkeypatch):
         monkeypatch.undo()
         core.kernel.cache_clear()
     assert core.kernel() is KERNEL
+
+
+def test_the_build_digest_covers_both_kernel_sources(tmp_path):
+    """An edit to kernel.py or to kernel.pxd (a type, an array size) changes the digest the
+    build is checked against, so either edit makes the build stale."""
+    folder = Path(core.__file__).parent
+    for name in core.KERNEL_SOURCES:
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    assert core.sources_digest(tmp_path) == core.sources_digest(folder)
+    digests = {core.sources_digest(tmp_path)}
+    for name in core.KERNEL_SOURCES:
+        with (tmp_path / name).open("a") as source:
+            source.write("\n# an edit\n")
+        digests.add(core.sources_digest(tmp_path))
+    assert len(digests) == 1 + len(core.KERNEL_SOURCES)
 
 
 def test_a_large_batch_on_pure_python_warns_once(monkeypatch):

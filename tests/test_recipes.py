@@ -14,8 +14,8 @@ A file the recipe leaves out gets no edit, so its check fails: the recipe must b
 then fails, so no check passes whatever the recipe says.
 
 The copy runs on the pure-Python core (AMTEACH_PURE_PYTHON=1, and no compiled module is
-copied): compiling kernel.pyx takes minutes. So the kernel.pyx half of the compiled-core step
-is not followed here (`NOT_EDITED`); its `KERNEL_RULES` half is.
+copied): compiling the kernel takes minutes. So the kernel.py/kernel.pxd half of the
+compiled-core step is not followed here (`NOT_EDITED`); its `KERNEL_RULES` half is.
 """
 
 from __future__ import annotations
@@ -135,7 +135,8 @@ EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
 NOT_EDITED = {
     "amteach/engine/refusals.py": "the fee makes no choice illegal",
     "amteach/engine/setup_schema.py": "a set-up's rules go through RuleSet (checked: 'scenarios')",
-    "amteach/sim/kernel.pyx": "compiling the kernel takes minutes; the copy plays pure Python",
+    "amteach/sim/kernel.py": "compiling the kernel takes minutes; the copy plays pure Python",
+    "amteach/sim/kernel.pxd": "the kernel's declarations: compiled only (see kernel.py)",
     "tests/test_core.py": "it checks KERNEL_RULES, which the check 'compiled core's list' repeats",
 }
 

@@ -5,7 +5,7 @@ trades, and how to leave Prison or the Price War.
 One `FamilyParams` is one strategy (a point of the family). The best-play search
 (`amteach.analysis.strategy`) moves through the family looking for each role's strongest
 strategy, so every knob is a whole number on a small grid: the search, the compiled core
-(`amteach/sim/kernel.pyx`, which plays the family too) and the frames all see the same
+(`amteach/sim/kernel.py`, which plays the family too) and the frames all see the same
 integers, and a strategy written as text (`reserve=150/streets=above/...`) gives the same
 games on either core.
 
@@ -175,7 +175,7 @@ KNOBS: tuple[Knob, ...] = (
 )
 KNOB_NAMES = tuple(k.name for k in KNOBS)
 TAX_BY_LEVEL = ("cheaper", "flat", "percent")
-# each knob's place in the kernel's vector of ints (amteach/sim/kernel.pyx, FAMILY_*)
+# each knob's place in the kernel's vector of ints (amteach/sim/kernel.py, F_*)
 FAMILY_SIZE = len(KNOBS)
 
 

@@ -1,10 +1,11 @@
-"""Which core plays a batch: the compiled one (`amteach.sim.kernel`, built from kernel.pyx by
-`pip install .`, `./dev run` or `./dev test` where a C compiler exists) or the pure-Python
-engine and bots, which give identical frames.
+"""Which core plays a batch: the compiled one (`amteach.sim.kernel`, built from kernel.py and
+kernel.pxd by `pip install .`, `./dev run` or `./dev test` where a C compiler exists) or the
+pure-Python engine and bots, which give identical frames.
 
-Pure Python is used when `AMTEACH_PURE_PYTHON=1` is set, when the compiled module was never
-built (no compiler), or when it is older than the kernel.pyx beside it (a stale build is never
-used; `./dev` rebuilds it). See docs/development.md.
+Pure Python is used when `AMTEACH_PURE_PYTHON=1` is set, when the kernel was never compiled
+(no compiler: `amteach.sim.kernel` then imports as plain Python, or not at all without the
+`cython` package), or when the build is older than the kernel.py and kernel.pxd beside it (a
+stale build is never used; `./dev` rebuilds it). See docs/development.md.
 """
 
 from __future__ import annotations
@@ -22,7 +23,19 @@ PURE_PYTHON = "pure Python"
 
 
 class StaleCoreWarning(UserWarning):
-    """The compiled core was built from an older kernel.pyx; pure Python is used instead."""
+    """The compiled core was built from older kernel sources; pure Python is used instead."""
+
+
+KERNEL_SOURCES = ("kernel.py", "kernel.pxd")
+
+
+def sources_digest(folder: Path) -> str:
+    """The SHA-256 of kernel.py then kernel.pxd in `folder` (setup.py passes the same digest
+    to the build, which keeps it as `SOURCE_SHA256`)."""
+    digest = hashlib.sha256()
+    for name in KERNEL_SOURCES:
+        digest.update((folder / name).read_bytes())
+    return digest.hexdigest()
 
 
 @cache
@@ -32,20 +45,24 @@ def kernel() -> ModuleType | None:
         return None
     try:
         from . import kernel as module
-    except ImportError:
+    except ImportError:  # uncompiled, without the cython package
         return None
-    source = Path(__file__).with_name("kernel.pyx")
-    if source.is_file():  # a development checkout: the build must match the source
-        digest = hashlib.sha256(source.read_bytes()).hexdigest()
-        if digest != module.SOURCE_SHA256:
-            warnings.warn(
-                "the compiled core is older than amteach/sim/kernel.pyx, so batches run on "
-                "pure Python; rebuild it with `./dev test` or "
-                "`python setup.py build_ext --inplace`",
-                StaleCoreWarning,
-                stacklevel=2,
-            )
-            return None
+    if not module.COMPILED:
+        # kernel.py itself, uncompiled (it needs the cython package for its names, which only
+        # the development tools install): batches play on the engine and bots, the reference
+        return None
+    folder = Path(__file__).parent
+    # in a development checkout (the sources beside the build) the build must match them
+    checkout = all((folder / name).is_file() for name in KERNEL_SOURCES)
+    if checkout and sources_digest(folder) != module.SOURCE_SHA256:
+        warnings.warn(
+            "the compiled core is older than amteach/sim/kernel.py or kernel.pxd, so "
+            "batches run on pure Python; rebuild it with `./dev test` or "
+            "`python setup.py build_ext --inplace`",
+            StaleCoreWarning,
+            stacklevel=2,
+        )
+        return None
     return module
 
 

@@ -244,7 +244,7 @@ def run_chunk(start: int, stop: int, config: BatchConfig) -> dict[str, dict[str,
     return python_chunk(start, stop, config, rules)
 
 
-# what amteach/sim/kernel.pyx implements: a batch with a bot or a rule parameter it does not
+# what amteach/sim/kernel.py implements: a batch with a bot or a rule parameter it does not
 # know plays on pure Python (correct, slower) until the kernel learns it (docs/development.md)
 KERNEL_BOTS = frozenset({"cautious", "builder", "investor", "random", "family"})
 KERNEL_RULES = frozenset(
@@ -312,7 +312,7 @@ def python_chunk(
 def compiled_chunk(
     kernel: ModuleType, start: int, stop: int, config: BatchConfig, rules: RuleSet
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Games start..stop-1 on the compiled core (`amteach/sim/kernel.pyx`)."""
+    """Games start..stop-1 on the compiled core (`amteach/sim/kernel.py`, compiled)."""
     board = standard_board()
     batch = kernel.Batch(
         board,

@@ -1,8 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-# cython: cdivision=True, nonecheck=False, infer_types=True
-"""The compiled core of a batch: the engine, the four named bots, the family of strategies
-(`amteach.bots.family`) and the frame recording of `amteach.sim.play`, written again over C
-structs so that a bot game runs without creating a Python object per decision.
+# cython: cdivision=True, nonecheck=False, infer_types=True, auto_pickle=False
+"""The core of a batch: the engine, the four named bots, the family of strategies
+(`amteach.bots.family`) and the frame recording of `amteach.sim.play`, written over small
+state objects so that a bot game runs without creating a Python object per decision.
+
+This module is Cython's pure-Python mode: `kernel.pxd` beside it types the state as C arrays
+inside cdef classes and the functions as C functions, and `setup.py` compiles the two into
+the extension that batches use. Uncompiled, it is plain Python (with the `cython` package
+for its names) and gives the same frames: tests/test_core.py compares the two.
 
 The Python engine (`amteach.engine.game`) and bots (`amteach.bots.strategies`) are the
 reference: they serve the classroom app, scenarios, saves and docs, and this file follows
@@ -12,93 +17,128 @@ changed there must be changed here too.
 
 Chance is CPython's own: `random.Random` (Mersenne Twister seeded from an int, `random()`,
 `shuffle`, `choice`, `randint`) is reproduced below, draw for draw, so a seed gives the same
-game on either core.
+game on either core. Every 32-bit step is masked, so uncompiled Python draws the same numbers.
 
 Every division below has operands that are never negative (money and counts), so C division
 (`cdivision`) gives the same result as Python's floor division.
 """
 
-from libc.stdint cimport int64_t, uint32_t, uint64_t
-from libc.stdlib cimport abort, free, malloc, realloc
-from libc.string cimport memcpy, memset
+# ruff: noqa: SIM102, SIM103, SIM108, SIM109
+# (the functions keep the shape of the engine's code they follow, branch for branch, and
+# compare C ints with `==` chains, which Cython compiles to plain C)
 
+import cython
 import numpy as np
 
-cdef extern from *:
-    """
-    #ifndef AMTEACH_KERNEL_SHA256
-    #define AMTEACH_KERNEL_SHA256 "unknown"
-    #endif
-    """
-    const char* AMTEACH_KERNEL_SHA256
-
-# the SHA-256 of this file when it was compiled (setup.py passes it in), so that
-# amteach.sim.core never uses a build older than the source beside it
-SOURCE_SHA256 = AMTEACH_KERNEL_SHA256.decode("ascii")
+# compiled (the extension) or plain Python (this file run as it is)
+COMPILED = cython.compiled
+if cython.compiled:
+    # the SHA-256 of kernel.py and kernel.pxd when compiled (setup.py passes it in), so that
+    # amteach.sim.core never uses a build older than the sources beside it
+    SOURCE_SHA256 = AMTEACH_KERNEL_SHA256.decode("ascii")  # noqa: F821 (kernel.pxd)
+else:
+    SOURCE_SHA256 = None
 
 # -- sizes ----------------------------------------------------------------------------------
-cdef enum:
-    MAX_SEATS = 6
-    MAX_SPACES = 40
-    MAX_CARDS = 32
-    MAX_CITIES = 16
-    MAX_DEBTS = 16
-    MAX_CHOICES = 4 * MAX_SPACES
-    MT_N = 624
-    MT_M = 397
+MAX_SEATS = 6
+MAX_SPACES = 40
+MAX_CARDS = 32
+MAX_CITIES = 16
+MAX_DEBTS = 16
+MAX_CHOICES = 4 * 40
+MT_N = 624
+MT_M = 397
+# the Mersenne Twister's 32-bit constants (C globals when compiled: a literal above 2**31 would
+# be a Python int there)
+MASK32 = 0xFFFFFFFF
+UPPER_MASK = 0x80000000
+LOWER_MASK = 0x7FFFFFFF
+MATRIX_A = 0x9908B0DF
+TEMPER_B = 0x9D2C5680
+TEMPER_C = 0xEFC60000
 
 # -- codes (the Python engine's strings, as small ints) --------------------------------------
-cdef enum:
-    NOBODY = -1  # also TREASURY and NOT_HELD: the engine's three names for -1
-    COMPETITOR = 0
-    MONOPOLIST = 1
+NOBODY = -1  # also TREASURY and NOT_HELD: the engine's three names for -1
+COMPETITOR = 0
+MONOPOLIST = 1
 
-cdef enum Kind:
-    K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
-
-cdef enum Phase:
-    PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
-
-cdef enum Effect:
-    E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS,
-    E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_HOLD, E_ROLL_FOR
-
-cdef enum ChoiceKind:
-    C_NONE, C_ROLL, C_BUY, C_DECLINE, C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_TAX_FLAT,
-    C_TAX_PERCENT, C_PAY_FINE, C_TRADE, C_ACCEPT, C_REJECT, C_END_TURN, C_END_GAME
-
-cdef enum DebtKind:
-    D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER
-
-cdef enum Then:
-    THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED
-
-cdef enum Ending:
-    END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
-
-cdef enum GameType:
-    GAME_A, GAME_B, GAME_TWO_HOUR
-
-cdef enum BotKind:
-    BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY
-
+K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY = range(6)
+PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = range(8)
+(
+    E_COLLECT,
+    E_PAY,
+    E_COLLECT_FROM_MONOPOLISTS,
+    E_COLLECT_FROM_COMPETITORS,
+    E_ALL_MONOPOLISTS_COLLECT,
+    E_NOTHING,
+    E_MOVE_TO,
+    E_GO_TO_HOLD,
+    E_ROLL_FOR,
+) = range(9)
+(
+    C_NONE,
+    C_ROLL,
+    C_BUY,
+    C_DECLINE,
+    C_BUILD,
+    C_SELL,
+    C_MORTGAGE,
+    C_REDEEM,
+    C_TAX_FLAT,
+    C_TAX_PERCENT,
+    C_PAY_FINE,
+    C_TRADE,
+    C_ACCEPT,
+    C_REJECT,
+    C_END_TURN,
+    C_END_GAME,
+) = range(16)
+D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER = range(5)
+THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED = range(3)
+END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP = range(4)
+GAME_A, GAME_B, GAME_TWO_HOUR = range(3)
+BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY = range(5)
 # a family bot's knobs, in amteach.bots.family.KNOBS order (FamilyParams.vector())
-cdef enum:
-    F_RESERVE, F_STREETS, F_TRANSPORTS, F_UTILITIES, F_KEY_STREETS, F_BUILD_RESERVE, F_HOUSES,
-    F_APARTMENTS, F_BUILD_ORDER, F_BUILDS_PER_TURN, F_REDEEM_RESERVE, F_RAISE_FIRST, F_TAX,
-    F_OFFER, F_ACCEPT, F_FINE_CASH, F_FINAL_ADJUST, F_TEAM, FAMILY_SIZE
+(
+    F_RESERVE,
+    F_STREETS,
+    F_TRANSPORTS,
+    F_UTILITIES,
+    F_KEY_STREETS,
+    F_BUILD_RESERVE,
+    F_HOUSES,
+    F_APARTMENTS,
+    F_BUILD_ORDER,
+    F_BUILDS_PER_TURN,
+    F_REDEEM_RESERVE,
+    F_RAISE_FIRST,
+    F_TAX,
+    F_OFFER,
+    F_ACCEPT,
+    F_FINE_CASH,
+    F_FINAL_ADJUST,
+    F_TEAM,
+) = range(18)
+FAMILY_SIZE = 18
+TAX_CHEAPER, TAX_FLAT, TAX_PERCENT = range(3)
 
-cdef enum Tax:
-    TAX_CHEAPER, TAX_FLAT, TAX_PERCENT
-
-# The strings each enum above stands for, in enum order. The kernel reads the engine's names
+# The strings each code above stands for, in code order. The kernel reads the engine's names
 # through these tuples only; tests/test_core_rules.py requires them to equal the engine's own
 # vocabulary (board.KINDS, board.CARD_EFFECTS, the bots, the tax behaviours, the game types,
-# the family's knobs) in the same order, and the sizes below to match the enums.
+# the family's knobs) in the same order, and the sizes below to match the codes.
 KINDS = ("corner", "street", "card", "tax", "transport", "utility")
-CARD_EFFECTS = ("collect", "pay", "collect_from_each_monopolist",
-                "collect_from_each_competitor", "all_monopolists_collect", "nothing",
-                "move_to", "go_to_price_war", "go_to_prison", "roll_for")
+CARD_EFFECTS = (
+    "collect",
+    "pay",
+    "collect_from_each_monopolist",
+    "collect_from_each_competitor",
+    "all_monopolists_collect",
+    "nothing",
+    "move_to",
+    "go_to_price_war",
+    "go_to_prison",
+    "roll_for",
+)
 BOTS = ("cautious", "builder", "investor", "random", "family")
 TAX_BEHAVIOURS = ("cheaper", "flat", "percent")
 GAME_TYPES = ("A", "B", "two-hour")
@@ -112,39 +152,70 @@ ENUM_SIZES = {
     "max_debts": MAX_DEBTS,
 }
 if (len(KINDS), len(BOTS), len(TAX_BEHAVIOURS), len(GAME_TYPES)) != (
-    ENUM_SIZES["kinds"], ENUM_SIZES["bots"], ENUM_SIZES["tax_behaviours"], ENUM_SIZES["game_types"]
+    ENUM_SIZES["kinds"],
+    ENUM_SIZES["bots"],
+    ENUM_SIZES["tax_behaviours"],
+    ENUM_SIZES["game_types"],
 ):
-    raise ImportError("amteach.sim.kernel: a vocabulary tuple and its enum differ in size")
+    raise ImportError("amteach.sim.kernel: a vocabulary tuple and its code differ in size")
+# CautiousStrategy, BuilderStrategy, InvestorStrategy, random; a family bot's is its own
+RESERVES = (400, 75, 150, 0, 0)
+ROWS_PER_BLOCK = 16384
+
+
+def reals(size: int) -> list:
+    """A list of zeros for a C array of doubles."""
+    return [0.0] * size
+
+
+def zeros(*shape: int) -> list:
+    """A list (of lists) of zeros: an array's first value, compiled or not."""
+    if len(shape) == 1:
+        return [0] * shape[0]
+    return [zeros(*shape[1:]) for _ in range(shape[0])]
+
 
 # -- CPython's random.Random ----------------------------------------------------------------
 
-cdef struct MT:
-    uint32_t state[MT_N]
-    int index
+
+@cython.cclass
+class MT:
+    """The Mersenne Twister's state."""
+
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.state = zeros(MT_N)
+        self.index = MT_N
 
 
-cdef void mt_init_genrand(MT* mt, uint32_t s) noexcept nogil:
-    cdef int i
+def mt_init_genrand(mt, s):
+    i: cython.int
+    prev: cython.ulonglong
     mt.state[0] = s
     for i in range(1, MT_N):
-        mt.state[i] = <uint32_t>(1812433253U * (mt.state[i - 1] ^ (mt.state[i - 1] >> 30)) + <uint32_t>i)
+        prev = mt.state[i - 1]
+        mt.state[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & MASK32
     mt.index = MT_N
 
 
-cdef void mt_seed(MT* mt, uint64_t seed) noexcept nogil:
+def mt_seed(mt, seed):
     """random.Random(seed) for 0 <= seed < 2**64: init_by_array over the 32-bit words."""
-    cdef uint32_t key[2]
-    cdef int key_length = 1
-    cdef int i = 1, j = 0, k
-    key[0] = <uint32_t>(seed & 0xFFFFFFFFU)
-    key[1] = <uint32_t>(seed >> 32)
-    if key[1] != 0:
-        key_length = 2
-    mt_init_genrand(mt, 19650218U)
-    k = MT_N if MT_N > key_length else key_length
+    key0: cython.ulonglong = seed & MASK32
+    key1: cython.ulonglong = seed >> 32
+    key: cython.ulonglong
+    prev: cython.ulonglong
+    x: cython.ulonglong
+    key_length: cython.int = 2 if key1 != 0 else 1
+    i: cython.int = 1
+    j: cython.int = 0
+    k: cython.int
+    mt_init_genrand(mt, 19650218)
+    k = MT_N if key_length < MT_N else key_length
     while k > 0:
-        mt.state[i] = <uint32_t>((mt.state[i] ^ ((mt.state[i - 1] ^ (mt.state[i - 1] >> 30)) * 1664525U))
-                                 + key[j] + <uint32_t>j)
+        key = key0 if j == 0 else key1
+        prev = mt.state[i - 1]
+        x = mt.state[i]
+        mt.state[i] = ((x ^ (((prev ^ (prev >> 30)) * 1664525) & MASK32)) + key + j) & MASK32
         i += 1
         j += 1
         if i >= MT_N:
@@ -155,57 +226,58 @@ cdef void mt_seed(MT* mt, uint64_t seed) noexcept nogil:
         k -= 1
     k = MT_N - 1
     while k > 0:
-        mt.state[i] = <uint32_t>((mt.state[i] ^ ((mt.state[i - 1] ^ (mt.state[i - 1] >> 30)) * 1566083941U))
-                                 - <uint32_t>i)
+        prev = mt.state[i - 1]
+        x = mt.state[i]
+        mt.state[i] = ((x ^ (((prev ^ (prev >> 30)) * 1566083941) & MASK32)) - i) & MASK32
         i += 1
         if i >= MT_N:
             mt.state[0] = mt.state[MT_N - 1]
             i = 1
         k -= 1
-    mt.state[0] = 0x80000000U
+    mt.state[0] = UPPER_MASK
 
 
-cdef uint32_t mt_next(MT* mt) noexcept nogil:
-    cdef uint32_t y
-    cdef int kk
+def mt_next(mt):
+    y: cython.uint
+    kk: cython.int
     if mt.index >= MT_N:
         for kk in range(MT_N - MT_M):
-            y = (mt.state[kk] & 0x80000000U) | (mt.state[kk + 1] & 0x7fffffffU)
-            mt.state[kk] = mt.state[kk + MT_M] ^ (y >> 1) ^ (0x9908b0dfU if (y & 1U) else 0U)
+            y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
+            mt.state[kk] = mt.state[kk + MT_M] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
         for kk in range(MT_N - MT_M, MT_N - 1):
-            y = (mt.state[kk] & 0x80000000U) | (mt.state[kk + 1] & 0x7fffffffU)
-            mt.state[kk] = mt.state[kk + (MT_M - MT_N)] ^ (y >> 1) ^ (0x9908b0dfU if (y & 1U) else 0U)
-        y = (mt.state[MT_N - 1] & 0x80000000U) | (mt.state[0] & 0x7fffffffU)
-        mt.state[MT_N - 1] = mt.state[MT_M - 1] ^ (y >> 1) ^ (0x9908b0dfU if (y & 1U) else 0U)
+            y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
+            mt.state[kk] = mt.state[kk + (MT_M - MT_N)] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
+        y = (mt.state[MT_N - 1] & UPPER_MASK) | (mt.state[0] & LOWER_MASK)
+        mt.state[MT_N - 1] = mt.state[MT_M - 1] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
         mt.index = 0
     y = mt.state[mt.index]
     mt.index += 1
-    y ^= (y >> 11)
-    y ^= (y << 7) & 0x9d2c5680U
-    y ^= (y << 15) & 0xefc60000U
-    y ^= (y >> 18)
+    y ^= y >> 11
+    y ^= (y << 7) & TEMPER_B
+    y ^= (y << 15) & TEMPER_C
+    y ^= y >> 18
     return y
 
 
-cdef inline double mt_random(MT* mt) noexcept nogil:
+def mt_random(mt):
     """random.random(): 53 bits from two draws."""
-    cdef uint32_t a = mt_next(mt) >> 5
-    cdef uint32_t b = mt_next(mt) >> 6
+    a: cython.uint = mt_next(mt) >> 5
+    b: cython.uint = mt_next(mt) >> 6
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
-cdef inline int bit_length(int64_t n) noexcept nogil:
-    cdef int k = 0
+def bit_length(n):
+    k: cython.int = 0
     while n > 0:
         k += 1
         n >>= 1
     return k
 
 
-cdef int64_t mt_randbelow(MT* mt, int64_t n) noexcept nogil:
+def mt_randbelow(mt, n):
     """random._randbelow_with_getrandbits(n) for 0 < n < 2**32."""
-    cdef int k = bit_length(n)
-    cdef int64_t r
+    k: cython.int = bit_length(n)
+    r: cython.longlong
     if k == 0:
         return 0
     r = mt_next(mt) >> (32 - k)
@@ -214,257 +286,171 @@ cdef int64_t mt_randbelow(MT* mt, int64_t n) noexcept nogil:
     return r
 
 
-def random_stream(seed, int draws):
+def random_stream(seed, draws: int) -> list:
     """For tests: this file's random.Random(seed): `draws` of (random(), randbelow(1..50))."""
-    cdef MT mt
-    mt_seed(&mt, <uint64_t>seed)
+    mt = MT()
+    mt_seed(mt, seed)
     out = []
     for i in range(draws):
-        out.append(mt_random(&mt))
-        out.append(mt_randbelow(&mt, 1 + i % 50))
+        out.append(mt_random(mt))
+        out.append(mt_randbelow(mt, 1 + i % 50))
     return out
 
 
 # -- the board and the rules, fixed for a batch ----------------------------------------------
 
-cdef struct Card:
-    int effect
-    int amount
-    int target
+
+@cython.cclass
+class Static:
+    """The board, the rules and the table, fixed for a batch (filled by `Batch`)."""
+
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.kind = zeros(MAX_SPACES)
+            self.city = zeros(MAX_SPACES)
+            self.price = zeros(MAX_SPACES)
+            self.house_cost = zeros(MAX_SPACES)
+            self.titles = zeros(MAX_SPACES)
+            self.streets = zeros(MAX_SPACES)
+            self.transports = zeros(MAX_SPACES)
+            self.utilities = zeros(MAX_SPACES)
+            self.crent = zeros(MAX_SPACES, RENT_LADDER)
+            self.mrent = zeros(MAX_SPACES, RENT_LADDER)
+            self.city_size = zeros(MAX_CITIES)
+            self.city_member = zeros(MAX_CITIES, MAX_SPACES)
+            self.deck_size = zeros(2)
+            self.card_effect = zeros(2, MAX_CARDS)
+            self.card_amount = zeros(2, MAX_CARDS)
+            self.card_target = zeros(2, MAX_CARDS)
+            self.tax_rates = zeros(2, 3)
+            self.prizes = zeros(7)
+            self.max_houses = zeros(2)
+            self.fares_monopolist = zeros(8)
+            self.utility_monopolist = zeros(8)
+            self.keep_percent = zeros(2)
+            self.roles = zeros(MAX_SEATS)
+            self.bot = zeros(MAX_SEATS)
+            self.tax = zeros(MAX_SEATS)
+            self.family = zeros(MAX_SEATS, FAMILY_SIZE)
+            self.role_landings = [reals(MAX_SPACES), reals(MAX_SPACES)]
 
 
-cdef struct Static:
-    # board
-    int n_spaces
-    int kind[MAX_SPACES]
-    int city[MAX_SPACES]
-    int price[MAX_SPACES]
-    int house_cost[MAX_SPACES]
-    int crent[MAX_SPACES][6]
-    int mrent[MAX_SPACES][6]
-    int n_cities
-    int city_size[MAX_CITIES]
-    int city_member[MAX_CITIES][MAX_SPACES]
-    int n_titles
-    int titles[MAX_SPACES]
-    int n_streets
-    int streets[MAX_SPACES]
-    int n_transports
-    int transports[MAX_SPACES]
-    int n_utilities
-    int utilities[MAX_SPACES]
-    int income_tax_space
-    int property_tax_space
-    int hold_space
-    int go_to_hold_space
-    int foundation_space
-    int deck_size[2]
-    Card cards[2][MAX_CARDS]
-    # rules
-    int starting_cash
-    int start_payment
-    int income_tax_flat
-    int tax_rates[2][3]
-    int property_tax
-    int foundation_fee
-    int prizes[7]
-    int fine
-    int held_forced
-    int max_houses[2]
-    bint unlimited_supply
-    int supply_houses
-    int supply_apartments
-    int monopoly_streets
-    int fare_competitor
-    int n_fares
-    int fares_monopolist[8]
-    int utility_competitor
-    int n_utility_multipliers
-    int utility_monopolist[8]
-    int mortgage_percent
-    int redeem_percent
-    int sellback_percent
-    int keep_percent[2]
-    int settle_dice
-    int round_cap  # -1: none
-    # the table
-    int game_type
-    int n
-    int roles[MAX_SEATS]
-    int bot[MAX_SEATS]
-    int tax[MAX_SEATS]
-    int family[MAX_SEATS][FAMILY_SIZE]  # a family bot's knobs
-    # investor bots: expected landings per round by one opponent of each role
-    double role_landings[2][MAX_SPACES]
-    bint record_rounds
-    bint check_invariants
+@cython.cclass
+class Trade:
+    """A trade offered: titles given and asked for, and cash (positive: paid to `other`)."""
+
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.give = zeros(MAX_SPACES)
+            self.get = zeros(MAX_SPACES)
 
 
-cdef struct Debt:
-    int debtor
-    int creditor
-    int64_t amount
-    int kind
-    bint releases
+@cython.cclass
+class Bot:
+    """One seat's bot and what it remembers between decisions."""
+
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.fam = zeros(FAMILY_SIZE)
+            self.offers = zeros(MAX_SPACES)
+            self.landings = reals(MAX_SPACES)
+        self.rng = MT()
 
 
-cdef struct Trade:
-    int other
-    int n_give
-    int give[MAX_SPACES]
-    int n_get
-    int get[MAX_SPACES]
-    int64_t pay
+@cython.cclass
+class G:
+    """One game's state (Game's attributes), reused game after game."""
 
-
-cdef struct Bot:
-    int kind
-    int tax
-    int reserve
-    double margin
-    # cautious and family: the turn it last built on (and the family: how often that turn)
-    int built_round
-    int built_seat
-    int built_count
-    # family: its knobs
-    int fam[FAMILY_SIZE]
-    # investor: offers made per street, and its landing weights for a set of opponents
-    int offers[MAX_SPACES]
-    int landings_key
-    double landings[MAX_SPACES]
-    # random
-    MT rng
-
-
-cdef struct Choice:
-    int kind
-    int arg
-
-
-cdef struct G:
-    const Static* s
-    int n
-    int64_t cash[MAX_SEATS]
-    int position[MAX_SEATS]
-    int held[MAX_SEATS]
-    bint bankrupt[MAX_SEATS]
-    int turns_taken[MAX_SEATS]
-    int owner[MAX_SPACES]
-    int houses[MAX_SPACES]
-    bint apartment[MAX_SPACES]
-    bint mortgaged[MAX_SPACES]
-    int mortgage_values[MAX_SPACES]
-    int redeem_values[MAX_SPACES]
-    int64_t treasury
-    int64_t total_money
-    int supply_houses
-    int supply_apartments
-    MT rng
-    int deck[2][MAX_CARDS]
-    int deck_head[2]
-    Debt debts[MAX_DEBTS]
-    int debt_head
-    int debt_count
-    bint debt_overflow  # more than MAX_DEBTS debts at once: the game's frames are not kept
-    int then
-    int round
-    int current
-    int actor
-    int phase
-    bint is_extra
-    bint extra_pending
-    int last_dice
-    int pending_buy
-    Trade offer
-    int offer_phase
-    int final_queue[MAX_SEATS]
-    int final_head
-    int final_count
-    int final_reason
-    int winner
-    int end_reason
-    # what the frames count
-    int64_t rent_paid[MAX_SEATS]
-    int64_t rent_received[MAX_SEATS]
-    int64_t income_tax[MAX_SEATS]
-    int64_t property_tax[MAX_SEATS]
-    int64_t fines[MAX_SEATS]
-    int bankrupt_round[MAX_SEATS]
-    # the bots
-    Bot bots[MAX_SEATS]
-    Trade proposal  # a bot's trade, before it is applied
-    # income-tax decisions, for the taxes frame
-    Rows* taxes
-    int64_t game_index
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.cash = zeros(MAX_SEATS)
+            self.position = zeros(MAX_SEATS)
+            self.held = zeros(MAX_SEATS)
+            self.bankrupt = zeros(MAX_SEATS)
+            self.turns_taken = zeros(MAX_SEATS)
+            self.final_queue = zeros(MAX_SEATS)
+            self.others = zeros(MAX_SEATS)
+            self.rent_paid = zeros(MAX_SEATS)
+            self.rent_received = zeros(MAX_SEATS)
+            self.income_tax = zeros(MAX_SEATS)
+            self.property_tax = zeros(MAX_SEATS)
+            self.fines = zeros(MAX_SEATS)
+            self.bankrupt_round = zeros(MAX_SEATS)
+            self.wealth_titles = zeros(MAX_SEATS)
+            self.wealth_buildings = zeros(MAX_SEATS)
+            self.owner = zeros(MAX_SPACES)
+            self.houses = zeros(MAX_SPACES)
+            self.apartment = zeros(MAX_SPACES)
+            self.mortgaged = zeros(MAX_SPACES)
+            self.mortgage_values = zeros(MAX_SPACES)
+            self.redeem_values = zeros(MAX_SPACES)
+            self.spaces = zeros(MAX_SPACES)
+            self.doomed = zeros(MAX_SPACES)
+            self.legal = zeros(MAX_CHOICES)
+            self.city_order = zeros(MAX_CITIES)
+            self.city_counts = zeros(MAX_CITIES)
+            self.debt_debtor = zeros(MAX_DEBTS)
+            self.debt_creditor = zeros(MAX_DEBTS)
+            self.debt_amount = zeros(MAX_DEBTS)
+            self.debt_kind = zeros(MAX_DEBTS)
+            self.debt_releases = zeros(MAX_DEBTS)
+            self.deck = zeros(2, MAX_CARDS)
+            self.deck_head = zeros(2)
+        self.rng = MT()
+        self.offer = Trade()
+        self.proposal = Trade()
+        self.bots = [Bot() for _ in range(MAX_SEATS)]
 
 
 # -- growable columns -------------------------------------------------------------------------
 
-cdef struct Column:
-    int64_t* data
-    Py_ssize_t size
-    Py_ssize_t capacity
+
+@cython.cclass
+class Rows:
+    """A table's rows as int64 columns, in blocks of ROWS_PER_BLOCK rows: a full block is kept
+    as it is and a new one begun, so rows are copied once, at the end."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.size = 0
+        self.capacity = ROWS_PER_BLOCK
+        self.full = []
+        self.block = np.empty((width, ROWS_PER_BLOCK), dtype=np.int64)
+        self.data = self.block
+
+    def arrays(self, names: tuple) -> dict:
+        out = {}
+        for c in range(self.width):
+            array = np.concatenate([block[c] for block in self.full] + [self.block[c, : self.size]])
+            name = names[c]
+            out[name] = array if name == "seed" else array.astype(np.int32)
+        return out
 
 
-cdef struct Rows:
-    int width
-    Column columns[16]
-
-
-cdef int rows_init(Rows* rows, int width) except -1:
-    rows.width = width
-    for c in range(width):
-        rows.columns[c].data = <int64_t*>malloc(1024 * sizeof(int64_t))
-        if rows.columns[c].data == NULL:
-            raise MemoryError()
-        rows.columns[c].size = 0
-        rows.columns[c].capacity = 1024
-    return 0
-
-
-cdef void rows_free(Rows* rows) noexcept:
-    for c in range(rows.width):
-        free(rows.columns[c].data)
-        rows.columns[c].data = NULL
-
-
-cdef inline void push(Column* column, int64_t value) noexcept:
-    cdef int64_t* grown
-    if column.size == column.capacity:
-        grown = <int64_t*>realloc(column.data, 2 * column.capacity * sizeof(int64_t))
-        if grown == NULL:  # out of memory: stopping beats frames with rows missing
-            abort()
-        column.data = grown
-        column.capacity *= 2
-    column.data[column.size] = value
-    column.size += 1
-
-
-cdef object rows_to_arrays(Rows* rows, tuple names):
-    out = {}
-    cdef Py_ssize_t size
-    cdef int64_t[::1] view
-    for c in range(rows.width):
-        size = rows.columns[c].size
-        array = np.empty(size, dtype=np.int64)
-        if size:
-            view = array
-            memcpy(&view[0], rows.columns[c].data, size * sizeof(int64_t))
-        name = names[c]
-        out[name] = array if name == "seed" else array.astype(np.int32)
-    return out
+def add_row(rows):
+    """A new row's index in `rows.data` (its values are written column by column)."""
+    if rows.size == rows.capacity:
+        rows.full.append(rows.block)
+        rows.block = np.empty((rows.width, rows.capacity), dtype=np.int64)
+        rows.data = rows.block
+        rows.size = 0
+    rows.size += 1
+    return rows.size - 1
 
 
 # -- reading the engine (Game's queries) ------------------------------------------------------
 
-cdef inline int percent_of(int64_t amount, int percent) noexcept nogil:
-    return <int>((amount * percent + 50) // 100)
+
+def percent_of(amount, percent):
+    return (amount * percent + 50) // 100
 
 
-cdef inline int monopoly_count(G* g, int player, int city) noexcept nogil:
+def monopoly_count(g, player, city):
     """Game.monopoly_count"""
-    cdef const Static* s = g.s
-    cdef int count = 0, i, sp
+    s: Static = g.s
+    count: cython.int = 0
+    i: cython.int
+    sp: cython.int
     for i in range(s.city_size[city]):
         sp = s.city_member[city][i]
         if g.owner[sp] == player and not g.mortgaged[sp]:
@@ -472,23 +458,31 @@ cdef inline int monopoly_count(G* g, int player, int city) noexcept nogil:
     return count
 
 
-cdef inline bint is_monopolized(G* g, int player, int city) noexcept nogil:
+def is_monopolized(g, player, city):
     """Game.is_monopolized"""
-    return g.s.roles[player] == MONOPOLIST and monopoly_count(g, player, city) >= g.s.monopoly_streets
+    return (
+        g.s.roles[player] == MONOPOLIST and monopoly_count(g, player, city) >= g.s.monopoly_streets
+    )
 
 
-cdef inline int unmortgaged_owned(G* g, int player, const int* spaces, int count) noexcept nogil:
-    cdef int total = 0, i
+def unmortgaged_owned(g, player, spaces, count):
+    total: cython.int = 0
+    i: cython.int
     for i in range(count):
         if g.owner[spaces[i]] == player and not g.mortgaged[spaces[i]]:
             total += 1
     return total
 
 
-cdef int rent_for(G* g, int space, int dice) noexcept nogil:
+def rent_for(g, space, dice):
     """Game.rent_for(space, dice)[0]"""
-    cdef const Static* s = g.s
-    cdef int owner = g.owner[space], role, kind, count, houses, multiplier
+    s: Static = g.s
+    owner: cython.int = g.owner[space]
+    role: cython.int
+    kind: cython.int
+    count: cython.int
+    houses: cython.int
+    multiplier: cython.int
     if owner == NOBODY or g.mortgaged[space]:
         return 0
     role = s.roles[owner]
@@ -518,26 +512,29 @@ cdef int rent_for(G* g, int space, int dice) noexcept nogil:
         multiplier = s.utility_competitor
     else:
         count = unmortgaged_owned(g, owner, s.utilities, s.n_utilities)
-        multiplier = s.utility_monopolist[(count - 1 + s.n_utility_multipliers) % s.n_utility_multipliers]
+        multiplier = s.utility_monopolist[
+            (count - 1 + s.n_utility_multipliers) % s.n_utility_multipliers
+        ]
     return multiplier * dice
 
 
-cdef inline int max_houses_of_owner(G* g, int space) noexcept nogil:
+def max_houses_of_owner(g, space):
     return g.s.max_houses[g.s.roles[g.owner[space]]]
 
 
-cdef inline int buildings_paid(G* g, int space) noexcept nogil:
+def buildings_paid(g, space):
     """Game.buildings_paid"""
-    cdef int cost = g.s.house_cost[space]
+    cost: cython.int = g.s.house_cost[space]
     if g.apartment[space]:
         return cost * (max_houses_of_owner(g, space) + 1)
     return cost * g.houses[space]
 
 
-cdef int rent_after_build(G* g, int space) noexcept nogil:
+def rent_after_build(g, space):
     """Game.rent_after_build: the rent once the next building stands on the street."""
-    cdef int houses = g.houses[space], rent
-    cdef bint apartment = g.apartment[space]
+    houses: cython.int = g.houses[space]
+    apartment: cython.bint = g.apartment[space]
+    rent: cython.int
     if houses >= max_houses_of_owner(g, space):
         g.houses[space] = 0
         g.apartment[space] = True
@@ -549,36 +546,43 @@ cdef int rent_after_build(G* g, int space) noexcept nogil:
     return rent
 
 
-cdef int rent_if_redeemed(G* g, int space) noexcept nogil:
+def rent_if_redeemed(g, space):
     """Game.rent_if(space, mortgaged=False, dice_total=settlement dice)"""
-    cdef bint mortgaged = g.mortgaged[space]
-    cdef int rent
+    mortgaged: cython.bint = g.mortgaged[space]
+    rent: cython.int
     g.mortgaged[space] = False
     rent = rent_for(g, space, g.s.settle_dice)
     g.mortgaged[space] = mortgaged
     return rent
 
 
-cdef void tax_options(G* g, int player, int* flat, int* percent) noexcept nogil:
-    """Game.tax_options: the flat and the percentage amounts"""
-    cdef const Static* s = g.s
-    cdef int64_t prop = 0, improvements = 0
-    cdef int i, sp
-    cdef const int* rates = s.tax_rates[s.roles[player]]
+def tax_percent(g, player):
+    """Game.tax_options: the percentage amount (the flat one is the rule's income_tax_flat)"""
+    s: Static = g.s
+    prop: cython.longlong = 0
+    improvements: cython.longlong = 0
+    i: cython.int
+    sp: cython.int
+    role: cython.int = s.roles[player]
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == player and not g.mortgaged[sp]:
             prop += s.price[sp]
             improvements += buildings_paid(g, sp)
-    flat[0] = s.income_tax_flat
-    percent[0] = <int>((rates[0] * g.cash[player] + rates[1] * prop + rates[2] * improvements + 50) // 100)
+    return (
+        s.tax_rates[role][0] * g.cash[player]
+        + s.tax_rates[role][1] * prop
+        + s.tax_rates[role][2] * improvements
+        + 50
+    ) // 100
 
 
-cdef int64_t liquidation_value(G* g, int player) noexcept nogil:
+def liquidation_value(g, player):
     """Game.liquidation_value"""
-    cdef const Static* s = g.s
-    cdef int64_t total = g.cash[player]
-    cdef int i, sp
+    s: Static = g.s
+    total: cython.longlong = g.cash[player]
+    i: cython.int
+    sp: cython.int
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == player:
@@ -588,11 +592,12 @@ cdef int64_t liquidation_value(G* g, int player) noexcept nogil:
     return total
 
 
-cdef int64_t rule25_wealth(G* g, int player) noexcept nogil:
+def rule25_wealth(g, player):
     """Game.rule25_wealth"""
-    cdef const Static* s = g.s
-    cdef int64_t total = g.cash[player]
-    cdef int i, sp
+    s: Static = g.s
+    total: cython.longlong = g.cash[player]
+    i: cython.int
+    sp: cython.int
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == player:
@@ -600,27 +605,35 @@ cdef int64_t rule25_wealth(G* g, int player) noexcept nogil:
     return total
 
 
-cdef void wealth_parts(G* g, int64_t* titles, int64_t* buildings) noexcept nogil:
-    """Game.wealth_parts: titles at price (mortgaged: less the redeem price), buildings at cost"""
-    cdef const Static* s = g.s
-    cdef int i, sp, p
+def wealth_parts(g):
+    """Game.wealth_parts into g.wealth_titles and g.wealth_buildings: titles at price
+    (mortgaged: less the redeem price), buildings at cost"""
+    s: Static = g.s
+    i: cython.int
+    sp: cython.int
+    p: cython.int
     for p in range(g.n):
-        titles[p] = 0
-        buildings[p] = 0
+        g.wealth_titles[p] = 0
+        g.wealth_buildings[p] = 0
     for i in range(s.n_titles):
         sp = s.titles[i]
         p = g.owner[sp]
         if p != NOBODY:
-            titles[p] += s.price[sp] - g.redeem_values[sp] if g.mortgaged[sp] else s.price[sp]
+            if g.mortgaged[sp]:
+                g.wealth_titles[p] += s.price[sp] - g.redeem_values[sp]
+            else:
+                g.wealth_titles[p] += s.price[sp]
             if g.houses[sp] or g.apartment[sp]:
-                buildings[p] += buildings_paid(g, sp)
+                g.wealth_buildings[p] += buildings_paid(g, sp)
 
 
-cdef bint breaks_built_monopoly(G* g, int player, int city, uint64_t leaving) noexcept nogil:
+def breaks_built_monopoly(g, player, city, leaving):
     """Game._breaks_built_monopoly (`leaving` as a bit per space)"""
-    cdef const Static* s = g.s
-    cdef int i, sp, keep = 0
-    cdef bint built = False
+    s: Static = g.s
+    i: cython.int
+    sp: cython.int
+    keep: cython.int = 0
+    built: cython.bint = False
     for i in range(s.city_size[city]):
         sp = s.city_member[city][i]
         if g.owner[sp] == player and (g.houses[sp] or g.apartment[sp]):
@@ -635,14 +648,31 @@ cdef bint breaks_built_monopoly(G* g, int player, int city, uint64_t leaving) no
     return keep < s.monopoly_streets
 
 
-cdef inline bint phase_allows(int phase, int kind) noexcept nogil:
+def phase_allows(phase, kind):
     """kind in _PHASE_KINDS[phase] (for the kinds the bots ask about)"""
     if phase == PRE_ROLL:
-        return kind in (C_ROLL, C_PAY_FINE, C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_TRADE, C_END_GAME)
+        return (
+            kind == C_ROLL
+            or kind == C_PAY_FINE
+            or kind == C_BUILD
+            or kind == C_SELL
+            or kind == C_MORTGAGE
+            or kind == C_REDEEM
+            or kind == C_TRADE
+            or kind == C_END_GAME
+        )
     if phase == POST_ROLL:
-        return kind in (C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_TRADE, C_END_TURN, C_END_GAME)
+        return (
+            kind == C_BUILD
+            or kind == C_SELL
+            or kind == C_MORTGAGE
+            or kind == C_REDEEM
+            or kind == C_TRADE
+            or kind == C_END_TURN
+            or kind == C_END_GAME
+        )
     if phase == BUY:
-        return kind in (C_BUY, C_DECLINE, C_SELL, C_MORTGAGE)
+        return kind == C_BUY or kind == C_DECLINE or kind == C_SELL or kind == C_MORTGAGE
     if phase == INCOME_TAX:
         return kind == C_TAX_FLAT or kind == C_TAX_PERCENT
     if phase == RAISE:
@@ -650,22 +680,36 @@ cdef inline bint phase_allows(int phase, int kind) noexcept nogil:
     if phase == TRADE_ANSWER:
         return kind == C_ACCEPT or kind == C_REJECT
     if phase == FINAL_ADJUST:
-        return kind in (C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_END_TURN)
+        return (
+            kind == C_BUILD
+            or kind == C_SELL
+            or kind == C_MORTGAGE
+            or kind == C_REDEEM
+            or kind == C_END_TURN
+        )
     return False
 
 
-cdef int targets(G* g, int kind, int* out) noexcept nogil:
+def targets(g, kind, out):
     """Game.targets: the titles on which build, sell, mortgage or redeem is legal now"""
-    cdef const Static* s = g.s
-    cdef int actor = g.actor, count = 0, i, sp, role = s.roles[g.actor]
-    cdef int64_t cash = g.cash[g.actor]
+    s: Static = g.s
+    actor: cython.int = g.actor
+    count: cython.int = 0
+    i: cython.int
+    sp: cython.int
+    role: cython.int = s.roles[g.actor]
+    cash: cython.longlong = g.cash[g.actor]
     if not phase_allows(g.phase, kind):
         return 0
     if kind == C_BUILD:
         for i in range(s.n_streets):
             sp = s.streets[i]
-            if (g.owner[sp] != actor or g.apartment[sp] or g.mortgaged[sp]
-                    or s.house_cost[sp] > cash):
+            if (
+                g.owner[sp] != actor
+                or g.apartment[sp]
+                or g.mortgaged[sp]
+                or s.house_cost[sp] > cash
+            ):
                 continue
             if role == MONOPOLIST and not is_monopolized(g, actor, s.city[sp]):
                 continue
@@ -694,24 +738,33 @@ cdef int targets(G* g, int kind, int* out) noexcept nogil:
             sp = s.titles[i]
             if g.mortgaged[sp] or g.owner[sp] != actor or g.houses[sp] or g.apartment[sp]:
                 continue
-            if (role == MONOPOLIST and s.kind[sp] == K_STREET
-                    and breaks_built_monopoly(g, actor, s.city[sp], (<uint64_t>1) << sp)):
+            if (
+                role == MONOPOLIST
+                and s.kind[sp] == K_STREET
+                and breaks_built_monopoly(
+                    g, actor, s.city[sp], cython.cast(cython.ulonglong, 1) << sp
+                )
+            ):
                 continue
             out[count] = sp
             count += 1
     return count
 
 
-cdef inline bint can_pay_fine(G* g) noexcept nogil:
+def can_pay_fine(g):
     """is_legal(pay_fine): in the pre-roll phase, held, and the fine in hand"""
-    return (g.phase == PRE_ROLL and g.held[g.actor] != NOBODY
-            and g.cash[g.actor] >= g.s.fine)
+    return g.phase == PRE_ROLL and g.held[g.actor] != NOBODY and g.cash[g.actor] >= g.s.fine
 
 
-cdef bint trade_possible(G* g) noexcept nogil:
+def trade_possible(g):
     """Game._trade_possible"""
-    cdef const Static* s = g.s
-    cdef int me = g.actor, others = 0, p, i, sp, owner
+    s: Static = g.s
+    me: cython.int = g.actor
+    others: cython.int = 0
+    p: cython.int
+    i: cython.int
+    sp: cython.int
+    owner: cython.int
     for p in range(g.n):
         if p != me and not g.bankrupt[p]:
             others += 1
@@ -727,12 +780,17 @@ cdef bint trade_possible(G* g) noexcept nogil:
     return False
 
 
-cdef bint trade_is_legal(G* g, Trade* t) noexcept nogil:
+def trade_is_legal(g, t):
     """Game.is_legal(Choice("trade", t)): the phase, then Game._why_not_trade"""
-    cdef const Static* s = g.s
-    cdef int p = g.actor, q = t.other, side, n_titles, i, j, sp, city
-    cdef const int* titles
-    cdef uint64_t leaving
+    s: Static = g.s
+    p: cython.int = g.actor
+    q: cython.int = t.other
+    side: cython.int
+    who: cython.int
+    n_titles: cython.int
+    i: cython.int
+    sp: cython.int
+    leaving: cython.ulonglong
     if not phase_allows(g.phase, C_TRADE):
         return False
     if not (0 <= q < g.n) or q == p or g.bankrupt[q]:
@@ -740,27 +798,24 @@ cdef bint trade_is_legal(G* g, Trade* t) noexcept nogil:
     if t.n_give == 0 and t.n_get == 0:
         return False
     for side in range(2):
-        if side == 0:
-            who, titles, n_titles = p, t.give, t.n_give
-        else:
-            who, titles, n_titles = q, t.get, t.n_get
+        who = p if side == 0 else q
+        n_titles = t.n_give if side == 0 else t.n_get
         leaving = 0
         for i in range(n_titles):
-            sp = titles[i]
+            sp = t.give[i] if side == 0 else t.get[i]
             if (leaving >> sp) & 1:
                 return False  # listed twice
-            leaving |= (<uint64_t>1) << sp
+            leaving |= cython.cast(cython.ulonglong, 1) << sp
             if not (0 <= sp < s.n_spaces) or g.owner[sp] != who:
                 return False
             if g.houses[sp] or g.apartment[sp]:
                 return False
         if s.roles[who] == MONOPOLIST:
             for i in range(n_titles):
-                sp = titles[i]
+                sp = t.give[i] if side == 0 else t.get[i]
                 if s.kind[sp] != K_STREET:
                     continue
-                city = s.city[sp]
-                if breaks_built_monopoly(g, who, city, leaving):
+                if breaks_built_monopoly(g, who, s.city[sp], leaving):
                     return False
     if t.pay > 0 and g.cash[p] < t.pay:
         return False
@@ -772,26 +827,26 @@ cdef bint trade_is_legal(G* g, Trade* t) noexcept nogil:
 # -- applying a choice (Game's handlers) -------------------------------------------------------
 
 
-
-cdef inline void owe(G* g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept:
+def owe(g, debtor, creditor, amount, kind, releases):
     # bounds checking is off: a full ring must never overwrite a debt still owed
+    at: cython.int
     if g.debt_count >= MAX_DEBTS:
         g.debt_overflow = True
         return
-    cdef Debt* d = &g.debts[(g.debt_head + g.debt_count) % MAX_DEBTS]
-    d.debtor = debtor
-    d.creditor = creditor
-    d.amount = amount
-    d.kind = kind
-    d.releases = releases
+    at = (g.debt_head + g.debt_count) % MAX_DEBTS
+    g.debt_debtor[at] = debtor
+    g.debt_creditor[at] = creditor
+    g.debt_amount[at] = amount
+    g.debt_kind[at] = kind
+    g.debt_releases[at] = releases
     g.debt_count += 1
 
 
-cdef inline int throw_die(G* g) noexcept:
-    return <int>(mt_random(&g.rng) * 6) + 1
+def throw_die(g):
+    return cython.cast(cython.int, mt_random(g.rng) * 6) + 1
 
 
-cdef void finish(G* g, int winner, int reason) noexcept:
+def finish(g, winner, reason):
     """Game._finish"""
     g.winner = winner
     g.end_reason = reason
@@ -799,10 +854,15 @@ cdef void finish(G* g, int winner, int reason) noexcept:
     g.debt_count = 0
 
 
-cdef void check_end(G* g) noexcept:
+def check_end(g):
     """Game._check_end"""
-    cdef int p, alive = 0, last = NOBODY, roles_seen = 0, best = NOBODY
-    cdef int64_t wealth, best_wealth = 0
+    p: cython.int
+    alive: cython.int = 0
+    last: cython.int = NOBODY
+    roles_seen: cython.int = 0
+    best: cython.int = NOBODY
+    wealth: cython.longlong
+    best_wealth: cython.longlong = 0
     for p in range(g.n):
         if not g.bankrupt[p]:
             alive += 1
@@ -814,29 +874,31 @@ cdef void check_end(G* g) noexcept:
             if not g.bankrupt[p]:
                 wealth = rule25_wealth(g, p)
                 if best == NOBODY or wealth > best_wealth:
-                    best, best_wealth = p, wealth
+                    best = p
+                    best_wealth = wealth
         finish(g, best, END_GAME_B)
     elif alive <= 1:
         finish(g, last if alive else NOBODY, END_GAME_A)
 
 
-cdef void go_bankrupt(G* g, int d, int creditor, int64_t debt) noexcept:
+def go_bankrupt(g, d, creditor):
     """Game._go_bankrupt (decision 9)"""
-    cdef const Static* s = g.s
-    cdef int i, sp, refund
-    cdef int64_t cash
-    cdef int titles[MAX_SPACES]
-    cdef int n_titles = 0
+    s: Static = g.s
+    i: cython.int
+    sp: cython.int
+    refund: cython.int
+    cash: cython.longlong
+    n_titles: cython.int = 0
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == d:
-            titles[n_titles] = sp
+            g.doomed[n_titles] = sp
             n_titles += 1
     for i in range(n_titles):
-        sp = titles[i]
+        sp = g.doomed[i]
         refund = percent_of(buildings_paid(g, sp), s.sellback_percent)
         g.supply_houses += g.houses[sp]
-        g.supply_apartments += g.apartment[sp]
+        g.supply_apartments += 1 if g.apartment[sp] else 0
         g.houses[sp] = 0
         g.apartment[sp] = False
         g.cash[d] += refund
@@ -846,57 +908,63 @@ cdef void go_bankrupt(G* g, int d, int creditor, int64_t debt) noexcept:
     if creditor == NOBODY or g.bankrupt[creditor]:
         g.treasury += cash
         for i in range(n_titles):
-            g.owner[titles[i]] = NOBODY
-            g.mortgaged[titles[i]] = False
+            g.owner[g.doomed[i]] = NOBODY
+            g.mortgaged[g.doomed[i]] = False
     else:
         g.cash[creditor] += cash
         for i in range(n_titles):
-            g.owner[titles[i]] = creditor
+            g.owner[g.doomed[i]] = creditor
     g.bankrupt[d] = True
     g.held[d] = NOBODY
     g.bankrupt_round[d] = g.round
     check_end(g)
 
 
-cdef void settle(G* g, int then) noexcept:
+def settle(g, then):
     """Game._settle: pay queued debts in order; stop in RAISE when a debtor must sell first"""
-    cdef Debt* debt
-    cdef int d
+    at: cython.int
+    d: cython.int
+    creditor: cython.int
+    kind: cython.int
+    amount: cython.longlong
     g.then = then
     while g.debt_count:
-        debt = &g.debts[g.debt_head]
-        d = debt.debtor
+        at = g.debt_head
+        d = g.debt_debtor[at]
+        creditor = g.debt_creditor[at]
+        amount = g.debt_amount[at]
         if g.bankrupt[d]:
             g.debt_head = (g.debt_head + 1) % MAX_DEBTS
             g.debt_count -= 1
             continue
-        if g.cash[d] >= debt.amount:
+        if g.cash[d] >= amount:
             g.debt_head = (g.debt_head + 1) % MAX_DEBTS
             g.debt_count -= 1
-            g.cash[d] -= debt.amount
-            if debt.creditor == NOBODY:
-                g.treasury += debt.amount
+            g.cash[d] -= amount
+            if creditor == NOBODY:
+                g.treasury += amount
             else:
-                g.cash[debt.creditor] += debt.amount
-            if debt.kind == D_RENT:
-                g.rent_paid[d] += debt.amount
-                g.rent_received[debt.creditor] += debt.amount
-            elif debt.kind == D_FINE:
-                g.fines[d] += debt.amount
-            elif debt.kind == D_INCOME_TAX:
-                g.income_tax[d] += debt.amount
-            elif debt.kind == D_PROPERTY_TAX:
-                g.property_tax[d] += debt.amount
-            if debt.releases:
+                g.cash[creditor] += amount
+            kind = g.debt_kind[at]
+            if kind == D_RENT:
+                g.rent_paid[d] += amount
+                g.rent_received[creditor] += amount
+            elif kind == D_FINE:
+                g.fines[d] += amount
+            elif kind == D_INCOME_TAX:
+                g.income_tax[d] += amount
+            elif kind == D_PROPERTY_TAX:
+                g.property_tax[d] += amount
+            if g.debt_releases[at]:
                 g.held[d] = NOBODY
             continue
-        if liquidation_value(g, d) >= debt.amount:
+        if liquidation_value(g, d) >= amount:
             g.actor = d
             g.phase = RAISE
             return
         g.debt_head = (g.debt_head + 1) % MAX_DEBTS
         g.debt_count -= 1
-        go_bankrupt(g, d, debt.creditor, debt.amount)
+        go_bankrupt(g, d, creditor)
         if g.phase == OVER:
             g.debt_count = 0
             return
@@ -912,10 +980,12 @@ cdef void settle(G* g, int then) noexcept:
             g.phase = PRE_ROLL
 
 
-cdef void begin_turn(G* g, int player) noexcept:
+def begin_turn(g, player):
     """Game._begin_turn"""
-    g.current = g.actor = player
-    g.is_extra = g.extra_pending = False
+    g.current = player
+    g.actor = player
+    g.is_extra = False
+    g.extra_pending = False
     g.turns_taken[player] += 1
     if g.held[player] != NOBODY and g.held[player] >= g.s.held_forced:
         owe(g, player, NOBODY, g.s.fine, D_FINE, True)
@@ -924,11 +994,12 @@ cdef void begin_turn(G* g, int player) noexcept:
         g.phase = PRE_ROLL
 
 
-
-
-cdef void next_turn(G* g) noexcept:
+def next_turn(g):
     """Game._next_turn"""
-    cdef int n = g.n, p = g.current, q = p, step
+    n: cython.int = g.n
+    p: cython.int = g.current
+    q: cython.int = p
+    step: cython.int
     for step in range(1, n + 1):
         q = (p + step) % n
         if not g.bankrupt[q]:
@@ -941,9 +1012,9 @@ cdef void next_turn(G* g) noexcept:
     begin_turn(g, q)
 
 
-cdef void after_move(G* g) noexcept:
+def after_move(g):
     """Game._after_move"""
-    cdef int p = g.current
+    p: cython.int = g.current
     if g.bankrupt[p]:
         next_turn(g)
     elif g.extra_pending and g.held[p] == NOBODY:
@@ -956,20 +1027,20 @@ cdef void after_move(G* g) noexcept:
         g.phase = POST_ROLL
 
 
-cdef inline void pay_from_treasury(G* g, int p, int64_t amount) noexcept:
+def pay_from_treasury(g, p, amount):
     g.cash[p] += amount
     g.treasury -= amount
 
 
-cdef void send_to_hold(G* g, int p) noexcept:
+def send_to_hold(g, p):
     g.position[p] = g.s.hold_space
     g.held[p] = 0
     g.extra_pending = False
 
 
-cdef void move_to(G* g, int p, int end) noexcept:
+def move_to(g, p, end):
     """Game._move_to: reaching or passing START pays the START money"""
-    cdef int start = g.position[p]
+    start: cython.int = g.position[p]
     g.position[p] = end
     if end <= start or end == 0:
         if g.s.start_payment:
@@ -977,48 +1048,58 @@ cdef void move_to(G* g, int p, int end) noexcept:
     land(g, p, end)
 
 
-cdef void draw_card(G* g, int p) noexcept:
+def draw_card(g, p):
     """Game._draw_card"""
-    cdef const Static* s = g.s
-    cdef int role = s.roles[p], k, q, a, b
-    cdef int index = g.deck[role][g.deck_head[role]]
-    cdef const Card* card = &s.cards[role][index]
+    s: Static = g.s
+    role: cython.int = s.roles[p]
+    k: cython.int
+    q: cython.int
+    a: cython.int
+    b: cython.int
+    payer_role: cython.int
+    index: cython.int = g.deck[role][g.deck_head[role]]
+    effect: cython.int = s.card_effect[role][index]
+    amount: cython.int = s.card_amount[role][index]
     g.deck_head[role] = (g.deck_head[role] + 1) % s.deck_size[role]
-    if card.effect == E_COLLECT:
-        pay_from_treasury(g, p, card.amount)
-    elif card.effect == E_PAY:
-        owe(g, p, NOBODY, card.amount, D_OTHER, False)
+    if effect == E_COLLECT:
+        pay_from_treasury(g, p, amount)
+    elif effect == E_PAY:
+        owe(g, p, NOBODY, amount, D_OTHER, False)
         settle(g, THEN_AFTER_MOVE)
         return
-    elif card.effect == E_COLLECT_FROM_MONOPOLISTS or card.effect == E_COLLECT_FROM_COMPETITORS:
-        payer_role = MONOPOLIST if card.effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
+    elif effect == E_COLLECT_FROM_MONOPOLISTS or effect == E_COLLECT_FROM_COMPETITORS:
+        payer_role = MONOPOLIST if effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
         for k in range(1, g.n):
             q = (p + k) % g.n
             if s.roles[q] == payer_role and not g.bankrupt[q]:
-                owe(g, q, p, card.amount, D_OTHER, False)
+                owe(g, q, p, amount, D_OTHER, False)
         settle(g, THEN_AFTER_MOVE)
         return
-    elif card.effect == E_ALL_MONOPOLISTS_COLLECT:
+    elif effect == E_ALL_MONOPOLISTS_COLLECT:
         for q in range(g.n):
             if s.roles[q] == MONOPOLIST and not g.bankrupt[q]:
-                pay_from_treasury(g, q, card.amount)
-    elif card.effect == E_MOVE_TO:
-        move_to(g, p, card.target)
+                pay_from_treasury(g, q, amount)
+    elif effect == E_MOVE_TO:
+        move_to(g, p, s.card_target[role][index])
         return
-    elif card.effect == E_GO_TO_HOLD:
+    elif effect == E_GO_TO_HOLD:
         send_to_hold(g, p)
-    elif card.effect == E_ROLL_FOR:
+    elif effect == E_ROLL_FOR:
         a = throw_die(g)
         b = throw_die(g)
-        if a + b >= card.target:
-            pay_from_treasury(g, p, card.amount)
+        if a + b >= s.card_target[role][index]:
+            pay_from_treasury(g, p, amount)
     after_move(g)
 
 
-cdef void land(G* g, int p, int space) noexcept:
+def land(g, p, space):
     """Game._land"""
-    cdef const Static* s = g.s
-    cdef int kind = s.kind[space], owner, amount, face, prize
+    s: Static = g.s
+    kind: cython.int = s.kind[space]
+    owner: cython.int
+    amount: cython.int
+    face: cython.int
+    prize: cython.int
     if kind == K_STREET or kind == K_TRANSPORT or kind == K_UTILITY:
         owner = g.owner[space]
         if owner == NOBODY:
@@ -1057,11 +1138,11 @@ cdef void land(G* g, int p, int space) noexcept:
     after_move(g)
 
 
-cdef void do_roll(G* g) noexcept:
+def do_roll(g):
     """Game._do_roll"""
-    cdef int p = g.current, a, b
-    a = throw_die(g)
-    b = throw_die(g)
+    p: cython.int = g.current
+    a: cython.int = throw_die(g)
+    b: cython.int = throw_die(g)
     if g.held[p] != NOBODY:
         if a != b:
             g.held[p] += 1
@@ -1075,9 +1156,9 @@ cdef void do_roll(G* g) noexcept:
     move_to(g, p, (g.position[p] + a + b) % g.s.n_spaces)
 
 
-cdef void start_final(G* g, int reason) noexcept:
+def start_final(g, reason):
     """Game._start_final"""
-    cdef int p
+    p: cython.int
     g.final_reason = reason
     g.final_head = 0
     g.final_count = 0
@@ -1088,13 +1169,20 @@ cdef void start_final(G* g, int reason) noexcept:
     next_final(g)
 
 
-cdef void next_final(G* g) noexcept:
+def next_final(g):
     """Game._next_final: each player adjusts, then the settlement and the Treasurer's trip"""
-    cdef const Static* s = g.s
-    cdef int p, i, sp, owner, amount, best = NOBODY
-    cdef int64_t cash, keep
+    s: Static = g.s
+    p: cython.int
+    i: cython.int
+    sp: cython.int
+    owner: cython.int
+    amount: cython.int
+    best: cython.int = NOBODY
+    cash: cython.longlong
+    keep: cython.longlong
     if g.final_count:
-        g.actor = g.current = g.final_queue[g.final_head]
+        g.actor = g.final_queue[g.final_head]
+        g.current = g.actor
         g.phase = FINAL_ADJUST
         return
     for p in range(g.n):
@@ -1118,9 +1206,10 @@ cdef void next_final(G* g) noexcept:
     finish(g, best, g.final_reason)
 
 
-cdef void do_build(G* g, int space) noexcept:
+def do_build(g, space):
     """Game._do_build"""
-    cdef int p = g.actor, cost = g.s.house_cost[space]
+    p: cython.int = g.actor
+    cost: cython.int = g.s.house_cost[space]
     if g.houses[space] >= max_houses_of_owner(g, space):
         g.supply_houses += g.houses[space]
         g.supply_apartments -= 1
@@ -1133,15 +1222,16 @@ cdef void do_build(G* g, int space) noexcept:
     g.treasury += cost
 
 
-cdef void after_raise(G* g) noexcept:
+def after_raise(g):
     """Game._after_raise"""
-    if g.phase == RAISE and g.cash[g.actor] >= g.debts[g.debt_head].amount:
+    if g.phase == RAISE and g.cash[g.actor] >= g.debt_amount[g.debt_head]:
         settle(g, g.then)
 
 
-cdef void do_sell_building(G* g, int space) noexcept:
+def do_sell_building(g, space):
     """Game._do_sell_building"""
-    cdef int p = g.actor, refund
+    p: cython.int = g.actor
+    refund: cython.int
     if g.apartment[space]:
         refund = percent_of(buildings_paid(g, space), g.s.sellback_percent)
         g.apartment[space] = False
@@ -1155,40 +1245,44 @@ cdef void do_sell_building(G* g, int space) noexcept:
     after_raise(g)
 
 
-cdef void do_mortgage(G* g, int space) noexcept:
-    cdef int p = g.actor
+def do_mortgage(g, space):
+    p: cython.int = g.actor
     g.mortgaged[space] = True
     g.cash[p] += g.mortgage_values[space]
     g.treasury -= g.mortgage_values[space]
     after_raise(g)
 
 
-cdef void do_redeem(G* g, int space) noexcept:
-    cdef int p = g.actor
+def do_redeem(g, space):
+    p: cython.int = g.actor
     g.mortgaged[space] = False
     g.cash[p] -= g.redeem_values[space]
     g.treasury += g.redeem_values[space]
 
 
-cdef void do_income_tax(G* g, bint percent_chosen) noexcept:
+def do_income_tax(g, percent_chosen):
     """Game._do_income_tax, recording the decision for the taxes frame"""
-    cdef int p = g.current, flat, percent
-    tax_options(g, p, &flat, &percent)
-    push(&g.taxes.columns[0], g.game_index)
-    push(&g.taxes.columns[1], g.round)
-    push(&g.taxes.columns[2], p)
-    push(&g.taxes.columns[3], flat)
-    push(&g.taxes.columns[4], percent)
-    push(&g.taxes.columns[5], 1 if percent_chosen else 0)
+    p: cython.int = g.current
+    flat: cython.int = g.s.income_tax_flat
+    percent: cython.int = tax_percent(g, p)
+    taxes: Rows = g.taxes
+    r: cython.Py_ssize_t = add_row(taxes)
+    taxes.data[0, r] = g.game_index
+    taxes.data[1, r] = g.round
+    taxes.data[2, r] = p
+    taxes.data[3, r] = flat
+    taxes.data[4, r] = percent
+    taxes.data[5, r] = 1 if percent_chosen else 0
     owe(g, p, NOBODY, percent if percent_chosen else flat, D_INCOME_TAX, False)
     settle(g, THEN_AFTER_MOVE)
 
 
-cdef void answer(G* g, bint accepted) noexcept:
+def answer(g, accepted):
     """Game._answer"""
-    cdef Trade* t = &g.offer
-    cdef int p = g.current, q = t.other, i
-    cdef int64_t amount
+    t: Trade = g.offer
+    p: cython.int = g.current
+    q: cython.int = t.other
+    i: cython.int
     g.actor = p
     g.phase = g.offer_phase
     if not accepted:
@@ -1205,9 +1299,11 @@ cdef void answer(G* g, bint accepted) noexcept:
         g.cash[p] -= t.pay
 
 
-cdef void apply(G* g, Choice c) noexcept:
+def apply(g, c):
     """Game.apply for a choice a bot made (bots make only legal choices)"""
-    cdef int kind = c.kind, p
+    kind: cython.int = choice_kind(c)
+    p: cython.int
+    offer: Trade
     if kind == C_ROLL:
         do_roll(g)
     elif kind == C_END_TURN:
@@ -1236,17 +1332,20 @@ cdef void apply(G* g, Choice c) noexcept:
         g.fines[p] += g.s.fine
         g.held[p] = NOBODY
     elif kind == C_BUILD:
-        do_build(g, c.arg)
+        do_build(g, choice_arg(c))
     elif kind == C_SELL:
-        do_sell_building(g, c.arg)
+        do_sell_building(g, choice_arg(c))
     elif kind == C_MORTGAGE:
-        do_mortgage(g, c.arg)
+        do_mortgage(g, choice_arg(c))
     elif kind == C_REDEEM:
-        do_redeem(g, c.arg)
+        do_redeem(g, choice_arg(c))
     elif kind == C_TRADE:
-        g.offer = g.proposal
+        # the bot's proposal becomes the offer (the old offer's object is the next proposal)
+        offer = g.proposal
+        g.proposal = g.offer
+        g.offer = offer
         g.offer_phase = g.phase
-        g.actor = g.offer.other
+        g.actor = offer.other
         g.phase = TRADE_ANSWER
     elif kind == C_ACCEPT:
         answer(g, True)
@@ -1257,18 +1356,30 @@ cdef void apply(G* g, Choice c) noexcept:
 
 
 # -- the bots (amteach.bots.strategies) --------------------------------------------------------
-
-cdef inline Choice choice(int kind, int arg=-1) noexcept nogil:
-    cdef Choice c
-    c.kind = kind
-    c.arg = arg
-    return c
+# A choice is one int: its kind (C_...) plus 16 times (its space + 1), so a kind alone is the
+# choice with no space.
 
 
-cdef const double* landings(G* g, Bot* bot) noexcept:
+def choice(kind, arg):
+    return kind + 16 * (arg + 1)
+
+
+def choice_kind(c):
+    return c % 16
+
+
+def choice_arg(c):
+    return c // 16 - 1
+
+
+def landings(g, bot):
     """InvestorStrategy._landings: expected landings per round by the bot's opponents"""
-    cdef const Static* s = g.s
-    cdef int me = g.actor, key = 0, p, sp, role
+    s: Static = g.s
+    me: cython.int = g.actor
+    key: cython.int = 0
+    p: cython.int
+    sp: cython.int
+    role: cython.int
     for p in range(g.n):
         if p != me and not g.bankrupt[p]:
             key |= 1 << p
@@ -1285,29 +1396,35 @@ cdef const double* landings(G* g, Bot* bot) noexcept:
     return bot.landings
 
 
-cdef int income_tax_choice(G* g, Bot* bot) noexcept:
+def income_tax_choice(g, bot):
     """Bot.income_tax"""
-    cdef int flat, percent
     if bot.tax == TAX_FLAT:
         return C_TAX_FLAT
     if bot.tax == TAX_PERCENT:
         return C_TAX_PERCENT
-    tax_options(g, g.actor, &flat, &percent)
-    return C_TAX_PERCENT if percent < flat else C_TAX_FLAT
+    return C_TAX_PERCENT if tax_percent(g, g.actor) < g.s.income_tax_flat else C_TAX_FLAT
 
 
-cdef bint family_wants(G* g, Bot* bot, int space) noexcept:
+def family_wants(g, bot, space):
     """FamilyStrategy.wants"""
-    cdef const Static* s = g.s
-    cdef int me = g.actor, need = s.monopoly_streets, city, q, level
+    s: Static = g.s
+    me: cython.int = g.actor
+    need: cython.int = s.monopoly_streets
+    city: cython.int
+    q: cython.int
+    level: cython.int
     if s.kind[space] == K_STREET and bot.fam[F_KEY_STREETS]:
         city = s.city[space]
         if s.roles[me] == MONOPOLIST and monopoly_count(g, me, city) + 1 >= need:
             return True
         if bot.fam[F_KEY_STREETS] == 2:
             for q in range(g.n):
-                if (q != me and not g.bankrupt[q] and s.roles[q] == MONOPOLIST
-                        and monopoly_count(g, q, city) + 1 >= need):
+                if (
+                    q != me
+                    and not g.bankrupt[q]
+                    and s.roles[q] == MONOPOLIST
+                    and monopoly_count(g, q, city) + 1 >= need
+                ):
                     return True
     if s.kind[space] == K_STREET:
         level = bot.fam[F_STREETS]
@@ -1318,13 +1435,15 @@ cdef bint family_wants(G* g, Bot* bot, int space) noexcept:
     return level == 2 or (level == 1 and g.cash[me] - s.price[space] >= bot.fam[F_RESERVE])
 
 
-cdef bint wants(G* g, Bot* bot, int space) noexcept:
+def wants(g, bot, space):
     """Bot.wants, and InvestorStrategy.wants"""
-    cdef const Static* s = g.s
-    cdef int me = g.actor, i
-    cdef int64_t spare = g.cash[me] - s.price[space]
-    cdef double total, average
-    cdef const double* weights
+    s: Static = g.s
+    me: cython.int = g.actor
+    i: cython.int
+    spare: cython.longlong = g.cash[me] - s.price[space]
+    total: cython.double
+    average: cython.double
+    weights: cython.p_double
     if bot.kind == BOT_FAMILY:
         return family_wants(g, bot, space)
     if bot.kind != BOT_INVESTOR:
@@ -1334,8 +1453,10 @@ cdef bint wants(G* g, Bot* bot, int space) noexcept:
     if s.roles[me] == MONOPOLIST:
         if s.kind[space] == K_TRANSPORT:
             return True
-        if (s.kind[space] == K_STREET
-                and monopoly_count(g, me, s.city[space]) + 1 >= s.monopoly_streets):
+        if (
+            s.kind[space] == K_STREET
+            and monopoly_count(g, me, s.city[space]) + 1 >= s.monopoly_streets
+        ):
             return True
     weights = landings(g, bot)
     total = 0.0
@@ -1345,11 +1466,11 @@ cdef bint wants(G* g, Bot* bot, int space) noexcept:
     return weights[space] >= 0.9 * average or spare >= 3 * bot.reserve
 
 
-cdef double title_value(G* g, int player, int space, bint gaining) noexcept:
+def title_value(g, player, space, gaining):
     """Bot.title_value"""
-    cdef const Static* s = g.s
-    cdef double value = <double>s.price[space]
-    cdef int have
+    s: Static = g.s
+    value: cython.double = s.price[space]
+    have: cython.int
     if g.mortgaged[space]:
         value -= g.redeem_values[space]
     if s.kind[space] == K_STREET and s.roles[player] == MONOPOLIST:
@@ -1359,12 +1480,16 @@ cdef double title_value(G* g, int player, int space, bint gaining) noexcept:
     return value
 
 
-cdef bint accepts(G* g, Bot* bot) noexcept:
+def accepts(g, bot):
     """Bot.accepts (CautiousStrategy with a margin of 1.0)"""
-    cdef const Static* s = g.s
-    cdef Trade* t = &g.offer
-    cdef int me = t.other, proposer = g.current, i, sp
-    cdef double gain = 0.0, loss = 0.0
+    s: Static = g.s
+    t: Trade = g.offer
+    me: cython.int = t.other
+    proposer: cython.int = g.current
+    i: cython.int
+    sp: cython.int
+    gain: cython.double = 0.0
+    loss: cython.double = 0.0
     for i in range(t.n_give):
         gain += title_value(g, me, t.give[i], True)
     gain += t.pay
@@ -1377,83 +1502,107 @@ cdef bint accepts(G* g, Bot* bot) noexcept:
                 loss += 2 * s.price[sp]
     if bot.kind == BOT_FAMILY:  # FamilyStrategy.accepts
         # team play: FamilyStrategy.completes_teammates_city
-        if (bot.fam[F_TEAM] == 1 and s.roles[me] == MONOPOLIST and s.roles[proposer] == MONOPOLIST
-                and t.n_give == 0 and t.n_get == 1 and t.pay >= 0
-                and s.kind[t.get[0]] == K_STREET
-                and monopoly_count(g, proposer, s.city[t.get[0]]) + 1 >= s.monopoly_streets):
+        if (
+            bot.fam[F_TEAM] == 1
+            and s.roles[me] == MONOPOLIST
+            and s.roles[proposer] == MONOPOLIST
+            and t.n_give == 0
+            and t.n_get == 1
+            and t.pay >= 0
+            and s.kind[t.get[0]] == K_STREET
+            and monopoly_count(g, proposer, s.city[t.get[0]]) + 1 >= s.monopoly_streets
+        ):
             return True
-        return (10 * gain >= bot.fam[F_ACCEPT] * loss
-                and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0)
+        return (
+            10 * gain >= bot.fam[F_ACCEPT] * loss and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0
+        )
     return gain >= (1 + bot.margin) * loss and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0
 
 
-cdef Choice raise_money(G* g, Bot* bot) noexcept:
+def raise_money(g, bot):
     """Bot.raise_money: sell the building that loses least rent, else mortgage (and
     FamilyStrategy.raise_money with raise_first=titles: the other way round)"""
-    cdef int spaces[MAX_SPACES]
-    cdef int count, i, best = -1, rent, best_rent = 0
-    cdef int first = C_SELL, second = C_MORTGAGE, kind
+    count: cython.int
+    i: cython.int
+    best: cython.int = -1
+    rent: cython.int
+    best_rent: cython.int = 0
+    first: cython.int = C_SELL
+    second: cython.int = C_MORTGAGE
+    kind: cython.int
     if bot.kind == BOT_FAMILY and bot.fam[F_RAISE_FIRST] == 1:
-        first, second = C_MORTGAGE, C_SELL
+        first = C_MORTGAGE
+        second = C_SELL
     kind = first
-    count = targets(g, first, spaces)
+    count = targets(g, first, g.spaces)
     if count == 0:
-        count = targets(g, second, spaces)
+        count = targets(g, second, g.spaces)
         kind = second
     for i in range(count):
-        rent = rent_for(g, spaces[i], g.s.settle_dice)
+        rent = rent_for(g, g.spaces[i], g.s.settle_dice)
         if best < 0 or rent < best_rent:
-            best, best_rent = spaces[i], rent
+            best = g.spaces[i]
+            best_rent = rent
     return choice(kind, best)
 
 
-cdef Choice final_adjust(G* g, Bot* bot) noexcept:
+def final_adjust(g, bot):
     """Bot.final_adjust (CautiousStrategy does nothing)"""
-    cdef const Static* s = g.s
-    cdef int spaces[MAX_SPACES]
-    cdef int count, i, sp, before, after
-    cdef double keep
+    s: Static = g.s
+    count: cython.int
+    i: cython.int
+    sp: cython.int
+    before: cython.int
+    after: cython.int
+    keep: cython.double
     if bot.kind == BOT_CAUTIOUS or (bot.kind == BOT_FAMILY and not bot.fam[F_FINAL_ADJUST]):
-        return choice(C_NONE)
+        return C_NONE
     keep = s.keep_percent[s.roles[g.actor]] / 100.0
-    count = targets(g, C_BUILD, spaces)
+    count = targets(g, C_BUILD, g.spaces)
     for i in range(count):
-        sp = spaces[i]
+        sp = g.spaces[i]
         before = rent_for(g, sp, s.settle_dice)
         after = rent_after_build(g, sp)
         if after - before > keep * s.house_cost[sp]:
             return choice(C_BUILD, sp)
-    count = targets(g, C_REDEEM, spaces)
+    count = targets(g, C_REDEEM, g.spaces)
     for i in range(count):
-        sp = spaces[i]
+        sp = g.spaces[i]
         if rent_if_redeemed(g, sp) > keep * g.redeem_values[sp]:
             return choice(C_REDEEM, sp)
-    return choice(C_NONE)
+    return C_NONE
 
 
-cdef Choice propose_monopoly_trade(G* g, Bot* bot) noexcept:
+def propose_monopoly_trade(g, bot):
     """Bot.propose_monopoly_trade: as a Monopolist with one street of a city, offer cash for
     a second one (2x the price, half the price more after each refusal, up to 4x)"""
-    cdef const Static* s = g.s
-    cdef int me = g.actor, need = s.monopoly_streets, i, j, sp, city, other, tries
-    cdef int order[MAX_CITIES]
-    cdef int counts[MAX_CITIES]
-    cdef int n_order = 0
-    cdef int64_t offer
+    s: Static = g.s
+    me: cython.int = g.actor
+    need: cython.int = s.monopoly_streets
+    i: cython.int
+    j: cython.int
+    sp: cython.int
+    city: cython.int
+    other: cython.int
+    tries: cython.int
+    n_order: cython.int = 0
+    offer: cython.longlong
+    proposal: Trade
     if s.roles[me] != MONOPOLIST or g.phase != POST_ROLL:
-        return choice(C_NONE)
-    memset(counts, 0, sizeof(counts))
+        return C_NONE
+    for i in range(s.n_cities):
+        g.city_counts[i] = 0
     for i in range(s.n_streets):
         sp = s.streets[i]
         if g.owner[sp] == me and not g.mortgaged[sp]:
             city = s.city[sp]
-            if counts[city] == 0:
-                order[n_order] = city
+            if g.city_counts[city] == 0:
+                g.city_order[n_order] = city
                 n_order += 1
-            counts[city] += 1
+            g.city_counts[city] += 1
     for i in range(n_order):
-        city = order[i]
-        if counts[city] != need - 1:
+        city = g.city_order[i]
+        if g.city_counts[city] != need - 1:
             continue
         for j in range(s.city_size[city]):
             sp = s.city_member[city][j]
@@ -1465,41 +1614,53 @@ cdef Choice propose_monopoly_trade(G* g, Bot* bot) noexcept:
                 continue
             bot.offers[sp] = tries + 1
             if bot.kind == BOT_FAMILY:  # FamilyStrategy.offer_amount
-                offer = <int64_t>s.price[sp] * bot.fam[F_OFFER] * (4 + tries) // 32
+                offer = (
+                    cython.cast(cython.longlong, s.price[sp]) * bot.fam[F_OFFER] * (4 + tries) // 32
+                )
             else:
-                offer = <int64_t>(s.price[sp] * (2 + tries / 2.0))
+                offer = cython.cast(cython.longlong, s.price[sp] * (2 + tries / 2.0))
             if g.cash[me] - offer < bot.reserve:
                 continue
-            g.proposal.other = other
-            g.proposal.n_give = 0
-            g.proposal.n_get = 1
-            g.proposal.get[0] = sp
-            g.proposal.pay = offer
-            if trade_is_legal(g, &g.proposal):
-                return choice(C_TRADE)
-    return choice(C_NONE)
+            proposal = g.proposal
+            proposal.other = other
+            proposal.n_give = 0
+            proposal.n_get = 1
+            proposal.get[0] = sp
+            proposal.pay = offer
+            if trade_is_legal(g, proposal):
+                return C_TRADE
+    return C_NONE
 
 
-cdef Choice family_build(G* g, Bot* bot) noexcept:
+def family_build(g, bot):
     """FamilyStrategy.build: the next building, if the strategy wants one now"""
-    cdef const Static* s = g.s
-    cdef int spaces[MAX_SPACES]
-    cdef int me = g.actor, count, i, sp, cost, full, gain, best = -1, built = 0
-    cdef int64_t cash = g.cash[me]
-    cdef double score, best_score = 0.0
-    cdef const double* weights = NULL
+    s: Static = g.s
+    me: cython.int = g.actor
+    count: cython.int
+    i: cython.int
+    sp: cython.int
+    cost: cython.int
+    full: cython.int
+    gain: cython.int
+    best: cython.int = -1
+    built: cython.int = 0
+    cash: cython.longlong = g.cash[me]
+    score: cython.double
+    best_score: cython.double = 0.0
+    by_landings: cython.bint = bot.fam[F_BUILD_ORDER] == 1
+    weights: cython.p_double
     if bot.fam[F_HOUSES] == 0:
-        return choice(C_NONE)
+        return C_NONE
     if bot.built_round == g.round and bot.built_seat == me:
         built = bot.built_count
     if built >= bot.fam[F_BUILDS_PER_TURN]:
-        return choice(C_NONE)
+        return C_NONE
     full = s.max_houses[s.roles[me]]
-    if bot.fam[F_BUILD_ORDER] == 1:
+    if by_landings:
         weights = landings(g, bot)
-    count = targets(g, C_BUILD, spaces)
+    count = targets(g, C_BUILD, g.spaces)
     for i in range(count):
-        sp = spaces[i]
+        sp = g.spaces[i]
         cost = s.house_cost[sp]
         if cash - cost < bot.fam[F_BUILD_RESERVE]:
             continue
@@ -1509,93 +1670,111 @@ cdef Choice family_build(G* g, Bot* bot) noexcept:
         elif g.houses[sp] >= bot.fam[F_HOUSES]:
             continue
         gain = rent_after_build(g, sp) - rent_for(g, sp, s.settle_dice)
-        if weights == NULL:
-            score = <double>gain
+        if by_landings:
+            score = gain * weights[sp] / cython.cast(cython.double, cost)
         else:
-            score = gain * weights[sp] / <double>cost
+            score = gain
         if score > best_score:
-            best, best_score = sp, score
+            best = sp
+            best_score = score
     if best < 0:
-        return choice(C_NONE)
+        return C_NONE
     bot.built_round = g.round
     bot.built_seat = me
     bot.built_count = built + 1
     return choice(C_BUILD, best)
 
 
-cdef Choice family_blocking_trade(G* g, Bot* bot) noexcept:
+def family_blocking_trade(g, bot):
     """FamilyStrategy.propose_blocking_trade: as a Competitor, offer cash for a street a
     Monopolist holds in a city it has not monopolized yet"""
-    cdef const Static* s = g.s
-    cdef int me = g.actor, i, sp, other, tries
-    cdef int64_t offer
+    s: Static = g.s
+    me: cython.int = g.actor
+    i: cython.int
+    sp: cython.int
+    other: cython.int
+    tries: cython.int
+    offer: cython.longlong
+    proposal: Trade
     if s.roles[me] == MONOPOLIST or g.phase != POST_ROLL:
-        return choice(C_NONE)
+        return C_NONE
     for i in range(s.n_streets):
         sp = s.streets[i]
         other = g.owner[sp]
-        if (other == NOBODY or s.roles[other] != MONOPOLIST or g.houses[sp] or g.apartment[sp]
-                or monopoly_count(g, other, s.city[sp]) >= s.monopoly_streets):
+        if (
+            other == NOBODY
+            or s.roles[other] != MONOPOLIST
+            or g.houses[sp]
+            or g.apartment[sp]
+            or monopoly_count(g, other, s.city[sp]) >= s.monopoly_streets
+        ):
             continue
         tries = bot.offers[sp]
         if tries > 4:
             continue
         bot.offers[sp] = tries + 1
-        offer = <int64_t>s.price[sp] * bot.fam[F_OFFER] * (4 + tries) // 32
+        offer = cython.cast(cython.longlong, s.price[sp]) * bot.fam[F_OFFER] * (4 + tries) // 32
         if g.cash[me] - offer < bot.reserve:
             continue
-        g.proposal.other = other
-        g.proposal.n_give = 0
-        g.proposal.n_get = 1
-        g.proposal.get[0] = sp
-        g.proposal.pay = offer
-        if trade_is_legal(g, &g.proposal):
-            return choice(C_TRADE)
-    return choice(C_NONE)
+        proposal = g.proposal
+        proposal.other = other
+        proposal.n_give = 0
+        proposal.n_get = 1
+        proposal.get[0] = sp
+        proposal.pay = offer
+        if trade_is_legal(g, proposal):
+            return C_TRADE
+    return C_NONE
 
 
-cdef Choice family_manage(G* g, Bot* bot) noexcept:
+def family_manage(g, bot):
     """FamilyStrategy.manage: offer a trade, build, or redeem"""
-    cdef int spaces[MAX_SPACES]
-    cdef int count, i
-    cdef int64_t cash
-    cdef Choice c
+    count: cython.int
+    i: cython.int
+    cash: cython.longlong
+    c: cython.int
     if bot.fam[F_OFFER]:
         c = propose_monopoly_trade(g, bot)
-        if c.kind != C_NONE:
+        if c != C_NONE:
             return c
         c = family_blocking_trade(g, bot)
-        if c.kind != C_NONE:
+        if c != C_NONE:
             return c
     c = family_build(g, bot)
-    if c.kind != C_NONE:
+    if c != C_NONE:
         return c
     cash = g.cash[g.actor]
-    count = targets(g, C_REDEEM, spaces)
+    count = targets(g, C_REDEEM, g.spaces)
     for i in range(count):
-        if cash - g.redeem_values[spaces[i]] >= bot.fam[F_REDEEM_RESERVE]:
-            return choice(C_REDEEM, spaces[i])
-    return choice(C_NONE)
+        if cash - g.redeem_values[g.spaces[i]] >= bot.fam[F_REDEEM_RESERVE]:
+            return choice(C_REDEEM, g.spaces[i])
+    return C_NONE
 
 
-cdef Choice manage(G* g, Bot* bot) noexcept:
+def manage(g, bot):
     """CautiousStrategy.manage, BuilderStrategy.manage, InvestorStrategy.manage"""
-    cdef const Static* s = g.s
-    cdef int spaces[MAX_SPACES]
-    cdef int me = g.actor, count, i, sp, best = -1, gain_i, best_gain_i = 0
-    cdef int64_t cash = g.cash[me]
-    cdef double gain, best_return
-    cdef const double* weights
-    cdef Choice trade
+    s: Static = g.s
+    me: cython.int = g.actor
+    count: cython.int
+    i: cython.int
+    sp: cython.int
+    best: cython.int = -1
+    gain_i: cython.int
+    best_gain_i: cython.int = 0
+    cash: cython.longlong = g.cash[me]
+    gain: cython.double
+    best_return: cython.double
+    weights: cython.p_double
+    trade: cython.int
     if bot.kind == BOT_FAMILY:
         return family_manage(g, bot)
     if bot.kind == BOT_CAUTIOUS:
         if cash < 3 * bot.reserve:
-            return choice(C_NONE)
+            return C_NONE
         if not (bot.built_round == g.round and bot.built_seat == me):
-            count = targets(g, C_BUILD, spaces)
+            count = targets(g, C_BUILD, g.spaces)
             for i in range(count):
-                sp = spaces[i]
+                sp = g.spaces[i]
                 if cash - s.house_cost[sp] >= 3 * bot.reserve:
                     if best < 0 or s.price[sp] > s.price[best]:
                         best = sp
@@ -1603,206 +1782,227 @@ cdef Choice manage(G* g, Bot* bot) noexcept:
                 bot.built_round = g.round
                 bot.built_seat = me
                 return choice(C_BUILD, best)
-        count = targets(g, C_REDEEM, spaces)
+        count = targets(g, C_REDEEM, g.spaces)
         for i in range(count):
-            if cash - g.redeem_values[spaces[i]] >= 2 * bot.reserve:
-                return choice(C_REDEEM, spaces[i])
-        return choice(C_NONE)
+            if cash - g.redeem_values[g.spaces[i]] >= 2 * bot.reserve:
+                return choice(C_REDEEM, g.spaces[i])
+        return C_NONE
     if bot.kind == BOT_BUILDER:
         if cash < bot.reserve + 50:
-            return choice(C_NONE)
-        count = targets(g, C_BUILD, spaces)
+            return C_NONE
+        count = targets(g, C_BUILD, g.spaces)
         for i in range(count):
-            sp = spaces[i]
+            sp = g.spaces[i]
             if cash - s.house_cost[sp] >= bot.reserve:
                 gain_i = rent_after_build(g, sp) - rent_for(g, sp, s.settle_dice)
                 if best < 0 or gain_i > best_gain_i:
-                    best, best_gain_i = sp, gain_i
-        return choice(C_BUILD, best) if best >= 0 else choice(C_NONE)
+                    best = sp
+                    best_gain_i = gain_i
+        return choice(C_BUILD, best) if best >= 0 else C_NONE
     # investor
     trade = propose_monopoly_trade(g, bot)
-    if trade.kind != C_NONE:
+    if trade != C_NONE:
         return trade
     if cash < bot.reserve + 50:
-        return choice(C_NONE)
-    count = targets(g, C_BUILD, spaces)
+        return C_NONE
+    count = targets(g, C_BUILD, g.spaces)
     if count:
         weights = landings(g, bot)
         best_return = 0.005  # InvestorStrategy.min_return
         for i in range(count):
-            sp = spaces[i]
+            sp = g.spaces[i]
             if cash - s.house_cost[sp] < bot.reserve:
                 continue
-            gain = (<double>(rent_after_build(g, sp) - rent_for(g, sp, s.settle_dice))
-                    * weights[sp] / <double>s.house_cost[sp])
+            gain = (
+                cython.cast(cython.double, rent_after_build(g, sp) - rent_for(g, sp, s.settle_dice))
+                * weights[sp]
+                / cython.cast(cython.double, s.house_cost[sp])
+            )
             if gain > best_return:
-                best, best_return = sp, gain
+                best = sp
+                best_return = gain
         if best >= 0:
             return choice(C_BUILD, best)
     if cash >= 3 * bot.reserve:
-        count = targets(g, C_REDEEM, spaces)
+        count = targets(g, C_REDEEM, g.spaces)
         if count:
-            return choice(C_REDEEM, spaces[0])
-    return choice(C_NONE)
+            return choice(C_REDEEM, g.spaces[0])
+    return C_NONE
 
 
-cdef Choice before_throw(G* g, Bot* bot) noexcept:
+def before_throw(g, bot):
     """Bot.before_throw and its overrides"""
-    cdef int me = g.actor
+    me: cython.int = g.actor
     if bot.kind == BOT_FAMILY:  # FamilyStrategy.before_throw
         if g.held[me] != NOBODY and g.cash[me] >= bot.fam[F_FINE_CASH] and can_pay_fine(g):
-            return choice(C_PAY_FINE)
-        return choice(C_NONE)
+            return C_PAY_FINE
+        return C_NONE
     if bot.kind == BOT_BUILDER:
         if g.held[me] != NOBODY and g.cash[me] >= g.s.fine + bot.reserve and can_pay_fine(g):
-            return choice(C_PAY_FINE)
+            return C_PAY_FINE
         return manage(g, bot)
     if g.held[me] != NOBODY and g.cash[me] >= 4 * bot.reserve and can_pay_fine(g):
-        return choice(C_PAY_FINE)
+        return C_PAY_FINE
     if bot.kind == BOT_INVESTOR:
-        return choice(C_NONE)
+        return C_NONE
     return manage(g, bot)
 
 
-cdef int legal_choices(G* g, Choice* out) noexcept:
+def legal_choices(g, out):
     """Game.legal_choices: every legal choice but trades, in the engine's order"""
-    cdef const Static* s = g.s
-    cdef int spaces[MAX_SPACES]
-    cdef int count = 0, phase = g.phase, n, i, kind
-    cdef int kinds[8]
-    cdef int n_kinds = 0
+    s: Static = g.s
+    count: cython.int = 0
+    phase: cython.int = g.phase
+    n: cython.int
+    i: cython.int
+    j: cython.int
+    kind: cython.int
     if phase == PRE_ROLL:
-        out[count] = choice(C_ROLL)
+        out[count] = C_ROLL
         count += 1
         if can_pay_fine(g):
-            out[count] = choice(C_PAY_FINE)
+            out[count] = C_PAY_FINE
             count += 1
     elif phase == BUY:
         if g.cash[g.actor] >= s.price[g.pending_buy]:
-            out[count] = choice(C_BUY)
+            out[count] = C_BUY
             count += 1
-        out[count] = choice(C_DECLINE)
+        out[count] = C_DECLINE
         count += 1
     elif phase == INCOME_TAX:
-        out[0] = choice(C_TAX_FLAT)
-        out[1] = choice(C_TAX_PERCENT)
+        out[0] = C_TAX_FLAT
+        out[1] = C_TAX_PERCENT
         return 2
     elif phase == TRADE_ANSWER:
-        out[0] = choice(C_ACCEPT)
-        out[1] = choice(C_REJECT)
+        out[0] = C_ACCEPT
+        out[1] = C_REJECT
         return 2
-    if phase == PRE_ROLL or phase == POST_ROLL or phase == FINAL_ADJUST:
-        kinds[0] = C_BUILD
-        kinds[1] = C_SELL
-        kinds[2] = C_MORTGAGE
-        kinds[3] = C_REDEEM
-        n_kinds = 4
-    else:  # BUY, RAISE
-        kinds[0] = C_SELL
-        kinds[1] = C_MORTGAGE
-        n_kinds = 2
-    for i in range(n_kinds):
-        kind = kinds[i]
-        n = targets(g, kind, spaces)
+    # build, sell, mortgage, redeem before and after the throw and at the end; in BUY and
+    # RAISE only sell and mortgage
+    first: cython.int = 0
+    last: cython.int = 4
+    if not (phase == PRE_ROLL or phase == POST_ROLL or phase == FINAL_ADJUST):
+        first = 1
+        last = 3
+    for i in range(first, last):
+        if i == 0:
+            kind = C_BUILD
+        elif i == 1:
+            kind = C_SELL
+        elif i == 2:
+            kind = C_MORTGAGE
+        else:
+            kind = C_REDEEM
+        n = targets(g, kind, g.spaces)
         for j in range(n):
-            out[count] = choice(kind, spaces[j])
+            out[count] = choice(kind, g.spaces[j])
             count += 1
     if phase == POST_ROLL or phase == FINAL_ADJUST:
-        out[count] = choice(C_END_TURN)
+        out[count] = C_END_TURN
         count += 1
     if (phase == PRE_ROLL or phase == POST_ROLL) and s.game_type == GAME_TWO_HOUR:
-        out[count] = choice(C_END_GAME)
+        out[count] = C_END_GAME
         count += 1
     return count
 
 
-cdef bint random_trade(G* g, Bot* bot) noexcept:
+def random_trade(g, bot):
     """RandomStrategy._random_trade, into g.proposal; False for no trade"""
-    cdef const Static* s = g.s
-    cdef int me = g.actor, other, n_others = 0, p, i, sp
-    cdef int others[MAX_SEATS]
-    cdef Trade* t = &g.proposal
-    cdef int64_t low, high
+    s: Static = g.s
+    me: cython.int = g.actor
+    other: cython.int
+    n_others: cython.int = 0
+    p: cython.int
+    i: cython.int
+    sp: cython.int
+    t: Trade = g.proposal
+    low: cython.longlong
+    high: cython.longlong
     for p in range(g.n):
         if not g.bankrupt[p] and p != me:
-            others[n_others] = p
+            g.others[n_others] = p
             n_others += 1
     if n_others == 0:
         return False
-    other = others[mt_randbelow(&bot.rng, n_others)]
+    other = g.others[mt_randbelow(bot.rng, n_others)]
     t.other = other
     t.n_give = 0
     t.n_get = 0
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == me and not g.houses[sp] and not g.apartment[sp]:
-            if mt_random(&bot.rng) < 0.3:
+            if mt_random(bot.rng) < 0.3:
                 t.give[t.n_give] = sp
                 t.n_give += 1
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == other and not g.houses[sp] and not g.apartment[sp]:
-            if mt_random(&bot.rng) < 0.3:
+            if mt_random(bot.rng) < 0.3:
                 t.get[t.n_get] = sp
                 t.n_get += 1
     if t.n_give == 0 and t.n_get == 0:
         return False
     low = -g.cash[other]
     high = g.cash[me]
-    if mt_random(&bot.rng) < 0.7:
-        t.pay = low + mt_randbelow(&bot.rng, high - low + 1)  # randint(low, high)
+    if mt_random(bot.rng) < 0.7:
+        t.pay = low + mt_randbelow(bot.rng, high - low + 1)  # randint(low, high)
     else:
         t.pay = 0
     return True
 
 
-cdef Choice random_choose(G* g, Bot* bot) noexcept:
+def random_choose(g, bot):
     """RandomStrategy.choose (its tax behaviour is always set in a batch)"""
-    cdef Choice legal[MAX_CHOICES]
-    cdef int count
+    count: cython.int
     if g.phase == INCOME_TAX:
-        return choice(income_tax_choice(g, bot))
+        return income_tax_choice(g, bot)
     if (g.phase == PRE_ROLL or g.phase == POST_ROLL) and trade_possible(g):
-        if mt_random(&bot.rng) < 0.05:  # RandomStrategy's trade_rate
-            if random_trade(g, bot) and trade_is_legal(g, &g.proposal):
-                return choice(C_TRADE)
-    count = legal_choices(g, legal)
-    return legal[mt_randbelow(&bot.rng, count)]
+        if mt_random(bot.rng) < 0.05:  # RandomStrategy's trade_rate
+            if random_trade(g, bot) and trade_is_legal(g, g.proposal):
+                return C_TRADE
+    count = legal_choices(g, g.legal)
+    return g.legal[mt_randbelow(bot.rng, count)]
 
 
-cdef Choice choose(G* g, Bot* bot) noexcept:
+def choose(g, bot):
     """Bot.choose: one decision for the pending player"""
-    cdef Choice c
-    cdef int phase = g.phase
+    c: cython.int
+    phase: cython.int = g.phase
     if bot.kind == BOT_RANDOM:
         return random_choose(g, bot)
     if phase == PRE_ROLL:
         c = before_throw(g, bot)
-        return choice(C_ROLL) if c.kind == C_NONE else c
+        return C_ROLL if c == C_NONE else c
     if phase == POST_ROLL:
         c = manage(g, bot)
-        return choice(C_END_TURN) if c.kind == C_NONE else c
+        return C_END_TURN if c == C_NONE else c
     if phase == BUY:
         if g.cash[g.actor] >= g.s.price[g.pending_buy] and wants(g, bot, g.pending_buy):
-            return choice(C_BUY)
-        return choice(C_DECLINE)
+            return C_BUY
+        return C_DECLINE
     if phase == INCOME_TAX:
-        return choice(income_tax_choice(g, bot))
+        return income_tax_choice(g, bot)
     if phase == RAISE:
         return raise_money(g, bot)
     if phase == TRADE_ANSWER:
-        return choice(C_ACCEPT if accepts(g, bot) else C_REJECT)
+        return C_ACCEPT if accepts(g, bot) else C_REJECT
     c = final_adjust(g, bot)
-    return choice(C_END_TURN) if c.kind == C_NONE else c
+    return C_END_TURN if c == C_NONE else c
 
 
 # -- the invariants (`amteach simulate --check-invariants`) ----------------------------------
 
-cdef int invariant_violations(G* g) noexcept:
+
+def invariant_violations(g):
     """Game.invariant_violations, counted: what the property tests check, after a decision"""
-    cdef const Static* s = g.s
-    cdef int64_t money = g.treasury
-    cdef int houses = g.supply_houses, apartments = g.supply_apartments, found = 0, p, i, sp
+    s: Static = g.s
+    money: cython.longlong = g.treasury
+    houses: cython.int = g.supply_houses
+    apartments: cython.int = g.supply_apartments
+    found: cython.int = 0
+    p: cython.int
+    i: cython.int
+    sp: cython.int
     for p in range(g.n):
         money += g.cash[p]
         if g.cash[p] < 0:
@@ -1814,9 +2014,11 @@ cdef int invariant_violations(G* g) noexcept:
     for i in range(s.n_streets):
         sp = s.streets[i]
         houses += g.houses[sp]
-        apartments += g.apartment[sp]
+        apartments += 1 if g.apartment[sp] else 0
         if (g.houses[sp] or g.apartment[sp]) and g.owner[sp] != NOBODY:
-            if s.roles[g.owner[sp]] == MONOPOLIST and not is_monopolized(g, g.owner[sp], s.city[sp]):
+            if s.roles[g.owner[sp]] == MONOPOLIST and not is_monopolized(
+                g, g.owner[sp], s.city[sp]
+            ):
                 found += 1
     if houses != s.supply_houses or apartments != s.supply_apartments:
         found += 1
@@ -1825,85 +2027,130 @@ cdef int invariant_violations(G* g) noexcept:
 
 # -- one game, and a chunk of games -----------------------------------------------------------
 
-cdef void snapshot(G* g, Rows* rounds, int64_t index, int round_number) noexcept:
-    cdef int64_t titles[MAX_SEATS]
-    cdef int64_t buildings[MAX_SEATS]
-    cdef int p
-    wealth_parts(g, titles, buildings)
+
+def snapshot(g, rounds, index, round_number):
+    p: cython.int
+    r: cython.Py_ssize_t
+    wealth_parts(g)
     for p in range(g.n):
-        push(&rounds.columns[0], index)
-        push(&rounds.columns[1], round_number)
-        push(&rounds.columns[2], p)
-        push(&rounds.columns[3], g.cash[p])
-        push(&rounds.columns[4], titles[p])
-        push(&rounds.columns[5], buildings[p])
+        r = add_row(rounds)
+        rounds.data[0, r] = index
+        rounds.data[1, r] = round_number
+        rounds.data[2, r] = p
+        rounds.data[3, r] = g.cash[p]
+        rounds.data[4, r] = g.wealth_titles[p]
+        rounds.data[5, r] = g.wealth_buildings[p]
 
 
-cdef int RESERVES[5]
-# CautiousStrategy, BuilderStrategy, InvestorStrategy, random; a family bot's is its own
-RESERVES[:] = [400, 75, 150, 0, 0]
-
-
-cdef void play_one(const Static* s, G* g, int64_t index, uint64_t seed, Rows* games,
-                   Rows* players, Rows* rounds, Rows* taxes, int64_t* violations) noexcept:
-    """Game(setup) then play_bot_game(...) and _rows(...) for one game"""
-    cdef int p, sp, role, i, j, tmp, last_round
-    cdef int64_t decisions = 0, turns = 0
-    cdef int64_t titles[MAX_SEATS]
-    cdef int64_t buildings[MAX_SEATS]
-    cdef Bot* bot
-    cdef int n_titles
-    memset(g, 0, sizeof(G))
+def reset_game(g, s, index, seed, taxes):
+    """Game(setup): the state at the start of game `index` (what play_one then plays)"""
+    p: cython.int
+    sp: cython.int
+    role: cython.int
+    i: cython.int
+    j: cython.int
+    tmp: cython.int
+    bot: Bot
     g.s = s
     g.n = s.n
     g.game_index = index
     g.taxes = taxes
+    g.treasury = 0
+    g.total_money = 0
+    for p in range(MAX_SEATS):
+        g.cash[p] = 0
+        g.position[p] = 0
+        g.held[p] = NOBODY
+        g.bankrupt[p] = False
+        g.turns_taken[p] = 0
+        g.rent_paid[p] = 0
+        g.rent_received[p] = 0
+        g.income_tax[p] = 0
+        g.property_tax[p] = 0
+        g.fines[p] = 0
+        g.bankrupt_round[p] = -1
     for p in range(g.n):
         g.cash[p] = s.starting_cash
-        g.held[p] = NOBODY
         g.total_money += s.starting_cash
-    for sp in range(s.n_spaces):
+    for sp in range(MAX_SPACES):
         g.owner[sp] = NOBODY
+        g.houses[sp] = 0
+        g.apartment[sp] = False
+        g.mortgaged[sp] = False
         g.mortgage_values[sp] = percent_of(s.price[sp], s.mortgage_percent)
         g.redeem_values[sp] = percent_of(s.price[sp], s.redeem_percent)
     g.supply_houses = s.supply_houses
     g.supply_apartments = s.supply_apartments
-    mt_seed(&g.rng, seed)
+    mt_seed(g.rng, seed)
     for role in range(2):  # each deck in data order, shuffled as random.shuffle does
         for i in range(s.deck_size[role]):
             g.deck[role][i] = i
         for i in range(s.deck_size[role] - 1, 0, -1):
-            j = <int>mt_randbelow(&g.rng, i + 1)
+            j = mt_randbelow(g.rng, i + 1)
             tmp = g.deck[role][i]
             g.deck[role][i] = g.deck[role][j]
             g.deck[role][j] = tmp
+        g.deck_head[role] = 0
+    g.debt_head = 0
+    g.debt_count = 0
+    g.debt_overflow = False
+    g.then = THEN_NONE
     g.round = 1
+    g.current = 0
+    g.actor = 0
+    g.phase = PRE_ROLL
+    g.is_extra = False
+    g.extra_pending = False
     g.last_dice = s.settle_dice
     g.pending_buy = NOBODY
+    g.offer_phase = PRE_ROLL
+    g.final_head = 0
+    g.final_count = 0
+    g.final_reason = 0
     g.winner = NOBODY
+    g.end_reason = 0
     for p in range(g.n):
-        g.bankrupt_round[p] = -1
-        bot = &g.bots[p]
+        bot = g.bots[p]
         bot.kind = s.bot[p]
         bot.tax = s.tax[p]
         bot.reserve = RESERVES[bot.kind]
         bot.margin = 1.0 if bot.kind == BOT_CAUTIOUS else 0.2
         bot.built_round = -1
+        bot.built_seat = 0
+        bot.built_count = 0
+        for i in range(FAMILY_SIZE):
+            bot.fam[i] = s.family[p][i] if bot.kind == BOT_FAMILY else 0
         if bot.kind == BOT_FAMILY:
-            memcpy(bot.fam, s.family[p], sizeof(bot.fam))
             bot.reserve = bot.fam[F_RESERVE]
+        for sp in range(MAX_SPACES):
+            bot.offers[sp] = 0
+            bot.landings[sp] = 0.0
         bot.landings_key = -1
         if bot.kind == BOT_RANDOM:
-            mt_seed(&bot.rng, seed + p)
+            mt_seed(bot.rng, seed + p)
+
+
+def play_one(g, index, seed, games, players, rounds):
+    """Game(setup) then play_bot_game(...) and _rows(...) for one game: its count of
+    invariant violations (0 unless the batch checks them)"""
+    s: Static = g.s
+    p: cython.int
+    i: cython.int
+    last_round: cython.int
+    n_titles: cython.int
+    decisions: cython.longlong = 0
+    turns: cython.longlong = 0
+    violations: cython.longlong = 0
+    r: cython.Py_ssize_t
     begin_turn(g, 0)
     if s.record_rounds:
         snapshot(g, rounds, index, 0)
     last_round = g.round
     while g.phase != OVER:
-        apply(g, choose(g, &g.bots[g.actor]))
+        apply(g, choose(g, g.bots[g.actor]))
         decisions += 1
         if s.check_invariants:
-            violations[0] += invariant_violations(g)
+            violations += invariant_violations(g)
         if g.round != last_round:
             if s.record_rounds:
                 snapshot(g, rounds, index, last_round)
@@ -1912,45 +2159,47 @@ cdef void play_one(const Static* s, G* g, int64_t index, uint64_t seed, Rows* ga
         snapshot(g, rounds, index, g.round)
     for p in range(g.n):
         turns += g.turns_taken[p]
-    push(&games.columns[0], index)
-    push(&games.columns[1], <int64_t>seed)
-    push(&games.columns[2], g.winner)
-    push(&games.columns[3], g.round)
-    push(&games.columns[4], g.end_reason)
-    push(&games.columns[5], decisions)
-    push(&games.columns[6], turns)
-    wealth_parts(g, titles, buildings)
+    r = add_row(games)
+    games.data[0, r] = index
+    games.data[1, r] = cython.cast(cython.longlong, seed)
+    games.data[2, r] = g.winner
+    games.data[3, r] = g.round
+    games.data[4, r] = g.end_reason
+    games.data[5, r] = decisions
+    games.data[6, r] = turns
+    wealth_parts(g)
     for p in range(g.n):
         n_titles = 0
         for i in range(s.n_titles):
             if g.owner[s.titles[i]] == p:
                 n_titles += 1
-        push(&players.columns[0], index)
-        push(&players.columns[1], p)
-        push(&players.columns[2], g.turns_taken[p])
-        push(&players.columns[3], g.cash[p])
-        push(&players.columns[4], g.cash[p] + titles[p] + buildings[p])
-        push(&players.columns[5], rule25_wealth(g, p))
-        push(&players.columns[6], g.rent_paid[p])
-        push(&players.columns[7], g.rent_received[p])
-        push(&players.columns[8], g.income_tax[p] + g.property_tax[p])
-        push(&players.columns[9], g.income_tax[p])
-        push(&players.columns[10], g.property_tax[p])
-        push(&players.columns[11], g.fines[p])
-        push(&players.columns[12], n_titles)
-        push(&players.columns[13], g.bankrupt_round[p])
+        r = add_row(players)
+        players.data[0, r] = index
+        players.data[1, r] = p
+        players.data[2, r] = g.turns_taken[p]
+        players.data[3, r] = g.cash[p]
+        players.data[4, r] = g.cash[p] + g.wealth_titles[p] + g.wealth_buildings[p]
+        players.data[5, r] = rule25_wealth(g, p)
+        players.data[6, r] = g.rent_paid[p]
+        players.data[7, r] = g.rent_received[p]
+        players.data[8, r] = g.income_tax[p] + g.property_tax[p]
+        players.data[9, r] = g.income_tax[p]
+        players.data[10, r] = g.property_tax[p]
+        players.data[11, r] = g.fines[p]
+        players.data[12, r] = n_titles
+        players.data[13, r] = g.bankrupt_round[p]
+    return violations
 
 
-cdef class Batch:
+@cython.cclass
+class Batch:
     """A batch's fixed part in C form: the board, the rules, the seats and the investors'
     landing odds. Built once per chunk by `amteach.sim.play.compiled_chunk`."""
 
-    cdef Static s
-
-    def __init__(self, board, rules, seats, game_type, role_landings,
-                 bint record_rounds, bint check_invariants):
-        cdef Static* s = &self.s
-        memset(s, 0, sizeof(Static))
+    def __init__(
+        self, board, rules, seats, game_type, role_landings, record_rounds, check_invariants
+    ):
+        s = Static()
         if len(board.spaces) > MAX_SPACES or len(seats) > MAX_SEATS:
             raise ValueError("the compiled core plays at most 40 spaces and 6 seats")
         s.n_spaces = len(board.spaces)
@@ -1963,9 +2212,13 @@ cdef class Batch:
             s.city[i] = cities.index(space.city) if space.kind == "street" else -1
             s.price[i] = space.price
             s.house_cost[i] = space.house_cost
-            if space.kind == "street" and (len(space.competitor_rents) != RENT_LADDER
-                                           or len(space.monopolist_rents) != RENT_LADDER):
-                raise ValueError(f"the compiled core needs {RENT_LADDER} rents per role on street {i}")
+            if space.kind == "street" and (
+                len(space.competitor_rents) != RENT_LADDER
+                or len(space.monopolist_rents) != RENT_LADDER
+            ):
+                raise ValueError(
+                    f"the compiled core needs {RENT_LADDER} rents per role on street {i}"
+                )
             for k, rent in enumerate(space.competitor_rents):
                 s.crent[i][k] = rent
             for k, rent in enumerate(space.monopolist_rents):
@@ -1998,13 +2251,14 @@ cdef class Batch:
                 raise ValueError("the compiled core plays decks of 1 to 32 cards")
             s.deck_size[role] = len(deck)
             for k, card in enumerate(deck):
-                effect = CARD_EFFECTS.index(card.effect)
-                s.cards[role][k].effect = (
-                    E_GO_TO_HOLD if card.effect in ("go_to_price_war", "go_to_prison")
-                    else (E_ROLL_FOR if card.effect == "roll_for" else effect)
-                )
-                s.cards[role][k].amount = card.amount
-                s.cards[role][k].target = card.target
+                if card.effect in ("go_to_price_war", "go_to_prison"):
+                    s.card_effect[role][k] = E_GO_TO_HOLD
+                elif card.effect == "roll_for":
+                    s.card_effect[role][k] = E_ROLL_FOR
+                else:
+                    s.card_effect[role][k] = CARD_EFFECTS.index(card.effect)
+                s.card_amount[role][k] = card.amount
+                s.card_target[role][k] = card.target
         s.starting_cash = rules.starting_cash
         s.start_payment = rules.start_payment
         s.income_tax_flat = rules.income_tax_flat
@@ -2052,40 +2306,30 @@ cdef class Batch:
                 s.role_landings[role][k] = role_landings[role][k]
         s.record_rounds = record_rounds
         s.check_invariants = check_invariants
+        self.s = s
 
-    def play(self, int64_t start, seeds, columns):
+    def play(self, start: int, seeds, columns) -> tuple:
         """Play games start, start+1, ... with these seeds: (tables of arrays, violations).
         `columns` names the columns of the games, players, rounds and taxes tables."""
-        cdef Rows games, players, rounds, taxes
-        cdef G* g = <G*>malloc(sizeof(G))
-        cdef int64_t violations = 0
-        cdef Py_ssize_t k
-        if g == NULL:
-            raise MemoryError()
-        rows_init(&games, 7)
-        rows_init(&players, 14)
-        rows_init(&rounds, 6)
-        rows_init(&taxes, 6)
-        try:
-            for k in range(len(seeds)):
-                play_one(&self.s, g, start + k, <uint64_t>seeds[k], &games, &players, &rounds,
-                         &taxes, &violations)
-                if g.debt_overflow:
-                    raise RuntimeError(
-                        f"game {start + k}: more than {MAX_DEBTS} debts at once, which the "
-                        "compiled core cannot hold; play this batch on the pure-Python core"
-                    )
-            game_columns, player_columns, round_columns, tax_columns = columns
-            tables = {
-                "games": rows_to_arrays(&games, tuple(game_columns)),
-                "players": rows_to_arrays(&players, tuple(player_columns)),
-                "rounds": rows_to_arrays(&rounds, tuple(round_columns)),
-                "taxes": rows_to_arrays(&taxes, tuple(tax_columns)),
-            }
-            return tables, int(violations)
-        finally:
-            rows_free(&games)
-            rows_free(&players)
-            rows_free(&rounds)
-            rows_free(&taxes)
-            free(g)
+        games = Rows(7)
+        players = Rows(14)
+        rounds = Rows(6)
+        taxes = Rows(6)
+        g = G()
+        violations = 0
+        for k in range(len(seeds)):
+            reset_game(g, self.s, start + k, seeds[k], taxes)
+            violations += play_one(g, start + k, seeds[k], games, players, rounds)
+            if g.debt_overflow:
+                raise RuntimeError(
+                    f"game {start + k}: more than {MAX_DEBTS} debts at once, which the "
+                    "compiled core cannot hold; play this batch on the pure-Python core"
+                )
+        game_columns, player_columns, round_columns, tax_columns = columns
+        tables = {
+            "games": games.arrays(tuple(game_columns)),
+            "players": players.arrays(tuple(player_columns)),
+            "rounds": rounds.arrays(tuple(round_columns)),
+            "taxes": taxes.arrays(tuple(tax_columns)),
+        }
+        return tables, int(violations)

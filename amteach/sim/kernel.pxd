@@ -1,0 +1,313 @@
+# cython: language_level=3
+# The C types of amteach/sim/kernel.py (Cython's pure-Python mode): compiled, the state below
+# is C arrays inside cdef classes and the functions are C functions; uncompiled, kernel.py runs
+# as plain Python with lists, and gives the same frames.
+#
+# Array sizes are written as numbers here (a .pxd cannot use kernel.py's names): 6 seats
+# (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 cities (MAX_CITIES), 16 debts
+# (MAX_DEBTS), 160 choices (MAX_CHOICES), 624 words (MT_N), 18 knobs (FAMILY_SIZE).
+# Uncompiled, kernel.py makes each array a list of its size; tests/test_core.py requires those
+# sizes to be the ones declared here.
+
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+
+cdef extern from *:
+    """
+    #ifndef AMTEACH_KERNEL_SHA256
+    #define AMTEACH_KERNEL_SHA256 "unknown"
+    #endif
+    """
+    const char* AMTEACH_KERNEL_SHA256
+
+# -- sizes and codes: C globals, set once by kernel.py --------------------------------------
+cdef uint64_t MASK32
+cdef uint32_t UPPER_MASK, LOWER_MASK, MATRIX_A, TEMPER_B, TEMPER_C
+cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_CITIES, MAX_DEBTS, MAX_CHOICES, MT_N, MT_M
+cdef int NOBODY, COMPETITOR, MONOPOLIST
+cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
+cdef int PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
+cdef int E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS
+cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_HOLD, E_ROLL_FOR
+cdef int C_NONE, C_ROLL, C_BUY, C_DECLINE, C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_TAX_FLAT
+cdef int C_TAX_PERCENT, C_PAY_FINE, C_TRADE, C_ACCEPT, C_REJECT, C_END_TURN, C_END_GAME
+cdef int D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER
+cdef int THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED
+cdef int END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
+cdef int GAME_A, GAME_B, GAME_TWO_HOUR
+cdef int BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY
+cdef int F_RESERVE, F_STREETS, F_TRANSPORTS, F_UTILITIES, F_KEY_STREETS, F_BUILD_RESERVE
+cdef int F_HOUSES, F_APARTMENTS, F_BUILD_ORDER, F_BUILDS_PER_TURN, F_REDEEM_RESERVE
+cdef int F_RAISE_FIRST, F_TAX, F_OFFER, F_ACCEPT, F_FINE_CASH, F_FINAL_ADJUST, F_TEAM
+cdef int FAMILY_SIZE
+cdef int TAX_CHEAPER, TAX_FLAT, TAX_PERCENT
+
+# -- the state -------------------------------------------------------------------------------
+
+cdef class MT:
+    cdef uint32_t state[624]
+    cdef int index
+
+
+cdef class Static:
+    # board
+    cdef int n_spaces
+    cdef int kind[40]
+    cdef int city[40]
+    cdef int price[40]
+    cdef int house_cost[40]
+    cdef int crent[40][6]
+    cdef int mrent[40][6]
+    cdef int n_cities
+    cdef int city_size[16]
+    cdef int city_member[16][40]
+    cdef int n_titles
+    cdef int titles[40]
+    cdef int n_streets
+    cdef int streets[40]
+    cdef int n_transports
+    cdef int transports[40]
+    cdef int n_utilities
+    cdef int utilities[40]
+    cdef int income_tax_space
+    cdef int property_tax_space
+    cdef int hold_space
+    cdef int go_to_hold_space
+    cdef int foundation_space
+    cdef int deck_size[2]
+    cdef int card_effect[2][32]
+    cdef int card_amount[2][32]
+    cdef int card_target[2][32]
+    # rules
+    cdef int starting_cash
+    cdef int start_payment
+    cdef int income_tax_flat
+    cdef int tax_rates[2][3]
+    cdef int property_tax
+    cdef int foundation_fee
+    cdef int prizes[7]
+    cdef int fine
+    cdef int held_forced
+    cdef int max_houses[2]
+    cdef bint unlimited_supply
+    cdef int supply_houses
+    cdef int supply_apartments
+    cdef int monopoly_streets
+    cdef int fare_competitor
+    cdef int n_fares
+    cdef int fares_monopolist[8]
+    cdef int utility_competitor
+    cdef int n_utility_multipliers
+    cdef int utility_monopolist[8]
+    cdef int mortgage_percent
+    cdef int redeem_percent
+    cdef int sellback_percent
+    cdef int keep_percent[2]
+    cdef int settle_dice
+    cdef int round_cap
+    # the table
+    cdef int game_type
+    cdef int n
+    cdef int roles[6]
+    cdef int bot[6]
+    cdef int tax[6]
+    cdef int family[6][18]
+    cdef double role_landings[2][40]
+    cdef bint record_rounds
+    cdef bint check_invariants
+
+
+cdef class Trade:
+    cdef int other
+    cdef int n_give
+    cdef int give[40]
+    cdef int n_get
+    cdef int get[40]
+    cdef int64_t pay
+
+
+cdef class Bot:
+    cdef int kind
+    cdef int tax
+    cdef int reserve
+    cdef double margin
+    cdef int built_round
+    cdef int built_seat
+    cdef int built_count
+    cdef int fam[18]
+    cdef int offers[40]
+    cdef int landings_key
+    cdef double landings[40]
+    cdef MT rng
+
+
+cdef class Rows:
+    cdef int width
+    cdef Py_ssize_t size
+    cdef Py_ssize_t capacity
+    cdef list full
+    cdef object block
+    cdef int64_t[:, ::1] data
+
+
+cdef class G:
+    cdef Static s
+    cdef int n
+    cdef int64_t cash[6]
+    cdef int position[6]
+    cdef int held[6]
+    cdef bint bankrupt[6]
+    cdef int turns_taken[6]
+    cdef int owner[40]
+    cdef int houses[40]
+    cdef bint apartment[40]
+    cdef bint mortgaged[40]
+    cdef int mortgage_values[40]
+    cdef int redeem_values[40]
+    cdef int64_t treasury
+    cdef int64_t total_money
+    cdef int supply_houses
+    cdef int supply_apartments
+    cdef MT rng
+    cdef int deck[2][32]
+    cdef int deck_head[2]
+    # the debts, a ring of MAX_DEBTS
+    cdef int debt_debtor[16]
+    cdef int debt_creditor[16]
+    cdef int64_t debt_amount[16]
+    cdef int debt_kind[16]
+    cdef bint debt_releases[16]
+    cdef int debt_head
+    cdef int debt_count
+    cdef bint debt_overflow
+    cdef int then
+    cdef int round
+    cdef int current
+    cdef int actor
+    cdef int phase
+    cdef bint is_extra
+    cdef bint extra_pending
+    cdef int last_dice
+    cdef int pending_buy
+    cdef Trade offer
+    cdef int offer_phase
+    cdef int final_queue[6]
+    cdef int final_head
+    cdef int final_count
+    cdef int final_reason
+    cdef int winner
+    cdef int end_reason
+    # what the frames count
+    cdef int64_t rent_paid[6]
+    cdef int64_t rent_received[6]
+    cdef int64_t income_tax[6]
+    cdef int64_t property_tax[6]
+    cdef int64_t fines[6]
+    cdef int bankrupt_round[6]
+    # the bots
+    cdef list bots
+    cdef Trade proposal
+    cdef Rows taxes
+    cdef int64_t game_index
+    # scratch arrays (a compiled function's local arrays)
+    cdef int spaces[40]
+    cdef int legal[160]
+    cdef int city_order[16]
+    cdef int city_counts[16]
+    cdef int others[6]
+    cdef int doomed[40]
+    cdef int64_t wealth_titles[6]
+    cdef int64_t wealth_buildings[6]
+
+
+cdef class Batch:
+    cdef Static s
+
+
+# -- chance ----------------------------------------------------------------------------------
+cdef void mt_init_genrand(MT mt, uint32_t s) noexcept
+cdef void mt_seed(MT mt, uint64_t seed) noexcept
+cdef uint32_t mt_next(MT mt) noexcept
+cdef inline double mt_random(MT mt) noexcept
+cdef inline int bit_length(int64_t n) noexcept
+cdef int64_t mt_randbelow(MT mt, int64_t n) noexcept
+
+# -- rows ------------------------------------------------------------------------------------
+cdef Py_ssize_t add_row(Rows rows) noexcept
+
+# -- reading the engine ----------------------------------------------------------------------
+cdef inline int percent_of(int64_t amount, int percent) noexcept
+cdef inline int monopoly_count(G g, int player, int city) noexcept
+cdef inline bint is_monopolized(G g, int player, int city) noexcept
+cdef inline int unmortgaged_owned(G g, int player, int* spaces, int count) noexcept
+cdef int rent_for(G g, int space, int dice) noexcept
+cdef inline int max_houses_of_owner(G g, int space) noexcept
+cdef inline int buildings_paid(G g, int space) noexcept
+cdef int rent_after_build(G g, int space) noexcept
+cdef int rent_if_redeemed(G g, int space) noexcept
+cdef int tax_percent(G g, int player) noexcept
+cdef int64_t liquidation_value(G g, int player) noexcept
+cdef int64_t rule25_wealth(G g, int player) noexcept
+cdef void wealth_parts(G g) noexcept
+cdef bint breaks_built_monopoly(G g, int player, int city, uint64_t leaving) noexcept
+cdef inline bint phase_allows(int phase, int kind) noexcept
+cdef int targets(G g, int kind, int* out) noexcept
+cdef inline bint can_pay_fine(G g) noexcept
+cdef bint trade_possible(G g) noexcept
+cdef bint trade_is_legal(G g, Trade t) noexcept
+
+# -- applying a choice -----------------------------------------------------------------------
+cdef inline void owe(G g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept
+cdef inline int throw_die(G g) noexcept
+cdef void finish(G g, int winner, int reason) noexcept
+cdef void check_end(G g) noexcept
+cdef void go_bankrupt(G g, int d, int creditor) noexcept
+cdef void settle(G g, int then) noexcept
+cdef void begin_turn(G g, int player) noexcept
+cdef void next_turn(G g) noexcept
+cdef void after_move(G g) noexcept
+cdef inline void pay_from_treasury(G g, int p, int64_t amount) noexcept
+cdef void send_to_hold(G g, int p) noexcept
+cdef void move_to(G g, int p, int end) noexcept
+cdef void draw_card(G g, int p) noexcept
+cdef void land(G g, int p, int space) noexcept
+cdef void do_roll(G g) noexcept
+cdef void start_final(G g, int reason) noexcept
+cdef void next_final(G g) noexcept
+cdef void do_build(G g, int space) noexcept
+cdef void after_raise(G g) noexcept
+cdef void do_sell_building(G g, int space) noexcept
+cdef void do_mortgage(G g, int space) noexcept
+cdef void do_redeem(G g, int space) noexcept
+cdef void do_income_tax(G g, bint percent_chosen) noexcept
+cdef void answer(G g, bint accepted) noexcept
+cdef void apply(G g, int c) noexcept
+
+# -- the bots --------------------------------------------------------------------------------
+cdef inline int choice(int kind, int arg) noexcept
+cdef inline int choice_kind(int c) noexcept
+cdef inline int choice_arg(int c) noexcept
+cdef double* landings(G g, Bot bot) noexcept
+cdef int income_tax_choice(G g, Bot bot) noexcept
+cdef bint family_wants(G g, Bot bot, int space) noexcept
+cdef bint wants(G g, Bot bot, int space) noexcept
+cdef double title_value(G g, int player, int space, bint gaining) noexcept
+cdef bint accepts(G g, Bot bot) noexcept
+cdef int raise_money(G g, Bot bot) noexcept
+cdef int final_adjust(G g, Bot bot) noexcept
+cdef int propose_monopoly_trade(G g, Bot bot) noexcept
+cdef int family_build(G g, Bot bot) noexcept
+cdef int family_blocking_trade(G g, Bot bot) noexcept
+cdef int family_manage(G g, Bot bot) noexcept
+cdef int manage(G g, Bot bot) noexcept
+cdef int before_throw(G g, Bot bot) noexcept
+cdef int legal_choices(G g, int* out) noexcept
+cdef bint random_trade(G g, Bot bot) noexcept
+cdef int random_choose(G g, Bot bot) noexcept
+cdef int choose(G g, Bot bot) noexcept
+
+# -- one game --------------------------------------------------------------------------------
+cdef int invariant_violations(G g) noexcept
+cdef void snapshot(G g, Rows rounds, int64_t index, int round_number) noexcept
+cdef void reset_game(G g, Static s, int64_t index, uint64_t seed, Rows taxes) noexcept
+cdef int64_t play_one(G g, int64_t index, uint64_t seed, Rows games, Rows players,
+                      Rows rounds) noexcept
