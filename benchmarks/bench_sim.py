@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_sim.py            # everything below
     .venv/bin/python benchmarks/bench_sim.py --quick    # smaller batches, for a quick look
+    .venv/bin/python benchmarks/bench_sim.py --pool-against /tmp/main   # the pool, before/after
 
     AMTEACH_PEER_MONOPOLY=/path/to/monopoly .venv/bin/python benchmarks/bench_sim.py
 
@@ -19,6 +20,13 @@ alternate run by run, so a ratio compares runs made under the same load.
 - End to end: 10,000 games with the four frames on all cores, compiled; peak memory.
 - Who wins: what the dashboard's *Who wins* tab does on a click, 1,000 games on all cores and
   its three charts built (the kernel is warm: this process has run batches already).
+
+With --pool-against DIR (a copy of another checkout's tree, such as main's before a change to
+the batch pool: `git archive main amteach | tar -x -C DIR`, and its built core copied beside
+it), only this: 2,000 and 20,000 games on 1 and 2 workers, this checkout and DIR's taking
+turns run by run. Each run is a fresh process that first plays 20 games here, as below, then
+times its first batch (which starts the worker processes, and on a fork server the server
+too) and, for the small batch, a second one on a new pool.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from amteach import simulate
 from amteach.sim import core
@@ -118,11 +127,74 @@ def who_wins_seconds(games: int) -> float:
     return time.perf_counter() - started
 
 
+POOL_SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    from amteach import simulate
+    games, workers, seed, again = (int(a) for a in sys.argv[1:5])
+    simulate(games=20, workers=1, progress=False)  # the kernel and landing odds loaded here
+    times = []
+    for run in range(1 + again):
+        started = time.perf_counter()
+        simulate(games=games, workers=workers, seed=seed + run, progress=False)
+        times.append(time.perf_counter() - started)
+    print(*times)
+    """
+)
+
+
+def pool_seconds(tree: str, games: int, workers: int, seed: int, again: bool) -> list[float]:
+    """Seconds of the first batch (and the second, if `again`) in a fresh process that imports
+    amteach from `tree`."""
+    done = subprocess.run(
+        [sys.executable, "-c", POOL_SCRIPT, str(games), str(workers), str(seed), str(int(again))],
+        env={**os.environ, "PYTHONPATH": tree},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [float(x) for x in done.stdout.split()]
+
+
+def compare_pools(other: str, repeat: int) -> None:
+    """This checkout's batch pool against the tree at `other`, taking turns run by run."""
+    here = str(Path(__file__).resolve().parents[1])
+    trees = {"before": str(Path(other).resolve()), "after": here}
+    print(f"The batch pool, before ({trees['before']}) and after ({here}), median of {repeat}:")
+    print(
+        f"{'games':>7} {'workers':>7} {'batch':>6} {'before s':>9} {'after s':>9} {'after/before':>12}"
+    )
+    for games in (2000, 20_000):
+        for workers in (1, 2):
+            again = games == 2000
+            seconds: dict[str, list[list[float]]] = {name: [] for name in trees}
+            for run in range(repeat):
+                for name, tree in trees.items():
+                    seconds[name].append(pool_seconds(tree, games, workers, run, again))
+            for batch, label in enumerate(("first", "second")[: 1 + again]):
+                before = statistics.median(t[batch] for t in seconds["before"])
+                after = statistics.median(t[batch] for t in seconds["after"])
+                print(
+                    f"{games:>7,} {workers:>7} {label:>6} {before:>9.2f} {after:>9.2f} "
+                    f"{after / before:>12.2f}",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller batches")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument(
+        "--pool-against",
+        metavar="DIR",
+        default=None,
+        help="only compare the batch pool with the amteach tree in DIR (see above)",
+    )
     args = parser.parse_args()
+    if args.pool_against is not None:
+        compare_pools(args.pool_against, args.repeat)
+        return
     cores = os.cpu_count() or 1
     compiled_games = 300 if args.quick else 2000
     pure_games = 60 if args.quick else 300

@@ -29,12 +29,11 @@ stop the search sooner on a slower machine.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import time
 import warnings
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
@@ -49,7 +48,8 @@ from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..engine.rules import RuleSet, preset_names
 from ..sim import core
-from ..sim.play import BatchConfig, ignore_sigint, run_chunk
+from ..sim.play import BatchConfig, run_chunk
+from ..sim.pool import Pool, Progress, chunks
 from ..sim.results import wilson_interval
 from ..sim.runner import DEFAULT_ROUND_CAP, parse_seats
 from ..style import ROLE_COLOURS, ROLE_PLURALS
@@ -136,35 +136,24 @@ def tally(tables: dict[str, dict[str, np.ndarray]]) -> Tally:
 
 
 class MatchRunner:
-    """Plays matches on a pool of worker processes kept for the whole search (or here, with
-    one worker), and times them, so the search knows what its budget still buys. `executor`
-    (for example a Dask cluster's, `amteach.sim.cluster`) plays them instead of a pool of
-    our own; its owner shuts it down."""
+    """Plays matches on the batch pool (`amteach.sim.pool`), kept for the whole search: worker
+    processes of its own, or here with one worker, or `executor` (for example a Dask
+    cluster's, `amteach.sim.cluster`, whose owner shuts it down). It times the matches, so the
+    search knows what its budget still buys."""
 
     def __init__(self, rules: RuleSet, workers: int, executor: Executor | None = None) -> None:
         self.rules = rules.to_dict()
         self.workers = workers
-        self.executor = executor
-        self.pool: Executor | None = None
+        self.pool = Pool(workers, executor)
         self.games_played = 0
         self.seconds = 0.0
 
     def __enter__(self) -> MatchRunner:
-        if self.executor is not None:
-            self.pool = self.executor
-        elif self.workers > 1:
-            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            self.pool = ProcessPoolExecutor(
-                max_workers=self.workers,
-                mp_context=multiprocessing.get_context(method),
-                initializer=ignore_sigint,
-            )
+        self.pool.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.pool is not None and self.pool is not self.executor:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-        self.pool = None
+        self.pool.close()
 
     @property
     def seconds_per_game(self) -> float:
@@ -176,34 +165,24 @@ class MatchRunner:
         return 1.0 / (per_worker * self.workers)
 
     def play(self, matches: list[Match]) -> list[Tally]:
-        """Play every match; each one's tally, in order. Ctrl-C cancels what has not started."""
+        """Play every match; each one's tally, in order. Ctrl-C drops what has not started and
+        raises KeyboardInterrupt."""
         started = time.perf_counter()
-        parts = max(1, self.workers)
-        jobs: list[tuple[int, int, int, BatchConfig]] = []
+        jobs: list[tuple[int, int, BatchConfig]] = []
+        owners: list[int] = []
         for m, match in enumerate(matches):
             config = match.config(self.rules)
-            size = -(-match.games // parts)
-            for start in range(0, match.games, size):
-                jobs.append((m, start, min(start + size, match.games), config))
+            # one chunk a worker: a match is small, and the search waits for all of it
+            for start, stop in chunks(match.games, self.workers, per_worker=1, most=None):
+                jobs.append((start, stop, config))
+                owners.append(m)
         results = [Tally(0, 0, 0, 0) for _ in matches]
-        if self.pool is None:
-            for m, start, stop, config in jobs:
-                results[m] = results[m] + tally(run_chunk(start, stop, config))
-        else:
-            pending = {
-                self.pool.submit(run_chunk, start, stop, config): m
-                for m, start, stop, config in jobs
-            }
-            try:
-                while pending:
-                    done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        m = pending.pop(future)
-                        results[m] = results[m] + tally(future.result())
-            except KeyboardInterrupt:
-                for future in pending:
-                    future.cancel()
-                raise
+
+        def add(index: int, tables: dict[str, dict[str, np.ndarray]]) -> None:
+            results[owners[index]] += tally(tables)
+
+        if self.pool.run(run_chunk, jobs, add):
+            raise KeyboardInterrupt
         self.seconds += time.perf_counter() - started
         self.games_played += sum(m.games for m in matches)
         return results
@@ -462,7 +441,7 @@ class Search:
         budget = 60.0 * settings.budget_minutes
         deadline = began + budget
         workers = settings.workers or (os.cpu_count() or 1)
-        bar = search_bar(self.progress, round(budget))
+        bar = Progress(self.progress, round(budget), unit="s", description="Searching")
         interrupted = converged = False
         sizes: dict[str, int] = {}
         final: dict[str, Any] = {}
@@ -470,9 +449,7 @@ class Search:
         sensitivity = pd.DataFrame()
 
         def tick(**status: Any) -> None:
-            if bar is not None:
-                bar.n = min(bar.total, int(time.perf_counter() - began))
-                bar.set_postfix(status, refresh=True)
+            bar.to(int(time.perf_counter() - began), **status)
 
         with MatchRunner(settings.rules(), workers, self.executor) as runner:
             try:
@@ -508,9 +485,8 @@ class Search:
             except KeyboardInterrupt:
                 interrupted = True
             finally:
-                if bar is not None:
-                    tick(stage="done")
-                    bar.close()
+                tick(stage="done")
+                bar.close()
             games_played = runner.games_played
         return self.result(
             began, interrupted, converged, final, matrix, sensitivity, games_played, sizes
@@ -759,18 +735,6 @@ class Search:
         if final:
             summary["reading"] = reading_best_play(result)
         return result
-
-
-def search_bar(progress: bool | str, seconds: int) -> Any:
-    """A tqdm bar over the budget's seconds: True for one that suits a notebook, "text" for a
-    terminal's, False for none (None)."""
-    if not progress:
-        return None
-    if progress == "text":
-        from tqdm import tqdm
-    else:
-        from tqdm.auto import tqdm
-    return tqdm(total=seconds, unit="s", desc="Searching", leave=False)
 
 
 def probe_values(knob: Any, found: int) -> list[int]:
