@@ -26,7 +26,7 @@ the batch pool: `git archive main amteach | tar -x -C DIR`, and its built core c
 it), only this: 2,000 and 20,000 games on 1 and 2 workers, this checkout and DIR's taking
 turns run by run. Each run is a fresh process that first plays 20 games here, as below, then
 times its first batch (which starts the worker processes, and on a fork server the server
-too) and, for the small batch, a second one on a new pool.
+too) and, for the small batch, a second one (on the same workers where they are shared).
 """
 
 from __future__ import annotations
@@ -130,8 +130,10 @@ def who_wins_seconds(games: int) -> float:
 POOL_SCRIPT = textwrap.dedent(
     """
     import sys, time
+    import amteach
     from amteach import simulate
     games, workers, seed, again = (int(a) for a in sys.argv[1:5])
+    print(amteach.__file__, file=sys.stderr)
     simulate(games=20, workers=1, progress=False)  # the kernel and landing odds loaded here
     times = []
     for run in range(1 + again):
@@ -149,10 +151,14 @@ def pool_seconds(tree: str, games: int, workers: int, seed: int, again: bool) ->
     done = subprocess.run(
         [sys.executable, "-c", POOL_SCRIPT, str(games), str(workers), str(seed), str(int(again))],
         env={**os.environ, "PYTHONPATH": tree},
+        cwd=tree,  # `python -c` puts the working folder first on the path
         capture_output=True,
         text=True,
         check=True,
     )
+    imported = Path(done.stderr.strip().splitlines()[-1]).resolve()
+    if not imported.is_relative_to(Path(tree).resolve()):
+        sys.exit(f"amteach came from {imported}, not from {tree}")
     return [float(x) for x in done.stdout.split()]
 
 

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from amteach.engine.rules import RuleSet
 from amteach.sim import core
+from amteach.sim import pool as pools
 from amteach.sim.play import BatchConfig, run_chunk
-from amteach.sim.pool import Pool, Progress, WorkersStopped, chunks, start_method
+from amteach.sim.pool import Pool, Progress, WorkersStopped, chunks, shared_pool, start_method
 from amteach.sim.runner import parse_seats
 
 BUILT = core.core_name()  # the core this checkout has: compiled where it is built
@@ -128,3 +129,34 @@ def test_progress_counts_to_the_total_and_may_stop_the_run():
         shown.advance(4)
         shown.to(12)  # never past the total
     assert seen == [(4, 10), (10, 10)]
+
+
+def test_batches_share_warm_workers_that_stop_once_idle(monkeypatch):
+    """Batch after batch plays on the same worker processes (what they learned kept), a
+    cancelled run leaves them fit for the next, and they stop after IDLE_SECONDS idle."""
+    monkeypatch.setattr(pools, "IDLE_SECONDS", 0.5)
+    jobs = [(start, start + 2, config()) for start in range(0, 40, 2)]
+    first: list[int] = []
+    with shared_pool(2) as pool:
+        pool.run(os.getpid, [()] * 6, lambda i, pid: first.append(pid))
+
+        def cancel(index: int, tables: dict) -> None:
+            raise KeyboardInterrupt
+
+        assert pool.run(run_chunk, jobs, cancel)
+    again: list[int] = []
+    winners: dict[int, list[int]] = {}
+    with shared_pool(2) as same:
+        assert same is pool
+        same.run(os.getpid, [()] * 6, lambda i, pid: again.append(pid))
+        stopped = same.run(
+            run_chunk, jobs, lambda i, t: winners.__setitem__(i, t["games"]["winner"].tolist())
+        )
+    assert not stopped
+    assert len(set(first) | set(again)) <= 2  # the same two workers: none started anew
+    assert [winners[i] for i in range(len(jobs))] == [
+        run_chunk(*job)["games"]["winner"].tolist() for job in jobs
+    ]
+    assert pool.stopped.wait(timeout=120)  # idle for IDLE_SECONDS: its workers stop
+    with shared_pool(2) as fresh:
+        assert fresh is not pool

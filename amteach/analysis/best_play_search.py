@@ -50,7 +50,7 @@ from ..engine.errors import InputError
 from ..engine.rules import RuleSet, preset_names
 from ..sim import core
 from ..sim.play import BatchConfig, run_chunk
-from ..sim.pool import Pool, Progress, chunks
+from ..sim.pool import Pool, Progress, chunks, shared_pool
 from ..sim.results import wilson_interval
 from ..sim.runner import DEFAULT_ROUND_CAP, parse_seats
 from ..style import ROLE_PLURALS
@@ -101,24 +101,31 @@ class Match:
 
 
 class MatchRunner:
-    """Plays matches on the batch pool (`amteach.sim.pool`), kept for the whole search: worker
-    processes of its own, or here with one worker, or `executor` (for example a Dask
-    cluster's, `amteach.sim.cluster`, whose owner shuts it down). It times the matches, so the
-    search knows what its budget still buys."""
+    """Plays matches on the batch pool (`amteach.sim.pool`) for the whole search: the
+    process's shared worker processes, or here with one worker, or `executor` (for example a
+    Dask cluster's, `amteach.sim.cluster`, whose owner shuts it down). It times the matches, so
+    the search knows what its budget still buys."""
 
     def __init__(self, rules: RuleSet, workers: int, executor: Executor | None = None) -> None:
         self.rules = rules.to_dict()
         self.workers = workers
-        self.pool = Pool(workers, executor)
+        self.executor = executor
+        self.pool: Pool | None = None
         self.games_played = 0
         self.seconds = 0.0
 
     def __enter__(self) -> MatchRunner:
-        self.pool.__enter__()
+        if self.executor is None:
+            pool = shared_pool(self.workers)
+        else:
+            pool = Pool(self.workers, self.executor)
+        self.pool = pool.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.pool.close()
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
 
     @property
     def seconds_per_game(self) -> float:
@@ -146,7 +153,8 @@ class MatchRunner:
         def add(index: int, tables: dict[str, dict[str, np.ndarray]]) -> None:
             results[owners[index]] += tally(tables)
 
-        if self.pool.run(run_chunk, jobs, add):
+        pool = self.pool or Pool(1)  # outside a `with` block: here
+        if pool.run(run_chunk, jobs, add):
             raise KeyboardInterrupt
         self.seconds += time.perf_counter() - started
         self.games_played += sum(m.games for m in matches)

@@ -10,7 +10,9 @@ a closure or a lambda) on a list of jobs:
   threads (a dashboard's batch runs on one; Python deprecates fork there from 3.12). The fork
   server has the engine, the bots and the compiled core imported once (`PRELOAD`), so a worker
   starts from there in milliseconds, and it imports nothing of the UI. A script that starts a
-  batch on several workers needs the usual `if __name__ == "__main__":` guard;
+  batch on several workers needs the usual `if __name__ == "__main__":` guard. Batches share
+  one such pool a process (`shared_pool`): its workers stay up between batches, with what they
+  have learned (a rule set's landing odds), and stop after `IDLE_SECONDS` without a batch;
 - on someone else's `concurrent.futures` executor: a Dask cluster's (`amteach.sim.cluster`),
   shut down by its owner.
 
@@ -41,6 +43,7 @@ PRELOAD = ("amteach.sim.play",)
 MOST_GAMES_A_CHUNK = 100
 CHUNKS_A_WORKER = 8  # small enough to share out evenly, and to stop soon after a Cancel
 POLL_SECONDS = 0.2  # how often a run looks for a Ctrl-C while it waits
+IDLE_SECONDS = 60.0  # a shared pool's workers stop after this long without a batch
 
 IN_PROCESS, PROCESS_POOL = "in-process", "process-pool"
 
@@ -95,8 +98,18 @@ class Pool:
         self.backend = backend or (
             "executor" if executor is not None else PROCESS_POOL if workers > 1 else IN_PROCESS
         )
+        self.key: tuple[int, bool] | None = None  # set for the shared pools (shared_pool)
+        self.users = 0
+        self.idle: threading.Timer | None = None
+        self.stopped = threading.Event()
 
     def __enter__(self) -> Pool:
+        if self.key is None:  # a shared pool is up already, and counted its user
+            self.start()
+        return self
+
+    def start(self) -> None:
+        """Start the worker processes, if this pool has its own."""
         if self.executor is None and self.workers > 1:
             context = multiprocessing.get_context(start_method())
             if context.get_start_method() == "forkserver":
@@ -108,17 +121,44 @@ class Pool:
                 initargs=(core.kernel() is None,),
             )
             self.own_executor = True
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
-        """Stop the worker processes of our own (an executor given to us is its owner's)."""
+        """Stop the worker processes of our own (an executor given to us is its owner's); a
+        shared pool stops them once it has been idle for `IDLE_SECONDS`."""
+        if self.key is not None:
+            with SHARED_LOCK:
+                self.users -= 1
+                if self.users or SHARED.get(self.key) is not self:
+                    # in use, or dropped (a worker died): the last user stops it
+                    now = not self.users
+                else:
+                    now = False
+                    self.idle = threading.Timer(IDLE_SECONDS, self.stop_if_idle)
+                    self.idle.daemon = True
+                    self.idle.start()
+            if now:
+                self.stop()
+            return
+        self.stop()
+
+    def stop_if_idle(self) -> None:
+        """(A shared pool's timer.) Stop the workers if no batch has come since."""
+        with SHARED_LOCK:
+            if self.users or SHARED.get(self.key) is not self:
+                return
+            del SHARED[self.key]
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop the worker processes of our own now."""
         if self.own_executor and self.executor is not None:
             self.executor.shutdown(wait=True, cancel_futures=True)
             self.executor = None
             self.own_executor = False
+        self.stopped.set()
 
     def run(
         self,
@@ -145,7 +185,7 @@ class Pool:
                     ready, _ = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
                     for future in ready:
                         index = pending.pop(future)
-                        on_result(index, result_of(future))
+                        on_result(index, self.result_of(future))
             except KeyboardInterrupt:
                 stop.set()
             if not stop.is_set():
@@ -159,17 +199,49 @@ class Pool:
                         on_result(index, future.result())
         return True
 
+    def result_of(self, future: Future) -> Any:
+        """A finished job's result; a worker that died says so in one sentence (and a shared
+        pool is not used again)."""
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            if self.key is not None:
+                with SHARED_LOCK:
+                    if SHARED.get(self.key) is self:
+                        del SHARED[self.key]
+            raise WorkersStopped(
+                "a worker process stopped before finishing its games (it ran out of memory, "
+                "was killed, or a script started a batch on several workers without "
+                '`if __name__ == "__main__":`); run with workers=1 to see the error here'
+            ) from None
 
-def result_of(future: Future) -> Any:
-    """A finished job's result; a worker that died says so in one sentence."""
-    try:
-        return future.result()
-    except BrokenProcessPool:
-        raise WorkersStopped(
-            "a worker process stopped before finishing its games (it ran out of memory, was "
-            "killed, or a script started a batch on several workers without "
-            '`if __name__ == "__main__":`); run with workers=1 to see the error here'
-        ) from None
+
+# the shared pools, by (workers, pure Python or not)
+SHARED: dict[tuple[int, bool], Pool] = {}
+SHARED_LOCK = threading.Lock()
+
+
+def shared_pool(workers: int) -> Pool:
+    """This process's pool of `workers` worker processes, shared by its batches so that
+    workers start once and keep what they learn (a rule set's landing odds) from one batch to
+    the next; they stop after `IDLE_SECONDS` without a batch, or with the process. With one
+    worker, a pool that plays here. Use it as a context manager (`with shared_pool(2) as
+    pool:`): the block's end tells the pool its user is done."""
+    if workers == 1:
+        return Pool(1)
+    key = (workers, core.kernel() is None)
+    with SHARED_LOCK:
+        pool = SHARED.get(key)
+        if pool is None:
+            pool = Pool(workers)
+            pool.start()
+            pool.key = key
+            SHARED[key] = pool
+        pool.users += 1
+        if pool.idle is not None:
+            pool.idle.cancel()
+            pool.idle = None
+        return pool
 
 
 @contextmanager

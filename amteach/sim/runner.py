@@ -17,7 +17,7 @@ from ..engine.setup import PlayerSetup, Setup, role_split_problem, validate_setu
 from . import core
 from .cluster import dask_pool
 from .play import BatchConfig, SeatSpec, run_chunk
-from .pool import Pool, Progress, chunks
+from .pool import Pool, Progress, chunks, shared_pool
 from .results import SimulationResult, build_frames
 
 DEFAULT_SEATS = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
@@ -121,8 +121,9 @@ def simulate(
     Game i's seed derives from `seed` and i alone, so the frames are identical whatever
     `workers` or backend. `workers` defaults to one process per core; 1 runs here. `client`
     (a dask.distributed Client) runs the batch on Dask instead, and `pool` (an open
-    `amteach.sim.pool.Pool`, kept by the caller for several batches) on that pool, whatever
-    `workers` says. Ctrl-C stops cleanly: the games finished so far are returned
+    `amteach.sim.pool.Pool`) on that pool, whatever `workers` says; otherwise the batch plays
+    on the process's shared pool of `workers` (`amteach.sim.pool.shared_pool`), whose workers
+    stay up a minute for the next batch. Ctrl-C stops cleanly: the games finished so far are returned
     (`result.interrupted` is then true). `on_chunk(done, total)` is called after each
     finished chunk (raising KeyboardInterrupt there stops the batch like Ctrl-C). `progress`:
     True for a bar (an ipywidgets bar in notebooks), "text" for a terminal bar on stderr,
@@ -177,8 +178,8 @@ def simulate(
         with dask_pool(client, workers) as on_dask:
             return play_batch(on_dask, config, games, specs, progress, on_chunk)
     warn_if_slow(games, workers)
-    with Pool(workers) as own:
-        return play_batch(own, config, games, specs, progress, on_chunk)
+    with shared_pool(workers) as shared:
+        return play_batch(shared, config, games, specs, progress, on_chunk)
 
 
 def play_batch(

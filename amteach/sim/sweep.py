@@ -20,7 +20,7 @@ from ..engine.errors import InputError, RulesError, quoted
 from ..engine.game import GAME_TYPES
 from ..engine.rules import RuleSet, preset_names
 from .play import BatchConfig, SeatSpec, play_game
-from .pool import Pool, Progress
+from .pool import Progress, shared_pool
 from .results import SimulationResult
 from .runner import DEFAULT_ROUND_CAP, parse_seats, simulate, warn_if_slow, with_round_cap
 
@@ -264,7 +264,7 @@ def run_plan(
     interrupted = False
     with (
         Progress(progress, plan.total_games, on_advance=on_progress) as shown,
-        Pool(plan.workers) as pool,
+        shared_pool(plan.workers) as pool,
     ):
         try:
             for i, (value, ruleset) in enumerate(zip(plan.values, plan.rulesets, strict=True)):
