@@ -26,7 +26,9 @@ the batch pool: `git archive main amteach | tar -x -C DIR`, and its built core c
 it), only this: 2,000 and 20,000 games on 1 and 2 workers, this checkout and DIR's taking
 turns run by run. Each run is a fresh process that first plays 20 games here, as below, then
 times its first batch (which starts the worker processes, and on a fork server the server
-too) and, for the small batch, a second one (on the same workers where they are shared).
+too) and, for the small batch, a second one (on the same workers where they are shared):
+wall-clock seconds, and the CPU seconds of the calling process (on one worker, the batch's own
+work, which the load of a shared machine does not inflate).
 """
 
 from __future__ import annotations
@@ -137,17 +139,20 @@ POOL_SCRIPT = textwrap.dedent(
     simulate(games=20, workers=1, progress=False)  # the kernel and landing odds loaded here
     times = []
     for run in range(1 + again):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         simulate(games=games, workers=workers, seed=seed + run, progress=False)
-        times.append(time.perf_counter() - started)
-    print(*times)
+        times.append((time.perf_counter() - started, time.process_time() - cpu))
+    print(*(f"{wall},{cpu}" for wall, cpu in times))
     """
 )
 
 
-def pool_seconds(tree: str, games: int, workers: int, seed: int, again: bool) -> list[float]:
-    """Seconds of the first batch (and the second, if `again`) in a fresh process that imports
-    amteach from `tree`."""
+def pool_seconds(
+    tree: str, games: int, workers: int, seed: int, again: bool
+) -> list[tuple[float, float]]:
+    """(Wall-clock, this process's CPU) seconds of the first batch (and the second, if
+    `again`) in a fresh process that imports amteach from `tree`. On one worker the CPU
+    seconds are the batch's, whatever else the machine is doing."""
     done = subprocess.run(
         [sys.executable, "-c", POOL_SCRIPT, str(games), str(workers), str(seed), str(int(again))],
         env={**os.environ, "PYTHONPATH": tree},
@@ -159,7 +164,7 @@ def pool_seconds(tree: str, games: int, workers: int, seed: int, again: bool) ->
     imported = Path(done.stderr.strip().splitlines()[-1]).resolve()
     if not imported.is_relative_to(Path(tree).resolve()):
         sys.exit(f"amteach came from {imported}, not from {tree}")
-    return [float(x) for x in done.stdout.split()]
+    return [tuple(float(x) for x in pair.split(",")) for pair in done.stdout.split()]
 
 
 def compare_pools(other: str, repeat: int) -> None:
@@ -168,21 +173,24 @@ def compare_pools(other: str, repeat: int) -> None:
     trees = {"before": str(Path(other).resolve()), "after": here}
     print(f"The batch pool, before ({trees['before']}) and after ({here}), median of {repeat}:")
     print(
-        f"{'games':>7} {'workers':>7} {'batch':>6} {'before s':>9} {'after s':>9} {'after/before':>12}"
+        f"{'games':>7} {'workers':>7} {'batch':>6} {'before s':>9} {'after s':>9} "
+        f"{'after/before':>12}   {'CPU here, before':>16} {'after':>6}"
     )
     for games in (2000, 20_000):
         for workers in (1, 2):
             again = games == 2000
-            seconds: dict[str, list[list[float]]] = {name: [] for name in trees}
+            seconds: dict[str, list[list[tuple[float, float]]]] = {name: [] for name in trees}
             for run in range(repeat):
                 for name, tree in trees.items():
                     seconds[name].append(pool_seconds(tree, games, workers, run, again))
             for batch, label in enumerate(("first", "second")[: 1 + again]):
-                before = statistics.median(t[batch] for t in seconds["before"])
-                after = statistics.median(t[batch] for t in seconds["after"])
+                before, after = (
+                    [statistics.median(t[batch][kind] for t in seconds[name]) for kind in (0, 1)]
+                    for name in trees
+                )
                 print(
-                    f"{games:>7,} {workers:>7} {label:>6} {before:>9.2f} {after:>9.2f} "
-                    f"{after / before:>12.2f}",
+                    f"{games:>7,} {workers:>7} {label:>6} {before[0]:>9.2f} {after[0]:>9.2f} "
+                    f"{after[0] / before[0]:>12.2f}   {before[1]:>16.2f} {after[1]:>6.2f}",
                     flush=True,
                 )
 
