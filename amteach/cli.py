@@ -761,12 +761,14 @@ def best_play(
     from contextlib import ExitStack
     from dataclasses import replace
 
-    from .analysis import strategy
+    from .analysis import best_play_reading, best_play_results, best_play_search
 
     if out is None:
         _fail("best-play needs --out DIR, the folder to save its results in", 2)
-    settings = strategy.SearchSettings(
-        games_per_candidate=_number(games, "--games-per-candidate", int, strategy.MIN_GAMES),
+    settings = best_play_search.SearchSettings(
+        games_per_candidate=_number(
+            games, "--games-per-candidate", int, best_play_search.MIN_GAMES
+        ),
         budget_minutes=_number(budget, "--budget", float, 0, above=True),
         seed=_number(seed, "--seed", int, 0),
         preset=preset,
@@ -780,7 +782,7 @@ def best_play(
     if target.exists() and not target.is_dir():
         _fail(f"{out}: exists and is not a folder", 2)
     if not force and target.is_dir():
-        held = sorted(p.name for p in target.iterdir() if p.name in strategy.RESULT_FILES)
+        held = sorted(p.name for p in target.iterdir() if p.name in best_play_results.RESULT_FILES)
         if held:
             _fail(f"{out}: already holds best-play results ({', '.join(held)}); add --force", 2)
     command = recorded_command(sys.argv[1:]) if sys.argv[1:2] == ["best-play"] else None
@@ -795,7 +797,7 @@ def best_play(
                 executor = cluster.executor
                 if settings.workers is None:  # split each match across the cluster's threads
                     settings = replace(settings, workers=cluster.slots)
-            result = strategy.Search(
+            result = best_play_search.Search(
                 settings,
                 progress=False if quiet else "text",
                 command=command,
@@ -807,10 +809,10 @@ def best_play(
         _fail(str(err), 2)
     except OSError as err:
         _fail(f"{out}: cannot write the results: {err.strerror or err}", 2)
-    click.echo(strategy.reading_best_play(result))
+    click.echo(best_play_reading.reading_best_play(result))
     for role in ("competitor", "monopolist"):
         click.echo(f"{role}:family:{result.strategies[role]['text']}")
-    click.echo(f"Saved {', '.join(strategy.RESULT_FILES)} to {saved}")
+    click.echo(f"Saved {', '.join(best_play_results.RESULT_FILES)} to {saved}")
     if result.interrupted:
         click.echo("Stopped early (Ctrl-C); what the search found so far is kept.", err=True)
         sys.exit(130)

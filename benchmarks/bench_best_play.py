@@ -35,18 +35,15 @@ import tempfile
 from pathlib import Path
 
 from amteach.analysis import stats
-from amteach.analysis.outcomes import CHART_ROUNDS, LENGTH_ASSUMPTIONS, LENGTHS_BY_KEY, time_is_up
-from amteach.analysis.strategy import (
+from amteach.analysis.best_play_reading import reading_best_play, strategy_words
+from amteach.analysis.best_play_results import (
     SHIPPED_LENGTHS,
     SHIPPED_PRESETS,
     BestPlayResult,
-    best_response_check,
-    by_length,
-    masters,
-    reading_best_play,
     shipped,
-    strategy_words,
 )
+from amteach.analysis.best_play_search import best_response_check, by_length, masters
+from amteach.analysis.outcomes import CHART_ROUNDS, LENGTH_ASSUMPTIONS, LENGTHS_BY_KEY, time_is_up
 from amteach.cli import recorded_command
 
 PACKAGE_RUNS = Path(__file__).resolve().parents[1] / "amteach" / "data" / "best_play"

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_sim.py            # everything below
     .venv/bin/python benchmarks/bench_sim.py --quick    # smaller batches, for a quick look
+    .venv/bin/python benchmarks/bench_sim.py --pool-against /tmp/main   # the pool, before/after
 
     AMTEACH_PEER_MONOPOLY=/path/to/monopoly .venv/bin/python benchmarks/bench_sim.py
 
@@ -22,6 +23,15 @@ alternate run by run, so a ratio compares runs made under the same load.
 - End to end: 10,000 games with the four frames on all cores, compiled; peak memory.
 - Who wins: what the dashboard's *Who wins* tab does on a click, 1,000 games on all cores and
   its three charts built (the kernel is warm: this process has run batches already).
+
+With --pool-against DIR (a copy of another checkout's tree, such as main's before a change to
+the batch pool: `git archive main amteach | tar -x -C DIR`, and its built core copied beside
+it), only this: 2,000 and 20,000 games on 1 and 2 workers, this checkout and DIR's taking
+turns run by run. Each run is a fresh process that first plays 20 games here, as below, then
+times its first batch (which starts the worker processes, and on a fork server the server
+too) and, for the small batch, a second one (on the same workers where they are shared):
+wall-clock seconds, and the CPU seconds of the calling process (on one worker, the batch's own
+work, which the load of a shared machine does not inflate).
 """
 
 from __future__ import annotations
@@ -150,11 +160,86 @@ def chunk_rates(games: int, seed: int) -> tuple[float, float]:
     return rates[0], rates[1]
 
 
+POOL_SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    import amteach
+    from amteach import simulate
+    games, workers, seed, again = (int(a) for a in sys.argv[1:5])
+    print(amteach.__file__, file=sys.stderr)
+    simulate(games=20, workers=1, progress=False)  # the kernel and landing odds loaded here
+    times = []
+    for run in range(1 + again):
+        started, cpu = time.perf_counter(), time.process_time()
+        simulate(games=games, workers=workers, seed=seed + run, progress=False)
+        times.append((time.perf_counter() - started, time.process_time() - cpu))
+    print(*(f"{wall},{cpu}" for wall, cpu in times))
+    """
+)
+
+
+def pool_seconds(
+    tree: str, games: int, workers: int, seed: int, again: bool
+) -> list[tuple[float, float]]:
+    """(Wall-clock, this process's CPU) seconds of the first batch (and the second, if
+    `again`) in a fresh process that imports amteach from `tree`. On one worker the CPU
+    seconds are the batch's, whatever else the machine is doing."""
+    done = subprocess.run(
+        [sys.executable, "-c", POOL_SCRIPT, str(games), str(workers), str(seed), str(int(again))],
+        env={**os.environ, "PYTHONPATH": tree},
+        cwd=tree,  # `python -c` puts the working folder first on the path
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = Path(done.stderr.strip().splitlines()[-1]).resolve()
+    if not imported.is_relative_to(Path(tree).resolve()):
+        sys.exit(f"amteach came from {imported}, not from {tree}")
+    return [tuple(float(x) for x in pair.split(",")) for pair in done.stdout.split()]
+
+
+def compare_pools(other: str, repeat: int) -> None:
+    """This checkout's batch pool against the tree at `other`, taking turns run by run."""
+    here = str(Path(__file__).resolve().parents[1])
+    trees = {"before": str(Path(other).resolve()), "after": here}
+    print(f"The batch pool, before ({trees['before']}) and after ({here}), median of {repeat}:")
+    print(
+        f"{'games':>7} {'workers':>7} {'batch':>6} {'before s':>9} {'after s':>9} "
+        f"{'after/before':>12}   {'CPU here, before':>16} {'after':>6}"
+    )
+    for games in (2000, 20_000):
+        for workers in (1, 2):
+            again = games == 2000
+            seconds: dict[str, list[list[tuple[float, float]]]] = {name: [] for name in trees}
+            for run in range(repeat):
+                for name, tree in trees.items():
+                    seconds[name].append(pool_seconds(tree, games, workers, run, again))
+            for batch, label in enumerate(("first", "second")[: 1 + again]):
+                before, after = (
+                    [statistics.median(t[batch][kind] for t in seconds[name]) for kind in (0, 1)]
+                    for name in trees
+                )
+                print(
+                    f"{games:>7,} {workers:>7} {label:>6} {before[0]:>9.2f} {after[0]:>9.2f} "
+                    f"{after[0] / before[0]:>12.2f}   {before[1]:>16.2f} {after[1]:>6.2f}",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller batches")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument(
+        "--pool-against",
+        metavar="DIR",
+        default=None,
+        help="only compare the batch pool with the amteach tree in DIR (see above)",
+    )
     args = parser.parse_args()
+    if args.pool_against is not None:
+        compare_pools(args.pool_against, args.repeat)
+        return
     cores = os.cpu_count() or 1
     compiled_games = 300 if args.quick else 2000
     pure_games = 60 if args.quick else 300

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from traitlets import TraitError
 
 from amteach import Game, RuleSet, simulate
-from amteach.analysis import outcomes, stats, strategy
+from amteach.analysis import best_play_reading, best_play_results, best_play_search, outcomes, stats
 from amteach.bots import KNOBS, FamilyParams, FamilyStrategy, check_bot, make_strategy
 from amteach.cli import main
 from amteach.engine.board import COMPETITOR, MONOPOLIST
@@ -165,7 +165,7 @@ def test_a_family_seat_survives_saving_a_batch_as_csv(tmp_path):
 def small_run():
     """A real search with a small budget: 40 games a candidate, four generations a role, two
     alternations, on one worker (deterministic: the generations bound it, not the clock)."""
-    return strategy.best_play(
+    return best_play_search.best_play(
         games_per_candidate=40,
         budget_minutes=5,
         seed=1,
@@ -223,12 +223,14 @@ def test_the_final_figures_come_from_fresh_games_with_their_intervals(small_run)
 
 def test_the_matrix_plays_every_named_bot_and_the_strategies_found(small_run):
     matrix = small_run.matrix
-    names = [*strategy.NAMED, strategy.START, strategy.BEST]
+    names = [*best_play_results.NAMED, best_play_results.START, best_play_results.BEST]
     assert list(dict.fromkeys(matrix["competitor"])) == names
     assert list(dict.fromkeys(matrix["monopolist"])) == names
     assert len(matrix) == len(names) ** 2
-    cell = matrix.set_index(["competitor", "monopolist"]).loc[(strategy.BEST, strategy.BEST)]
-    assert cell["competitor_bot"] == strategy.family_name(small_run.best("competitor"))
+    cell = matrix.set_index(["competitor", "monopolist"]).loc[
+        (best_play_results.BEST, best_play_results.BEST)
+    ]
+    assert cell["competitor_bot"] == best_play_results.family_name(small_run.best("competitor"))
     for row in matrix.itertuples():
         assert row.competitor_wins + row.monopolist_wins <= row.games
         low, high = wilson_interval(row.monopolist_wins, row.games)
@@ -241,9 +243,9 @@ def test_the_sensitivity_moves_one_knob_at_a_time(small_run):
     for role in ("competitor", "monopolist"):
         rows = frame[frame["role"] == role]
         # every knob the search moved (team play is held at "no" unless asked for)
-        assert set(rows["knob"]) == {k.name for k in KNOBS} - set(strategy.TEAM_KNOBS)
+        assert set(rows["knob"]) == {k.name for k in KNOBS} - set(best_play_search.TEAM_KNOBS)
         assert (rows["value"] != rows["found"]).all()
-        table = strategy.importance(small_run, role)
+        table = best_play_results.importance(small_run, role)
         assert (table["drop"].diff().dropna() <= 0).all()  # largest first
         worst = rows["change"].min()
         assert table["drop"].iloc[0] == pytest.approx(max(0.0, -worst))
@@ -251,15 +253,15 @@ def test_the_sensitivity_moves_one_knob_at_a_time(small_run):
 
 def test_a_run_saves_tidy_files_and_loads_them_back(small_run, tmp_path):
     saved = small_run.save(tmp_path / "run")
-    assert sorted(p.name for p in saved.iterdir()) == sorted(strategy.RESULT_FILES)
-    loaded = strategy.BestPlayResult.load(saved)
+    assert sorted(p.name for p in saved.iterdir()) == sorted(best_play_results.RESULT_FILES)
+    loaded = best_play_results.BestPlayResult.load(saved)
     assert loaded.summary == json.loads(json.dumps(small_run.summary))
     assert loaded.best("monopolist") == small_run.best("monopolist")
     pd.testing.assert_frame_equal(loaded.matrix, small_run.matrix, check_dtype=False)
     with pytest.raises(InputError, match="already holds best-play results"):
         small_run.save(saved)
     with pytest.raises(InputError, match=r"summary\.json is missing"):
-        strategy.BestPlayResult.load(tmp_path)
+        best_play_results.BestPlayResult.load(tmp_path)
 
 
 def test_ctrl_c_keeps_what_the_search_found():
@@ -269,7 +271,7 @@ def test_ctrl_c_keeps_what_the_search_found():
         if text.startswith("Phase 2"):
             raise KeyboardInterrupt
 
-    result = strategy.best_play(
+    result = best_play_search.best_play(
         games_per_candidate=20,
         budget_minutes=5,
         seed=2,
@@ -281,7 +283,7 @@ def test_ctrl_c_keeps_what_the_search_found():
     )
     assert result.interrupted and len(result.phases) == 1
     assert len(result.history) > 0 and result.summary["equilibrium"] == {}
-    assert "stopped before its final games" in strategy.reading_best_play(result)
+    assert "stopped before its final games" in best_play_reading.reading_best_play(result)
 
 
 @pytest.mark.parametrize(
@@ -296,12 +298,12 @@ def test_ctrl_c_keeps_what_the_search_found():
 )
 def test_bad_settings_are_refused_before_any_game(field, value, words):
     with pytest.raises(InputError, match=words):
-        strategy.best_play(**{field: value, "progress": False})
+        best_play_search.best_play(**{field: value, "progress": False})
 
 
 # -- the heatmap ------------------------------------------------------------------------------------
 def test_the_matrix_heatmap_is_readable_from_the_back_row(small_run):
-    figure = strategy.matrix_figure(small_run.matrix)
+    figure = best_play_reading.matrix_figure(small_run.matrix)
     (heat,) = figure.data
     assert isinstance(heat, go.Heatmap) and len(heat.z) == len(heat.y) == 6
     assert figure.layout.xaxis.tickfont.size >= 14 and figure.layout.yaxis.tickfont.size >= 14
@@ -367,17 +369,17 @@ def test_the_command_runs_a_search_within_a_small_budget(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "Under the strongest strategies we found" in result.stdout
-    assert sorted(p.name for p in out.iterdir()) == sorted(strategy.RESULT_FILES)
-    loaded = strategy.BestPlayResult.load(out)
+    assert sorted(p.name for p in out.iterdir()) == sorted(best_play_results.RESULT_FILES)
+    loaded = best_play_results.BestPlayResult.load(out)
     assert loaded.summary["games_per_candidate"] == 20 and loaded.summary["seed"] == 3
     lines = [line for line in result.stdout.splitlines() if line.startswith("competitor:family:")]
     assert lines == [f"competitor:family:{loaded.strategies['competitor']['text']}"]
 
 
 # -- the shipped runs ------------------------------------------------------------------------------
-@pytest.mark.parametrize("preset", strategy.SHIPPED_PRESETS)
+@pytest.mark.parametrize("preset", best_play_results.SHIPPED_PRESETS)
 def test_the_shipped_runs_carry_their_provenance_and_agree_with_themselves(preset):
-    run = strategy.shipped(preset)
+    run = best_play_results.shipped(preset)
     summary = run.summary
     assert summary["preset"] == preset and summary["command"].startswith("amteach best-play")
     assert f"--preset {preset}" in summary["command"]
@@ -394,14 +396,18 @@ def test_the_shipped_runs_carry_their_provenance_and_agree_with_themselves(prese
         assert run.best(role).text() == run.strategies[role]["text"]
     assert len(run.matrix) == 36 and not run.sensitivity.empty
     # the stored reading is the reading of the stored figures (its wording may be newer)
-    assert summary["reading"].split(";")[0] == strategy.reading_best_play(run).split(";")[0]
+    assert (
+        summary["reading"].split(";")[0] == best_play_reading.reading_best_play(run).split(";")[0]
+    )
 
 
 def test_the_shipped_best_against_best_replays_on_fresh_games():
     """The shipped strategies as seats of an ordinary batch: the Monopolists' win rate lands
     within the shipped interval's reach (a new set of games, so a Newcombe interval)."""
-    run = strategy.shipped("default")
-    seats = [f"{role}:family:{run.strategies[role]['text']}" for role in strategy.TABLE_ROLES]
+    run = best_play_results.shipped("default")
+    seats = [
+        f"{role}:family:{run.strategies[role]['text']}" for role in best_play_results.TABLE_ROLES
+    ]
     result = simulate(games=300, seats=seats, seed=99, workers=1, progress=False)
     wins = int((result.games["winner_role"] == "monopolist").sum())
     figures = run.summary["equilibrium"]
@@ -427,7 +433,7 @@ def test_the_best_play_tab_shows_the_matrix_the_words_and_plays_best_against_bes
     figures = [w for w in walk(page) if isinstance(w, go.FigureWidget)]
     assert any(isinstance(t, go.Heatmap) for f in figures for t in f.data)
     text = " ".join(w.value for w in walk(page) if isinstance(w, widgets.HTML))
-    run = strategy.shipped("default", "two-hour")  # the tab opens at the two-hour game
+    run = best_play_results.shipped("default", "two-hour")  # the tab opens at the two-hour game
     assert run.summary["reading"].split(";")[0] in text
     assert run.best("monopolist").sentences(MONOPOLIST)[0] in text
     assert "From the default rules to edition-2005" in text
@@ -439,15 +445,15 @@ def test_the_best_play_tab_shows_the_matrix_the_words_and_plays_best_against_bes
     button.click()
     session = dashboard.app.session
     assert dashboard.tabs.selected_index == 0
-    expected = strategy.controllers(run)
+    expected = best_play_results.controllers(run)
     assert session.seat_controllers == expected
     assert session.game.rules.preset_name == "default"
     assert session.step().ok  # the family bot decides
     toggle = next(w for w in walk(page) if isinstance(w, widgets.ToggleButtons))
     toggle.value = "edition-2005"
     button.click()
-    assert session.seat_controllers == strategy.controllers(
-        strategy.shipped("edition-2005", "two-hour")
+    assert session.seat_controllers == best_play_results.controllers(
+        best_play_results.shipped("edition-2005", "two-hour")
     )
     assert session.game.rules.preset_name == "edition-2005"
 
@@ -458,7 +464,7 @@ def test_a_two_hour_game_is_about_40_rounds_as_its_assumptions_say():
     assert outcomes.rounds_in(7200) == outcomes.TWO_HOUR_ROUNDS == 40
     assert outcomes.rounds_in(7200, per_turn=60) == 25  # slower tables play fewer rounds
     assert "40 seconds" in outcomes.LENGTH_ASSUMPTIONS and "doubles" in outcomes.LENGTH_ASSUMPTIONS
-    assert [g.key for g in outcomes.GAME_LENGTHS] == list(strategy.SHIPPED_LENGTHS)
+    assert [g.key for g in outcomes.GAME_LENGTHS] == list(best_play_results.SHIPPED_LENGTHS)
     assert outcomes.time_is_up(40) == "two-hour game (about 40 rounds)"
     assert outcomes.time_is_up(300) == "time is up after 300 rounds"
 
@@ -535,13 +541,17 @@ def test_a_batch_panel_plays_the_game_length_chosen_and_charts_each_length():
 
 
 # -- the shipped runs at every length (issue 23) --------------------------------------------------
-SHIPPED = [(p, length) for p in strategy.SHIPPED_PRESETS for length in strategy.SHIPPED_LENGTHS]
+SHIPPED = [
+    (p, length)
+    for p in best_play_results.SHIPPED_PRESETS
+    for length in best_play_results.SHIPPED_LENGTHS
+]
 
 
 @pytest.mark.parametrize(("preset", "length"), SHIPPED)
 def test_every_shipped_run_says_its_length_and_names_no_scratch_path(preset, length):
-    assert length in strategy.shipped_lengths(preset), f"{preset}/{length} is not shipped"
-    run = strategy.shipped(preset, length)
+    assert length in best_play_results.shipped_lengths(preset), f"{preset}/{length} is not shipped"
+    run = best_play_results.shipped(preset, length)
     summary = run.summary
     assert summary["round_cap"] == outcomes.LENGTHS_BY_KEY[length].rounds
     assert summary["length"] == length
@@ -551,38 +561,40 @@ def test_every_shipped_run_says_its_length_and_names_no_scratch_path(preset, len
     from importlib import resources
 
     folder = resources.files("amteach.data").joinpath("best_play", preset, length)
-    for name in strategy.RESULT_FILES:
+    for name in best_play_results.RESULT_FILES:
         text = folder.joinpath(name).read_text(encoding="utf-8")
         for scratch in ("/tmp", "/work", "/home"):
             assert scratch not in text, (name, scratch)
     # the strategy's words never break its role's rules (edition-2005 Monopolists build 3)
     for role in ("competitor", "monopolist"):
         most = RuleSet.preset(preset).max_houses(0 if role == "competitor" else 1)
-        words = " ".join(run.strategies[role]["words"] + strategy.strategy_bullets(run, role))
+        words = " ".join(
+            run.strategies[role]["words"] + best_play_reading.strategy_bullets(run, role)
+        )
         for built in re.findall(r"up to (\d) houses", words):
             assert int(built) <= most, (role, words)
 
 
-@pytest.mark.parametrize("preset", strategy.SHIPPED_PRESETS)
+@pytest.mark.parametrize("preset", best_play_results.SHIPPED_PRESETS)
 def test_the_shipped_by_length_figures_replay_for_the_two_hour_game(preset):
     """summary.json's win rates by length: the two-hour row is played again from its seed
     and games, and every row holds its Wilson interval."""
-    run = strategy.shipped(preset, "two-hour")
+    run = best_play_results.shipped(preset, "two-hour")
     rows = pd.DataFrame(run.summary["by_length"])
     assert sorted(rows["rounds"].unique()) == sorted(outcomes.CHART_ROUNDS)
     for row in rows.itertuples():
         assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(row.wins, row.games))
     first = rows[rows["rounds"] == outcomes.TWO_HOUR_ROUNDS]
-    again = strategy.by_length(
+    again = best_play_search.by_length(
         run, (outcomes.TWO_HOUR_ROUNDS,), int(first["games"].iloc[0]), int(first["seed"].iloc[0])
     )
     assert [r["wins"] for r in again] == list(first["wins"])
     assert [r["capped"] for r in again] == list(first["capped"])
 
 
-@pytest.mark.parametrize("preset", strategy.SHIPPED_PRESETS)
+@pytest.mark.parametrize("preset", best_play_results.SHIPPED_PRESETS)
 def test_the_shipped_two_hour_run_measures_how_approximate_it_is(preset):
-    check = strategy.shipped(preset, "two-hour").summary["approximation"]
+    check = best_play_results.shipped(preset, "two-hour").summary["approximation"]
     for role in ("competitor", "monopolist"):
         row = check[role]
         assert row["gain"] == pytest.approx(row["best_response_rate"] - row["final_rate"])
@@ -644,7 +656,7 @@ def test_team_play_changes_who_wins_on_both_cores_alike():
 def test_the_best_play_tab_leads_with_a_sentence_and_hides_seat_codes_in_details():
     from amteach.ui import best_play
 
-    run = strategy.shipped("edition-2005", "two-hour")
+    run = best_play_results.shipped("edition-2005", "two-hour")
     sentence, condition = best_play.headline(run)
     rate = run.summary["equilibrium"]["monopolist"]["rate"]
     assert sentence == f"Monopolists win about {round(100 * rate)} of 100 two-hour games"
@@ -671,7 +683,7 @@ def test_best_against_best_names_the_bots_in_words_on_the_play_tab():
     from amteach.ui.best_play import play_best_against_best
 
     app = ClassroomApp(seed=1)
-    reply = play_best_against_best(app.session, strategy.shipped("default", "two-hour"))
+    reply = play_best_against_best(app.session, best_play_results.shipped("default", "two-hour"))
     assert reply.ok and "family:" not in reply.message
     texts = " ".join(w.value for w in walk(app.widget) if isinstance(w, widgets.HTML))
     assert "a family strategy" in texts
@@ -743,7 +755,7 @@ def test_the_second_search_and_team_play_figures_hold_their_intervals():
     """The default two-hour run was searched again from another seed: each role's gain from
     the other search's strategy is Newcombe's interval on the stored wins, and the largest
     gain the tab reports is the larger of the two checks."""
-    summary = strategy.shipped("default", "two-hour").summary
+    summary = best_play_results.shipped("default", "two-hour").summary
     second = summary["second_seed"]
     base = second["a_against_a"]
     for role, switched in (
@@ -757,11 +769,11 @@ def test_the_second_search_and_team_play_figures_hold_their_intervals():
         assert (row["gain"], row["ci_low"], row["ci_high"]) == pytest.approx(
             (change.difference, change.low, change.high)
         )
-        largest = strategy.largest_gains(summary)[role]["gain"]
+        largest = best_play_results.largest_gains(summary)[role]["gain"]
         assert largest == max(row["gain"], summary["approximation"][role]["gain"])
-    for preset in strategy.SHIPPED_PRESETS:
-        for length in strategy.shipped_lengths(preset):
-            team = strategy.shipped(preset, length).summary.get("team_play_gain")
+    for preset in best_play_results.SHIPPED_PRESETS:
+        for length in best_play_results.shipped_lengths(preset):
+            team = best_play_results.shipped(preset, length).summary.get("team_play_gain")
             if team:
                 assert team["gain"] == pytest.approx(team["with_team_play"] - team["without"])
                 assert team["ci_low"] <= team["gain"] <= team["ci_high"]

@@ -38,7 +38,15 @@ import pandas as pd
 import pytest
 import yaml
 
-from amteach.analysis import fairness, inequality, returns, stats, strategy, taxes
+from amteach.analysis import (
+    best_play_reading,
+    best_play_results,
+    fairness,
+    inequality,
+    returns,
+    stats,
+    taxes,
+)
 from amteach.analysis.landing import landing_table, reading_landing
 from amteach.analysis.returns import title_returns
 from amteach.engine.rules import RuleSet
@@ -182,8 +190,10 @@ CHECKS = {
 # -- the batches the claims are about --------------------------------------------------------------
 def best_play_seats(preset: str) -> list[str]:
     """The usual table with each role's strongest strategy of a shipped best-play run."""
-    run = strategy.shipped(preset)
-    return [f"{role}:family:{run.strategies[role]['text']}" for role in strategy.TABLE_ROLES]
+    run = best_play_results.shipped(preset)
+    return [
+        f"{role}:family:{run.strategies[role]['text']}" for role in best_play_results.TABLE_ROLES
+    ]
 
 
 def play_batch(name: str) -> Any:
@@ -787,20 +797,22 @@ def shipped_range(
     """A role's win rate under the strongest strategies found lies in the text's range, and
     the range is about as wide as its 95% interval."""
     low, high = range_in(text, bounds)
-    row = strategy.shipped(preset).summary["equilibrium"][role]
+    row = best_play_results.shipped(preset).summary["equilibrium"][role]
     assert low <= 100 * row["rate"] <= high, (100 * row["rate"], text)
     assert low - 2 <= 100 * row["ci_low"] and 100 * row["ci_high"] <= high + 2, (row, text)
 
 
 def shipped_even(batches: BatchStore, text: str, preset: str, expect: str) -> None:
     """The exact test of the Monopolists' equilibrium rate against half: more, less or even."""
-    found = strategy.shipped(preset).summary["equilibrium"]["even_test"]["direction"]
+    found = best_play_results.shipped(preset).summary["equilibrium"]["even_test"]["direction"]
     assert found == expect, (found, text)
 
 
 def shipped_change(batches: BatchStore, text: str, a: str, b: str, expect: str) -> None:
     """The Monopolists' equilibrium rate from preset a to preset b (Newcombe's interval)."""
-    moved = strategy.compare_presets(strategy.shipped(a), strategy.shipped(b))
+    moved = best_play_results.compare_presets(
+        best_play_results.shipped(a), best_play_results.shipped(b)
+    )
     found = "luck" if not moved.significant else "more" if moved.difference > 0 else "less"
     assert found == expect, (moved, text)
 
@@ -810,13 +822,13 @@ def shipped_cap(
 ) -> None:
     """The share of the equilibrium's games the round cap settled lies in the text's range."""
     low, high = range_in(text, bounds)
-    share = 100 * strategy.shipped(preset).summary["equilibrium"]["round_cap_share"]
+    share = 100 * best_play_results.shipped(preset).summary["equilibrium"]["round_cap_share"]
     assert low <= share <= high, (share, text)
 
 
 def shipped_says(batches: BatchStore, text: str, preset: str, says: str) -> None:
     """The reading of a shipped run (the Best play tab's first sentence) says `says`."""
-    reading = strategy.reading_best_play(strategy.shipped(preset))
+    reading = best_play_reading.reading_best_play(best_play_results.shipped(preset))
     assert says in reading, (says, reading)
 
 
@@ -824,7 +836,7 @@ def shipped_knob(
     batches: BatchStore, text: str, preset: str, role: str, knob: str, values: list[str]
 ) -> None:
     """A knob of a role's strongest strategy found is one of `values` (as written)."""
-    found = strategy.shipped(preset).best(role).as_dict()[knob]
+    found = best_play_results.shipped(preset).best(role).as_dict()[knob]
     assert found in [str(v) for v in values], (knob, found, text)
 
 
@@ -839,7 +851,7 @@ def shipped_top(
 ) -> None:
     """`knob` is (or, with expect false, is not) among the `top` knobs that matter most for a
     role, by the sensitivity of its win rate."""
-    table = strategy.importance(strategy.shipped(preset), role)
+    table = best_play_results.importance(best_play_results.shipped(preset), role)
     assert (knob in list(table["knob"].head(top))) == expect, (table.head(top + 2), text)
 
 
@@ -848,7 +860,7 @@ def shipped_probe(
 ) -> None:
     """Moving one knob of a role's strongest strategy alone to `value` costs the role most
     of its wins (its win rate falls below half of what it was)."""
-    frame = strategy.shipped(preset).sensitivity
+    frame = best_play_results.shipped(preset).sensitivity
     row = frame[(frame["role"] == role) & (frame["knob"] == knob) & (frame["value"] == value)]
     assert len(row) == 1, (knob, value)
     assert row["rate"].iloc[0] < row["found_rate"].iloc[0] / 2, (row, text)
@@ -858,7 +870,7 @@ def shipped_importance(
     batches: BatchStore, text: str, preset: str, role: str, bounds: list[float]
 ) -> None:
     """The most any one knob's move costs a role's win rate, in points, lies in `bounds`."""
-    drop = 100 * strategy.importance(strategy.shipped(preset), role)["drop"].max()
+    drop = 100 * best_play_results.importance(best_play_results.shipped(preset), role)["drop"].max()
     assert min(bounds) <= drop <= max(bounds), (drop, text)
 
 
@@ -867,7 +879,7 @@ def shipped_best_row(
 ) -> None:
     """In a Monopolist column of the matrix, the Competitor row where the Monopolists win
     least (the Competitors' best response among the rows)."""
-    cells = strategy.shipped(preset).matrix
+    cells = best_play_results.shipped(preset).matrix
     column = cells[cells["monopolist"] == monopolist]
     found = column.loc[column["monopolist_rate"].idxmin(), "competitor"]
     assert found == expect, (column[["competitor", "monopolist_rate"]], text)
@@ -878,7 +890,7 @@ def shipped_best_column(
 ) -> None:
     """In a Competitor row of the matrix, the Monopolist column where the Monopolists win
     most is one of `expect`, and the others of `expect` are within luck of it (Newcombe)."""
-    cells = strategy.shipped(preset).matrix
+    cells = best_play_results.shipped(preset).matrix
     row = cells[cells["competitor"] == competitor].set_index("monopolist")
     top = row["monopolist_rate"].idxmax()
     assert top in expect, (row["monopolist_rate"], text)
@@ -904,7 +916,7 @@ def shipped_cell(
     """A cell of the tournament matrix (or several rows of one column): the role's win rate
     lies in the text's range."""
     low, high = range_in(text, bounds)
-    cells = strategy.shipped(preset).matrix.set_index(["competitor", "monopolist"])
+    cells = best_play_results.shipped(preset).matrix.set_index(["competitor", "monopolist"])
     for row in [competitor] if isinstance(competitor, str) else competitor:
         rate = 100 * cells.loc[(row, monopolist), f"{role}_rate"]
         assert low <= rate <= high, (row, rate, text)
@@ -914,7 +926,7 @@ def shipped_last_gain(batches: BatchStore, text: str, preset: str, role: str) ->
     """The size of "approximate": the upper end of the 95% interval for a role's gain (in
     points of its own win rate) in that role's last search of the shipped run, as the text
     gives it ("up to 3.4 points")."""
-    phases = strategy.shipped(preset).phases
+    phases = best_play_results.shipped(preset).phases
     last = phases[phases["role"] == role].iloc[-1]
     (found,) = re.findall(r"up to (\d+(?:\.\d+)?) points", text)
     assert float(found) == pytest.approx(100 * last["ci_high"], abs=0.051), (last, text)
@@ -923,7 +935,7 @@ def shipped_last_gain(batches: BatchStore, text: str, preset: str, role: str) ->
 
 def shipped_converged(batches: BatchStore, text: str, preset: str, expect: bool) -> None:
     """Whether the shipped search stopped at an approximate equilibrium."""
-    assert strategy.shipped(preset).summary["converged"] == expect, text
+    assert best_play_results.shipped(preset).summary["converged"] == expect, text
 
 
 CLAIMS = {

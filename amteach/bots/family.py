@@ -3,7 +3,7 @@ buy, how to build, when to redeem and to raise money, the income-tax choice, the
 trades, and how to leave Prison or the Price War.
 
 One `FamilyParams` is one strategy (a point of the family). The best-play search
-(`amteach.analysis.strategy`) moves through the family looking for each role's strongest
+(`amteach.analysis.best_play_search`) moves through the family looking for each role's strongest
 strategy, so every knob is a whole number on a small grid: the search, the compiled core
 (`amteach/sim/kernel.py`, which plays the family too) and the frames all see the same
 integers, and a strategy written as text (`reserve=150/streets=above/...`) gives the same

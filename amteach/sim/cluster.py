@@ -1,10 +1,11 @@
 """Playing games on a dask.distributed cluster: a scheduler and workers in other processes,
 on this machine or others (docs/deploy.md, "Batches and best play on a cluster").
 
-`simulate(client=...)` maps a batch's chunks onto the cluster itself (runner.py). A best-play
-search plays many small matches in turn, so it takes the cluster as a concurrent.futures
-executor instead: `cluster_executor(address)` gives one, with the number of worker threads, and
-`amteach.analysis.strategy` submits its chunks to it exactly as it does to its process pool.
+A cluster is one more way for the batch pool (`amteach.sim.pool.Pool`) to play its jobs: its
+executor takes the place of the pool's own worker processes, and everything else (chunks,
+progress, Ctrl-C keeping what finished) is the same. `simulate(client=...)` plays a batch on
+a client's cluster (`dask_pool`); a best-play search takes the cluster as an executor
+(`cluster_executor(address)` gives one, with the number of worker threads).
 
 Results are the same as on one machine: every game's seed comes from the master seed and the
 game's index alone (`play.game_seed`), so how the games are split across workers changes
@@ -14,6 +15,7 @@ nothing. The workers must run the same amteach version as the caller (they impor
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -21,7 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.errors import InputError
-from .runner import dask_client
+from .pool import Pool
+
+DASK = "dask"
 
 
 class ClusterUnavailable(InputError):
@@ -37,10 +41,36 @@ class Cluster:
     address: str
 
 
+def dask_client(address: str) -> Any:
+    """A dask.distributed Client: "local" starts a LocalCluster with one process per core."""
+    from distributed import Client, LocalCluster
+
+    if address == "local":
+        cluster = LocalCluster(
+            n_workers=os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        return Client(cluster)
+    return Client(address)
+
+
 def worker_threads(client: Any) -> int:
     """Threads across the cluster's workers (at least 1)."""
     workers = client.scheduler_info().get("workers", {})
     return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+
+def dask_pool(client: Any, workers: int = 1) -> Pool:
+    """A pool that plays its jobs on the client's cluster, as many at once as the cluster has
+    worker threads (or `workers`, if more). `pure=False`: every call runs, even one with the
+    same arguments as another."""
+    try:
+        slots = worker_threads(client)
+    except Exception:  # pragma: no cover - an unreachable scheduler shows up when submitting
+        slots = 1
+    return Pool(max(workers, slots), client.get_executor(pure=False), backend=DASK)
 
 
 @contextmanager

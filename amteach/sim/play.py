@@ -334,13 +334,6 @@ def compiled_chunk(
     return tables
 
 
-def ignore_sigint() -> None:
-    """Worker initializer: Ctrl-C is the parent's to handle, so workers finish their chunk."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def game_rows(
     index: int, game: Game, decisions: int, rounds: dict[str, list[int]]
 ) -> dict[str, Any]:

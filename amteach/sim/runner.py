@@ -1,15 +1,12 @@
-"""Running a batch of bot games: in this process, on a process pool, or on Dask."""
+"""Running a batch of bot games: checking its seats and rules, then playing it on the batch
+pool (`amteach.sim.pool`: here, on worker processes, or on Dask) and gathering its frames."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
-import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
 from ..bots import FAMILY, STRATEGIES, TAX_BEHAVIOURS, FamilyParams
@@ -18,7 +15,9 @@ from ..engine.errors import InputError, RulesError
 from ..engine.rules import RuleSet
 from ..engine.setup import PlayerSetup, Setup, role_split_problem, validate_setup
 from . import core
-from .play import BatchConfig, SeatSpec, ignore_sigint, run_chunk
+from .cluster import dask_pool
+from .play import BatchConfig, SeatSpec, run_chunk
+from .pool import Pool, Progress, chunks, shared_pool
 from .results import SimulationResult, build_frames
 
 DEFAULT_SEATS = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
@@ -100,11 +99,6 @@ def batch_rules(
     return with_round_cap(ruleset.replace(**overrides) if overrides else ruleset, round_cap)
 
 
-def _chunks(games: int, workers: int) -> list[tuple[int, int]]:
-    size = max(1, min(100, games // (workers * 8) or 1))
-    return [(start, min(start + size, games)) for start in range(0, games, size)]
-
-
 def simulate(
     games: int = 1000,
     seats: str | Iterable[Any] | None = None,
@@ -119,16 +113,21 @@ def simulate(
     on_chunk: Callable[[int, int], None] | None = None,
     allow_one_role: bool = False,
     check_invariants: bool = False,
+    pool: Pool | None = None,
     **rule_overrides: Any,
 ) -> SimulationResult:
     """Play `games` bot games and return their tidy frames.
 
     Game i's seed derives from `seed` and i alone, so the frames are identical whatever
     `workers` or backend. `workers` defaults to one process per core; 1 runs here. `client`
-    (a dask.distributed Client) runs the batch on Dask instead. Ctrl-C stops cleanly: the
-    games finished so far are returned (`result.interrupted` is then true). `on_chunk(done,
-    total)` is called after each finished chunk. `progress`: True for a bar (an ipywidgets
-    bar in notebooks), "text" for a terminal bar on stderr, False for none.
+    (a dask.distributed Client) runs the batch on Dask instead, and `pool` (an open
+    `amteach.sim.pool.Pool`) on that pool, whatever `workers` says; otherwise the batch plays
+    on the process's shared pool of `workers` (`amteach.sim.pool.shared_pool`), whose workers
+    stay up a minute for the next batch. Ctrl-C stops cleanly: the games finished so far are returned
+    (`result.interrupted` is then true). `on_chunk(done, total)` is called after each
+    finished chunk (raising KeyboardInterrupt there stops the batch like Ctrl-C). `progress`:
+    True for a bar (an ipywidgets bar in notebooks), "text" for a terminal bar on stderr,
+    False for none.
 
     `allow_one_role=True` accepts a table where every seat has the same role, which decision
     13 forbids: it is for the counterfactual analysis (`amteach.analysis.fairness.
@@ -173,37 +172,39 @@ def simulate(
         bool(allow_one_role),
         bool(check_invariants),
     )
-    if client is None:  # Dask workers are other machines: their core is their own
-        warn_if_slow(games, workers)
-    chunks = _chunks(games, workers if client is None else max(workers, _dask_workers(client)))
-    backend = "dask" if client is not None else ("process-pool" if workers > 1 else "in-process")
-    bar = progress_bar(progress, games)
+    if pool is not None:
+        return play_batch(pool, config, games, specs, progress, on_chunk)
+    if client is not None:  # Dask workers are other machines: their core is their own
+        with dask_pool(client, workers) as on_dask:
+            return play_batch(on_dask, config, games, specs, progress, on_chunk)
+    warn_if_slow(games, workers)
+    with shared_pool(workers) as shared:
+        return play_batch(shared, config, games, specs, progress, on_chunk)
+
+
+def play_batch(
+    pool: Pool,
+    config: BatchConfig,
+    games: int,
+    specs: tuple[SeatSpec, ...],
+    progress: bool | str = False,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> SimulationResult:
+    """Play games 0..games-1 of a checked batch on `pool` and gather their frames (see
+    `simulate`)."""
+    parts = chunks(games, pool.workers)
     done: dict[int, Any] = {}
-    interrupted = False
     started = time.perf_counter()
+    with Progress(progress, games, on_advance=on_chunk) as shown:
 
-    def finished(start: int, stop: int, result: Any) -> None:
-        done[start] = result
-        if bar is not None:
-            bar.update(stop - start)
-        if on_chunk is not None:
-            on_chunk(sum(b - a for a, b in chunks if a in done), games)
+        def finished(index: int, tables: Any) -> None:
+            done[index] = tables  # kept before the progress callback may stop the batch
+            start, stop = parts[index]
+            shown.advance(stop - start)
 
-    try:
-        if client is not None:
-            interrupted = _run_dask(client, chunks, config, finished)
-        elif workers == 1:
-            for start, stop in chunks:
-                finished(start, stop, run_chunk(start, stop, config))
-        else:
-            interrupted = _run_pool(workers, chunks, config, finished)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if bar is not None:
-            bar.close()
+        interrupted = pool.run(run_chunk, [(a, b, config) for a, b in parts], finished)
     elapsed = time.perf_counter() - started
-    ordered = [done.pop(start) for start, _ in chunks if start in done]
+    ordered = [done.pop(index) for index in range(len(parts)) if index in done]
     violations = sum(
         int(chunk.pop("checks")["violations"].sum()) for chunk in ordered if "checks" in chunk
     )
@@ -213,16 +214,16 @@ def simulate(
         "requested": games,
         "completed": len(frames["games"]),
         "interrupted": interrupted,
-        "seed": int(seed),
+        "seed": config.seed,
         "seats": [vars(s) for s in specs],
-        "rules": ruleset.to_dict(),
-        "game": game,
-        "workers": workers,
-        "backend": backend,
+        "rules": config.rules,
+        "game": config.game_type,
+        "workers": pool.workers,
+        "backend": pool.backend,
         "core": core.core_name(),
         "elapsed": elapsed,
     }
-    if check_invariants:
+    if config.check_invariants:
         meta["invariant_violations"] = violations
     return SimulationResult(meta=meta, **frames)
 
@@ -251,101 +252,3 @@ def warn_if_slow(games: int, workers: int) -> None:
         PurePythonWarning,
         stacklevel=3,
     )
-
-
-def _run_pool(
-    workers: int, chunks: list[tuple[int, int]], config: BatchConfig, finished: Callable[..., None]
-) -> bool:
-    # fork where the platform has it: workers start at once and never re-run the caller's
-    # script (a notebook or a script without a main guard works as it is)
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    stop = threading.Event()
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        # Ctrl-C only sets a flag: a KeyboardInterrupt raised inside the pool's own locking
-        # could leave it unable to shut down
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
-    try:
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=ignore_sigint
-        ) as pool:
-            pending = {pool.submit(run_chunk, a, b, config): (a, b) for a, b in chunks}
-            try:
-                while pending and not stop.is_set():
-                    ready, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                    for future in ready:
-                        a, b = pending.pop(future)
-                        finished(a, b, future.result())
-            except KeyboardInterrupt:  # raised by an on_chunk callback that asks to stop
-                stop.set()
-            if stop.is_set():
-                # stop cleanly: drop what has not started, keep what finishes while we wait
-                for future in pending:
-                    future.cancel()
-                pool.shutdown(wait=True, cancel_futures=True)
-                for future, (a, b) in pending.items():
-                    if future.done() and not future.cancelled() and future.exception() is None:
-                        finished(a, b, future.result())
-                return True
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-    return False
-
-
-def _dask_workers(client: Any) -> int:
-    try:
-        return max(1, len(client.scheduler_info().get("workers", {})))
-    except Exception:  # pragma: no cover - an unreachable scheduler shows up when mapping
-        return 1
-
-
-def _run_dask(
-    client: Any, chunks: list[tuple[int, int]], config: BatchConfig, finished: Callable[..., None]
-) -> bool:
-    from distributed import as_completed
-
-    futures = client.map(
-        run_chunk,
-        [a for a, _ in chunks],
-        [b for _, b in chunks],
-        [config] * len(chunks),
-        pure=False,
-    )
-    bounds = {future.key: chunk for future, chunk in zip(futures, chunks, strict=True)}
-    try:
-        for future in as_completed(futures):
-            a, b = bounds[future.key]
-            finished(a, b, future.result())
-    except KeyboardInterrupt:
-        client.cancel(futures)
-        return True
-    return False
-
-
-def dask_client(address: str) -> Any:
-    """A dask.distributed Client: "local" starts a LocalCluster with one process per core."""
-    from distributed import Client, LocalCluster
-
-    if address == "local":
-        cluster = LocalCluster(
-            n_workers=os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
-        return Client(cluster)
-    return Client(address)
-
-
-def progress_bar(progress: bool | str, total: int) -> Any:
-    """A tqdm bar over `total` games: True for one that suits a notebook, "text" for a
-    terminal's, False for none (None)."""
-    if not progress:
-        return None
-    if progress == "text":
-        from tqdm import tqdm
-    else:
-        from tqdm.auto import tqdm
-    return tqdm(total=total, unit="game", desc="Simulating", leave=False)

@@ -20,8 +20,9 @@ from ..engine.errors import InputError, RulesError, quoted
 from ..engine.game import GAME_TYPES
 from ..engine.rules import RuleSet, preset_names
 from .play import BatchConfig, SeatSpec, play_game
+from .pool import Progress, shared_pool
 from .results import SimulationResult
-from .runner import DEFAULT_ROUND_CAP, parse_seats, progress_bar, simulate, with_round_cap
+from .runner import DEFAULT_ROUND_CAP, parse_seats, simulate, warn_if_slow, with_round_cap
 
 LONG_SWEEP_SECONDS = 20.0
 # games played on one worker to time a sweep before it starts
@@ -204,7 +205,8 @@ def free_cores() -> int:
 def estimate_seconds(plan: SweepPlan, calibration_games: int) -> float:
     per_game = calibrate(plan, calibration_games)
     parallel = max(1, min(plan.workers, free_cores()))
-    # a process pool takes a moment to start for each value
+    # every value's rules take the workers a moment to learn (their landing odds), which
+    # calibrate() did here, in another process
     start_up = 0.2 * len(plan.rulesets) if plan.workers > 1 else 0.0
     return per_game * plan.total_games / parallel + start_up
 
@@ -257,44 +259,43 @@ def run_plan(
 ) -> pd.DataFrame:
     if on_estimate is not None:
         on_estimate(estimate_seconds(plan, calibration_games), plan.total_games)
-    bar = progress_bar(progress, plan.total_games)
+    warn_if_slow(plan.total_games, plan.workers)
     frames: list[pd.DataFrame] = []
     interrupted = False
-    try:
-        for i, (value, ruleset) in enumerate(zip(plan.values, plan.rulesets, strict=True)):
-            played = i * plan.games
+    with (
+        Progress(progress, plan.total_games, on_advance=on_progress) as shown,
+        shared_pool(plan.workers) as pool,
+    ):
+        try:
+            for i, (value, ruleset) in enumerate(zip(plan.values, plan.rulesets, strict=True)):
+                played = i * plan.games
 
-            def advance(done: int, _total: int, played: int = played) -> None:
-                if bar is not None:
-                    bar.update(played + done - bar.n)
-                if on_progress is not None:  # may raise KeyboardInterrupt to stop (Cancel)
-                    on_progress(played + done, plan.total_games)
+                def advance(done: int, _total: int, played: int = played) -> None:
+                    # on_progress may raise KeyboardInterrupt to stop (Cancel)
+                    shown.to(played + done)
 
-            result = simulate(
-                games=plan.games,
-                seats=plan.seats,
-                rules=ruleset,
-                seed=plan.seed,
-                workers=plan.workers,
-                round_cap=None,  # already in the rule set
-                game=plan.game,
-                progress=False,
-                record_rounds=False,
-                on_chunk=advance,
-            )
-            if result.completed:
-                rows = _value_rows(plan.parameter, value, result)
-                frames.append(rows)
-                if on_value is not None:
-                    on_value(value, rows)
-            if result.interrupted:
-                interrupted = True
-                break
-    except KeyboardInterrupt:  # between two values' batches
-        interrupted = True
-    finally:
-        if bar is not None:
-            bar.close()
+                result = simulate(
+                    games=plan.games,
+                    seats=plan.seats,
+                    rules=ruleset,
+                    seed=plan.seed,
+                    round_cap=None,  # already in the rule set
+                    game=plan.game,
+                    progress=False,
+                    record_rounds=False,
+                    on_chunk=advance,
+                    pool=pool,
+                )
+                if result.completed:
+                    rows = _value_rows(plan.parameter, value, result)
+                    frames.append(rows)
+                    if on_value is not None:
+                        on_value(value, rows)
+                if result.interrupted:
+                    interrupted = True
+                    break
+        except KeyboardInterrupt:  # between two values' batches
+            interrupted = True
     frame = (
         pd.concat(frames, ignore_index=True)
         if frames

@@ -1,6 +1,6 @@
 """The dashboard's Best play tab: who wins when each role plays the strongest strategy a search
-found (`amteach.analysis.strategy`), from the runs shipped with amteach, at a game length a
-teacher picks. Read from the back row: one sentence and its number in large type, the
+found (`amteach.analysis.best_play_search`), from the runs shipped with amteach
+(`amteach.analysis.best_play_results`), at a game length a teacher picks. Read from the back row: one sentence and its number in large type, the
 win rates by game length, each side's strategy as a few bullets side by side, and a button
 that sets up a game of best against best on the Play tab. The tournament matrix and what
 matters most follow; seat codes, p-values and provenance wait in a details panel."""
@@ -13,8 +13,7 @@ from typing import Any
 import ipywidgets as widgets
 import pandas as pd
 
-from ..analysis import outcomes, stats
-from ..analysis import strategy as best
+from ..analysis import best_play_reading, best_play_results, outcomes, stats
 from ..engine.board import ROLES
 from ..render import html_join, html_text
 from ..session import TABLE_PLAYERS, Reply, Session
@@ -34,7 +33,7 @@ SIDE_STYLE = (
 DETAILS_STYLE = "font-size:16px;line-height:1.45;max-width:70em;white-space:normal"
 
 
-def headline(result: best.BestPlayResult) -> tuple[str, str]:
+def headline(result: best_play_results.BestPlayResult) -> tuple[str, str]:
     """The sentence a teacher reads aloud (its number in it as "95 of 100") and the condition
     under it: the rules, the length, the interval, and what "best" means."""
     summary = result.summary
@@ -59,7 +58,7 @@ def headline(result: best.BestPlayResult) -> tuple[str, str]:
             " The search ran out of time before both sides stopped improving, so these are "
             "the strongest strategies it found, not yet best play."
         )
-    gains = best.largest_gains(summary)
+    gains = best_play_results.largest_gains(summary)
     if gains:
         parts = [
             f"the {ROLE_PLURALS[ROLES.index(role)]} "
@@ -86,7 +85,7 @@ def _signed(x: float) -> str:
     return f"{100 * x:+.1f}"
 
 
-def headline_html(result: best.BestPlayResult) -> str:
+def headline_html(result: best_play_results.BestPlayResult) -> str:
     """The headline in large type, its number larger still, and its condition under it."""
     sentence, condition = headline(result)
     number_at = sentence.find("about ")
@@ -111,7 +110,7 @@ def headline_html(result: best.BestPlayResult) -> str:
     )
 
 
-def sides_html(result: best.BestPlayResult) -> str:
+def sides_html(result: best_play_results.BestPlayResult) -> str:
     """Each side's strategy as a few bullets (what matters most first), side by side, in its
     colour and shape; the boxes wrap under each other on a narrow screen."""
     blocks = []
@@ -123,13 +122,16 @@ def sides_html(result: best.BestPlayResult) -> str:
                 SIDE_STYLE.format(ROLE_COLOURS[index]),
                 ROLE_SHAPES[index],
                 ROLE_PLURALS[index],
-                html_join(html_text("<li>{}</li>", b) for b in best.strategy_bullets(result, role)),
+                html_join(
+                    html_text("<li>{}</li>", b)
+                    for b in best_play_reading.strategy_bullets(result, role)
+                ),
             )
         )
     return html_text("<div class='am-sides' style='{}'>{}</div>", SIDES_STYLE, html_join(blocks))
 
 
-def details_html(result: best.BestPlayResult) -> str:
+def details_html(result: best_play_results.BestPlayResult) -> str:
     """What a curious student or a colleague asks next, in a details panel: the reading with
     its test, the presets compared, each strategy in full and as a seat, the size of
     "approximate", and where the numbers come from."""
@@ -143,7 +145,9 @@ def details_html(result: best.BestPlayResult) -> str:
             role,
             result.strategies[role]["text"],
         )
-        for role, (plural, sentences) in zip(ROLES, best.strategies_words(result), strict=True)
+        for role, (plural, sentences) in zip(
+            ROLES, best_play_reading.strategies_words(result), strict=True
+        )
     )
     approximation = ""
     check = s.get("approximation")
@@ -207,7 +211,7 @@ def details_html(result: best.BestPlayResult) -> str:
         "Details: the test, each strategy in full, seat codes and where the numbers come "
         "from</summary><p>{}</p><p>{}</p>{}{}{}<p>{}</p></details>",
         DETAILS_STYLE,
-        best.reading_best_play(result),
+        best_play_reading.reading_best_play(result),
         presets_sentence(s.get("length", "round-200")),
         full,
         approximation,
@@ -216,7 +220,7 @@ def details_html(result: best.BestPlayResult) -> str:
     )
 
 
-def provenance_html(result: best.BestPlayResult) -> str:
+def provenance_html(result: best_play_results.BestPlayResult) -> str:
     """Where the numbers come from: the command, seed, version, date and core of the run."""
     s = result.summary
     return html_text(
@@ -238,15 +242,18 @@ def provenance_html(result: best.BestPlayResult) -> str:
 def presets_sentence(length: str = "round-200") -> str:
     """The Monopolists' equilibrium win rate under default and under edition-2005, compared
     with Newcombe's interval for the difference (two separate batches of fresh games)."""
-    a, b = best.shipped("default", length), best.shipped("edition-2005", length)
-    change = best.compare_presets(a, b)
+    a, b = (
+        best_play_results.shipped("default", length),
+        best_play_results.shipped("edition-2005", length),
+    )
+    change = best_play_results.compare_presets(a, b)
     return (
         "From the default rules to edition-2005, under the strongest strategies found for each: "
         + stats.difference_sentence("the Monopolists' win rate", change)
     )
 
 
-def length_chart(result: best.BestPlayResult) -> tuple[Any, str] | None:
+def length_chart(result: best_play_results.BestPlayResult) -> tuple[Any, str] | None:
     """The run's strategies played at every game length (summary.json's `by_length`), with
     the sentence that reads it; None for a run without them."""
     rows = result.summary.get("by_length")
@@ -261,8 +268,8 @@ def length_chart(result: best.BestPlayResult) -> tuple[Any, str] | None:
     # searched at that length (the other shipped runs of the preset)
     preset = result.summary["preset"]
     own = []
-    for key in best.shipped_lengths(preset):
-        run = best.shipped(preset, key)
+    for key in best_play_results.shipped_lengths(preset):
+        run = best_play_results.shipped(preset, key)
         rounds = int(run.summary["round_cap"])
         if rounds in set(frame["rounds"]) and run.summary.get("equilibrium"):
             own.append((rounds, run.summary["equilibrium"][ROLES[1]]))
@@ -297,7 +304,7 @@ def length_chart(result: best.BestPlayResult) -> tuple[Any, str] | None:
     return figure, reading
 
 
-def importance_figure(result: best.BestPlayResult) -> Any:
+def importance_figure(result: best_play_results.BestPlayResult) -> Any:
     """How much each role's win rate falls when one knob of its best strategy moves alone:
     the five knobs that matter most for each role, as bars in the role's colour and pattern."""
     import plotly.graph_objects as go
@@ -310,11 +317,11 @@ def importance_figure(result: best.BestPlayResult) -> Any:
         vertical_spacing=0.16,
     )
     for index, role in enumerate(ROLES):
-        table = best.importance(result, role).head(5).iloc[::-1]
+        table = best_play_results.importance(result, role).head(5).iloc[::-1]
         figure.add_trace(
             go.Bar(
                 x=100 * table["drop"],
-                y=[best.KNOB_WORDS[k] for k in table["knob"]],
+                y=[best_play_reading.KNOB_WORDS[k] for k in table["knob"]],
                 orientation="h",
                 marker={
                     "color": ROLE_COLOURS[index],
@@ -343,7 +350,7 @@ def importance_figure(result: best.BestPlayResult) -> Any:
     return figure
 
 
-def play_best_against_best(session: Session, result: best.BestPlayResult) -> Reply:
+def play_best_against_best(session: Session, result: best_play_results.BestPlayResult) -> Reply:
     """A new game on the Play tab, under the run's rules, with every seat played by its role's
     strongest strategy found (through the session's public API)."""
     preset = result.summary["preset"]
@@ -352,7 +359,7 @@ def play_best_against_best(session: Session, result: best.BestPlayResult) -> Rep
         if not reply.ok:
             return reply
         for seat, role in enumerate(session.game.roles):
-            session.set_controller(seat, best.family_name(result.best(ROLES[role])))
+            session.set_controller(seat, best_play_results.family_name(result.best(ROLES[role])))
     return Reply(
         True,
         f"Best against best is set up on the Play tab ({preset} rules): the Competitors play "
@@ -371,7 +378,10 @@ def best_play_page(session: Session, show_play: Callable[[], None] | None = None
         description="Rules",
         style={"button_width": "auto"},
     )
-    lengths = [(outcomes.LENGTHS_BY_KEY[key].label, key) for key in best.shipped_lengths("default")]
+    lengths = [
+        (outcomes.LENGTHS_BY_KEY[key].label, key)
+        for key in best_play_results.shipped_lengths("default")
+    ]
     length = w.ToggleButtons(
         options=lengths,
         value=HEADLINE_LENGTH if HEADLINE_LENGTH in dict(map(reversed, lengths)) else lengths[0][1],
@@ -393,9 +403,13 @@ def best_play_page(session: Session, show_play: Callable[[], None] | None = None
         layout=w.Layout(width="260px"),
     )
 
-    def chosen() -> best.BestPlayResult:
-        key = length.value if length.value in best.shipped_lengths(preset.value) else "round-200"
-        return best.shipped(preset.value, key)
+    def chosen() -> best_play_results.BestPlayResult:
+        key = (
+            length.value
+            if length.value in best_play_results.shipped_lengths(preset.value)
+            else "round-200"
+        )
+        return best_play_results.shipped(preset.value, key)
 
     def show(_: Any = None) -> None:
         result = chosen()
@@ -406,7 +420,10 @@ def best_play_page(session: Session, show_play: Callable[[], None] | None = None
         length_box.children = chart_widgets([by_length]) if by_length is not None else []
         charts.children = chart_widgets(
             [
-                (best.matrix_figure(result.matrix), best.reading_matrix(result)),
+                (
+                    best_play_reading.matrix_figure(result.matrix),
+                    best_play_reading.reading_matrix(result),
+                ),
                 (importance_figure(result), importance_reading(result)),
             ]
         )
@@ -438,17 +455,17 @@ def best_play_page(session: Session, show_play: Callable[[], None] | None = None
     return page
 
 
-def importance_reading(result: best.BestPlayResult) -> str:
+def importance_reading(result: best_play_results.BestPlayResult) -> str:
     """A sentence under the importance chart: the knob that matters most for each role."""
     parts = []
     for role in ROLES:
-        table = best.importance(result, role)
+        table = best_play_results.importance(result, role)
         if table.empty:
             continue
         top = table.iloc[0]
         parts.append(
             f"for the {ROLE_PLURALS[ROLES.index(role)]}, "
-            f"{best.KNOB_WORDS[top['knob']]} (moving it alone costs up to "
+            f"{best_play_reading.KNOB_WORDS[top['knob']]} (moving it alone costs up to "
             f"{100 * top['drop']:.1f} points of their win rate on the same games)"
         )
     if not parts:

@@ -1,5 +1,5 @@
-"""Best play: each role's strongest strategy in the family (`amteach.bots.family`), found by
-search, and who wins when both roles play theirs.
+"""Best play, the search: each role's strongest strategy in the family (`amteach.bots.family`),
+found by search, and who wins when both roles play theirs.
 
 The table is the usual one: two Competitors and two Monopolists, the roles taking turns, each
 role's two seats playing the same strategy. A role's *best response* to the other role's
@@ -24,55 +24,57 @@ How the search works (docs/analysis.md, "Best play"):
 
 Everything is deterministic given the seed and the number of generations; a time budget can
 stop the search sooner on a slower machine.
+
+The run it returns (and the runs shipped with amteach) is kept by
+`amteach.analysis.best_play_results`, and read for students by
+`amteach.analysis.best_play_reading`. The matches play on the batch pool (`amteach.sim.pool`).
 """
 
 from __future__ import annotations
 
-import json
-import multiprocessing
 import os
 import time
 import warnings
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from concurrent.futures import Executor
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import resources
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..bots import FAMILY, KNOBS, FamilyParams
+from ..bots import KNOBS, FamilyParams
 from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..engine.rules import RuleSet, preset_names
 from ..sim import core
-from ..sim.play import BatchConfig, ignore_sigint, run_chunk
+from ..sim.play import BatchConfig, run_chunk
+from ..sim.pool import Pool, Progress, chunks, shared_pool
 from ..sim.results import wilson_interval
 from ..sim.runner import DEFAULT_ROUND_CAP, parse_seats
-from ..style import ROLE_COLOURS, ROLE_PLURALS
+from ..style import ROLE_PLURALS
 from . import stats
-from .outcomes import GAME_LENGTHS, length_rows, time_is_up
+from .best_play_reading import reading_best_play, strategy_record
+from .best_play_results import (
+    BEST,
+    COMPETITOR,
+    MONOPOLIST,
+    NAMED,
+    START,
+    BestPlayResult,
+    Tally,
+    equilibrium_figures,
+    family_name,
+    matrix_cell,
+    tally,
+)
+from .outcomes import length_rows, time_is_up
 
-if TYPE_CHECKING:
-    import plotly.graph_objects as go
-
-COMPETITOR, MONOPOLIST = ROLES
-TABLE_ROLES = (COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST)
-NAMED = ("cautious", "builder", "investor", "random")
-START, BEST = "family start", "best found"
-FILES = ("summary.json", "strategies.json", "history.csv", "phases.csv", "matrix.csv")
-SENSITIVITY_FILE = "sensitivity.csv"
-RESULT_FILES = (*FILES, SENSITIVITY_FILE)
 MIN_GAMES = 20
-SHIPPED_PRESETS = ("default", "edition-2005")
-SHIPPED_LENGTHS = tuple(length.key for length in GAME_LENGTHS)
 TEAM_KNOBS = ("team",)  # searched only with team play on (SearchSettings.team_play)
 
 
-# -- seeds ------------------------------------------------------------------------------------
 def masters(seed: int) -> dict[str, int]:
     """The master seeds of the four sets of games, all from `seed`: the search's games, the
     check games, and the fresh games of the final figures and of the matrix."""
@@ -81,7 +83,6 @@ def masters(seed: int) -> dict[str, int]:
     return {name: int(s >> 1) for name, s in zip(names, state, strict=True)}
 
 
-# -- playing matches fast ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Match:
     """`games` games of one Competitor strategy against one Monopolist strategy (each a bot
@@ -99,72 +100,32 @@ class Match:
         return BatchConfig(seats, rules, self.master, record_rounds=False)
 
 
-@dataclass(frozen=True)
-class Tally:
-    """What a match came to: wins by role, games, and games the round cap settled."""
-
-    competitor_wins: int
-    monopolist_wins: int
-    games: int
-    capped: int
-
-    def wins(self, role: str) -> int:
-        return self.competitor_wins if role == COMPETITOR else self.monopolist_wins
-
-    def rate(self, role: str) -> float:
-        return self.wins(role) / self.games if self.games else float("nan")
-
-    def __add__(self, other: Tally) -> Tally:
-        return Tally(
-            self.competitor_wins + other.competitor_wins,
-            self.monopolist_wins + other.monopolist_wins,
-            self.games + other.games,
-            self.capped + other.capped,
-        )
-
-
-def tally(tables: dict[str, dict[str, np.ndarray]]) -> Tally:
-    """A chunk's games table as a Tally (seats alternate Competitor, Monopolist)."""
-    winner = tables["games"]["winner"]
-    won = winner[winner >= 0]
-    return Tally(
-        competitor_wins=int((won % 2 == 0).sum()),
-        monopolist_wins=int((won % 2 == 1).sum()),
-        games=len(winner),
-        capped=int((tables["games"]["end_reason"] == 3).sum()),  # END_REASONS: round_cap
-    )
-
-
 class MatchRunner:
-    """Plays matches on a pool of worker processes kept for the whole search (or here, with
-    one worker), and times them, so the search knows what its budget still buys. `executor`
-    (for example a Dask cluster's, `amteach.sim.cluster`) plays them instead of a pool of
-    our own; its owner shuts it down."""
+    """Plays matches on the batch pool (`amteach.sim.pool`) for the whole search: the
+    process's shared worker processes, or here with one worker, or `executor` (for example a
+    Dask cluster's, `amteach.sim.cluster`, whose owner shuts it down). It times the matches, so
+    the search knows what its budget still buys."""
 
     def __init__(self, rules: RuleSet, workers: int, executor: Executor | None = None) -> None:
         self.rules = rules.to_dict()
         self.workers = workers
         self.executor = executor
-        self.pool: Executor | None = None
+        self.pool: Pool | None = None
         self.games_played = 0
         self.seconds = 0.0
 
     def __enter__(self) -> MatchRunner:
-        if self.executor is not None:
-            self.pool = self.executor
-        elif self.workers > 1:
-            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            self.pool = ProcessPoolExecutor(
-                max_workers=self.workers,
-                mp_context=multiprocessing.get_context(method),
-                initializer=ignore_sigint,
-            )
+        if self.executor is None:
+            pool = shared_pool(self.workers)
+        else:
+            pool = Pool(self.workers, self.executor)
+        self.pool = pool.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.pool is not None and self.pool is not self.executor:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-        self.pool = None
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
 
     @property
     def seconds_per_game(self) -> float:
@@ -176,40 +137,30 @@ class MatchRunner:
         return 1.0 / (per_worker * self.workers)
 
     def play(self, matches: list[Match]) -> list[Tally]:
-        """Play every match; each one's tally, in order. Ctrl-C cancels what has not started."""
+        """Play every match; each one's tally, in order. Ctrl-C drops what has not started and
+        raises KeyboardInterrupt."""
         started = time.perf_counter()
-        parts = max(1, self.workers)
-        jobs: list[tuple[int, int, int, BatchConfig]] = []
+        jobs: list[tuple[int, int, BatchConfig]] = []
+        owners: list[int] = []
         for m, match in enumerate(matches):
             config = match.config(self.rules)
-            size = -(-match.games // parts)
-            for start in range(0, match.games, size):
-                jobs.append((m, start, min(start + size, match.games), config))
+            # one chunk a worker: a match is small, and the search waits for all of it
+            for start, stop in chunks(match.games, self.workers, per_worker=1, most=None):
+                jobs.append((start, stop, config))
+                owners.append(m)
         results = [Tally(0, 0, 0, 0) for _ in matches]
-        if self.pool is None:
-            for m, start, stop, config in jobs:
-                results[m] = results[m] + tally(run_chunk(start, stop, config))
-        else:
-            pending = {
-                self.pool.submit(run_chunk, start, stop, config): m
-                for m, start, stop, config in jobs
-            }
-            try:
-                while pending:
-                    done, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        m = pending.pop(future)
-                        results[m] = results[m] + tally(future.result())
-            except KeyboardInterrupt:
-                for future in pending:
-                    future.cancel()
-                raise
+
+        def add(index: int, tables: dict[str, dict[str, np.ndarray]]) -> None:
+            results[owners[index]] += tally(tables)
+
+        pool = self.pool or Pool(1)  # outside a `with` block: here
+        if pool.run(run_chunk, jobs, add):
+            raise KeyboardInterrupt
         self.seconds += time.perf_counter() - started
         self.games_played += sum(m.games for m in matches)
         return results
 
 
-# -- the settings and the result ----------------------------------------------------------------
 @dataclass(frozen=True)
 class SearchSettings:
     """What a best-play search does. `budget_minutes` bounds the whole run (search, check,
@@ -271,126 +222,11 @@ class SearchSettings:
         return RuleSet.preset(self.preset, round_cap=self.round_cap)
 
 
-@dataclass
-class BestPlayResult:
-    """A best-play run: the strategies found, the search's history, each alternation's check,
-    the tournament matrix, the sensitivity of each role's win rate to each knob, and a summary
-    (the equilibrium's win rates on fresh seeds and the run's provenance)."""
-
-    summary: dict[str, Any]
-    strategies: dict[str, Any]
-    history: pd.DataFrame
-    phases: pd.DataFrame
-    matrix: pd.DataFrame
-    sensitivity: pd.DataFrame = field(default_factory=pd.DataFrame)
-
-    def best(self, role: str) -> FamilyParams:
-        """The strongest strategy found for `role` ("competitor" or "monopolist")."""
-        return FamilyParams.parse(self.strategies[role]["text"])
-
-    @property
-    def interrupted(self) -> bool:
-        return bool(self.summary.get("interrupted", False))
-
-    # -- files ---------------------------------------------------------------------------------
-    def save(self, directory: str | os.PathLike[str], force: bool = False) -> Path:
-        """Write the tidy files (CSV and JSON) into `directory`; results already there are
-        kept unless `force`."""
-        target = Path(directory)
-        if target.exists() and not target.is_dir():
-            raise InputError("exists and is not a folder", str(target))
-        names = (*FILES, SENSITIVITY_FILE)
-        existing = (
-            sorted(p.name for p in target.glob("*") if p.name in names) if target.exists() else []
-        )
-        if existing and not force:
-            raise InputError(
-                f"already holds best-play results ({', '.join(existing)}); use --force "
-                "(force=True) to replace them",
-                str(target),
-            )
-        target.mkdir(parents=True, exist_ok=True)
-        for name in existing:
-            (target / name).unlink()
-        (target / "summary.json").write_text(json.dumps(self.summary, indent=1), encoding="utf-8")
-        (target / "strategies.json").write_text(
-            json.dumps(self.strategies, indent=1), encoding="utf-8"
-        )
-        self.history.to_csv(target / "history.csv", index=False)
-        self.phases.to_csv(target / "phases.csv", index=False)
-        self.matrix.to_csv(target / "matrix.csv", index=False)
-        if not self.sensitivity.empty:
-            self.sensitivity.to_csv(target / SENSITIVITY_FILE, index=False)
-        return target
-
-    @classmethod
-    def load(cls, source: str | os.PathLike[str] | Any) -> BestPlayResult:
-        """Read a run saved by `save` (a folder, or a package resource folder)."""
-        folder = source if hasattr(source, "joinpath") else Path(source)
-        missing = [n for n in FILES if not folder.joinpath(n).is_file()]
-        if missing:
-            raise InputError(f"holds no best-play run ({missing[0]} is missing)", str(source))
-        try:
-            summary = json.loads(folder.joinpath("summary.json").read_text(encoding="utf-8"))
-            strategies = json.loads(folder.joinpath("strategies.json").read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise InputError(f"not valid JSON: {err.msg}", str(source)) from None
-
-        def frame(name: str) -> pd.DataFrame:
-            path = folder.joinpath(name)
-            if not path.is_file():
-                return pd.DataFrame()
-            with path.open("r", encoding="utf-8") as handle:
-                return pd.read_csv(handle)
-
-        return cls(
-            summary=summary,
-            strategies=strategies,
-            history=frame("history.csv"),
-            phases=frame("phases.csv"),
-            matrix=frame("matrix.csv"),
-            sensitivity=frame(SENSITIVITY_FILE),
-        )
-
-
-def shipped(preset: str = "default", length: str = "round-200") -> BestPlayResult:
-    """The run shipped with amteach for a rules preset ("default" or "edition-2005") and a game
-    length (`SHIPPED_LENGTHS`: "two-hour", "round-200" or "to-the-end"; see
-    `outcomes.GAME_LENGTHS`): its command, seed, version, date and core are in its summary."""
-    if preset not in SHIPPED_PRESETS:
-        raise InputError(
-            f"no shipped best-play run for {preset!r}; shipped: {', '.join(SHIPPED_PRESETS)}",
-            field="preset",
-        )
-    if length not in SHIPPED_LENGTHS:
-        raise InputError(
-            f"no shipped best-play run at length {length!r}; shipped: {', '.join(SHIPPED_LENGTHS)}",
-            field="length",
-        )
-    folder = resources.files("amteach.data").joinpath("best_play", preset, length)
-    return BestPlayResult.load(folder)
-
-
-def shipped_lengths(preset: str = "default") -> list[str]:
-    """The game lengths shipped for a preset, shortest first (a run still being made is not)."""
-    base = resources.files("amteach.data").joinpath("best_play", preset)
-    return [
-        key
-        for key in SHIPPED_LENGTHS
-        if base.joinpath(key).is_dir() and base.joinpath(key, "summary.json").is_file()
-    ]
-
-
-# -- the search -----------------------------------------------------------------------------------
 def _cma() -> Any:
     with warnings.catch_warnings():  # cma says once that it draws no plots without matplotlib
         warnings.simplefilter("ignore")
         import cma
     return cma
-
-
-def family_name(params: FamilyParams) -> str:
-    return f"{FAMILY}:{params.text()}"
 
 
 def other(role: str) -> str:
@@ -462,7 +298,7 @@ class Search:
         budget = 60.0 * settings.budget_minutes
         deadline = began + budget
         workers = settings.workers or (os.cpu_count() or 1)
-        bar = search_bar(self.progress, round(budget))
+        bar = Progress(self.progress, round(budget), unit="s", description="Searching")
         interrupted = converged = False
         sizes: dict[str, int] = {}
         final: dict[str, Any] = {}
@@ -470,9 +306,7 @@ class Search:
         sensitivity = pd.DataFrame()
 
         def tick(**status: Any) -> None:
-            if bar is not None:
-                bar.n = min(bar.total, int(time.perf_counter() - began))
-                bar.set_postfix(status, refresh=True)
+            bar.to(int(time.perf_counter() - began), **status)
 
         with MatchRunner(settings.rules(), workers, self.executor) as runner:
             try:
@@ -508,9 +342,8 @@ class Search:
             except KeyboardInterrupt:
                 interrupted = True
             finally:
-                if bar is not None:
-                    tick(stage="done")
-                    bar.close()
+                tick(stage="done")
+                bar.close()
             games_played = runner.games_played
         return self.result(
             began, interrupted, converged, final, matrix, sensitivity, games_played, sizes
@@ -761,18 +594,6 @@ class Search:
         return result
 
 
-def search_bar(progress: bool | str, seconds: int) -> Any:
-    """A tqdm bar over the budget's seconds: True for one that suits a notebook, "text" for a
-    terminal's, False for none (None)."""
-    if not progress:
-        return None
-    if progress == "text":
-        from tqdm import tqdm
-    else:
-        from tqdm.auto import tqdm
-    return tqdm(total=seconds, unit="s", desc="Searching", leave=False)
-
-
 def probe_values(knob: Any, found: int) -> list[int]:
     """The values a knob is moved to in the sensitivity check: every other value of a small
     knob; the ends, quarters and middle of a large one."""
@@ -781,61 +602,6 @@ def probe_values(knob: Any, found: int) -> list[int]:
     else:
         values = [knob.value_at(round(q * (knob.size - 1))) for q in (0, 0.25, 0.5, 0.75, 1)]
     return [v for v in dict.fromkeys(values) if v != found]
-
-
-def role_max_houses(preset: str, role: str) -> int:
-    """The most houses a role may build on a street under a preset's rules."""
-    return RuleSet.preset(preset).max_houses(ROLES.index(role))
-
-
-def strategy_words(params: FamilyParams, role: str | None, preset: str = "default") -> list[str]:
-    """A strategy in sentences for a role under a preset's rules (never more houses than the
-    rules allow the role)."""
-    if role is None:
-        return params.sentences(None)
-    return params.sentences(ROLES.index(role), role_max_houses(preset, role))
-
-
-def strategy_record(
-    params: FamilyParams, role: str | None, preset: str = "default"
-) -> dict[str, Any]:
-    """A strategy as the JSON file keeps it: its text, its knobs and its words."""
-    return {
-        "text": params.text(),
-        "knobs": params.as_dict(),
-        "words": strategy_words(params, role, preset),
-    }
-
-
-def equilibrium_figures(result: Tally) -> dict[str, Any]:
-    """The final figures of a match: each role's wins and rate with its Wilson interval, the
-    exact test of the Monopolists' rate against half the games, and the round cap's share."""
-    figures: dict[str, Any] = {"games": result.games, "capped": result.capped}
-    figures["round_cap_share"] = result.capped / result.games if result.games else float("nan")
-    for role in ROLES:
-        low, high = wilson_interval(result.wins(role), result.games)
-        figures[role] = {
-            "wins": result.wins(role),
-            "rate": result.rate(role),
-            "ci_low": low,
-            "ci_high": high,
-        }
-    test = stats.compare_with_even(result.monopolist_wins, result.games, 0.5)
-    figures["even_test"] = {"p_value": test.p_value, "direction": test.direction}
-    return figures
-
-
-def matrix_cell(result: Tally) -> dict[str, Any]:
-    """One cell of the tournament matrix: games, wins, rates and Wilson intervals by role."""
-    cell: dict[str, Any] = {"games": result.games}
-    for role in ROLES:
-        low, high = wilson_interval(result.wins(role), result.games)
-        cell[f"{role}_wins"] = result.wins(role)
-        cell[f"{role}_rate"] = result.rate(role)
-        cell[f"{role}_ci_low"] = low
-        cell[f"{role}_ci_high"] = high
-    cell["round_cap_share"] = result.capped / result.games if result.games else float("nan")
-    return cell
 
 
 def best_play(
@@ -875,340 +641,6 @@ def best_play(
     return Search(settings, progress, command, on_event, executor).run()
 
 
-# -- reading the result -----------------------------------------------------------------------------
-def _percent(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-KNOB_WORDS = {
-    "reserve": "how much cash they keep when buying",
-    "streets": "whether they buy streets",
-    "transports": "whether they buy transport companies",
-    "utilities": "whether they buy utilities",
-    "key_streets": "whether they pay for streets that complete or block a monopoly",
-    "build_reserve": "how much cash they keep when building",
-    "houses": "how many houses they build on a street",
-    "apartments": "whether they build apartments",
-    "build_order": "where they build first",
-    "builds_per_turn": "how fast they build",
-    "redeem_reserve": "when they redeem mortgages",
-    "raise_first": "what they sell first to raise money",
-    "tax": "their income-tax choice",
-    "offer": "how much they offer for a street",
-    "accept": "the price at which they accept a trade",
-    "fine_cash": "when they pay to leave Prison or the Price War",
-    "final_adjust": "whether they build and redeem at the final accounting",
-    "team": "whether they sell a teammate the street that completes its city",
-}
-
-
-def importance(result: BestPlayResult, role: str) -> pd.DataFrame:
-    """How much each knob of a role's best strategy matters: `drop`, the most the role's win
-    rate falls when that knob alone moves to another value (`gain`, the most it rises: the
-    search's distance from a best response along that knob, on those games). Largest first."""
-    frame = result.sensitivity
-    if frame.empty:
-        return pd.DataFrame(columns=["knob", "drop", "gain"])
-    rows = frame[frame["role"] == role]
-    table = rows.groupby("knob", sort=False)["change"].agg(["min", "max"])
-    out = pd.DataFrame(
-        {
-            "knob": table.index,
-            "drop": -table["min"].clip(upper=0),
-            "gain": table["max"].clip(lower=0),
-        }
-    )
-    return out.sort_values("drop", ascending=False, kind="stable").reset_index(drop=True)
-
-
-def reading_best_play(result: BestPlayResult, top: int = 3) -> str:
-    """Sentences for students: the Monopolists' win rate under the strongest strategies found,
-    with its interval and the exact test against half; each role's strategy by its most
-    important knobs; the features that matter most; and the conditions (round cap)."""
-    summary = result.summary
-    figures = summary.get("equilibrium") or {}
-    if not figures:
-        return "The search stopped before its final games, so there are no figures to read yet."
-    m = figures[MONOPOLIST]
-    test = stats.EvenTest(
-        wins=m["wins"],
-        games=figures["games"],
-        plays_per_game=1,
-        even=0.5,
-        rate=m["rate"],
-        low=m["ci_low"],
-        high=m["ci_high"],
-        p_value=figures["even_test"]["p_value"],
-        confidence=stats.CONFIDENCE,
-    )
-    text = (
-        f"Under the strongest strategies we found ({summary['preset']} rules), Monopolists win "
-        f"{_percent(m['rate'])} of {figures['games']:,} fresh games (95% interval "
-        f"{_percent(m['ci_low'])} to {_percent(m['ci_high'])}); against an even game's 50%, "
-        + stats.even_verdict("they", test).replace("they won", "they win")
-        + "."
-    )
-    for role, lead in (
-        (COMPETITOR, "The Competitors' best strategy is to "),
-        (MONOPOLIST, "the Monopolists' is to "),
-    ):
-        knobs = importance(result, role)["knob"].head(top).tolist() or [k.name for k in KNOBS[:top]]
-        most = role_max_houses(summary["preset"], role)
-        phrases = [
-            knob_phrase(name, getattr(result.best(role), name), role, most) for name in knobs
-        ]
-        sentence = lead + _join_phrases(phrases)
-        text += (" " if role == COMPETITOR else "; ") + sentence
-    text += "."
-    parts = []
-    for role in ROLES:
-        table = importance(result, role).head(top)
-        if table.empty:
-            continue
-        names = [KNOB_WORDS[k] for k in table["knob"]]
-        parts.append(
-            f"for the {ROLE_PLURALS[ROLES.index(role)]}, {_join_phrases(names)} (moving one of "
-            f"them alone costs up to {100 * table['drop'].max():.1f} points of their win rate)"
-        )
-    if parts:
-        text += " The features that matter most are, " + "; and ".join(parts) + "."
-    text += (
-        f" The games stop at round {summary['round_cap']}, where a final accounting picks the "
-        f"winner: it settled {_percent(figures['round_cap_share'])} of them."
-    )
-    if not summary.get("converged", False):
-        text += (
-            " The search stopped (its budget or its number of alternations ran out) before "
-            "both roles stopped improving, so these are the strongest strategies found, not an "
-            "equilibrium."
-        )
-    return text
-
-
-def strategy_bullets(result: BestPlayResult, role: str, top: int = 4) -> list[str]:
-    """A role's best strategy as a few short bullets for a page, what matters most first (by
-    the sensitivity check), each within the role's rules ("Buy streets only when $475 is left
-    after paying")."""
-    params = result.best(role)
-    knobs = importance(result, role)["knob"].tolist() or [k.name for k in KNOBS]
-    most = role_max_houses(result.summary.get("preset", "default"), role)
-    buys = {"streets": "streets", "transports": "transport companies", "utilities": "utilities"}
-    bullets = []
-    for name in knobs[:top]:
-        value = getattr(params, name)
-        if name in buys and value == 1:
-            phrase = f"buy {buys[name]} only when ${params.reserve:,} is left after paying"
-        else:
-            phrase = knob_phrase(name, value, role, most)
-        bullets.append(phrase[0].upper() + phrase[1:])
-    return bullets
-
-
-def _join_phrases(items: list[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def knob_phrase(name: str, value: int, role: str, max_houses: int | None = None) -> str:
-    """A knob's value as a verb phrase ("keep $150 in hand when it buys"); `max_houses`, the
-    most houses the role's rules allow, keeps the phrase within them."""
-    knob = KNOBS[[k.name for k in KNOBS].index(name)]
-    hold = "Prison" if role == MONOPOLIST else "the Price War"
-    buys = {"streets": "streets", "transports": "transport companies", "utilities": "utilities"}
-    if name in buys:
-        return (
-            f"never buy {buys[name]}",
-            f"buy {buys[name]} only when they keep their reserve",
-            f"buy {buys[name]} whenever they can pay",
-        )[value]
-    if name in ("reserve", "build_reserve"):
-        return f"keep ${value:,} in hand when {'buying' if name == 'reserve' else 'building'}"
-    if name == "redeem_reserve":
-        return f"redeem mortgages only when they keep ${value:,}"
-    if name == "houses":
-        if value == 0:
-            return "never build"
-        if max_houses is not None and value >= max_houses:
-            return f"build up to {max_houses} houses a street (the most their rules allow)"
-        return f"build up to {value} houses a street"
-    if name == "builds_per_turn":
-        return f"put up at most {value} building{'s' if value > 1 else ''} a turn"
-    if name == "offer":
-        if value == 0:
-            return "never offer to buy a street"
-        goal = "to complete a city" if role == MONOPOLIST else "to block a Monopolist's city"
-        times = "a street's price" if value == 4 else f"{knob.text(value)} times a street's price"
-        return f"offer up to {times} {goal}"
-    if name == "accept":
-        return f"accept a trade only when they get {knob.text(value)} times what they give up"
-    if name == "fine_cash":
-        if value == 0:
-            return f"pay the fine to leave {hold} at once"
-        return f"pay to leave {hold} only with ${value:,} in hand"
-    words = {
-        "key_streets": (
-            "treat every street alike",
-            "pay for any street that completes their own monopoly",
-            "pay for any street that completes a monopoly or blocks a rival Monopolist's",
-        ),
-        "apartments": ("never build apartments", "build apartments"),
-        "build_order": (
-            "build where one landing's rent rises most",
-            "build where the expected rent per dollar rises most",
-        ),
-        "raise_first": (
-            "sell buildings before mortgaging",
-            "mortgage titles before selling buildings",
-        ),
-        "tax": (
-            "pay the cheaper income tax",
-            "always pay the flat income tax",
-            "always pay the percentage income tax",
-        ),
-        "final_adjust": (
-            "change nothing at the final accounting",
-            "build and redeem at the final accounting",
-        ),
-        "team": (
-            "treat a teammate's offer like any other",
-            "sell a teammate the street that completes its city, at any price",
-        ),
-    }
-    return words[name][value - knob.low]
-
-
-# -- the tournament matrix as a heatmap -------------------------------------------------------------
-def matrix_figure(matrix: pd.DataFrame) -> go.Figure:
-    """The tournament matrix as a heatmap: rows the Competitors' strategies, columns the
-    Monopolists', each cell the Monopolists' win rate with its 95% interval written in it.
-    Blue where Monopolists win, green where Competitors do, white at an even game."""
-    import plotly.graph_objects as go
-
-    if matrix.empty or "monopolist_rate" not in matrix:
-        raise InputError("not a tournament matrix (no win rates)", field="matrix")
-    rows = list(dict.fromkeys(matrix["competitor"]))
-    cols = list(dict.fromkeys(matrix["monopolist"]))
-    cells = matrix.set_index(["competitor", "monopolist"])
-    z = [[float(cells.loc[(r, c), "monopolist_rate"]) for c in cols] for r in rows]
-    text = [
-        [
-            f"{100 * cells.loc[(r, c), 'monopolist_rate']:.0f}%<br>"
-            f"<span style='font-size:13px'>{100 * cells.loc[(r, c), 'monopolist_ci_low']:.0f}–"
-            f"{100 * cells.loc[(r, c), 'monopolist_ci_high']:.0f}</span>"
-            for c in cols
-        ]
-        for r in rows
-    ]
-    hover = [
-        [
-            f"Competitors: {r}<br>Monopolists: {c}<br>Monopolists win "
-            f"{100 * cells.loc[(r, c), 'monopolist_rate']:.1f}% (95% interval "
-            f"{100 * cells.loc[(r, c), 'monopolist_ci_low']:.1f}% to "
-            f"{100 * cells.loc[(r, c), 'monopolist_ci_high']:.1f}%), Competitors "
-            f"{100 * cells.loc[(r, c), 'competitor_rate']:.1f}%, of "
-            f"{int(cells.loc[(r, c), 'games']):,} games"
-            for c in cols
-        ]
-        for r in rows
-    ]
-    figure = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=[f"{c} ■" for c in cols],
-            y=[f"{r} ●" for r in rows],
-            text=text,
-            texttemplate="%{text}",
-            textfont={"size": 15},
-            hovertext=hover,
-            hoverinfo="text",
-            zmin=0,
-            zmax=1,
-            colorscale=[[0, ROLE_COLOURS[0]], [0.5, "#ffffff"], [1, ROLE_COLOURS[1]]],
-            colorbar={
-                "title": {"text": "Monopolists' win rate", "side": "right", "font": {"size": 14}},
-                "tickformat": ".0%",
-                "tickfont": {"size": 14},
-            },
-        )
-    )
-    figure.update_layout(
-        title={
-            "text": "Who wins when each strategy meets each other (Monopolists' win rate, 95% interval)",
-            "font": {"size": 17},
-        },
-        xaxis={
-            "title": {"text": "Monopolists (■) play", "font": {"size": 15}},
-            "tickfont": {"size": 14},
-            "side": "bottom",
-        },
-        yaxis={
-            "title": {"text": "Competitors (●) play", "font": {"size": 15}},
-            "tickfont": {"size": 14},
-            "autorange": "reversed",
-        },
-        template="plotly_white",
-        height=560,
-        margin={"l": 150, "r": 20, "t": 60, "b": 80},
-    )
-    return figure
-
-
-def reading_matrix(result: BestPlayResult) -> str:
-    """A sentence reading the matrix: how each role's best strategy fares against the named
-    bots, and the cell of best against best."""
-    matrix = result.matrix
-    if matrix.empty:
-        return "The search stopped before the matrix was played."
-    cells = matrix.set_index(["competitor", "monopolist"])
-    best = cells.loc[(BEST, BEST)]
-    named = matrix[matrix["competitor"].isin(NAMED) & (matrix["monopolist"] == BEST)]
-    worst = named.loc[named["monopolist_rate"].idxmin()] if len(named) else None
-    text = (
-        f"Best against best, the Monopolists win {_percent(best['monopolist_rate'])} (95% "
-        f"interval {_percent(best['monopolist_ci_low'])} to {_percent(best['monopolist_ci_high'])})."
-    )
-    if worst is not None:
-        text += (
-            f" Against the best Monopolist strategy, the named bot that does best as the "
-            f"Competitors is the {worst['competitor']} bot, which still loses "
-            f"{_percent(worst['monopolist_rate'])} of its games."
-        )
-    named_m = matrix[matrix["monopolist"].isin(NAMED) & (matrix["competitor"] == BEST)]
-    if len(named_m):
-        strongest = named_m.loc[named_m["monopolist_rate"].idxmax()]
-        text += (
-            f" Against the best Competitor strategy, the strongest named Monopolist bot, the "
-            f"{strongest['monopolist']} bot, wins {_percent(strongest['monopolist_rate'])}."
-        )
-    return text
-
-
-def compare_presets(a: BestPlayResult, b: BestPlayResult) -> stats.BatchDifference:
-    """The Monopolists' equilibrium win rate from run `a` to run `b` (two presets), with
-    Newcombe's interval for the difference: they are separate batches of fresh games."""
-    fa, fb = a.summary["equilibrium"], b.summary["equilibrium"]
-    return stats.compare_batches(
-        fa[MONOPOLIST]["wins"], fa["games"], fb[MONOPOLIST]["wins"], fb["games"]
-    )
-
-
-def strategies_words(result: BestPlayResult) -> list[tuple[str, list[str]]]:
-    """Each role's best strategy in sentences, for a page: (role's plural, sentences)."""
-    preset = result.summary.get("preset", "default")
-    return [
-        (ROLE_PLURALS[ROLES.index(role)], strategy_words(result.best(role), role, preset))
-        for role in ROLES
-    ]
-
-
-def controllers(result: BestPlayResult) -> list[str]:
-    """The bots of the usual table (Competitor, Monopolist, Competitor, Monopolist) when both
-    roles play their best strategy: controllers for `Session.set_controller`."""
-    return [family_name(result.best(role)) for role in TABLE_ROLES]
-
-
-# -- after the search: how long the games are, and how approximate the equilibrium is --------------
 def by_length(
     result: BestPlayResult,
     rounds: tuple[int, ...],
@@ -1349,22 +781,3 @@ def compare_runs(
             "ci_high": change.high,
         }
     return out
-
-
-def largest_gains(summary: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The most each role was found to gain against a run's final strategies, with Newcombe's
-    95% interval: from the best-response check (`approximation`) and from the strategy of a
-    second search (`second_seed`), whichever is larger. Empty when neither was run."""
-    found: dict[str, dict[str, Any]] = {}
-    for role in ROLES:
-        options = []
-        check = summary.get("approximation")
-        # a check that ran out of time before trying a second candidate measured nothing
-        if check and role in check and check[role].get("candidates", 0) > 1:
-            options.append({**check[role], "source": "best-response check"})
-        second = summary.get("second_seed")
-        if second and f"{role}_gain" in second:
-            options.append({**second[f"{role}_gain"], "source": "second search"})
-        if options:
-            found[role] = max(options, key=lambda row: row["gain"])
-    return found
