@@ -6,6 +6,7 @@ clicks; it never applies a rule or a decision of its own. Several apps can show 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from IPython.display import display
 from ..engine.game import Game
 from ..engine.rules import RuleSet
 from ..render import HOLE_LEFT, HOLE_TOP, board_html, players_panel_html
-from ..serving import is_served
+from ..serving import PLOTLY_BUNDLE_ENV, is_served
 from ..session import DEFAULT_SEATS, Change, Reply, Session
 from ..style import HIGHLIGHT_COLOUR
 from .lazy import NearScreen
@@ -214,7 +215,9 @@ class ClassroomApp:
         )
         self.chart_tabs.add_class("am-charts")
         # lazy charts: a watcher above them says when their box nears the screen
-        self.charts_near = NearScreen() if lazy_charts else None
+        # (served: the page loads plotly's bundle first, which the charts' widgets import)
+        bundle = os.environ.get(PLOTLY_BUNDLE_ENV, "")
+        self.charts_near = NearScreen(prepare=bundle) if lazy_charts else None
         if self.charts_near is not None:
             self.charts_near.when_near(self.show_charts)
         self.more = w.Accordion(

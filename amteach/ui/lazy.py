@@ -51,15 +51,33 @@ class LazyTabs:
 
 
 # The browser side: a thin block whose distance from the screen is watched. Once it is less
-# than one screen's height below the screen (or on it), the kernel is told, once.
+# than one screen's height below the screen (or on it), and the page is idle, the module named
+# by `prepare` is imported (plotly's bundle, which the charts' widgets import: anywidget gives
+# a widget 2 s to load its module, too little for 4.8 MB on a busy laptop), then the kernel
+# is told, once.
 NEAR_SCREEN_ESM = """
+function whenIdle(then) {
+  (window.requestIdleCallback || ((f) => setTimeout(f, 200)))(then, { timeout: 3000 });
+}
+async function prepare(path) {
+  if (!path) return;
+  const voila = new URL(document.body.dataset.baseUrl || "./", document.baseURI);
+  try {
+    await import(new URL(path, voila).href);
+  } catch (failed) {
+    console.warn("amteach: could not load", path, failed);
+  }
+}
 function render({ model, el }) {
   el.style.height = "1px";
   const observer = new IntersectionObserver((entries) => {
     if (!entries.some((entry) => entry.isIntersecting)) return;
     observer.disconnect();
-    model.set("near", true);
-    model.save_changes();
+    whenIdle(async () => {
+      await prepare(model.get("prepare"));
+      model.set("near", true);
+      model.save_changes();
+    });
   }, { rootMargin: "0px 0px 100% 0px" });
   observer.observe(el);
   return () => observer.disconnect();
@@ -72,10 +90,12 @@ class NearScreen(anywidget.AnyWidget):
     """An invisible widget placed above a part that is built only when needed: `when_near`'s
     action runs once, when the browser says this widget came within one screen's height of
     the screen (a hidden tab's never does until the tab opens). Whatever a visitor sends, the
-    action runs at most once."""
+    action runs at most once. `prepare`: a module the page imports first (a path relative to
+    Voilà's base URL, as `serving.figure_widget`'s bundle path is)."""
 
     _esm = NEAR_SCREEN_ESM
     near = traitlets.Bool(False).tag(sync=True)
+    prepare = traitlets.Unicode("").tag(sync=True)
 
     def when_near(self, action: Callable[[], Any]) -> None:
         def once(change: dict[str, Any]) -> None:
