@@ -13,6 +13,11 @@ Prints, with medians:
   size (PSS, /proc/PID/smaps_rollup: shared pages counted once among the processes sharing
   them), idle in a warmed pool of 4, and after a visitor played a game of 10 turns with the
   bots (protocol-level, benchmarks/bench_load.py's visitor);
+- with each time, counts that do not depend on the machine's load: the browser's main-thread
+  CPU time until interactive, the JavaScript it loaded, and the widget models the kernel sent
+  (the reply to the page's request for every widget's state);
+- the import profile of a dashboard kernel's start (`python -X importtime`): modules imported
+  and the packages that cost most;
 - N concurrent visitors on this machine, each playing a turn: errors and time to interactive,
   once with a pool as large as the class (`amteach dashboard --pool N`) and once with the
   default pool of 2. The browser runs on the same 2 cores as the server and every kernel.
@@ -22,8 +27,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
+import json
+import os
 import random
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -43,6 +52,70 @@ from amteach.serving import TEMPLATE
 # seconds from navigation until the page's HTML had fully arrived, per visit (the server's
 # part: a preheated kernel's page is sent at once; the rest is the browser's and the widgets')
 PAGE_SENT: list[float] = []
+# per visit, counts that do not depend on the machine's load: CPU seconds of the page's main
+# thread until interactive, kB of JavaScript loaded by then, widget models sent at start
+MAIN_CPU: list[float] = []
+JS_KB: list[float] = []
+MODELS: list[int] = []
+
+
+def ws_content(frame: bytes) -> dict:
+    """The content of a Jupyter websocket message in the binary framing Voilà's page uses
+    (v1.kernel.websocket.jupyter.org): offsets, then channel, header, parent header,
+    metadata, content, buffers."""
+    count = struct.unpack("<Q", frame[:8])[0]
+    offsets = [*struct.unpack(f"<{count}Q", frame[8 : 8 + 8 * count]), len(frame)]
+    return json.loads(frame[offsets[4] : offsets[5]])
+
+
+async def watch_page(page) -> tuple[object, list[int]]:
+    """Start counting what a visit costs the browser: its main thread's CPU time (Chrome's
+    performance metrics) and the widget models in the kernel's reply to the page's request
+    for every widget's state (counted from the websocket)."""
+    models: list[int] = []
+
+    def frames(ws) -> None:
+        def received(payload) -> None:
+            if isinstance(payload, bytes) and len(payload) > 1000:
+                try:
+                    data = ws_content(payload).get("data", {})
+                except (ValueError, struct.error):
+                    return
+                if isinstance(data, dict) and data.get("method") == "update_states":
+                    models.append(len(data.get("states", {})))
+
+        ws.on("framereceived", received)
+
+    page.on("websocket", frames)
+    cdp = await page.context.new_cdp_session(page)
+    await cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+    return cdp, models
+
+
+async def note_costs(page, cdp, models: list[int]) -> None:
+    """Record the counts `watch_page` started (at the moment the page became interactive)."""
+    metrics = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
+    MAIN_CPU.append(metrics["ThreadTime"])
+    scripts = await page.evaluate(
+        "performance.getEntriesByType('resource')"
+        ".filter((r) => r.name.split('?')[0].endsWith('.js'))"
+        ".reduce((sum, r) => sum + r.decodedBodySize, 0)"
+    )
+    JS_KB.append(scripts / 1024)
+    MODELS.append(models[0] if models else 0)
+
+
+def costs() -> str:
+    """The load-independent counts of the visits since `clear_costs`, as medians."""
+    return (
+        f"; main-thread CPU {statistics.median(MAIN_CPU):.2f} s, JavaScript"
+        f" {statistics.median(JS_KB) / 1024:.1f} MB, {statistics.median(MODELS):.0f} widget models"
+    )
+
+
+def clear_costs() -> None:
+    for figures in (PAGE_SENT, MAIN_CPU, JS_KB, MODELS):
+        figures.clear()
 
 
 async def html_received(page) -> float:
@@ -57,6 +130,7 @@ async def visit_join_page(browser, url: str, code: str) -> float:
     console_errors: list[str] = []
     page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda error: console_errors.append(str(error)))
+    cdp, models = await watch_page(page)
     started = time.perf_counter()
     try:
         await page.goto(f"{url}?room={code}", timeout=600_000)
@@ -68,6 +142,7 @@ async def visit_join_page(browser, url: str, code: str) -> float:
             timeout=300_000,
         )
         elapsed = time.perf_counter() - started
+        await note_costs(page, cdp, models)
         PAGE_SENT.append(await html_received(page))
         if not await join.is_enabled():
             raise RuntimeError("the Join button is drawn but disabled")
@@ -78,7 +153,7 @@ async def visit_join_page(browser, url: str, code: str) -> float:
         await context.close()
 
 
-async def visit(browser, url: str, play_turn: bool = False) -> float:
+async def visit(browser, url: str, play_turn: bool = False, counted: bool = False) -> float:
     context = await browser.new_context(viewport={"width": 1280, "height": 720})
     page = await context.new_page()
     console_errors: list[str] = []
@@ -89,6 +164,8 @@ async def visit(browser, url: str, play_turn: bool = False) -> float:
         await route.fulfill(status=200, content_type="text/css", body="")
 
     await page.route(lambda u: not u.startswith(url), offline)
+    if counted:
+        cdp, models = await watch_page(page)
     started = time.perf_counter()
     try:
         await page.goto(url, timeout=600_000)
@@ -101,6 +178,8 @@ async def visit(browser, url: str, play_turn: bool = False) -> float:
             timeout=300_000,
         )
         elapsed = time.perf_counter() - started
+        if counted:
+            await note_costs(page, cdp, models)
         PAGE_SENT.append(await html_received(page))
         if play_turn:
             await roll.click()
@@ -197,22 +276,56 @@ async def interactive_times(browser, repeat: int, template: str) -> None:
     `repeat` servers each (a fresh server per run, so each visit takes a pool kernel)."""
     for label in ("dashboard", "join page"):
         times = []
-        PAGE_SENT.clear()
+        clear_costs()
         for _ in range(repeat):
             with tempfile.TemporaryDirectory(prefix="amteach-bench-") as folder:
                 env, code = class_database(folder)
                 with serve_dashboard(pool=2, template=template, env=env) as server:
                     wait_for_warm_pool(server.pid, 2, quiet_seconds=3)
                     if label == "dashboard":
-                        times.append(await visit(browser, server.url))
+                        times.append(await visit(browser, server.url, counted=True))
                     else:
                         times.append(await visit_join_page(browser, server.url, code))
         print(
             f"time to interactive, {label}, pool of 2 warmed: median {statistics.median(times):.2f} s"
             f"  (runs: {', '.join(f'{t:.2f}' for t in times)}; target 1.5 s); its HTML fully"
-            f" received after {statistics.median(PAGE_SENT):.2f} s",
+            f" received after {statistics.median(PAGE_SENT):.2f} s{costs()}",
             flush=True,
         )
+
+
+KERNEL_START = (
+    "import ipykernel.ipkernel; from amteach.ui.dashboard import ServedPage; ServedPage()"
+)
+
+
+def import_profile() -> None:
+    """What a dashboard kernel imports to build its first page (`python -X importtime`, as a
+    kernel started for one request builds it): modules, and the packages that cost most."""
+    from amteach.serving import PLOTLY_BUNDLE_ENV, SERVED_ENV
+
+    env = {
+        **os.environ,
+        PLOTLY_BUNDLE_ENV: "templates/x/static/y.js",
+        SERVED_ENV: "1",
+    }
+    log = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", KERNEL_START],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
+    own: collections.Counter[str] = collections.Counter()
+    modules = 0
+    for line in log.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        self_us, _, name = line[len("import time:") :].split("|")
+        modules += 1
+        own[name.strip().split(".")[0]] += int(self_us)
+    top = ", ".join(f"{name} {us / 1000:.0f} ms" for name, us in own.most_common(8))
+    print(f"kernel start imports {modules} modules; most costly packages: {top}", flush=True)
 
 
 def kernel_rss_mb(server_pid: int) -> list[float]:
@@ -232,6 +345,7 @@ async def run(visitors: int, repeat: int, template: str, skip_class: bool) -> No
     async with async_playwright() as playwright:
         browser = await launch_chromium(playwright)
         print(f"template: {template}")
+        import_profile()
         await interactive_times(browser, repeat, template)
         await kernel_memory(template)
         if skip_class:

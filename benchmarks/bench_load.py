@@ -135,6 +135,11 @@ class Visitor:
         )
         await self.request("comm_msg", {"comm_id": control, "data": {"method": "request_states"}})
         await self.send("comm_close", {"comm_id": control, "data": {}})
+        # the Play tab's live charts are built when their box nears the screen; on a 1280x720
+        # screen it does at once, so the page's watcher says so (ui/lazy.py: NearScreen)
+        for comm_id, state in list(self.models.items()):
+            if state.get("near") is False:
+                await self.update(comm_id, {"near": True})
         for comm_id, state in list(self.models.items()):
             if state.get("_view_count") == 0:  # the charts count their views (plotly)
                 update = {"method": "update", "state": {"_view_count": 1}, "buffer_paths": []}

@@ -6,8 +6,10 @@ clicks; it never applies a rule or a decision of its own. Several apps can show 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 from IPython.display import display
@@ -15,10 +17,10 @@ from IPython.display import display
 from ..engine.game import Game
 from ..engine.rules import RuleSet
 from ..render import HOLE_LEFT, HOLE_TOP, board_html, players_panel_html
-from ..serving import is_served
+from ..serving import PLOTLY_BUNDLE_ENV, is_served
 from ..session import DEFAULT_SEATS, Change, Reply, Session
 from ..style import HIGHLIGHT_COLOUR
-from .charts import ChartFeed
+from .lazy import NearScreen
 from .live import Announcer
 from .play_panels import (
     Controls,
@@ -30,6 +32,9 @@ from .play_panels import (
 )
 from .resize import ChartSizer
 from .widgets import Messages
+
+if TYPE_CHECKING:
+    from .charts import ChartFeed
 
 # The app's look, in the page itself so it works in JupyterLab as in the dashboard. The board
 # fills the width; its middle (HOLE_LEFT and HOLE_TOP: where the corners end) holds the
@@ -98,6 +103,11 @@ APP_STYLE = (
 )
 
 
+# the live charts, in the order of their tabs (ui/charts.py)
+CHART_KEYS = ("wealth", "rents", "taxes")
+OPENING = "<p>Opening…</p>"
+
+
 class ClassroomApp:
     """A game for a class: humans decide for their seats, bots for the rest.
 
@@ -108,6 +118,10 @@ class ClassroomApp:
 
     `projector=True` (the dashboard's default) fits the board, the decisions and the
     players to the screen and sets type large enough for the back of a classroom.
+
+    `lazy_charts=True` (the dashboard's) builds the live charts, and imports plotly, only when
+    their box comes within a screen of the screen, or when `charts` is first read: the first
+    page is interactive sooner, and a visitor who never scrolls to them never loads plotly.
 
     Under `amteach dashboard` (a served dashboard) the app has no File box: Save downloads to
     the visitor's computer and Load uploads from it (docs/dashboard.md).
@@ -122,6 +136,7 @@ class ClassroomApp:
         scenario_dir: str | Path | None = None,
         session: Session | None = None,
         projector: bool = False,
+        lazy_charts: bool = False,
     ) -> None:
         self.served = is_served()
         self.projector = projector
@@ -137,16 +152,18 @@ class ClassroomApp:
         self.files = GameFiles(self.session, self.answer, paths)
         self.narration = Narration(self.session)
         self.announcer = Announcer(self.session)
-        self.feed = ChartFeed(self.session)
+        self.feed: ChartFeed | None = None  # the live charts, once built (`show_charts`)
         self.board_view = widgets.HTML()
         self.board_view.add_class("am-board-view")
         self.players_view = widgets.HTML()
-        self.widget = self.layout()
+        self.widget = self.layout(lazy_charts)
         self.session.subscribe(self._changed)
+        if self.charts_near is None:
+            self.show_charts()
         self.refresh()
 
     # -- the layout ---------------------------------------------------------------------------
-    def layout(self) -> widgets.Widget:
+    def layout(self, lazy_charts: bool = False) -> widgets.Widget:
         """Place the parts: the toolbar (Step, Play, speed, Undo, Reset; scenarios, New game
         and its seed), then the board, with whose turn it is, the choices, the narration and
         the players in its middle; the live charts and the rest of the files below."""
@@ -191,23 +208,26 @@ class ClassroomApp:
         hole.add_class("am-hole")
         stage = w.Box([self.board_view, hole])
         stage.add_class("am-stage")
-        # each chart with a sizer, so a chart drawn while its tab was hidden fills its width
-        # when the tab opens; the chart widgets stay for the app's life (ui/charts.py says why)
+        # the live charts' tabs: a box each, filled when the charts are built (`show_charts`)
+        opening = w.HTML(OPENING)
         self.chart_tabs = w.Tab(
-            children=[
-                w.VBox([chart, self.feed.data_tables[key].widget, ChartSizer()])
-                for key, chart in zip(("wealth", "rents", "taxes"), self._chart_list(), strict=True)
-            ],
-            titles=("Wealth", "Rents", "Taxes"),
+            children=[w.VBox([opening]) for _ in CHART_KEYS], titles=("Wealth", "Rents", "Taxes")
         )
         self.chart_tabs.add_class("am-charts")
+        # lazy charts: a watcher above them says when their box nears the screen
+        # (served: the page loads plotly's bundle first, which the charts' widgets import)
+        bundle = os.environ.get(PLOTLY_BUNDLE_ENV, "")
+        self.charts_near = NearScreen(prepare=bundle) if lazy_charts else None
+        if self.charts_near is not None:
+            self.charts_near.when_near(self.show_charts)
         self.more = w.Accordion(
             children=[self.files.widget],
             titles=("Rules and players for New game, save and load",),
             selected_index=None,
         )
+        near = [self.charts_near] if self.charts_near is not None else []
         root = w.VBox(
-            [w.HTML(APP_STYLE), toolbar, stage, self.chart_tabs, self.more],
+            [w.HTML(APP_STYLE), toolbar, stage, *near, self.chart_tabs, self.more],
             layout=w.Layout(width="100%"),
         )
         root.add_class("am-app")
@@ -215,8 +235,17 @@ class ClassroomApp:
             root.add_class("am-projector")
         return root
 
-    def _chart_list(self) -> list[widgets.Widget]:
-        return [self.charts["wealth"], self.charts["rents"], self.charts["taxes"]]
+    def show_charts(self) -> None:
+        """Build the live charts if they are not built yet: each chart with its data table
+        and a sizer, so a chart drawn while its tab was hidden fills its width when the tab
+        opens. The chart widgets then stay for the app's life (ui/charts.py says why)."""
+        if self.feed is not None:
+            return
+        from .charts import ChartFeed
+
+        self.feed = ChartFeed(self.session)  # catches up with the game so far
+        for page, key in zip(self.chart_tabs.children, CHART_KEYS, strict=True):
+            page.children = [self.feed.charts[key], self.feed.data_tables[key].widget, ChartSizer()]
 
     def _ipython_display_(self) -> None:
         display(self.widget)
@@ -230,7 +259,8 @@ class ClassroomApp:
         game = self.session.game
         self.board_view.value = board_html(game, with_players=False, centre=False)
         self.players_view.value = players_panel_html(game)
-        self.feed.update()
+        if self.feed is not None:
+            self.feed.update()
         self.narration.refresh()
         self.announcer.refresh()
         pending = game.pending  # computed once: it lists the legal kinds of choice
@@ -257,6 +287,9 @@ class ClassroomApp:
 
     @property
     def charts(self) -> dict[str, widgets.Widget]:
+        """The live charts by name (wealth, rents, taxes), built now if they were not."""
+        self.show_charts()
+        assert self.feed is not None
         return self.feed.charts
 
     @property

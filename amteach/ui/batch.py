@@ -28,6 +28,7 @@ from ..style import (
 )
 from .charts import data_details_html
 from .figures import figure_widget
+from .lazy import LazyTabs  # noqa: F401 (its home was here; tests import it from here)
 from .resize import ChartSizer
 
 # the batches' usual table: investor bots, two of each role
@@ -548,29 +549,3 @@ class BatchPanel:
         self.run_button.disabled = False
         self.cancel_button.disabled = True
         self._done.set()
-
-
-class LazyTabs:
-    """Tabs whose pages are built the first time a viewer opens them, so the first page is
-    interactive sooner and a visitor's kernel holds only the pages they use."""
-
-    def __init__(self, pages: Sequence[tuple[str, Any]]) -> None:
-        self._builders: dict[int, Any] = {}
-        children = []
-        for index, (_, page) in enumerate(pages):
-            if isinstance(page, widgets.Widget):
-                children.append(page)
-            else:
-                self._builders[index] = page
-                children.append(widgets.VBox([widgets.HTML("<p>Opening…</p>")]))
-        self.widget = widgets.Tab(children=children, titles=[title for title, _ in pages])
-        self.widget.observe(lambda change: self.open(change["new"]), names="selected_index")
-
-    def open(self, index: int | None) -> widgets.Widget | None:
-        """Build page `index` if it is not built yet, and return it."""
-        if index is None:
-            return None
-        builder = self._builders.pop(index, None)
-        if builder is not None:
-            self.widget.children[index].children = [builder()]
-        return self.widget.children[index]

@@ -16,8 +16,8 @@ from ..render import html_join, html_text
 from ..serving import when_page_known
 from ..style import ROLE_COLOURS, ROLE_SHAPES
 from .app import ClassroomApp
-from .batch import BatchPanel, LazyTabs
 from .callback_errors import ProblemLine, report_callback_errors
+from .lazy import LazyTabs
 from .live import room_in_query
 
 
@@ -119,30 +119,23 @@ def _best_play() -> Any:
 class Dashboard:
     """The Voilà app: Play and Who wins, then the economics behind the game (taxes, landing
     odds, returns on titles, inequality, fairness) and the rules. Only the Play tab is built
-    at once; the others are built when first opened."""
+    at once (and its live charts when they come near the screen); the others are built when
+    first opened."""
 
     def __init__(self, seed: int = 1) -> None:
         w = widgets
-        self.app = ClassroomApp(seed=seed, projector=True)
+        # the Play tab's live charts are built as they come near the screen (ui/app.py)
+        self.app = ClassroomApp(seed=seed, projector=True, lazy_charts=True)
         self.class_tab: Any = None  # the Class tab, once opened
-        self.who_wins = BatchPanel(
-            "<p>Play many games with investor bots (two Competitors, two Monopolists) and "
-            "compare the roles. The seed starts at the one the lessons use: the same seed plays "
-            "the same games, and another seed draws a sample of your own.</p>",
-            lambda result: who_wins_charts(result) + self.class_beside(result),
-            default_games=200,
-        )
-        self.who_wins.widget.add_class("am-who-wins")  # its projector layout (projector.css)
+        self._who_wins: Any = None  # the Who wins panel, once opened
+        # the Rules tab's table (28 kB) is drawn when the tab first opens
         self.rules_preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
-        self.rules_view = w.HTML(rules_html("default"))
-        self.rules_preset.observe(
-            lambda change: setattr(self.rules_view, "value", rules_html(change["new"])),
-            names="value",
-        )
+        self.rules_view = w.HTML()
+        self.rules_preset.observe(lambda _: self._draw_rules(), names="value")
         self.pages = LazyTabs(
             [
                 ("Play", self.app.widget),
-                ("Who wins", self.who_wins.widget),
+                ("Who wins", lambda: self.who_wins.widget),
                 ("Taxes", lambda: _economics().taxes_page()),
                 ("Landing odds", lambda: _economics().landing_page()),
                 ("Returns", lambda: _economics().returns_page()),
@@ -152,13 +145,37 @@ class Dashboard:
                     "Best play",
                     lambda: _best_play().best_play_page(self.app.session, self.show_play),
                 ),
-                ("Rules", w.VBox([self.rules_preset, self.rules_view])),
+                ("Rules", self._rules_page),
                 ("Class", self.class_page),
             ]
         )
         self.tabs = self.pages.widget
         self.tabs.add_class("am-pages")
         self.widget = self.tabs
+
+    @property
+    def who_wins(self) -> Any:
+        """The Who wins panel (`batch.BatchPanel`), built the first time it is asked for (its
+        tab opened): the batch module brings pandas, which the first page does without."""
+        if self._who_wins is None:
+            from .batch import BatchPanel
+
+            self._who_wins = BatchPanel(
+                "<p>Play many games with investor bots (two Competitors, two Monopolists) and "
+                "compare the roles. The seed starts at the one the lessons use: the same seed "
+                "plays the same games, and another seed draws a sample of your own.</p>",
+                lambda result: who_wins_charts(result) + self.class_beside(result),
+                default_games=200,
+            )
+            self._who_wins.widget.add_class("am-who-wins")  # its projector layout (projector.css)
+        return self._who_wins
+
+    def _rules_page(self) -> widgets.Widget:
+        self._draw_rules()
+        return widgets.VBox([self.rules_preset, self.rules_view])
+
+    def _draw_rules(self) -> None:
+        self.rules_view.value = rules_html(self.rules_preset.value)
 
     def show_play(self) -> None:
         """Bring the Play tab to the front (the Best play tab's button sets up a game there)."""
