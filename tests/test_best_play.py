@@ -476,7 +476,7 @@ def test_win_rates_by_length_count_each_batch_by_role_and_by_the_cap():
             wins = int((batch.games["winner_role"] == role).sum())
             assert rows.loc[role, "wins"] == wins
             assert (rows.loc[role, "ci_low"], rows.loc[role, "ci_high"]) == pytest.approx(
-                wilson_interval(wins, 60)
+                stats.exact_interval(wins, 60)
             )
         capped = int((batch.games["end_reason"] == "round_cap").sum())
         assert (rows["capped"] == capped).all()
@@ -566,12 +566,12 @@ def test_every_shipped_run_says_its_length_and_names_no_scratch_path(preset, len
 @pytest.mark.parametrize("preset", strategy.SHIPPED_PRESETS)
 def test_the_shipped_by_length_figures_replay_for_the_two_hour_game(preset):
     """summary.json's win rates by length: the two-hour row is played again from its seed
-    and games, and every row holds its Wilson interval."""
+    and games, and every row holds its exact (Clopper-Pearson) interval."""
     run = strategy.shipped(preset, "two-hour")
     rows = pd.DataFrame(run.summary["by_length"])
     assert sorted(rows["rounds"].unique()) == sorted(outcomes.CHART_ROUNDS)
     for row in rows.itertuples():
-        assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(row.wins, row.games))
+        assert (row.ci_low, row.ci_high) == pytest.approx(stats.exact_interval(row.wins, row.games))
     first = rows[rows["rounds"] == outcomes.TWO_HOUR_ROUNDS]
     again = strategy.by_length(
         run, (outcomes.TWO_HOUR_ROUNDS,), int(first["games"].iloc[0]), int(first["seed"].iloc[0])
