@@ -7,6 +7,7 @@ for shipping.
     .venv/bin/python benchmarks/bench_best_play.py finish RUN --length two-hour [--check 6]
     .venv/bin/python benchmarks/bench_best_play.py second-seed edition-2005 two-hour
     .venv/bin/python benchmarks/bench_best_play.py check edition-2005 round-200 --minutes 8
+    .venv/bin/python benchmarks/bench_best_play.py ship-team RUN --folder round-200-team-play
 
 The shipped runs (amteach/data/best_play/<preset>/<length>/) were made with `amteach
 best-play ... --round-cap N --workers 1` under `nice -n 19` (each summary.json records the
@@ -245,7 +246,33 @@ def check_shipped(
     return check
 
 
+def ship_team(run: Path, folder: str, into: Path = PACKAGE_RUNS) -> Path:
+    """Copy a finished team-play search (`amteach best-play ... --team-play`) into the shipped
+    runs as amteach/data/best_play/<preset>/<folder>, its command recorded without --out; a
+    run that was interrupted, or that names a path of this machine, is refused."""
+    result = BestPlayResult.load(run)
+    summary = result.summary
+    if summary.get("interrupted"):
+        raise SystemExit(f"{run} was interrupted; only a finished search is shipped")
+    if "--team-play" not in summary["command"]:
+        raise SystemExit(f"{run} is not a team-play search (no --team-play in its command)")
+    summary["command"] = recorded_command(shlex.split(summary["command"])[1:])
+    for name in ("/tmp", "/work", "/home"):
+        if name in json.dumps(summary, default=plain):
+            raise SystemExit(f"{run}: summary.json names a path ({name}); nothing shipped")
+    target = result.save(into / summary["preset"] / folder, force=True)
+    print(f"shipped: {target}")
+    return target
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["ship-team"]:
+        shipping = argparse.ArgumentParser(description="ship a finished team-play search")
+        shipping.add_argument("run", type=Path)
+        shipping.add_argument("--folder", required=True, help="e.g. round-200-team-play")
+        a = shipping.parse_args(sys.argv[2:])
+        ship_team(a.run, a.folder)
+        return
     if sys.argv[1:2] == ["second-seed"]:
         again = argparse.ArgumentParser(description="a shipped run's search from a second seed")
         again.add_argument("preset", choices=SHIPPED_PRESETS)
