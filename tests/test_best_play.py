@@ -739,12 +739,22 @@ def test_the_best_play_tab_reads_from_the_back_row_at_1280x720():
             chromium.close()
 
 
-def test_the_second_search_and_team_play_figures_hold_their_intervals():
-    """The default two-hour run was searched again from another seed: each role's gain from
-    the other search's strategy is Newcombe's interval on the stored wins, and the largest
-    gain the tab reports is the larger of the two checks."""
-    summary = strategy.shipped("default", "two-hour").summary
+@pytest.mark.parametrize("preset", strategy.SHIPPED_PRESETS)
+def test_the_second_search_and_team_play_figures_hold_their_intervals(preset):
+    """Each preset's two-hour run was searched again from another seed (bench_best_play.py
+    second-seed: the same command, seed + 1): each role's gain from the other search's
+    strategy is Newcombe's interval on the stored wins, and the largest gain the tab reports
+    is the larger of the two checks."""
+    summary = strategy.shipped(preset, "two-hour").summary
     second = summary["second_seed"]
+    assert second["seeds"] == [summary["seed"], summary["seed"] + 1]
+    # the same search from the next seed (the default run's second search had 20 minutes)
+    command = second["second_command"].split()
+    assert command[command.index("--seed") + 1] == str(summary["seed"] + 1)
+    for option in ("--preset", "--round-cap", "--games-per-candidate"):
+        first = summary["command"].split()
+        assert command[command.index(option) + 1] == first[first.index(option) + 1]
+    assert second["second_equilibrium"]["monopolist"]["rate"] == second["monopolist_rates"][1]
     base = second["a_against_a"]
     for role, switched in (
         ("competitor", second["b_competitors_against_a"]),
@@ -759,9 +769,8 @@ def test_the_second_search_and_team_play_figures_hold_their_intervals():
         )
         largest = strategy.largest_gains(summary)[role]["gain"]
         assert largest == max(row["gain"], summary["approximation"][role]["gain"])
-    for preset in strategy.SHIPPED_PRESETS:
-        for length in strategy.shipped_lengths(preset):
-            team = strategy.shipped(preset, length).summary.get("team_play_gain")
-            if team:
-                assert team["gain"] == pytest.approx(team["with_team_play"] - team["without"])
-                assert team["ci_low"] <= team["gain"] <= team["ci_high"]
+    for length in strategy.shipped_lengths(preset):
+        team = strategy.shipped(preset, length).summary.get("team_play_gain")
+        if team:
+            assert team["gain"] == pytest.approx(team["with_team_play"] - team["without"])
+            assert team["ci_low"] <= team["gain"] <= team["ci_high"]

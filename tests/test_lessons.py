@@ -1062,6 +1062,32 @@ def shipped_second_knobs(
         assert len(knobs) >= at_least, (role, knobs, text)
 
 
+def shipped_switch_source(
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    length: str,
+    role: str,
+    source: str,
+    more_than_luck: bool,
+) -> None:
+    """The largest gain found for `role` comes from `source` ("second search" or
+    "best-response check"), and whether its interval lies wholly above 0; when the text gives
+    the gain in points, those are its numbers."""
+    row = strategy.largest_gains(strategy.shipped(preset, length).summary)[role]
+    assert row["source"] == source, (row, text)
+    assert (row["ci_low"] > 0) == more_than_luck, (row, text)
+    if SIGNED.findall(text):
+        points_are(text, row)
+
+
+def shipped_second_higher(batches: BatchStore, text: str, preset: str, length: str) -> None:
+    """The second search's equilibrium gives the Monopolists more than the shipped run's, by
+    more than luck would explain (Newcombe's interval for the difference lies above 0)."""
+    second = strategy.shipped(preset, length).summary["second_seed"]
+    assert second["ci_low"] > 0, (second["difference"], second["ci_low"], text)
+
+
 def shipped_team_none(batches: BatchStore, text: str, preset: str, length: str) -> None:
     """Team play changes nothing: the Monopolists win the same games with it and without."""
     row = strategy.shipped(preset, length).summary["team_play_gain"]
@@ -1116,6 +1142,8 @@ CLAIMS = {
     "shipped_switch_gain": shipped_switch_gain,
     "shipped_second_knobs": shipped_second_knobs,
     "shipped_team_none": shipped_team_none,
+    "shipped_switch_source": shipped_switch_source,
+    "shipped_second_higher": shipped_second_higher,
     "team_search": team_search,
     "rate_range": rate_range,
     "rate_is": rate_is,
