@@ -41,6 +41,7 @@ import yaml
 from amteach.analysis import fairness, inequality, returns, stats, strategy, taxes
 from amteach.analysis.landing import landing_table, reading_landing
 from amteach.analysis.returns import title_returns
+from amteach.bots import FamilyParams
 from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
 from amteach.files import load_scenario_file, read_yaml
@@ -1088,6 +1089,24 @@ def shipped_second_higher(batches: BatchStore, text: str, preset: str, length: s
     assert second["ci_low"] > 0, (second["difference"], second["ci_low"], text)
 
 
+def shipped_second_knob(
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    length: str,
+    role: str,
+    knob: str,
+    first: str,
+    second: str,
+) -> None:
+    """A knob of a role's strategy in the shipped run (`first`) and in the second search
+    (`second`, from `second_seed`'s strategies)."""
+    run = strategy.shipped(preset, length)
+    found = FamilyParams.parse(run.summary["second_seed"]["second_strategies"][role])
+    assert run.best(role).as_dict()[knob] == first, text
+    assert found.as_dict()[knob] == second, text
+
+
 def shipped_team_none(batches: BatchStore, text: str, preset: str, length: str) -> None:
     """Team play changes nothing: the Monopolists win the same games with it and without."""
     row = strategy.shipped(preset, length).summary["team_play_gain"]
@@ -1142,6 +1161,7 @@ CLAIMS = {
     "shipped_switch_gain": shipped_switch_gain,
     "shipped_second_knobs": shipped_second_knobs,
     "shipped_team_none": shipped_team_none,
+    "shipped_second_knob": shipped_second_knob,
     "shipped_switch_source": shipped_switch_source,
     "shipped_second_higher": shipped_second_higher,
     "team_search": team_search,
