@@ -1107,6 +1107,14 @@ def shipped_second_knob(
     assert found.as_dict()[knob] == second, text
 
 
+def shipped_team_games(batches: BatchStore, text: str, preset: str, games: dict[str, int]) -> None:
+    """How many fresh games each length's team-play comparison played (one seed: the same
+    games with the knob off and on)."""
+    for length, count in games.items():
+        row = strategy.shipped(preset, length).summary["team_play_gain"]
+        assert row["games"] == count and isinstance(row["seed"], int), (length, row, text)
+
+
 def shipped_team_none(batches: BatchStore, text: str, preset: str, length: str) -> None:
     """Team play changes nothing: the Monopolists win the same games with it and without."""
     row = strategy.shipped(preset, length).summary["team_play_gain"]
@@ -1161,6 +1169,7 @@ CLAIMS = {
     "shipped_switch_gain": shipped_switch_gain,
     "shipped_second_knobs": shipped_second_knobs,
     "shipped_team_none": shipped_team_none,
+    "shipped_team_games": shipped_team_games,
     "shipped_second_knob": shipped_second_knob,
     "shipped_switch_source": shipped_switch_source,
     "shipped_second_higher": shipped_second_higher,
