@@ -1121,6 +1121,37 @@ def shipped_team_none(batches: BatchStore, text: str, preset: str, length: str) 
     assert row["with_team_play"] == row["without"], (row, text)
 
 
+def team_run(preset: str, folder: str) -> strategy.BestPlayResult:
+    """A shipped team-play search (amteach/data/best_play/<preset>/<folder>)."""
+    from importlib import resources
+
+    return strategy.BestPlayResult.load(
+        resources.files("amteach.data").joinpath("best_play", preset, folder)
+    )
+
+
+def team_search_range(batches: BatchStore, text: str, preset: str, folder: str) -> None:
+    """The Monopolists' win rate under the team-play search's strategies: the text's two
+    numbers are its exact 95% interval."""
+    figures = team_run(preset, folder).summary["equilibrium"]
+    low, high = stats.exact_interval(figures["monopolist"]["wins"], figures["games"])
+    assert numbers_of(text) == pytest.approx([100 * low, 100 * high], abs=0.051), text
+
+
+def team_search_change(
+    batches: BatchStore, text: str, preset: str, folder: str, length: str, expect: str
+) -> None:
+    """The Monopolists' equilibrium win rate with the team knob free against the shipped
+    search without it (Newcombe's interval for the difference): more, less or luck."""
+    a = strategy.shipped(preset, length).summary["equilibrium"]
+    b = team_run(preset, folder).summary["equilibrium"]
+    moved = stats.compare_batches(
+        a["monopolist"]["wins"], a["games"], b["monopolist"]["wins"], b["games"]
+    )
+    found = "luck" if not moved.significant else "more" if moved.difference > 0 else "less"
+    assert found == expect, (moved, text)
+
+
 def team_search(
     batches: BatchStore,
     text: str,
@@ -1132,12 +1163,14 @@ def team_search(
 ) -> None:
     """A shipped search with the team-play knob free (amteach/data/best_play/<preset>/<folder>):
     the Monopolists' team knob it found, whether it converged, and its budget in minutes."""
-    from importlib import resources
-
-    run = strategy.BestPlayResult.load(
-        resources.files("amteach.data").joinpath("best_play", preset, folder)
-    )
+    run = team_run(preset, folder)
     assert "--team-play" in run.summary["command"], text
+    # the Competitors searched after the Monopolists turned it on: they answered the cartel
+    phases = run.phases
+    on = phases[(phases["role"] == "monopolist") & phases["challenger"].str.contains("team=sell")]
+    assert (
+        not on.empty and (phases["phase"] > on["phase"].min())[phases["role"] == "competitor"].any()
+    )
     assert run.best("monopolist").as_dict()["team"] == team, text
     assert run.summary["converged"] == converged, text
     assert run.summary["budget_minutes"] == minutes, text
@@ -1174,6 +1207,8 @@ CLAIMS = {
     "shipped_switch_source": shipped_switch_source,
     "shipped_second_higher": shipped_second_higher,
     "team_search": team_search,
+    "team_search_range": team_search_range,
+    "team_search_change": team_search_change,
     "rate_range": rate_range,
     "rate_is": rate_is,
     "even_test": even_test,
