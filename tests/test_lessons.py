@@ -1160,9 +1160,11 @@ def team_search(
     team: str,
     converged: bool,
     minutes: float,
+    streets: str | None = None,
 ) -> None:
     """A shipped search with the team-play knob free (amteach/data/best_play/<preset>/<folder>):
-    the Monopolists' team knob it found, whether it converged, and its budget in minutes."""
+    the Monopolists' team knob it found (and their streets knob), whether it converged, and
+    its budget in minutes."""
     run = team_run(preset, folder)
     assert "--team-play" in run.summary["command"], text
     # the Competitors searched after the Monopolists turned it on: they answered the cartel
@@ -1174,6 +1176,8 @@ def team_search(
     assert run.best("monopolist").as_dict()["team"] == team, text
     assert run.summary["converged"] == converged, text
     assert run.summary["budget_minutes"] == minutes, text
+    if streets is not None:
+        assert run.best("monopolist").as_dict()["streets"] == streets, text
 
 
 CLAIMS = {
