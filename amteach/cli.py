@@ -169,6 +169,41 @@ def rules(preset: str, overrides: tuple[str, ...]) -> None:
         click.echo("  * differs from the default preset")
 
 
+def simulate_cap(length: str | None, round_cap: int | None) -> tuple[int | None, str]:
+    """The round cap `simulate` plays to, from --length (a name or a number of rounds) and
+    --round-cap, and the option to name if it disagrees with --set round_cap. Both options at
+    once must give the same round."""
+    from .analysis.outcomes import rounds_of_length
+
+    if length is None:
+        return round_cap, "--round-cap"
+    rounds = rounds_of_length(length)
+    if round_cap is not None and round_cap != rounds:
+        raise InputError(
+            f"--length {length} (time is up after {rounds:,} rounds) and --round-cap "
+            f"{round_cap} both say when time is up; give one of them"
+        )
+    named = not length.strip().replace(",", "").replace("_", "").isdigit()
+    return rounds, (f"--length {length}, time up after" if named else "--length")
+
+
+def length_line(result: Any) -> str:
+    """The report's first line: the game length in words and how many games time settled."""
+    from .analysis.outcomes import time_is_up
+
+    cap = (result.meta.get("rules") or {}).get("round_cap")
+    if not cap:
+        return "Length played: no round cap (every game was played to its end)."
+    games = result.games
+    capped = int((games["end_reason"] == "round_cap").sum()) if len(games) else 0
+    share = f"{100 * capped / len(games):.1f}%" if len(games) else "none"
+    settled = "; the final accounting settled them" if capped else ""
+    return (
+        f"Length played: {time_is_up(int(cap))}. Time was up for {capped:,} of {len(games):,} "
+        f"games ({share}){settled}."
+    )
+
+
 @main.command()
 @click.option("--games", type=int, default=1000, show_default=True, help="How many games to play.")
 @click.option(
@@ -191,11 +226,20 @@ def rules(preset: str, overrides: tuple[str, ...]) -> None:
 @click.option("--rules", "preset", default="default", show_default=True, help="Rules preset.")
 @override_option
 @click.option(
+    "--length",
+    "length",
+    default=None,
+    metavar="LENGTH",
+    help="How long a game lasts: two-hour (time is up after about 40 rounds), round-200, "
+    "to-the-end (played out, stopped at 2,000 rounds), or a number N: time is up after N "
+    "rounds and the final accounting settles the games still running. Default: round-200.",
+)
+@click.option(
     "--round-cap",
     type=int,
     default=None,
     help="Rounds before a game is settled by the final accounting (default: 200, or "
-    "--set round_cap=...).",
+    "--set round_cap=...); the same as --length N.",
 )
 @click.option(
     "--game",
@@ -239,6 +283,7 @@ def simulate(
     workers: int | None,
     preset: str,
     overrides: tuple[str, ...],
+    length: str | None,
     round_cap: int | None,
     game_type: str,
     dask_address: str | None,
@@ -250,9 +295,11 @@ def simulate(
 ) -> None:
     """Play many bot games and summarize who wins.
 
-    Prints the win rate by role with a 95% Wilson interval, the mean game length and the end
-    reasons. With --out, saves four tidy tables (games, players, rounds, taxes). Ctrl-C stops
-    the batch cleanly and keeps the games already finished.
+    Prints the game length (when time is up), the win rate by role with a 95% Wilson
+    interval, the mean game length, the end reasons, and the win rates by how the games ended:
+    played out, or settled by the final accounting when time was up. With --out, saves four
+    tidy tables (games, players, rounds, taxes). Ctrl-C stops the batch cleanly and keeps the
+    games already finished.
     """
     from pathlib import Path
 
@@ -268,7 +315,8 @@ def simulate(
             )
     client = None
     try:
-        rules = rules_with_cap(preset, overrides, round_cap, "--round-cap", 200)
+        cap, cap_option = simulate_cap(length, round_cap)
+        rules = rules_with_cap(preset, overrides, cap, cap_option, 200)
         if dask_address is not None:
             from .sim import dask_client
 
@@ -292,6 +340,7 @@ def simulate(
     finally:
         if client is not None:
             client.close()
+    click.echo(length_line(result))
     click.echo(result.summary())
     if check_invariants:
         violations = result.meta["invariant_violations"]

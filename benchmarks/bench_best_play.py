@@ -5,6 +5,9 @@ for shipping.
     .venv/bin/python benchmarks/bench_best_play.py --preset default --budget 5
     .venv/bin/python benchmarks/bench_best_play.py --length two-hour
     .venv/bin/python benchmarks/bench_best_play.py finish RUN --length two-hour [--check 6]
+    .venv/bin/python benchmarks/bench_best_play.py second-seed edition-2005 two-hour
+    .venv/bin/python benchmarks/bench_best_play.py check edition-2005 round-200 --minutes 8
+    .venv/bin/python benchmarks/bench_best_play.py ship-team RUN --folder round-200-team-play
 
 The shipped runs (amteach/data/best_play/<preset>/<length>/) were made with `amteach
 best-play ... --round-cap N --workers 1` under `nice -n 19` (each summary.json records the
@@ -32,6 +35,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from amteach.analysis import stats
@@ -42,7 +46,7 @@ from amteach.analysis.best_play_results import (
     BestPlayResult,
     shipped,
 )
-from amteach.analysis.best_play_search import best_response_check, by_length, masters
+from amteach.analysis.best_play_search import best_response_check, by_length, compare_runs, masters
 from amteach.analysis.outcomes import CHART_ROUNDS, LENGTH_ASSUMPTIONS, LENGTHS_BY_KEY, time_is_up
 from amteach.cli import recorded_command
 
@@ -133,7 +137,158 @@ def finish(
     return target
 
 
+def shipped_folder(preset: str, length: str, into: Path = PACKAGE_RUNS) -> Path:
+    """Where a shipped run lives in the source tree (the folder `best_play_results.shipped` reads)."""
+    folder = into / preset / length
+    if not (folder / "summary.json").is_file():
+        raise SystemExit(f"{folder} holds no shipped run")
+    return folder
+
+
+def plain(value: object) -> object:
+    """numpy's numbers as JSON numbers."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def write_summary_key(folder: Path, key: str, value: object) -> None:
+    """Add one key to a shipped run's summary.json and leave every other file as it was; refuse
+    to write a path of this machine."""
+    path = folder / "summary.json"
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    summary[key] = value
+    text = json.dumps(summary, indent=1, default=plain)
+    for name in ("/tmp", "/work", "/home"):
+        if name in json.dumps(value, default=plain):
+            raise SystemExit(f"{path}: {key} names a path ({name}); nothing written")
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {key} into {path}", flush=True)
+
+
+def second_seed(
+    preset: str,
+    length: str,
+    games: int,
+    workers: int,
+    out: Path | None = None,
+    into: Path = PACKAGE_RUNS,
+) -> dict[str, object]:
+    """Search again from the shipped run's seed + 1 with its own command, compare the two
+    equilibria (`best_play_search.compare_runs`, `games` fresh games a pairing) and write the result
+    into the shipped summary.json as `second_seed`, as the default two-hour run has it."""
+    folder = shipped_folder(preset, length, into)
+    first = BestPlayResult.load(folder)
+    args = shlex.split(first.summary["command"])[1:]
+    seed = int(first.summary["seed"]) + 1
+    args[args.index("--seed") + 1] = str(seed)
+    scratch = out or Path(tempfile.mkdtemp(prefix="amteach-second-seed-"))
+    command = [sys.executable, "-m", "amteach.cli", *args, "--out", str(scratch), "--force"]
+    print("$", " ".join(shlex.quote(a) for a in command), flush=True)
+    began = time.perf_counter()
+    subprocess.run(command, check=True)
+    search_seconds = time.perf_counter() - began
+    second = BestPlayResult.load(scratch)
+    if second.summary.get("interrupted"):
+        raise SystemExit(f"the second search in {scratch} was interrupted; nothing written")
+    compare_seed = masters(int(first.summary["seed"]) + 2000)["final"]  # games neither saw
+    began = time.perf_counter()
+    out_ = compare_runs(first, second, games=games, seed=compare_seed, workers=workers)
+    compare_seconds = time.perf_counter() - began
+    out_.update(
+        compare_seed=int(compare_seed),
+        second_command=recorded_command(args),
+        second_strategies={role: second.best(role).text() for role in ("competitor", "monopolist")},
+        second_equilibrium=second.summary["equilibrium"],
+        second_converged=bool(second.summary["converged"]),
+        second_elapsed_seconds=round(search_seconds, 1),
+        compare_elapsed_seconds=round(compare_seconds, 1),
+    )
+    write_summary_key(folder, "second_seed", out_)
+    print(
+        f"{preset} {length}: search {search_seconds:.0f} s, compare {compare_seconds:.0f} s; "
+        f"Monopolists {100 * out_['monopolist_rates'][0]:.1f}% then "  # type: ignore[index]
+        f"{100 * out_['monopolist_rates'][1]:.1f}%",  # type: ignore[index]
+        flush=True,
+    )
+    return out_
+
+
+def check_shipped(
+    preset: str,
+    length: str,
+    minutes: float,
+    games: int,
+    workers: int,
+    into: Path = PACKAGE_RUNS,
+) -> dict[str, object]:
+    """Run the best-response check (`best_play_search.best_response_check`, as `finish` does it: twice
+    the search's games a candidate, fresh seeds) on a shipped run and write it into its
+    summary.json as `approximation`; the search itself is left as shipped."""
+    folder = shipped_folder(preset, length, into)
+    result = BestPlayResult.load(folder)
+    summary = result.summary
+    print(f"{preset} {length}: best-response check, {minutes:g} minutes", flush=True)
+    check = best_response_check(
+        result,
+        games_per_candidate=2 * int(summary["games_per_candidate"]),
+        budget_minutes=minutes,
+        seed=int(summary["seed"]) + 1000,
+        check_games=games,
+        workers=workers,
+    )
+    write_summary_key(folder, "approximation", check)
+    print(f"{preset} {length}: check took {check['elapsed_seconds']} s", flush=True)
+    return check
+
+
+def ship_team(run: Path, folder: str, into: Path = PACKAGE_RUNS) -> Path:
+    """Copy a finished team-play search (`amteach best-play ... --team-play`) into the shipped
+    runs as amteach/data/best_play/<preset>/<folder>, its command recorded without --out; a
+    run that was interrupted, or that names a path of this machine, is refused."""
+    result = BestPlayResult.load(run)
+    summary = result.summary
+    if summary.get("interrupted"):
+        raise SystemExit(f"{run} was interrupted; only a finished search is shipped")
+    if "--team-play" not in summary["command"]:
+        raise SystemExit(f"{run} is not a team-play search (no --team-play in its command)")
+    summary["command"] = recorded_command(shlex.split(summary["command"])[1:])
+    for name in ("/tmp", "/work", "/home"):
+        if name in json.dumps(summary, default=plain):
+            raise SystemExit(f"{run}: summary.json names a path ({name}); nothing shipped")
+    target = result.save(into / summary["preset"] / folder, force=True)
+    print(f"shipped: {target}")
+    return target
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["ship-team"]:
+        shipping = argparse.ArgumentParser(description="ship a finished team-play search")
+        shipping.add_argument("run", type=Path)
+        shipping.add_argument("--folder", required=True, help="e.g. round-200-team-play")
+        a = shipping.parse_args(sys.argv[2:])
+        ship_team(a.run, a.folder)
+        return
+    if sys.argv[1:2] == ["second-seed"]:
+        again = argparse.ArgumentParser(description="a shipped run's search from a second seed")
+        again.add_argument("preset", choices=SHIPPED_PRESETS)
+        again.add_argument("length", choices=SHIPPED_LENGTHS)
+        again.add_argument("--games", type=int, default=4000, help="fresh games a pairing")
+        again.add_argument("--workers", type=int, default=1)
+        again.add_argument("--out", type=Path, default=None, help="folder for the second run")
+        a = again.parse_args(sys.argv[2:])
+        second_seed(a.preset, a.length, a.games, a.workers, a.out)
+        return
+    if sys.argv[1:2] == ["check"]:
+        checking = argparse.ArgumentParser(description="best-response check of a shipped run")
+        checking.add_argument("preset", choices=SHIPPED_PRESETS)
+        checking.add_argument("length", choices=SHIPPED_LENGTHS)
+        checking.add_argument("--minutes", type=float, default=6.0)
+        checking.add_argument("--games", type=int, default=4000, help="fresh games a check")
+        checking.add_argument("--workers", type=int, default=1)
+        a = checking.parse_args(sys.argv[2:])
+        check_shipped(a.preset, a.length, a.minutes, a.games, a.workers)
+        return
     if sys.argv[1:2] == ["finish"]:
         finishing = argparse.ArgumentParser(description="finish a best-play run for shipping")
         finishing.add_argument("run", type=Path)

@@ -482,7 +482,7 @@ def test_win_rates_by_length_count_each_batch_by_role_and_by_the_cap():
             wins = int((batch.games["winner_role"] == role).sum())
             assert rows.loc[role, "wins"] == wins
             assert (rows.loc[role, "ci_low"], rows.loc[role, "ci_high"]) == pytest.approx(
-                wilson_interval(wins, 60)
+                stats.exact_interval(wins, 60)
             )
         capped = int((batch.games["end_reason"] == "round_cap").sum())
         assert (rows["capped"] == capped).all()
@@ -578,12 +578,12 @@ def test_every_shipped_run_says_its_length_and_names_no_scratch_path(preset, len
 @pytest.mark.parametrize("preset", best_play_results.SHIPPED_PRESETS)
 def test_the_shipped_by_length_figures_replay_for_the_two_hour_game(preset):
     """summary.json's win rates by length: the two-hour row is played again from its seed
-    and games, and every row holds its Wilson interval."""
+    and games, and every row holds its exact (Clopper-Pearson) interval."""
     run = best_play_results.shipped(preset, "two-hour")
     rows = pd.DataFrame(run.summary["by_length"])
     assert sorted(rows["rounds"].unique()) == sorted(outcomes.CHART_ROUNDS)
     for row in rows.itertuples():
-        assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(row.wins, row.games))
+        assert (row.ci_low, row.ci_high) == pytest.approx(stats.exact_interval(row.wins, row.games))
     first = rows[rows["rounds"] == outcomes.TWO_HOUR_ROUNDS]
     again = best_play_search.by_length(
         run, (outcomes.TWO_HOUR_ROUNDS,), int(first["games"].iloc[0]), int(first["seed"].iloc[0])
@@ -751,12 +751,22 @@ def test_the_best_play_tab_reads_from_the_back_row_at_1280x720():
             chromium.close()
 
 
-def test_the_second_search_and_team_play_figures_hold_their_intervals():
-    """The default two-hour run was searched again from another seed: each role's gain from
-    the other search's strategy is Newcombe's interval on the stored wins, and the largest
-    gain the tab reports is the larger of the two checks."""
-    summary = best_play_results.shipped("default", "two-hour").summary
+@pytest.mark.parametrize("preset", best_play_results.SHIPPED_PRESETS)
+def test_the_second_search_and_team_play_figures_hold_their_intervals(preset):
+    """Each preset's two-hour run was searched again from another seed (bench_best_play.py
+    second-seed: the same command, seed + 1): each role's gain from the other search's
+    strategy is Newcombe's interval on the stored wins, and the largest gain the tab reports
+    is the larger of the two checks."""
+    summary = best_play_results.shipped(preset, "two-hour").summary
     second = summary["second_seed"]
+    assert second["seeds"] == [summary["seed"], summary["seed"] + 1]
+    # the same search from the next seed (the default run's second search had 20 minutes)
+    command = second["second_command"].split()
+    assert command[command.index("--seed") + 1] == str(summary["seed"] + 1)
+    for option in ("--preset", "--round-cap", "--games-per-candidate"):
+        first = summary["command"].split()
+        assert command[command.index(option) + 1] == first[first.index(option) + 1]
+    assert second["second_equilibrium"]["monopolist"]["rate"] == second["monopolist_rates"][1]
     base = second["a_against_a"]
     for role, switched in (
         ("competitor", second["b_competitors_against_a"]),
@@ -771,9 +781,8 @@ def test_the_second_search_and_team_play_figures_hold_their_intervals():
         )
         largest = best_play_results.largest_gains(summary)[role]["gain"]
         assert largest == max(row["gain"], summary["approximation"][role]["gain"])
-    for preset in best_play_results.SHIPPED_PRESETS:
-        for length in best_play_results.shipped_lengths(preset):
-            team = best_play_results.shipped(preset, length).summary.get("team_play_gain")
-            if team:
-                assert team["gain"] == pytest.approx(team["with_team_play"] - team["without"])
-                assert team["ci_low"] <= team["gain"] <= team["ci_high"]
+    for length in best_play_results.shipped_lengths(preset):
+        team = best_play_results.shipped(preset, length).summary.get("team_play_gain")
+        if team:
+            assert team["gain"] == pytest.approx(team["with_team_play"] - team["without"])
+            assert team["ci_low"] <= team["gain"] <= team["ci_high"]

@@ -49,6 +49,7 @@ from amteach.analysis import (
 )
 from amteach.analysis.landing import landing_table, reading_landing
 from amteach.analysis.returns import title_returns
+from amteach.bots import FamilyParams
 from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
 from amteach.files import load_scenario_file, read_yaml
@@ -793,18 +794,26 @@ def shipped_range(
     preset: str,
     role: str = "monopolist",
     bounds: list[float] | None = None,
+    length: str = "round-200",
 ) -> None:
-    """A role's win rate under the strongest strategies found lies in the text's range, and
-    the range is about as wide as its 95% interval."""
+    """A role's win rate under the strongest strategies found (the run searched at `length`)
+    lies in the text's range, and the range is about as wide as its exact 95% interval, the
+    one a rate read against 50% carries."""
     low, high = range_in(text, bounds)
-    row = best_play_results.shipped(preset).summary["equilibrium"][role]
+    figures = best_play_results.shipped(preset, length).summary["equilibrium"]
+    row = figures[role]
     assert low <= 100 * row["rate"] <= high, (100 * row["rate"], text)
-    assert low - 2 <= 100 * row["ci_low"] and 100 * row["ci_high"] <= high + 2, (row, text)
+    ci_low, ci_high = stats.exact_interval(row["wins"], figures["games"])
+    assert low - 2 <= 100 * ci_low and 100 * ci_high <= high + 2, (row, text)
 
 
-def shipped_even(batches: BatchStore, text: str, preset: str, expect: str) -> None:
+def shipped_even(
+    batches: BatchStore, text: str, preset: str, expect: str, length: str = "round-200"
+) -> None:
     """The exact test of the Monopolists' equilibrium rate against half: more, less or even."""
-    found = best_play_results.shipped(preset).summary["equilibrium"]["even_test"]["direction"]
+    found = best_play_results.shipped(preset, length).summary["equilibrium"]["even_test"][
+        "direction"
+    ]
     assert found == expect, (found, text)
 
 
@@ -818,11 +827,17 @@ def shipped_change(batches: BatchStore, text: str, a: str, b: str, expect: str) 
 
 
 def shipped_cap(
-    batches: BatchStore, text: str, preset: str, bounds: list[float] | None = None
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    bounds: list[float] | None = None,
+    length: str = "round-200",
 ) -> None:
     """The share of the equilibrium's games the round cap settled lies in the text's range."""
     low, high = range_in(text, bounds)
-    share = 100 * best_play_results.shipped(preset).summary["equilibrium"]["round_cap_share"]
+    share = (
+        100 * best_play_results.shipped(preset, length).summary["equilibrium"]["round_cap_share"]
+    )
     assert low <= share <= high, (share, text)
 
 
@@ -833,10 +848,16 @@ def shipped_says(batches: BatchStore, text: str, preset: str, says: str) -> None
 
 
 def shipped_knob(
-    batches: BatchStore, text: str, preset: str, role: str, knob: str, values: list[str]
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    role: str,
+    knob: str,
+    values: list[str],
+    length: str = "round-200",
 ) -> None:
     """A knob of a role's strongest strategy found is one of `values` (as written)."""
-    found = best_play_results.shipped(preset).best(role).as_dict()[knob]
+    found = best_play_results.shipped(preset, length).best(role).as_dict()[knob]
     assert found in [str(v) for v in values], (knob, found, text)
 
 
@@ -933,9 +954,246 @@ def shipped_last_gain(batches: BatchStore, text: str, preset: str, role: str) ->
     assert not last["improved"], f"the last {role} search still improved: {text!r}"
 
 
-def shipped_converged(batches: BatchStore, text: str, preset: str, expect: bool) -> None:
+def shipped_converged(
+    batches: BatchStore, text: str, preset: str, expect: bool, length: str = "round-200"
+) -> None:
     """Whether the shipped search stopped at an approximate equilibrium."""
-    assert best_play_results.shipped(preset).summary["converged"] == expect, text
+    assert best_play_results.shipped(preset, length).summary["converged"] == expect, text
+
+
+# a gain in points, signed, as the lessons write it: "+0.9", "-0.2" or with a minus sign (U+2212)
+SIGNED = re.compile(r"(?<![\w.])[+\-\u2212]\d+(?:\.\d+)?")
+
+
+def points_are(text: str, row: dict[str, Any], role: str | None = None) -> None:
+    """The text's three signed numbers are a gain and its 95% interval, in points. A table row
+    with both roles' gains (six numbers) gives the Competitors' first."""
+    found = [float(n.replace("\u2212", "-")) for n in SIGNED.findall(text)]
+    if len(found) == 6 and role is not None:
+        found = found[:3] if role == "competitor" else found[3:]
+    want = [100 * row["gain"], 100 * row["ci_low"], 100 * row["ci_high"]]
+    assert found == pytest.approx(want, abs=0.051), (found, want, text)
+
+
+def shipped_gain(batches: BatchStore, text: str, preset: str, length: str, role: str) -> None:
+    """The size of "approximate": the largest gain found for `role` against the final
+    strategies of the run searched at `length` (`best_play_results.largest_gains`: the best-response
+    check on fresh games, or a second search's strategy), with Newcombe's 95% interval, in
+    points, as the text gives it ("+0.9 (+0.2 to +1.6)")."""
+    found = best_play_results.largest_gains(best_play_results.shipped(preset, length).summary)
+    assert role in found, f"no gain was measured for the {role}s of {preset} {length}: {text!r}"
+    points_are(text, found[role], role)
+
+
+def shipped_team_gain(
+    batches: BatchStore, text: str, preset: str, length: str, more_than_luck: bool
+) -> None:
+    """Team play (a Monopolist sells a teammate the street that completes a city) turned on in
+    the shipped Monopolists' strategy: the Monopolists' gain in points, with its interval
+    (`summary["team_play_gain"]`), as the text gives it, and whether that interval lies
+    wholly above 0 (a gain more than luck would explain)."""
+    row = best_play_results.shipped(preset, length).summary["team_play_gain"]
+    points_are(text, row)
+    assert (row["ci_low"] > 0) == more_than_luck, (row, text)
+
+
+def shipped_team_rates(batches: BatchStore, text: str, preset: str, length: str) -> None:
+    """The Monopolists' win rate without and with team play, the text's two percentages."""
+    row = best_play_results.shipped(preset, length).summary["team_play_gain"]
+    assert numbers_of(text) == pytest.approx(
+        [100 * row["without"], 100 * row["with_team_play"]], abs=0.051
+    ), (row, text)
+
+
+def shipped_second_seed(batches: BatchStore, text: str, preset: str, length: str) -> None:
+    """Two searches from two seeds: the Monopolists' equilibrium win rates of the shipped run
+    and of the second search, the text's two percentages, in that order."""
+    second = best_play_results.shipped(preset, length).summary["second_seed"]
+    assert numbers_of(text) == pytest.approx(
+        [100 * rate for rate in second["monopolist_rates"]], abs=0.051
+    ), (second["monopolist_rates"], text)
+
+
+def shipped_by_length(
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    length: str,
+    rounds: int,
+    role: str = "monopolist",
+    bounds: list[float] | None = None,
+) -> None:
+    """The strategies searched at `length` played at another length (`rounds`; summary.json's
+    `by_length`): the role's win rate lies in the text's range."""
+    low, high = range_in(text, bounds)
+    rows = best_play_results.shipped(preset, length).summary["by_length"]
+    (row,) = [r for r in rows if r["rounds"] == rounds and r["role"] == role]
+    assert low <= 100 * row["rate"] <= high, (row, text)
+
+
+def shipped_gain_below(
+    batches: BatchStore, text: str, preset: str, lengths: list[str], points: float
+) -> None:
+    """At each of `lengths`, the largest gain found for either role (the upper end of its 95%
+    interval) is below `points`: no side found more than that."""
+    for length in lengths:
+        found = best_play_results.largest_gains(best_play_results.shipped(preset, length).summary)
+        assert set(found) == {"competitor", "monopolist"}, (length, found, text)
+        for role, row in found.items():
+            assert 100 * row["ci_high"] < points, (length, role, row, text)
+
+
+def shipped_gain_none(batches: BatchStore, text: str, preset: str, length: str) -> None:
+    """No gain found for either role that luck could not explain (each interval holds 0)."""
+    found = best_play_results.largest_gains(best_play_results.shipped(preset, length).summary)
+    assert set(found) == {"competitor", "monopolist"}, (found, text)
+    for role, row in found.items():
+        assert row["ci_low"] <= 0 <= row["ci_high"], (role, row, text)
+
+
+def shipped_gain_above(
+    batches: BatchStore, text: str, preset: str, length: str, role: str, points: float
+) -> None:
+    """A role's largest gain found is far from 0: its interval's lower end is above `points`."""
+    row = best_play_results.largest_gains(best_play_results.shipped(preset, length).summary)[role]
+    assert 100 * row["ci_low"] > points, (row, text)
+
+
+def shipped_switch_gain(
+    batches: BatchStore, text: str, preset: str, length: str, bounds: list[float]
+) -> None:
+    """What each role gains by switching to the second search's strategy (`second_seed`), in
+    points, lies in `bounds` ("about a point")."""
+    second = best_play_results.shipped(preset, length).summary["second_seed"]
+    for role in ("competitor", "monopolist"):
+        gain = 100 * second[f"{role}_gain"]["gain"]
+        assert min(bounds) <= gain <= max(bounds), (role, gain, text)
+
+
+def shipped_second_knobs(
+    batches: BatchStore, text: str, preset: str, length: str, at_least: int
+) -> None:
+    """The two searches' strategies differ on at least `at_least` knobs for each role."""
+    differ = best_play_results.shipped(preset, length).summary["second_seed"]["knobs_differ"]
+    for role, knobs in differ.items():
+        assert len(knobs) >= at_least, (role, knobs, text)
+
+
+def shipped_switch_source(
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    length: str,
+    role: str,
+    source: str,
+    more_than_luck: bool,
+) -> None:
+    """The largest gain found for `role` comes from `source` ("second search" or
+    "best-response check"), and whether its interval lies wholly above 0; when the text gives
+    the gain in points, those are its numbers."""
+    row = best_play_results.largest_gains(best_play_results.shipped(preset, length).summary)[role]
+    assert row["source"] == source, (row, text)
+    assert (row["ci_low"] > 0) == more_than_luck, (row, text)
+    if SIGNED.findall(text):
+        points_are(text, row)
+
+
+def shipped_second_higher(batches: BatchStore, text: str, preset: str, length: str) -> None:
+    """The second search's equilibrium gives the Monopolists more than the shipped run's, by
+    more than luck would explain (Newcombe's interval for the difference lies above 0)."""
+    second = best_play_results.shipped(preset, length).summary["second_seed"]
+    assert second["ci_low"] > 0, (second["difference"], second["ci_low"], text)
+
+
+def shipped_second_knob(
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    length: str,
+    role: str,
+    knob: str,
+    first: str,
+    second: str,
+) -> None:
+    """A knob of a role's strategy in the shipped run (`first`) and in the second search
+    (`second`, from `second_seed`'s strategies)."""
+    run = best_play_results.shipped(preset, length)
+    found = FamilyParams.parse(run.summary["second_seed"]["second_strategies"][role])
+    assert run.best(role).as_dict()[knob] == first, text
+    assert found.as_dict()[knob] == second, text
+
+
+def shipped_team_games(batches: BatchStore, text: str, preset: str, games: dict[str, int]) -> None:
+    """How many fresh games each length's team-play comparison played (one seed: the same
+    games with the knob off and on)."""
+    for length, count in games.items():
+        row = best_play_results.shipped(preset, length).summary["team_play_gain"]
+        assert row["games"] == count and isinstance(row["seed"], int), (length, row, text)
+
+
+def shipped_team_none(batches: BatchStore, text: str, preset: str, length: str) -> None:
+    """Team play changes nothing: the Monopolists win the same games with it and without."""
+    row = best_play_results.shipped(preset, length).summary["team_play_gain"]
+    assert row["with_team_play"] == row["without"], (row, text)
+
+
+def team_run(preset: str, folder: str) -> best_play_results.BestPlayResult:
+    """A shipped team-play search (amteach/data/best_play/<preset>/<folder>)."""
+    from importlib import resources
+
+    return best_play_results.BestPlayResult.load(
+        resources.files("amteach.data").joinpath("best_play", preset, folder)
+    )
+
+
+def team_search_range(batches: BatchStore, text: str, preset: str, folder: str) -> None:
+    """The Monopolists' win rate under the team-play search's strategies: the text's two
+    numbers are its exact 95% interval."""
+    figures = team_run(preset, folder).summary["equilibrium"]
+    low, high = stats.exact_interval(figures["monopolist"]["wins"], figures["games"])
+    assert numbers_of(text) == pytest.approx([100 * low, 100 * high], abs=0.051), text
+
+
+def team_search_change(
+    batches: BatchStore, text: str, preset: str, folder: str, length: str, expect: str
+) -> None:
+    """The Monopolists' equilibrium win rate with the team knob free against the shipped
+    search without it (Newcombe's interval for the difference): more, less or luck."""
+    a = best_play_results.shipped(preset, length).summary["equilibrium"]
+    b = team_run(preset, folder).summary["equilibrium"]
+    moved = stats.compare_batches(
+        a["monopolist"]["wins"], a["games"], b["monopolist"]["wins"], b["games"]
+    )
+    found = "luck" if not moved.significant else "more" if moved.difference > 0 else "less"
+    assert found == expect, (moved, text)
+
+
+def team_search(
+    batches: BatchStore,
+    text: str,
+    preset: str,
+    folder: str,
+    team: str,
+    converged: bool,
+    minutes: float,
+    streets: str | None = None,
+) -> None:
+    """A shipped search with the team-play knob free (amteach/data/best_play/<preset>/<folder>):
+    the Monopolists' team knob it found (and their streets knob), whether it converged, and
+    its budget in minutes."""
+    run = team_run(preset, folder)
+    assert "--team-play" in run.summary["command"], text
+    # the Competitors searched after the Monopolists turned it on: they answered the cartel
+    phases = run.phases
+    on = phases[(phases["role"] == "monopolist") & phases["challenger"].str.contains("team=sell")]
+    assert (
+        not on.empty and (phases["phase"] > on["phase"].min())[phases["role"] == "competitor"].any()
+    )
+    assert run.best("monopolist").as_dict()["team"] == team, text
+    assert run.summary["converged"] == converged, text
+    assert run.summary["budget_minutes"] == minutes, text
+    if streets is not None:
+        assert run.best("monopolist").as_dict()["streets"] == streets, text
 
 
 CLAIMS = {
@@ -953,6 +1211,24 @@ CLAIMS = {
     "shipped_best_column": shipped_best_column,
     "shipped_converged": shipped_converged,
     "shipped_last_gain": shipped_last_gain,
+    "shipped_gain": shipped_gain,
+    "shipped_team_gain": shipped_team_gain,
+    "shipped_team_rates": shipped_team_rates,
+    "shipped_second_seed": shipped_second_seed,
+    "shipped_by_length": shipped_by_length,
+    "shipped_gain_below": shipped_gain_below,
+    "shipped_gain_none": shipped_gain_none,
+    "shipped_gain_above": shipped_gain_above,
+    "shipped_switch_gain": shipped_switch_gain,
+    "shipped_second_knobs": shipped_second_knobs,
+    "shipped_team_none": shipped_team_none,
+    "shipped_team_games": shipped_team_games,
+    "shipped_second_knob": shipped_second_knob,
+    "shipped_switch_source": shipped_switch_source,
+    "shipped_second_higher": shipped_second_higher,
+    "team_search": team_search,
+    "team_search_range": team_search_range,
+    "team_search_change": team_search_change,
     "rate_range": rate_range,
     "rate_is": rate_is,
     "even_test": even_test,
@@ -1149,6 +1425,9 @@ def test_every_number_a_lesson_states_is_the_tool_s_own(lesson):
         text = " ".join(flat(path.read_text()).split())
         checked = " ".join(c["text"] for c in checks if c["file"] == path.name)
         for number in NUMBER.findall(text):
+            assert number in checked, f"{path.relative_to(ROOT)}: {number} is not checked"
+        # a gain in points ("+0.9 (+0.2 to +1.6)") is the tool's own too
+        for number in SIGNED.findall(text):
             assert number in checked, f"{path.relative_to(ROOT)}: {number} is not checked"
 
 

@@ -13,7 +13,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..engine.board import ROLES
-from ..sim.results import wilson_interval
 from ..style import (
     DOLLAR_AXIS,
     ROLE_COLOURS,
@@ -24,6 +23,7 @@ from ..style import (
     chart_layout,
     role_bar,
 )
+from .stats import exact_interval, exact_intervals
 
 
 def wealth_by_role_figure(result: Any) -> go.Figure:
@@ -158,6 +158,27 @@ def time_is_up(rounds: int) -> str:
     return f"time is up after {rounds:,} rounds"
 
 
+def rounds_of_length(value: str | int, option: str = "--length") -> int:
+    """The round where time is up for a game length given by name (a `GAME_LENGTHS` key:
+    "two-hour", "round-200", "to-the-end") or as a whole number of rounds (at least 1)."""
+    from ..engine.errors import InputError
+
+    text = str(value).strip().lower()
+    if text in LENGTHS_BY_KEY:
+        return LENGTHS_BY_KEY[text].rounds
+    try:
+        rounds = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        rounds = 0
+    if rounds < 1:
+        names = ", ".join(LENGTHS_BY_KEY)
+        raise InputError(
+            f"{option} {str(value)[:40]!r} is not a game length: give one of {names}, or a "
+            "whole number of rounds after which time is up"
+        )
+    return rounds
+
+
 def short_name(rounds: int) -> str:
     """Games of a length in two or three words: "two-hour games", "200-round games", "games
     played to the end"."""
@@ -195,10 +216,11 @@ def length_rows(
     rounds: int, competitor_wins: int, monopolist_wins: int, games: int, capped: int
 ) -> list[dict[str, Any]]:
     """The by-length table's two rows for one length (one per role): wins, the rate and its
-    95% Wilson interval, and how many of the games the cap settled."""
+    exact 95% (Clopper-Pearson) interval (`stats.exact_interval`, the interval every win rate
+    on Who wins and Best play carries), and how many of the games the cap settled."""
     rows = []
     for role, wins in zip(ROLES, (competitor_wins, monopolist_wins), strict=True):
-        low, high = wilson_interval(wins, games)
+        low, high = exact_interval(wins, games) if games else (float("nan"), float("nan"))
         rows.append(
             {
                 "rounds": int(rounds),
@@ -269,6 +291,7 @@ def reading_by_length(frame: pd.DataFrame) -> str:
     longest games, and how many games time settled in each."""
     if frame.empty:
         return "No games were played, so there is nothing to read yet."
+    frame = exact_intervals(frame)  # the interval the chart draws, whatever a run stored
     m = frame[frame["role"] == ROLES[1]].sort_values("rounds")
     first, last = m.iloc[0], m.iloc[-1]
 

@@ -26,6 +26,11 @@ little wider than it needs to be.
 
 This module also splits a batch's win rates by how the games ended (`win_rates_by_ending`):
 played to the end, or settled by the round cap's final accounting.
+
+One kind of interval for one win rate: wherever a single win rate is shown (a table's cell, a
+chart's whisker, a sentence), it carries the exact (Clopper-Pearson) interval, since a reader
+holds it against 50% or another even mark, and that interval leaves out a mark exactly when
+the exact test rejects it. `exact_intervals` puts it on any table of wins and games.
 """
 
 from __future__ import annotations
@@ -87,6 +92,17 @@ def exact_interval(wins: int, games: int, confidence: float = CONFIDENCE) -> tup
         confidence_level=_check_confidence(confidence), method="exact"
     )
     return (float(interval.low), float(interval.high))
+
+
+def exact_intervals(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table of win rates (columns `wins` and `games`, one row a group) with its `ci_low` and
+    `ci_high` replaced by the exact 95% interval of each row, the one `exact_interval` and the
+    even test read (nan where a row has no games)."""
+    ends = [
+        exact_interval(int(wins), int(games)) if games else (float("nan"), float("nan"))
+        for wins, games in zip(frame["wins"], frame["games"], strict=True)
+    ]
+    return frame.assign(ci_low=[low for low, _ in ends], ci_high=[high for _, high in ends])
 
 
 @dataclass(frozen=True)
@@ -272,14 +288,15 @@ def win_rates_by_ending(result: SimulationResult) -> pd.DataFrame:
     ending, such as the last player standing) or "settled by the round cap" (the final
     accounting picked the winner). One row per ending and role: `ending`, `games` (games
     that ended that way), `share` (their share of the batch), `role`, `wins`, `rate` (share
-    of those games the role won) and its 95% Wilson interval `ci_low`, `ci_high`.
+    of those games the role won) and its exact 95% (Clopper-Pearson) interval `ci_low`,
+    `ci_high`, the one every win rate on Who wins carries.
 
     This is the batch as if there were no round cap, as far as one batch can show it: the
     games played to the end are the ones the cap did not decide."""
     # the batch counts them (SimulationResult.win_rates_by_ending); lessons name the endings
     frame = result.win_rates_by_ending()
     frame["ending"] = frame["ending"].map(dict(zip(ENDING_NAMES, ENDINGS, strict=True)))
-    return frame[list(ENDING_COLUMNS)]
+    return exact_intervals(frame[list(ENDING_COLUMNS)])
 
 
 def reading_endings(result: SimulationResult) -> str:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import ipywidgets as widgets
 
-from ..analysis import outcomes
+from ..analysis import fairness, outcomes, stats
 from ..engine.board import ROLES
 from ..engine.rules import RuleSet, preset_names
 from ..render import html_join, html_text
@@ -53,7 +53,9 @@ def on_kernel_thread(action: Any) -> None:
 # Jargon, said where it first appears on a page
 INTERVAL_EXPLAINED = (
     "95% interval: the range of win rates that fits these games. Played again with other "
-    "dice, it would catch the true rate 95 times in 100; more games make it narrower."
+    "dice, it would catch the true rate 95 times in 100; more games make it narrower. It is "
+    "the exact (Clopper-Pearson) interval, the same one the charts draw and the even test "
+    "reads: when it leaves out an even share, the test says more than luck."
 )
 # how batch games end, in plain words (the engine's end reasons)
 ENDINGS = {
@@ -74,7 +76,8 @@ MAX_SEED = 2**31 - 1
 
 def batch_summary_html(result: Any) -> str:
     """A batch of bot games in a small table (role, win rate, 95% interval, games won), then
-    one line on how the games ended, with the jargon explained."""
+    one line on how the games ended, with the jargon explained. The interval is the exact one
+    the Who wins chart draws (`fairness.win_rate_table`), so a cell and its whisker agree."""
     from ..sim.runner import DEFAULT_ROUND_CAP
 
     games = len(result.games)
@@ -99,7 +102,7 @@ def batch_summary_html(result: Any) -> str:
             row.wins,
             row.games,
         )
-        for row in result.win_rates("role").itertuples()
+        for row in fairness.win_rate_table(result, "role").itertuples()
     )
     cap = (meta.get("rules") or {}).get("round_cap") or DEFAULT_ROUND_CAP
     ends = result.games["end_reason"].value_counts(normalize=True)
@@ -125,9 +128,10 @@ def batch_summary_html(result: Any) -> str:
 
 def endings_table_html(result: Any, cap: int) -> str:
     """Win rates by how the games ended: played out (the game's own end) or when time was up
-    (the final accounting after `cap` rounds), each role with its 95% interval."""
-    frame = result.win_rates_by_ending()
-    words = {"played out": "Played out", "time up": f"Time up after {cap} rounds"}
+    (the final accounting after `cap` rounds), each role with its exact 95% interval
+    (`stats.win_rates_by_ending`)."""
+    frame = stats.win_rates_by_ending(result)
+    words = {stats.ENDINGS[0]: "Played out", stats.ENDINGS[1]: f"Time up after {cap} rounds"}
     rows = html_join(
         html_text(
             '<tr><td>{}</td><td style="color:{}">{} {}</td><td>{}</td><td>{} to {}</td>'
@@ -155,10 +159,12 @@ def endings_table_html(result: Any, cap: int) -> str:
 
 def by_length_figure(frame: Any, title: str = "") -> Any:
     """Each role's win rate by game length (one batch a length, `outcomes.win_rates_by_length`):
-    a line a role in its colour, shape and dash, with 95% intervals, and grey bars for the
-    share of games that time settled (the final accounting picked their winner)."""
+    a line a role in its colour, shape and dash, with exact 95% intervals (recomputed from the
+    wins and games, so a run stored with another interval draws the same whiskers), and grey
+    bars for the share of games that time settled (the final accounting picked their winner)."""
     import plotly.graph_objects as go
 
+    frame = stats.exact_intervals(frame)
     figure = go.Figure()
     lengths = sorted(frame["rounds"].unique())
     labels = [
