@@ -27,7 +27,7 @@ from amteach.engine.choices import Trade
 from amteach.engine.errors import InputError, RulesError
 from amteach.engine.game import PlayerSetup, Setup
 from amteach.session import Session
-from amteach.sim import core, wilson_interval
+from amteach.sim import core
 from amteach.sim.runner import SeatError, parse_seats
 from amteach.style import ROLE_COLOURS
 
@@ -209,7 +209,7 @@ def test_the_final_figures_come_from_fresh_games_with_their_intervals(small_run)
     m = figures["monopolist"]
     assert figures["games"] == summary["games"]["final"] > 0
     assert (m["ci_low"], m["ci_high"]) == pytest.approx(
-        wilson_interval(m["wins"], figures["games"])
+        stats.exact_interval(m["wins"], figures["games"])
     )
     test = stats.compare_with_even(m["wins"], figures["games"], 0.5)
     assert figures["even_test"] == {"p_value": test.p_value, "direction": test.direction}
@@ -233,7 +233,7 @@ def test_the_matrix_plays_every_named_bot_and_the_strategies_found(small_run):
     assert cell["competitor_bot"] == best_play_results.family_name(small_run.best("competitor"))
     for row in matrix.itertuples():
         assert row.competitor_wins + row.monopolist_wins <= row.games
-        low, high = wilson_interval(row.monopolist_wins, row.games)
+        low, high = stats.exact_interval(row.monopolist_wins, row.games)
         assert (row.monopolist_ci_low, row.monopolist_ci_high) == pytest.approx((low, high))
 
 
@@ -391,7 +391,7 @@ def test_the_shipped_runs_carry_their_provenance_and_agree_with_themselves(prese
     for role in ("competitor", "monopolist"):
         row = figures[role]
         assert (row["ci_low"], row["ci_high"]) == pytest.approx(
-            wilson_interval(row["wins"], figures["games"])
+            stats.exact_interval(row["wins"], figures["games"])
         )
         assert run.best(role).text() == run.strategies[role]["text"]
     assert len(run.matrix) == 36 and not run.sensitivity.empty

@@ -22,7 +22,6 @@ import pandas as pd
 from ..bots import FAMILY, FamilyParams
 from ..engine.board import ROLES
 from ..engine.errors import InputError
-from ..sim.results import wilson_interval
 from . import stats
 from .outcomes import GAME_LENGTHS
 
@@ -75,12 +74,13 @@ def tally(tables: dict[str, dict[str, np.ndarray]]) -> Tally:
 
 
 def equilibrium_figures(result: Tally) -> dict[str, Any]:
-    """The final figures of a match: each role's wins and rate with its Wilson interval, the
-    exact test of the Monopolists' rate against half the games, and the round cap's share."""
+    """The final figures of a match: each role's wins and rate with its exact (Clopper-Pearson)
+    interval, the one the exact test of the Monopolists' rate against half the games reads, and
+    the round cap's share."""
     figures: dict[str, Any] = {"games": result.games, "capped": result.capped}
     figures["round_cap_share"] = result.capped / result.games if result.games else float("nan")
     for role in ROLES:
-        low, high = wilson_interval(result.wins(role), result.games)
+        low, high = stats.exact_interval(result.wins(role), result.games)
         figures[role] = {
             "wins": result.wins(role),
             "rate": result.rate(role),
@@ -93,10 +93,10 @@ def equilibrium_figures(result: Tally) -> dict[str, Any]:
 
 
 def matrix_cell(result: Tally) -> dict[str, Any]:
-    """One cell of the tournament matrix: games, wins, rates and Wilson intervals by role."""
+    """One cell of the tournament matrix: games, wins, rates and exact intervals by role."""
     cell: dict[str, Any] = {"games": result.games}
     for role in ROLES:
-        low, high = wilson_interval(result.wins(role), result.games)
+        low, high = stats.exact_interval(result.wins(role), result.games)
         cell[f"{role}_wins"] = result.wins(role)
         cell[f"{role}_rate"] = result.rate(role)
         cell[f"{role}_ci_low"] = low
