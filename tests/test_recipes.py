@@ -14,8 +14,11 @@ A file the recipe leaves out gets no edit, so its check fails: the recipe must b
 then fails, so no check passes whatever the recipe says.
 
 The copy runs on the pure-Python core (AMTEACH_PURE_PYTHON=1, and no compiled module is
-copied): compiling the kernel takes minutes. So the kernel.py/kernel.pxd half of the
-compiled-core step is not followed here (`NOT_EDITED`); its `KERNEL_RULES` half is.
+copied): compiling the kernel takes minutes. The compiled core's step is followed all the same:
+its source, amteach/sim/kernel.py, runs as plain Python, and the check "kernel" plays the fee on
+it and requires the engine's frames; kernel.pxd, which only a compiled build reads, is checked
+by "kernel declarations": every field kernel.py gives the board-and-rules object is declared
+there (a field missing from it would not compile, or would compile to a Python attribute).
 """
 
 from __future__ import annotations
@@ -122,6 +125,23 @@ EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
         insert_after(r"^KERNEL_RULES = frozenset\(\n    \{", f'        "{NAME}",\n'),
         ("compiled core's list",),
     ),
+    "amteach/sim/kernel.py": (
+        chain(
+            insert_after(
+                r"^        s\.start_payment = rules\.start_payment",
+                f"        s.{NAME} = rules.{NAME}\n",
+            ),
+            replace_once(
+                "pay_from_treasury(g, p, g.s.start_payment)",
+                f"pay_from_treasury(g, p, max(0, g.s.start_payment - g.s.{NAME}))",
+            ),
+        ),
+        ("kernel",),
+    ),
+    "amteach/sim/kernel.pxd": (
+        insert_after(r"^    cdef int start_payment", f"    cdef int {NAME}\n"),
+        ("kernel declarations",),
+    ),
     "tests/test_core_rules.py": (
         chain(
             insert_after(r"^TEST_VALUES: .*\{", f'    "{NAME}": 21,\n'),
@@ -135,8 +155,6 @@ EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
 NOT_EDITED = {
     "amteach/engine/refusals.py": "the fee makes no choice illegal",
     "amteach/engine/setup_schema.py": "a set-up's rules go through RuleSet (checked: 'scenarios')",
-    "amteach/sim/kernel.py": "compiling the kernel takes minutes; the copy plays pure Python",
-    "amteach/sim/kernel.pxd": "the kernel's declarations: compiled only (see kernel.py)",
     "tests/test_core.py": "it checks KERNEL_RULES, which the check 'compiled core's list' repeats",
 }
 
@@ -281,6 +299,51 @@ def check_sweep_list():
     assert NAME in sweepable_parameters()
 
 
+def check_kernel():
+    import importlib.util
+
+    import numpy as np
+
+    import amteach.sim
+    from amteach import RuleSet
+    from amteach.sim.play import BatchConfig, compiled_chunk, python_chunk
+    from amteach.sim.runner import parse_seats
+
+    source = Path(amteach.sim.__file__).with_name("kernel.py")
+    spec = importlib.util.spec_from_file_location("recipe_kernel_uncompiled", source)
+    kernel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel)
+    seats = parse_seats("competitor:investor,monopolist:investor,competitor:builder")
+
+    def frames(chunk, fee):
+        rules = RuleSet.preset("default", round_cap=12, **{NAME: fee})
+        return chunk(0, 3, BatchConfig(seats, rules.to_dict(), 5), rules)
+
+    kernel_chunk = lambda *a: compiled_chunk(kernel, *a)  # noqa: E731
+    plays = frames(kernel_chunk, 30)
+    assert not np.array_equal(
+        plays["players"]["final_cash"], frames(kernel_chunk, 0)["players"]["final_cash"]
+    ), "the fee changed no game on the kernel"
+    engine = frames(python_chunk, 30)
+    for table, columns in engine.items():
+        for column, values in columns.items():
+            assert np.array_equal(plays[table][column], values), (table, column)
+
+
+def check_kernel_declarations():
+    import re
+
+    import amteach.sim
+
+    folder = Path(amteach.sim.__file__).parent
+    source = (folder / "kernel.py").read_text()
+    given = set(re.findall(r"^        s\.(\w+) = rules\.", source, flags=re.M))
+    declarations = (folder / "kernel.pxd").read_text().split("cdef class Static", 1)[1]
+    declarations = declarations.split("\ncdef class", 1)[0]
+    declared = set(re.findall(r"^    cdef [\w ]+? (\w+)(?:\[.*\])?$", declarations, flags=re.M))
+    assert NAME in given and given <= declared, sorted(given - declared)
+
+
 CHECKS = {
     "presets": check_presets,
     "values": check_values,
@@ -292,6 +355,8 @@ CHECKS = {
     "docs": check_docs,
     "rules test": check_rules_test,
     "compiled core's list": check_compiled_cores_list,
+    "kernel": check_kernel,
+    "kernel declarations": check_kernel_declarations,
     "core comparison": check_core_comparison,
     "command line": check_command_line,
     "batch": check_batch,
