@@ -79,6 +79,33 @@ def fee_sweep() -> Any:
     )
 
 
+# -- the browser tests' Chromium and dashboard (tests/browser.py) --------------------------------
+@pytest.fixture(scope="module")
+def chromium() -> Any:
+    """Debian's Chromium, headless, shared by the tests of one module: each test opens pages of
+    its own in it. One per module and not per session: Playwright's sync API runs one at a time
+    in a thread, and the modules that drive a browser (or asyncio) themselves start theirs
+    after this one is stopped (`./dev test` runs a module's tests together, --dist loadscope)."""
+    from browser import launch_chromium
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def dashboard_url() -> Any:
+    """The dashboard served as `amteach dashboard` serves it, with its default options, once
+    per test process and shared by the modules that only open pages of it (each page has a
+    kernel of its own). A test that needs other server options starts its own server."""
+    from browser import serve_dashboard
+
+    with serve_dashboard() as served:
+        yield served.url
+
+
 @pytest.fixture
 def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail the test if any game is played (bad input must be refused before that)."""

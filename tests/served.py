@@ -1,17 +1,19 @@
 """Helpers for the serving tests: the dashboard server with the options of `amteach dashboard`
-(or any command) on a free loopback port, stopped by process id; its kernels' processes; and the
-protocol-level visitor of benchmarks/bench_load.py. Chromium comes from tests/browser.py."""
+(or any command) on a free loopback port, stopped by process id; its kernels' processes; nginx
+with a site file of docs/deploy.md; and the protocol-level visitor of benchmarks/bench_load.py.
+Chromium comes from tests/browser.py."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,6 +101,51 @@ def dashboard_server(
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=60)
+
+
+NGINX = "/usr/sbin/nginx"
+
+
+@contextmanager
+def nginx(site: str, folder: Path) -> Iterator[int]:
+    """Debian's nginx serving `site` (a server block of docs/deploy.md, whose `listen 80;` is
+    moved to a free loopback port), with its configuration, logs and temporary files in
+    `folder`; yields the port once nginx accepts connections, and stops it by process id."""
+    port = free_port()
+    assert "listen 80;" in site, site
+    site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    temp = "\n".join(
+        f"    {kind}_temp_path {folder / kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    (folder / "nginx.conf").write_text(
+        f"{user}worker_processes 1;\npid {folder / 'nginx.pid'};\n"
+        f"error_log {folder / 'error.log'} info;\n"
+        "events { worker_connections 512; }\n"
+        f"http {{\n    access_log {folder / 'access.log'};\n{temp}\n{site}\n}}\n"
+    )
+    command = [NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf")]
+    check = subprocess.run([*command, "-t"], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    process = subprocess.Popen([*command, "-g", "daemon off;"], stderr=subprocess.PIPE, text=True)
+    try:
+        # ready when it accepts a connection (each try waits on the process, not the clock)
+        for _ in range(1200):
+            if process.poll() is not None:
+                pytest.fail(f"nginx ended: {process.stderr.read()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                with suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=0.05)
+        else:
+            pytest.fail("nginx never accepted a connection")
+        yield port
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
 
 
 def alive(pid: int) -> bool:

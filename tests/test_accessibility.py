@@ -19,10 +19,8 @@ import itertools
 import re
 from pathlib import Path
 
-import pytest
-from browser import launch_chromium, serve_dashboard
+from browser import serve_dashboard
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import sync_playwright
 
 from amteach.content import scenarios_dir
 from amteach.files import load_scenario_file
@@ -81,18 +79,7 @@ def watched(browser, url: str, errors: list[str], viewport=PROJECTOR, **options)
     return page
 
 
-@pytest.fixture(scope="module")
-def dashboard_url():
-    with serve_dashboard() as served:
-        yield served.url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
+# the fixtures `dashboard_url` (one served dashboard) and `chromium` are tests/conftest.py's
 
 
 # the dashboard's page on show (its tabs are built when first opened)
@@ -126,10 +113,10 @@ def run_batches(page) -> None:
         assert "The batch stopped" not in panel.inner_text()
 
 
-def test_every_dashboard_tab_passes_axe_after_its_batch_has_run(dashboard_url, browser):
+def test_every_dashboard_tab_passes_axe_after_its_batch_has_run(dashboard_url, chromium):
     SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
-    page = watched(browser, dashboard_url, errors)
+    page = watched(chromium, dashboard_url, errors)
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
     found: dict[str, list[str]] = {}
     for name in TABS:
@@ -169,13 +156,13 @@ def focused_name(page) -> str:
 
 
 def test_lesson_1_moment_a_is_played_with_the_keyboard_and_the_accessibility_tree(
-    dashboard_url, browser
+    dashboard_url, chromium
 ):
     """Lesson 1, moment A (lessons/01-two-rulebooks/plan.md): Ana, a Competitor, lands on
     Rush St.; Ben, a Monopolist, owns both Chicago streets and collects $28. Nothing is
     clicked: Tab, arrows and Enter, and what is read is what the accessibility tree says."""
     errors: list[str] = []
-    page = watched(browser, dashboard_url, errors)
+    page = watched(chromium, dashboard_url, errors)
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
 
     # the board reads as a list of 40 spaces in play order, each a sentence
@@ -218,9 +205,9 @@ def test_lesson_1_moment_a_is_played_with_the_keyboard_and_the_accessibility_tre
     assert errors == []
 
 
-def test_every_choice_button_says_what_it_does_and_what_is_at_stake(dashboard_url, browser):
+def test_every_choice_button_says_what_it_does_and_what_is_at_stake(dashboard_url, chromium):
     errors: list[str] = []
-    page = watched(browser, dashboard_url, errors)
+    page = watched(chromium, dashboard_url, errors)
     roll = page.locator(".am-choices button", has_text="Roll")
     roll.wait_for(timeout=WAIT)
     roll.focus()
@@ -265,10 +252,10 @@ FOCUS_RING = """() => {
 
 
 def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ring(
-    dashboard_url, browser
+    dashboard_url, chromium
 ):
     errors: list[str] = []
-    page = watched(browser, dashboard_url, errors)
+    page = watched(chromium, dashboard_url, errors)
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
     # the tab bar: the arrow keys move between tabs, Enter opens one
     page.get_by_role("tab", name="Play", exact=True).focus()
@@ -317,9 +304,9 @@ def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ri
 # -- charts --------------------------------------------------------------------------------------
 
 
-def test_every_chart_has_a_text_alternative_and_its_data_in_a_table(dashboard_url, browser):
+def test_every_chart_has_a_text_alternative_and_its_data_in_a_table(dashboard_url, chromium):
     errors: list[str] = []
-    page = watched(browser, dashboard_url, errors)
+    page = watched(chromium, dashboard_url, errors)
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
     for name in ("Play", "Who wins", "Landing odds", "Returns", "Taxes"):
         open_tab(page, name)
@@ -378,9 +365,9 @@ def test_role_colours_city_bars_and_pawns_have_enough_contrast():
         assert contrast(colour, "#ffffff") >= 3 and contrast(colour, BOARD_GREEN) >= 3, colour
 
 
-def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(dashboard_url, browser):
+def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(dashboard_url, chromium):
     errors: list[str] = []
-    page = watched(browser, dashboard_url, errors, reduced_motion="reduce")
+    page = watched(chromium, dashboard_url, errors, reduced_motion="reduce")
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
     moving = page.evaluate(
         """() => [...document.querySelectorAll('*')].filter((el) => {
@@ -393,7 +380,7 @@ def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(dashboard
     assert moving == []
     page.close()
     # and with more contrast asked for, the board's spaces have black borders
-    page = watched(browser, dashboard_url, errors, contrast="more")
+    page = watched(chromium, dashboard_url, errors, contrast="more")
     space = page.locator(".am-board .am-space").first
     space.wait_for(timeout=WAIT)
     assert space.evaluate("(el) => getComputedStyle(el).borderTopColor") == "rgb(0, 0, 0)"
@@ -402,11 +389,11 @@ def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(dashboard
 
 
 def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothing(
-    dashboard_url, browser
+    dashboard_url, chromium
 ):
     """1280 x 720 zoomed to 200% is a 640 x 360 CSS-pixel viewport (WCAG 1.4.10)."""
     errors: list[str] = []
-    page = watched(browser, dashboard_url, errors, viewport={"width": 640, "height": 360})
+    page = watched(chromium, dashboard_url, errors, viewport={"width": 640, "height": 360})
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
     # the live charts are built as they come near the screen: scroll down to them, as a
     # player does, then back
@@ -446,7 +433,7 @@ def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothi
 
 
 def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_game(
-    tmp_path, browser
+    tmp_path, chromium
 ):
     database = str(tmp_path / "class.sqlite")
     rooms = open_rooms(database)
@@ -459,7 +446,7 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
     errors: list[str] = []
     found: dict[str, list[str]] = {}
     with serve_dashboard(pool=2, env={ROOMS_ENV: database}) as server:
-        teacher = watched(browser, server.url, errors)
+        teacher = watched(chromium, server.url, errors)
         teacher.get_by_role("tab", name="Class", exact=True).click(timeout=WAIT)
         teacher.get_by_placeholder("paste your instructor link").wait_for(timeout=WAIT)
         found["Class tab, no class open"] = axe_violations(teacher)
@@ -472,7 +459,7 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
         teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
         found["Class tab, a class open"] = axe_violations(teacher)
 
-        student = watched(browser, f"{server.url}?room={code}", errors, PHONE)
+        student = watched(chromium, f"{server.url}?room={code}", errors, PHONE)
         student.get_by_placeholder("first name").wait_for(timeout=WAIT)
         found["student, before joining"] = axe_violations(student)
         student.get_by_placeholder("first name").fill("Ana")

@@ -7,21 +7,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-from browser import launch_chromium, serve_dashboard
+from browser import launch_chromium
 from playwright.sync_api import sync_playwright
 
 from amteach.content import dashboard_notebook
 from amteach.serving import TEMPLATE, voila_command
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
-
-
-@pytest.fixture(scope="module")
-def dashboard_url():
-    # the same command and environment as `amteach dashboard`, with its default template
-    with serve_dashboard() as served:
-        yield served.url
 
 
 def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url):

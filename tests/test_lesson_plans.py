@@ -35,8 +35,7 @@ from typing import Any
 
 import pytest
 import yaml
-from browser import launch_chromium, serve_dashboard
-from playwright.sync_api import sync_playwright
+from browser import serve_dashboard
 
 from amteach.rooms import ROOMS_ENV
 
@@ -112,14 +111,6 @@ def served(tmp_path_factory):
     database = str(tmp_path_factory.mktemp("class") / "class.sqlite")
     with serve_dashboard(env={ROOMS_ENV: database}) as server:
         yield server.url
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        yield browser
-        browser.close()
 
 
 class Teacher:

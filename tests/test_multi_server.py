@@ -11,7 +11,6 @@ Which server a visitor lands on is forced the way nginx decides it: by the visit
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
 import subprocess
@@ -19,20 +18,19 @@ import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from browser import free_port
 from postgres import postgres_server
-from served import REPO, bench_load
+from served import REPO, bench_load, nginx
 
 from amteach.content import dashboard_notebook
 from amteach.rooms import ROOMS_ENV, open_rooms
 from amteach.serving import TEMPLATE, voila_command, voila_environment
 
-NGINX = "/usr/sbin/nginx"
 BASE = "/amteach/"
 COOKIE = "amteach_server"
 TIMEOUT = 240.0  # seconds: two loaded cores start seven kernels
@@ -99,52 +97,21 @@ def dashboard(port: int, database: str, pool: int) -> Iterator[Dashboard]:
 
 
 @contextmanager
-def nginx(upstreams: list[int], folder: Path) -> Iterator[str]:
-    """nginx on a free loopback port with the documented several-servers site; stopped by
-    its process id. Each answer names its upstream (a header the test adds, to probe)."""
-    port = free_port()
+def nginx_in_front(upstreams: list[int], folder: Path) -> Iterator[str]:
+    """nginx with the documented several-servers site in front of the servers on `upstreams`.
+    Each answer names its upstream (a header the test adds, to probe)."""
     site = several_servers_site()
     servers = re.findall(r"^\s*server 127\.0\.0\.1:\d+;\n", site, re.M)
-    assert len(servers) >= 2 and "listen 80;" in site, site
+    assert len(servers) >= 2, site
     site = site.replace(
         "".join(servers), "".join(f"    server 127.0.0.1:{p};\n" for p in upstreams)
     )
-    site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
     site = site.replace(
         "proxy_pass http://amteach;",
         "proxy_pass http://amteach;\n        add_header X-Upstream $upstream_addr always;",
     )
-    temp = "\n".join(
-        f"    {kind}_temp_path {folder / kind};"
-        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    (folder / "nginx.conf").write_text(
-        f"{user}worker_processes 1;\npid {folder / 'nginx.pid'};\n"
-        f"error_log {folder / 'error.log'} info;\n"
-        "events { worker_connections 512; }\n"
-        f"http {{\n    access_log {folder / 'access.log'};\n{temp}\n{site}\n}}\n"
-    )
-    command = [NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf")]
-    check = subprocess.run([*command, "-t"], capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
-    process = subprocess.Popen([*command, "-g", "daemon off;"], stderr=subprocess.PIPE, text=True)
-    url = f"http://127.0.0.1:{port}{BASE}"
-    try:
-        # ready when it answers (each try waits on the socket, not on the clock)
-        for _ in range(600):
-            if process.poll() is not None:
-                pytest.fail(f"nginx ended: {process.stderr.read()}")
-            try:
-                upstream_of(url, "ready")
-                break
-            except OSError:
-                with suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=0.05)
-        yield url
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
+    with nginx(site, folder) as port:
+        yield f"http://127.0.0.1:{port}{BASE}"
 
 
 def upstream_of(url: str, cookie: str) -> tuple[str, str]:
@@ -227,7 +194,7 @@ def test_a_class_across_two_servers_behind_nginx_sees_every_move(tmp_path):
             stack.enter_context(dashboard(ports[0], database, pool=2)),
             stack.enter_context(dashboard(ports[1], database, pool=3)),
         ]
-        url = stack.enter_context(nginx(ports, tmp_path))
+        url = stack.enter_context(nginx_in_front(ports, tmp_path))
         cookies = cookie_for_each(url, servers)
         # a first visit gets a cookie of its own, and keeps its server with it
         first, set_cookie = upstream_of(url, "")

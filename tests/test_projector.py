@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import launch_chromium, serve_dashboard
+from browser import launch_chromium
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
@@ -30,14 +30,10 @@ PROJECTOR = {"width": 1280, "height": 720}
 POINTS = "(plot) => plot.querySelectorAll('.scatterlayer .trace .points path').length"
 
 
-@pytest.fixture(scope="module")
-def dashboard_url():
-    with serve_dashboard() as served:
-        yield served.url
-
-
 @pytest.fixture
 def browser():
+    """A fresh Chromium for each test: in one Chromium shared by the module, the analysis tabs'
+    charts missed anywidget's two seconds to start on a loaded machine (in two runs of two)."""
     with sync_playwright() as playwright:
         chromium = launch_chromium(playwright)
         yield chromium

@@ -5,23 +5,19 @@ load generator's messages (benchmarks/bench_load.py) give the same game as the b
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import signal
-import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from browser import free_port, launch_chromium
+from browser import launch_chromium
 from playwright.sync_api import sync_playwright
-from served import REPO, bench_load, dashboard_server, narration_text
+from served import REPO, bench_load, dashboard_server, narration_text, nginx
 
-NGINX = "/usr/sbin/nginx"
 WAIT = 180_000
 
 
@@ -34,55 +30,18 @@ def site_file() -> str:
 
 
 @contextmanager
-def nginx(upstream_port: int, folder: Path) -> Iterator[str]:
-    """nginx on a free loopback port with the documented site, in `folder`; stopped by pid."""
-    port = free_port()
+def nginx_in_front(upstream_port: int, folder: Path) -> Iterator[str]:
+    """nginx with the documented site, in front of the dashboard on `upstream_port`."""
     site = site_file()
-    assert "listen 80;" in site and "proxy_pass http://127.0.0.1:8866;" in site
-    site = site.replace("listen 80;", f"listen 127.0.0.1:{port};").replace(
-        "127.0.0.1:8866", f"127.0.0.1:{upstream_port}"
-    )
-    temp = (
-        "\n".join(
-            f"    {kind}_temp_path {folder / kind};" for kind in ("client_body", "proxy", "fastcgi")
-        )
-        + f"\n    uwsgi_temp_path {folder / 'uwsgi'};\n    scgi_temp_path {folder / 'scgi'};"
-    )
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    (folder / "nginx.conf").write_text(
-        f"{user}worker_processes 1;\npid {folder / 'nginx.pid'};\n"
-        f"error_log {folder / 'error.log'} info;\n"
-        "events { worker_connections 256; }\n"
-        f"http {{\n    access_log {folder / 'access.log'};\n{temp}\n{site}\n}}\n"
-    )
-    command = [NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf")]
-    check = subprocess.run([*command, "-t"], capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
-    process = subprocess.Popen([*command, "-g", "daemon off;"], stderr=subprocess.PIPE, text=True)
-    try:
-        # nginx writes its pid file once it listens
-        pid_file = folder / "nginx.pid"
-        for _ in range(200):
-            if pid_file.exists() and pid_file.read_text().strip():
-                break
-            if process.poll() is not None:
-                pytest.fail(f"nginx ended: {process.stderr.read()}")
-            process_wait(process)
+    assert "proxy_pass http://127.0.0.1:8866;" in site, site
+    with nginx(site.replace("127.0.0.1:8866", f"127.0.0.1:{upstream_port}"), folder) as port:
         yield f"http://127.0.0.1:{port}"
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-
-
-def process_wait(process: subprocess.Popen) -> None:
-    with suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=0.05)
 
 
 def test_the_dashboard_under_a_path_plays_and_runs_a_batch_through_nginx(tmp_path):
     with (
         dashboard_server(pool=1, base_url="/amteach/") as server,
-        nginx(int(server.url.split(":")[2].split("/")[0]), tmp_path) as proxy,
+        nginx_in_front(int(server.url.split(":")[2].split("/")[0]), tmp_path) as proxy,
         sync_playwright() as playwright,
     ):
         url = f"{proxy}/amteach/"
