@@ -371,6 +371,24 @@ def test_a_stale_build_is_never_used(tmp_path, monkeypatch):
     assert core.kernel() is KERNEL
 
 
+def test_a_build_of_the_old_hand_written_kernel_is_stale_not_an_error(monkeypatch):
+    """A checkout updated past kernel.pyx with its old build still in place: that build has no
+    COMPILED flag and an older digest; batches fall back to pure Python with the warning
+    (not an AttributeError) until `./dev` rebuilds it."""
+    old_build = ModuleType("amteach.sim.kernel")
+    old_build.SOURCE_SHA256 = "1" * 64
+    monkeypatch.setitem(sys.modules, "amteach.sim.kernel", old_build)
+    monkeypatch.setattr(sys.modules["amteach.sim"], "kernel", old_build, raising=False)
+    core.kernel.cache_clear()
+    try:
+        with pytest.warns(core.StaleCoreWarning, match="older than"):
+            assert core.kernel() is None
+    finally:
+        monkeypatch.undo()
+        core.kernel.cache_clear()
+    assert core.kernel() is KERNEL
+
+
 def test_the_build_digest_covers_both_kernel_sources(tmp_path):
     """An edit to kernel.py or to kernel.pxd (a type, an array size) changes the digest the
     build is checked against, so either edit makes the build stale."""
