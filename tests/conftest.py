@@ -13,6 +13,20 @@ from amteach.engine.errors import IllegalChoice
 from amteach.engine.game import Game
 from amteach.engine.scenario import load_scenario, play_script
 
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Stop at once, saying why, when .venv is out of date for this checkout (a dependency
+    added since it was installed, say): run ./dev, which reinstalls (tests/installed.py)."""
+    from installed import problems
+
+    if found := problems():
+        pytest.exit(
+            ".venv is out of date for this checkout; run ./dev check (it reinstalls):\n  "
+            + "\n  ".join(found),
+            returncode=2,
+        )
+
+
 settings.register_profile(
     "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
