@@ -11,9 +11,11 @@ import json
 import os
 import re
 import signal
+import struct
 import zipfile
 from pathlib import Path
 
+import nbformat
 from browser import launch_chromium, serve_dashboard
 from playwright.sync_api import sync_playwright
 
@@ -130,6 +132,93 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         text = page.locator(".am-class-grid").inner_text()
         assert re.search(r"Ana", text) and re.search(r"Ben", text)
         browser.close()
+    assert errors == []
+
+
+# -- the order a busy machine can give: the join link heard after the page connected ------------
+# In the server's pool a kernel builds the dashboard before its visitor comes; the visitor's
+# address (a join link) reaches it later. On a busy machine (a kernel taken from the pool while
+# still running the notebook) it can arrive after the page connected but before the page asked
+# for its widgets. This notebook makes that order certain: its kernels hear their join link
+# just as the page asks for its widgets (the widgets' "control" channel opens).
+JOIN_LINK_HEARD_LATE = """
+from comm import get_comm_manager
+from ipywidgets import Widget
+
+from amteach.ui import dashboard as served
+
+waiting = []
+served.when_page_known = waiting.append  # the visitor's address waits for the page
+page = served.ServedPage()
+
+
+def page_asks_for_its_widgets(comm, message):
+    while waiting:
+        waiting.pop()("room={code}")
+    Widget.handle_control_comm_opened(comm, message)
+
+
+get_comm_manager().register_target("jupyter.widget.control", page_asks_for_its_widgets)
+page
+"""
+
+
+def kernel_message(payload: str | bytes) -> dict:
+    """A kernel message as the page's websocket carries it: JSON, or Jupyter's binary v1
+    protocol (offsets, then the channel, header, parent header, metadata and content)."""
+    if isinstance(payload, str):
+        return json.loads(payload)
+    (count,) = struct.unpack_from("<Q", payload, 0)
+    offsets = [*struct.unpack_from(f"<{count}Q", payload, 8), len(payload)]
+    parts = [payload[offsets[i] : offsets[i + 1]] for i in range(count)]
+    names = ("header", "parent_header", "metadata", "content")
+    return {
+        "channel": parts[0].decode(),
+        **{n: json.loads(p) for n, p in zip(names, parts[1:5], strict=True)},
+    }
+
+
+def test_a_join_link_heard_after_the_page_connected_closes_only_widgets_the_page_knows(tmp_path):
+    """The dashboard built in the pool is closed once the student's page is drawn, so the page
+    hears only of widgets it was told of: no "Comm not found for comm id" in its console (it
+    logged one for each of the dashboard's widgets when they were closed as soon as the join
+    link was heard)."""
+    database = str(tmp_path / "class.sqlite")
+    code = open_rooms(database).create(RoomSettings(tables=1, seats=2, round_cap=5, seed=3))
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(JOIN_LINK_HEARD_LATE.replace("{code}", code))]
+    )
+    path = tmp_path / "heard-late.ipynb"
+    nbformat.write(notebook, path)
+    errors: list[str] = []
+    closed: list[str] = []
+
+    def on_websocket(socket):
+        def received(payload):
+            message = kernel_message(payload)
+            if message["header"]["msg_type"] == "comm_close":
+                closed.append(message["content"]["comm_id"])
+
+        socket.on("framereceived", received)
+
+    with (
+        serve_dashboard(path, pool=1, env={ROOMS_ENV: database}) as server,
+        sync_playwright() as pw,
+    ):
+        browser = launch_chromium(pw)
+        phone = watched(browser.new_context(viewport=PHONE).new_page(), errors)
+        phone.on("websocket", on_websocket)
+        phone.goto(f"{server.url}?room={code}", timeout=WAIT)
+        assert (
+            phone.get_by_placeholder("the code on the projector").input_value(timeout=WAIT) == code
+        )
+        # the kernel hears the student only after the page was drawn: by the time Ana is
+        # welcomed, every close sent before has reached the page
+        type_name(phone, "Ana")
+        phone.get_by_role("button", name="Join").click()
+        phone.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
+        browser.close()
+    assert len(closed) >= 100  # the dashboard's widgets were closed, on the page too
     assert errors == []
 
 

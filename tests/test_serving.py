@@ -82,8 +82,10 @@ def test_a_preheated_dashboard_turns_into_a_students_page_when_the_join_link_arr
     tmp_path, monkeypatch
 ):
     """In the pool the dashboard is built and shown before the visitor comes; a join link's
-    query then closes every widget of the dashboard (a phone receives only its own page) and
-    puts the student's page in the same place on the page."""
+    query then puts the student's page in the same place on the page, and every widget of the
+    dashboard is closed once the browser draws that page (closed before, a browser that had
+    connected but not yet asked for its widgets would hear of widgets it never had:
+    tests/test_class_browser.py)."""
     from amteach.ui import dashboard as served
 
     monkeypatch.setenv("AMTEACH_ROOMS", str(tmp_path / "class.sqlite"))
@@ -100,7 +102,12 @@ def test_a_preheated_dashboard_turns_into_a_students_page_when_the_join_link_arr
     assert "am-student" in page.page.children[0]._dom_classes
     assert page.page.comm is not None  # the page the browser shows stays open
     closed = [built.widget, built.app.widget, built.app.board_view, built.rules_view]
+    assert all(widget.comm is not None for widget in closed)
+    # the student's page is drawn: its browser memory sends what the browser keeps
+    stored = {"method": "custom", "content": {"kind": "stored", "items": {}, "fragment": {}}}
+    page.student.memory._handle_msg({"content": {"data": stored}, "buffers": []})
     assert all(widget.comm is None for widget in closed)
+    assert page.page.comm is not None and page.student.widget.comm is not None
 
 
 def test_a_preheated_dashboard_stays_the_dashboard_for_its_own_address(monkeypatch):

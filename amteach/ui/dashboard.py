@@ -230,9 +230,9 @@ class ServedPage:
 
     A kernel in the server's preheated pool builds and displays the dashboard before any
     visitor comes, so a visitor's page is ready at once; the page's address arrives later
-    (`serving.when_page_known`). A join link then closes every widget of the dashboard and
-    puts the student's page in its place, so a phone receives only its own small page. A
-    kernel started for one request knows the address at once and builds only what it shows."""
+    (`serving.when_page_known`). A join link then puts the student's page in its place, and
+    closes every widget of the dashboard once the browser shows that page. A kernel started
+    for one request knows the address at once and builds only what it shows."""
 
     def __init__(self) -> None:
         self.page = widgets.Box(layout=widgets.Layout(display="block"))
@@ -269,10 +269,27 @@ class ServedPage:
 
         self.student = StudentPage(code)
         self.page.children = (self.student.widget,)
-        for widget in self._dashboard_widgets:
-            widget.close()
-        self._dashboard_widgets.clear()
+        self._close_dashboard_once_shown(self.student.memory)
         self.dashboard = None
+
+    def _close_dashboard_once_shown(self, sign: widgets.Widget) -> None:
+        """Close the dashboard's widgets once the browser shows the student's page: `sign`, a
+        widget of that page which sends a message as soon as the browser draws it, says so.
+
+        Not before: the query can arrive after the browser connected but before it asked for
+        the page's widgets (a busy machine, a kernel taken from the pool while still running
+        the notebook). The browser then hears a widget close that it was never told of, a
+        console error ("Comm not found for comm id"). Once it draws the student's page it has
+        been told of every widget open when it asked, the dashboard's included; closing them
+        then reaches widgets it knows, and frees them in the kernel and in the browser."""
+        dashboard_widgets, self._dashboard_widgets = self._dashboard_widgets, []
+
+        def shown(*_: Any) -> None:  # the first message does it; later ones find none left
+            for widget in dashboard_widgets:
+                widget.close()
+            dashboard_widgets.clear()
+
+        sign.on_msg(shown)
 
     def _ipython_display_(self) -> None:
         if self.shows_problems:
