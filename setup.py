@@ -7,19 +7,24 @@ from pathlib import Path
 
 from setuptools import setup
 
-# -- the compiled core (issue 14; docs/development.md) ---------------------------------------
-# amteach/sim/kernel.py (Cython's pure-Python mode, typed by kernel.pxd beside it) is compiled
-# with Cython and a C compiler when both are there. The extension is optional: without a
-# compiler the build goes on, and amteach runs on its pure-Python core with the same results.
+# -- the compiled core (issues 14 and 26; docs/development.md) ------------------------------
+# Two modules in Cython's pure-Python mode, each typed by the .pxd beside it, are compiled with
+# Cython and a C compiler when both are there: amteach/engine/core.py (the board, the rules
+# and the rule arithmetic, which the engine and the kernel share) and amteach/sim/kernel.py
+# (a batch's games), which cimports it. The extensions are optional: without a compiler the
+# build goes on, and amteach runs both as plain Python with the same results.
+CORE = Path("amteach/engine/core.py")
 KERNEL = Path("amteach/sim/kernel.py")
-KERNEL_SOURCES = (KERNEL, KERNEL.with_suffix(".pxd"))
+CORE_SOURCES = (CORE, CORE.with_suffix(".pxd"))
+# the kernel's build depends on the core's declarations too, so its digest covers both
+KERNEL_SOURCES = (KERNEL, KERNEL.with_suffix(".pxd"), *CORE_SOURCES)
 
 
-def sources_digest() -> str:
-    """The SHA-256 of kernel.py then kernel.pxd (amteach.sim.core.sources_digest computes the
-    same, to refuse a build older than its sources)."""
+def sources_digest(sources: tuple[Path, ...]) -> str:
+    """The SHA-256 of these files in this order (amteach.engine.builds.sources_digest
+    computes the same, to refuse a build older than its sources)."""
     digest = hashlib.sha256()
-    for source in KERNEL_SOURCES:
+    for source in sources:
         digest.update(source.read_bytes())
     return digest.hexdigest()
 
@@ -30,15 +35,20 @@ def compiled_core() -> list:
         from setuptools import Extension
     except ImportError:  # no Cython: the pure-Python core only
         return []
-    digest = sources_digest()
-    extension = Extension(
-        "amteach.sim.kernel",
-        [str(KERNEL)],
-        define_macros=[("AMTEACH_KERNEL_SHA256", f'"{digest}"')],
-        extra_compile_args=["-O2"],
-        optional=True,
-    )
-    extensions = cythonize([extension], language_level=3, quiet=True)
+    extensions = [
+        Extension(
+            name,
+            [str(sources[0])],
+            define_macros=[(macro, f'"{sources_digest(sources)}"')],
+            extra_compile_args=["-O2"],
+            optional=True,
+        )
+        for name, sources, macro in (
+            ("amteach.engine.core", CORE_SOURCES, "AMTEACH_CORE_SHA256"),
+            ("amteach.sim.kernel", KERNEL_SOURCES, "AMTEACH_KERNEL_SHA256"),
+        )
+    ]
+    extensions = cythonize(extensions, language_level=3, quiet=True)
     for built in extensions:  # cythonize makes new Extension objects: keep them optional
         built.optional = True
     return extensions

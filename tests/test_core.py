@@ -34,6 +34,8 @@ from hypothesis import strategies as st
 from amteach import RuleSet, simulate
 from amteach.bots import KNOBS, STRATEGIES, FamilyParams
 from amteach.cli import main
+from amteach.engine import builds
+from amteach.engine import game as game_module
 from amteach.engine.board import COMPETITOR, MONOPOLIST
 from amteach.engine.game import Game, PlayerSetup, Setup
 from amteach.sim import core, runner
@@ -148,27 +150,66 @@ def test_the_kernel_module_is_the_compiled_build():
     assert not KERNEL.__file__.endswith(".py")
     assert UNCOMPILED.COMPILED is False
     assert UNCOMPILED.SOURCE_SHA256 is None
-    assert core.sources_digest(Path(core.__file__).parent) == KERNEL.SOURCE_SHA256
+    assert core.sources_digest(core.kernel_sources()) == KERNEL.SOURCE_SHA256
+
+
+def test_the_engine_runs_the_compiled_rules_core_too():
+    """The rules core (amteach/engine/core.py, compiled with core.pxd) is the build Game calls
+    and the kernel cimports, and it knows the digest of the sources it was built from."""
+    rules_core = builds.rules_core()
+    assert rules_core.COMPILED is True
+    assert rules_core is game_module.core is KERNEL.core
+    assert builds.sources_digest(builds.core_sources()) == rules_core.SOURCE_SHA256
+    assert UNCOMPILED.core is builds.source_core()
+    assert builds.source_core().COMPILED is False
+
+
+def test_a_stale_rules_core_is_never_used(monkeypatch):
+    """A core.py or core.pxd edited after the build: the engine runs core.py as plain Python,
+    and batches run on pure Python (the kernel's build cimports the stale core), both saying
+    so."""
+    rules_core = builds.rules_core()
+    monkeypatch.setattr(rules_core, "SOURCE_SHA256", "0" * 64)
+    builds.rules_core.cache_clear()
+    core.kernel.cache_clear()
+    try:
+        with pytest.warns(builds.StaleCoreWarning, match="older than"):
+            assert builds.rules_core() is builds.source_core()
+        assert core.kernel() is None
+        assert core.core_name() == "pure Python"
+    finally:
+        monkeypatch.undo()
+        builds.rules_core.cache_clear()
+        core.kernel.cache_clear()
+    assert builds.rules_core() is rules_core
+    assert core.kernel() is KERNEL
 
 
 def test_the_kernels_array_sizes_are_declared_alike_in_both_files():
-    """kernel.pxd writes its array sizes as numbers and kernel.py as names (MAX_SPACES, ...):
-    every C array declared in the .pxd has the size of the list kernel.py makes for it, so
-    raising a limit on one side only (a C array overrun when compiled) fails here."""
-    declared = re.compile(r"^cdef class (\w+):|^    cdef \w+ (\w+)((?:\[\d+\])+)$")
-    arrays, cls = [], None
-    for line in Path(core.__file__).with_name("kernel.pxd").read_text().splitlines():
-        match = declared.match(line)
-        if match and match.group(1):
-            cls = match.group(1)
-        elif match:
-            sizes = [int(size) for size in re.findall(r"\d+", match.group(3))]
-            arrays.append((cls, match.group(2), sizes))
+    """kernel.pxd and core.pxd write their array sizes as numbers and kernel.py and core.py
+    as names (MAX_SPACES, ...): every C array declared in a .pxd has the size of the list its
+    .py makes for it, so raising a limit on one side only (a C array overrun when compiled)
+    fails here."""
+    declared = re.compile(r"^cdef class (\w+)(?:\([\w.]+\))?:|^    cdef \w+ (\w+)((?:\[\d+\])+)$")
+    arrays = []
+    for module, pxd in (
+        (UNCOMPILED, Path(core.__file__).with_name("kernel.pxd")),
+        (builds.source_core(), builds.core_sources()[1]),
+    ):
+        cls = None
+        for line in pxd.read_text().splitlines():
+            match = declared.match(line)
+            if match and match.group(1):
+                cls = match.group(1)
+            elif match:
+                sizes = [int(size) for size in re.findall(r"\d+", match.group(3))]
+                arrays.append((module, cls, match.group(2), sizes))
     assert len(arrays) > 60  # every class's arrays were read
-    for cls, name, sizes in arrays:
-        value = getattr(getattr(UNCOMPILED, cls)(), name)
+    assert {cls for _, cls, _, _ in arrays} >= {"Tables", "Static", "G", "Bot"}
+    for module, cls, name, sizes in arrays:
+        value = getattr(getattr(module, cls)(), name)
         for size in sizes:
-            assert len(value) == size, f"{cls}.{name}: {len(value)} in kernel.py, {size} in .pxd"
+            assert len(value) == size, f"{cls}.{name}: {len(value)} in the .py, {size} in .pxd"
             value = value[0]
 
 
@@ -389,19 +430,24 @@ def test_a_build_of_the_old_hand_written_kernel_is_stale_not_an_error(monkeypatc
     assert core.kernel() is KERNEL
 
 
-def test_the_build_digest_covers_both_kernel_sources(tmp_path):
-    """An edit to kernel.py or to kernel.pxd (a type, an array size) changes the digest the
-    build is checked against, so either edit makes the build stale."""
-    folder = Path(core.__file__).parent
-    for name in core.KERNEL_SOURCES:
-        (tmp_path / name).write_bytes((folder / name).read_bytes())
-    assert core.sources_digest(tmp_path) == core.sources_digest(folder)
-    digests = {core.sources_digest(tmp_path)}
-    for name in core.KERNEL_SOURCES:
-        with (tmp_path / name).open("a") as source:
+def test_the_build_digest_covers_the_kernel_and_the_rules_core(tmp_path):
+    """An edit to kernel.py, kernel.pxd, core.py or core.pxd (a type, an array size) changes
+    the digest the kernel's build is checked against, so any of them makes the build stale;
+    setup.py hashes the same files in the same order."""
+    sources = core.kernel_sources()
+    assert [path.name for path in sources] == ["kernel.py", "kernel.pxd", "core.py", "core.pxd"]
+    setup_py = (Path(core.__file__).parents[2] / "setup.py").read_text()
+    assert 'KERNEL_SOURCES = (KERNEL, KERNEL.with_suffix(".pxd"), *CORE_SOURCES)' in setup_py
+    copies = [tmp_path / path.name for path in sources]
+    for path, copy in zip(sources, copies, strict=True):
+        copy.write_bytes(path.read_bytes())
+    assert core.sources_digest(copies) == core.sources_digest(sources)
+    digests = {core.sources_digest(copies)}
+    for copy in copies:
+        with copy.open("a") as source:
             source.write("\n# an edit\n")
-        digests.add(core.sources_digest(tmp_path))
-    assert len(digests) == 1 + len(core.KERNEL_SOURCES)
+        digests.add(core.sources_digest(copies))
+    assert len(digests) == 1 + len(sources)
 
 
 def test_a_large_batch_on_pure_python_warns_once(monkeypatch):

@@ -9,8 +9,10 @@ comparison covers every field of `RuleSet`, whatever is added later:
 - `RANGES` gives each field a hypothesis strategy over its whole valid range;
 - both are built against `dataclasses.fields(RuleSet)`, and a test fails while a field is
   missing from either;
-- the vocabulary the compiled core matches by position (space kinds, card effects, bots, tax
-  behaviours, game types, the family's knobs, rent ladders) must equal the engine's own.
+- the vocabulary the compiled core still matches by position (bots, tax behaviours, game
+  types, the family's knobs) must equal the engine's own; space kinds, card effects and the
+  whole-number rule parameters reach the rules' tables (amteach/engine/core.py) by name, which
+  is checked on both builds of that core, and the two builds must compute alike.
 
 `./dev check` runs this file, so a drift between the cores is caught in the quick loop.
 """
@@ -26,8 +28,10 @@ from hypothesis import strategies as st
 
 from amteach import RuleSet
 from amteach.bots import KNOBS, STRATEGIES, TAX_BEHAVIOURS
+from amteach.engine import builds
 from amteach.engine.board import CARD_EFFECTS, KINDS, standard_board
 from amteach.engine.game import GAME_TYPES
+from amteach.engine.rules import preset_names
 from amteach.sim import core
 from amteach.sim.play import BatchConfig, compiled_chunk, python_chunk
 from amteach.sim.runner import parse_seats
@@ -172,16 +176,89 @@ def test_both_cores_agree_on_any_rules(values: dict[str, Any], seed: int):
 
 
 def test_the_kernels_vocabulary_is_the_engines():
-    """The kernel matches names by position: its tuples must be the engine's, in order."""
-    assert KERNEL.KINDS == KINDS
-    assert tuple(CARD_EFFECTS) == KERNEL.CARD_EFFECTS
+    """The kernel matches these names by position: its tuples must be the engine's, in order."""
     assert tuple(STRATEGIES) == KERNEL.BOTS
     assert KERNEL.TAX_BEHAVIOURS == TAX_BEHAVIOURS
     assert KERNEL.GAME_TYPES == GAME_TYPES
     assert KERNEL.ENUM_SIZES["family_knobs"] == len(KNOBS)
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_the_rules_tables_take_every_name_from_the_engine(preset: str):
+    """core.fill_tables codes space kinds and card effects by their names in the engine's
+    board, and copies every whole-number rule parameter into the field of its name, on either
+    build of the rules core."""
+    board, rules = standard_board(), RuleSet.preset(preset)
+    whole = {f: getattr(rules, f) for f in FIELDS if type(getattr(rules, f)) is int}
+    assert len(whole) >= 19
+    for module in (builds.rules_core(), builds.source_core()):
+        tables = module.tables(board, rules)
+        assert module.whole_number_rules(rules) == whole
+        for name, value in whole.items():
+            assert getattr(tables, name) == value, (module.COMPILED, name)
+    tables = builds.source_core().tables(board, rules)  # its arrays are lists
+    for space in board.spaces:
+        assert tables.kind[space.index] == KINDS.index(space.kind), space.name
+    for role in (0, 1):
+        for k, card in enumerate(board.deck(role)):
+            assert tables.card_effect[role][k] == tuple(CARD_EFFECTS).index(card.effect)
+
+
+def test_the_rules_tables_refuse_a_rent_ladder_of_another_length():
+    """The apartment is the last rung of a street's ladder for either role; the tables hold
+    ladders of one length and say so rather than read a wrong rung."""
     board = standard_board()
-    for space in (board.spaces[i] for i in board.streets):
-        assert len(space.competitor_rents) == KERNEL.RENT_LADDER, space.name
-        assert len(space.monopolist_rents) == KERNEL.RENT_LADDER, space.name
-    # the apartment is the last rung for either role, which the kernel reads as index 5
-    assert KERNEL.RENT_LADDER - 1 == 5
+    street = board.spaces[board.streets[0]]
+    short = dataclasses.replace(street, competitor_rents=street.competitor_rents[:-1])
+    spaces = tuple(short if s.index == street.index else s for s in board.spaces)
+    odd = dataclasses.replace(board, spaces=spaces)
+    for module in (builds.rules_core(), builds.source_core()):
+        with pytest.raises(ValueError, match="rents per role"):
+            module.tables(odd, RuleSet.preset("default"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    preset=st.sampled_from(preset_names()),
+    space=st.sampled_from(standard_board().titles),
+    role=st.sampled_from([-1, 0, 1]),
+    held=st.booleans(),
+    mortgaged=st.booleans(),
+    houses=st.integers(0, 3),
+    apartment=st.booleans(),
+    count=st.integers(1, 4),
+    dice=st.integers(2, 12),
+    cash=st.integers(0, 10**6),
+    value=st.integers(0, 10**4),
+)
+def test_both_builds_of_the_rules_core_compute_alike(
+    preset, space, role, held, mortgaged, houses, apartment, count, dice, cash, value
+):
+    """The rules core compiled and run as plain Python answer every function alike."""
+    compiled, source = builds.rules_core(), builds.source_core()
+    assert compiled.COMPILED and not source.COMPILED
+    board, rules = standard_board(), RuleSet.preset(preset)
+    answers = []
+    for module in (compiled, source):
+        t = module.tables(board, rules)
+        owner = max(role, 0)
+        basis = module.rent_basis(t, space, role, held, mortgaged, houses, apartment, count)
+        answers.append(
+            (
+                basis,
+                module.rent_amount(t, space, basis, owner, houses, count, dice),
+                module.rent_count(t, basis, owner, houses, count),
+                module.rent(t, space, role, held, mortgaged, houses, apartment, count, dice),
+                module.rent_after_build(t, space, owner, held, mortgaged, houses, count),
+                module.next_is_apartment(t, owner, houses),
+                module.buildings_paid(t, space, owner, houses, apartment),
+                module.buildings_refund(t, space, owner, houses, apartment),
+                module.building_sale_value(t, space, owner, houses, apartment),
+                module.mortgage_value(t, space),
+                module.redeem_value(t, space),
+                module.title_liquidation(t, space, owner, houses, apartment, mortgaged, value),
+                module.title_worth(t, space, mortgaged, value),
+                module.tax_percent(t, owner, cash, value, value // 2),
+            )
+        )
+    assert answers[0] == answers[1]

@@ -16,9 +16,10 @@ then fails, so no check passes whatever the recipe says.
 The copy runs on the pure-Python core (AMTEACH_PURE_PYTHON=1, and no compiled module is
 copied): compiling the kernel takes minutes. The compiled core's step is followed all the same:
 its source, amteach/sim/kernel.py, runs as plain Python, and the check "kernel" plays the fee on
-it and requires the engine's frames; kernel.pxd, which only a compiled build reads, is checked
-by "kernel declarations": every field kernel.py gives the board-and-rules object is declared
-there (a field missing from it would not compile, or would compile to a Python attribute).
+it and requires the engine's frames; amteach/engine/core.pxd, which only a compiled build
+reads, is checked by "kernel declarations": every whole-number rule parameter, which
+`fill_tables` copies into the rules' tables by name, is declared there (a compiled build's
+`fill_tables` refuses a field missing from it).
 """
 
 from __future__ import annotations
@@ -126,20 +127,14 @@ EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
         ("compiled core's list",),
     ),
     "amteach/sim/kernel.py": (
-        chain(
-            insert_after(
-                r"^        s\.start_payment = rules\.start_payment",
-                f"        s.{NAME} = rules.{NAME}\n",
-            ),
-            replace_once(
-                "pay_from_treasury(g, p, g.s.start_payment)",
-                f"pay_from_treasury(g, p, max(0, g.s.start_payment - g.s.{NAME}))",
-            ),
+        replace_once(
+            "pay_from_treasury(g, p, g.s.start_payment)",
+            f"pay_from_treasury(g, p, max(0, g.s.start_payment - g.s.{NAME}))",
         ),
         ("kernel",),
     ),
-    "amteach/sim/kernel.pxd": (
-        insert_after(r"^    cdef int start_payment", f"    cdef int {NAME}\n"),
+    "amteach/engine/core.pxd": (
+        insert_after(r"^    cdef public int start_payment", f"    cdef public int {NAME}\n"),
         ("kernel declarations",),
     ),
     "tests/test_core_rules.py": (
@@ -156,6 +151,8 @@ NOT_EDITED = {
     "amteach/engine/refusals.py": "the fee makes no choice illegal",
     "amteach/engine/setup_schema.py": "a set-up's rules go through RuleSet (checked: 'scenarios')",
     "tests/test_core.py": "it checks KERNEL_RULES, which the check 'compiled core's list' repeats",
+    "amteach/engine/core.py": "fill_tables copies a whole-number parameter by its name, and the "
+    "fee is no arithmetic that Game and the kernel share",
 }
 
 # What the recipe says follows by itself: checked on the whole recipe only.
@@ -333,15 +330,16 @@ def check_kernel():
 def check_kernel_declarations():
     import re
 
-    import amteach.sim
+    import amteach.engine
+    from amteach import RuleSet
+    from amteach.engine.builds import source_core
 
-    folder = Path(amteach.sim.__file__).parent
-    source = (folder / "kernel.py").read_text()
-    given = set(re.findall(r"^        s\.(\w+) = rules\.", source, flags=re.M))
-    declarations = (folder / "kernel.pxd").read_text().split("cdef class Static", 1)[1]
-    declarations = declarations.split("\ncdef class", 1)[0]
-    declared = set(re.findall(r"^    cdef [\w ]+? (\w+)(?:\[.*\])?$", declarations, flags=re.M))
-    assert NAME in given and given <= declared, sorted(given - declared)
+    folder = Path(amteach.engine.__file__).parent
+    whole = set(source_core().whole_number_rules(RuleSet.preset("default", round_cap=200)))
+    declarations = (folder / "core.pxd").read_text().split("cdef class Tables", 1)[1]
+    declarations = declarations.split("\ncpdef ", 1)[0]
+    declared = set(re.findall(r"^    cdef public int (\w+)$", declarations, flags=re.M))
+    assert NAME in whole and whole <= declared, sorted(whole - declared)
 
 
 CHECKS = {

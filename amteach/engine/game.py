@@ -15,10 +15,12 @@ import secrets
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from . import events as ev
 from .board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
+from .builds import rules_core
 from .choices import (
     CHOICE_KINDS,
     TAX_OPTIONS,
@@ -67,9 +69,15 @@ FINAL_ADJUST = Phase.FINAL_ADJUST
 OVER = Phase.OVER
 
 
-def _percent_of(amount: int, percent: int) -> int:
-    """`percent` % of `amount` in whole dollars, rounded half up."""
-    return (amount * percent + 50) // 100
+# The rules' arithmetic (rent, buildings, taxes, what selling raises) and the board and rules
+# as tables: written once in `amteach.engine.core`, which the compiled kernel runs too.
+core = rules_core()
+
+
+@lru_cache(maxsize=64)
+def rule_tables(board: Board, rules: RuleSet) -> Any:
+    """The board and rules as `core.Tables` (built once per board and rule set; never changed)."""
+    return core.tables(board, rules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +204,7 @@ _STATE_FIELDS = (
     "supply_apartments",
     "supply_houses",
     "table",
+    "tables",
     "then",
     "total_money",
     "treasury",
@@ -220,6 +229,7 @@ class Game:
         self.names = tuple(p.name for p in setup.players)
         self.roles = tuple(p.role for p in setup.players)
         self.table = ev.Table(self.names, self.roles, self.board)
+        self.tables = tables = rule_tables(self.board, rules)
         n = len(setup.players)
         self.cash = [rules.starting_cash if p.cash is None else p.cash for p in setup.players]
         self.position = [p.position for p in setup.players]
@@ -231,8 +241,8 @@ class Game:
         self.houses = [0] * len(spaces)
         self.apartment = [False] * len(spaces)
         self.mortgaged = [False] * len(spaces)
-        self.mortgage_values = [_percent_of(s.price, rules.mortgage_percent) for s in spaces]
-        self.redeem_values = [_percent_of(s.price, rules.redeem_percent) for s in spaces]
+        self.mortgage_values = [core.mortgage_value(tables, s.index) for s in spaces]
+        self.redeem_values = [core.redeem_value(tables, s.index) for s in spaces]
         self.treasury = 0
         self.supply_houses = rules.supply_houses
         self.supply_apartments = rules.supply_apartments
@@ -364,56 +374,42 @@ class Game:
     ) -> tuple[int, str, int]:
         """`rent_for` with this space's buildings and mortgage as given: reads, never writes."""
         owner = self.owner[space]
-        if owner == NOBODY or mortgaged:
-            return 0, "mortgaged", 0
-        role = self.roles[owner]
-        if role == MONOPOLIST and self.is_held(owner):
-            return 0, "prison", 0
-        rules = self.rules
-        sp = self.board.spaces[space]
-        kind = sp.kind
-
-        def unmortgaged_owned(spaces: tuple[int, ...]) -> int:
-            # this space counts as given (unmortgaged here), the others as they stand
-            return sum(
-                1
-                for s in spaces
-                if self.owner[s] == owner and (s == space or not self.mortgaged[s])
-            )
-
-        if kind == "street":
-            if role == COMPETITOR:
-                if apartment:
-                    return sp.competitor_rents[-1], "apartment", 0
-                return sp.competitor_rents[houses], ("houses" if houses else "bare"), houses
-            count = unmortgaged_owned(self.board.cities[sp.city])
-            if count < rules.monopoly_streets:
-                return sp.monopolist_rents[0], "single", count
-            if apartment:
-                return sp.monopolist_rents[-1], "apartment", 0
-            if houses:
-                return sp.monopolist_rents[1 + houses], "monopoly_houses", houses
-            return sp.monopolist_rents[1], "monopoly", count
-        if kind == "transport":
-            if role == COMPETITOR:
-                return rules.transport_fare_competitor, "transport_competitor", 1
-            count = unmortgaged_owned(self.board.transports)
-            return rules.transport_fares_monopolist[count - 1], "transport_monopolist", count
-        dice = self.rules.settlement_utility_dice if dice_total is None else dice_total
-        if role == COMPETITOR:
-            multiplier = rules.utility_multiplier_competitor
+        if owner == NOBODY:
+            role, held, count = NOBODY, False, 0
         else:
-            multiplier = rules.utility_multipliers_monopolist[
-                unmortgaged_owned(self.board.utilities) - 1
-            ]
-        return multiplier * dice, "utility", multiplier
+            role, held, count = self.roles[owner], self.is_held(owner), self._group_count(space)
+        t = self.tables
+        basis = core.rent_basis(t, space, role, held, mortgaged, houses, apartment, count)
+        dice = self.rules.settlement_utility_dice if dice_total is None else dice_total
+        return (
+            core.rent_amount(t, space, basis, role, houses, count, dice),
+            core.RENT_BASES[basis],
+            core.rent_count(t, basis, role, houses, count),
+        )
+
+    def _group_count(self, space: int) -> int:
+        """How many titles of the space's group (its city, the transports or the utilities)
+        its owner has unmortgaged, this one counted as unmortgaged (rent_if may redeem it)."""
+        board = self.board
+        sp = board.spaces[space]
+        if sp.kind == "street":
+            group = board.cities[sp.city]
+        elif sp.kind == "transport":
+            group = board.transports
+        else:
+            group = board.utilities
+        owner, mortgaged, me = self.owner, self.mortgaged, self.owner[space]
+        return sum(1 for s in group if owner[s] == me and (s == space or not mortgaged[s]))
 
     def buildings_paid(self, space: int) -> int:
         """What was paid for the buildings on a street (the 'improvements' of the income tax)."""
-        cost = self.board.spaces[space].house_cost
-        if self.apartment[space]:
-            return cost * (self.rules.max_houses(self.roles[self.owner[space]]) + 1)
-        return cost * self.houses[space]
+        return core.buildings_paid(
+            self.tables,
+            space,
+            self.roles[self.owner[space]],
+            self.houses[space],
+            self.apartment[space],
+        )
 
     def tax_options(self, player: int) -> TaxOptions:
         """Decision 1: both income-tax amounts, and the sums behind the percentage."""
@@ -423,20 +419,27 @@ class Game:
             if self.owner[s] == player and not self.mortgaged[s]:
                 prop += prices[s].price
                 improvements += self.buildings_paid(s)
-        rates = self.rules.income_tax_percents(self.roles[player])
+        role = self.roles[player]
+        rates = self.rules.income_tax_percents(role)
         cash = self.cash[player]
-        percent = (rates[0] * cash + rates[1] * prop + rates[2] * improvements + 50) // 100
+        percent = core.tax_percent(self.tables, role, cash, prop, improvements)
         return TaxOptions(self.rules.income_tax_flat, percent, cash, prop, improvements, rates)
 
     def liquidation_value(self, player: int) -> int:
         """Cash plus all that selling every building and mortgaging every title would raise."""
         total = self.cash[player]
-        pct = self.rules.building_sellback_percent
+        t, role = self.tables, self.roles[player]
         for s in self.board.titles:
             if self.owner[s] == player:
-                total += _percent_of(self.buildings_paid(s), pct)
-                if not self.mortgaged[s]:
-                    total += self.mortgage_values[s]
+                total += core.title_liquidation(
+                    t,
+                    s,
+                    role,
+                    self.houses[s],
+                    self.apartment[s],
+                    self.mortgaged[s],
+                    self.mortgage_values[s],
+                )
         return total
 
     def net_worth(self, player: int) -> int:
@@ -466,12 +469,11 @@ class Game:
         board; a mortgaged title counts its price less the redeem price."""
         titles = [0] * len(self.names)
         buildings = [0] * len(self.names)
-        spaces, owner, mortgaged = self.board.spaces, self.owner, self.mortgaged
+        t, owner, mortgaged = self.tables, self.owner, self.mortgaged
         for s in self.board.titles:
             p = owner[s]
             if p != NOBODY:
-                price = spaces[s].price
-                titles[p] += price - self.redeem_values[s] if mortgaged[s] else price
+                titles[p] += core.title_worth(t, s, mortgaged[s], self.redeem_values[s])
                 if self.houses[s] or self.apartment[s]:
                     buildings[p] += self.buildings_paid(s)
         return [(self.cash[p], titles[p], buildings[p]) for p in self.players]
@@ -585,23 +587,35 @@ class Game:
     def next_building(self, space: int) -> str:
         """What building on this street adds next: "house", or "apartment" once the owner's
         role has its maximum of houses there."""
-        at_max = self.houses[space] >= self.rules.max_houses(self.roles[self.owner[space]])
-        return "apartment" if at_max else "house"
+        role = self.roles[self.owner[space]]
+        return (
+            "apartment"
+            if core.next_is_apartment(self.tables, role, self.houses[space])
+            else "house"
+        )
 
     def building_sale_value(self, space: int) -> tuple[str, int]:
         """What selling one building on this street returns now: ("apartment" or "house",
         dollars). Selling an apartment returns part of everything paid for the street."""
-        pct = self.rules.building_sellback_percent
-        if self.apartment[space]:
-            return "apartment", _percent_of(self.buildings_paid(space), pct)
-        return "house", _percent_of(self.board.spaces[space].house_cost, pct)
+        apartment = self.apartment[space]
+        value = core.building_sale_value(
+            self.tables, space, self.roles[self.owner[space]], self.houses[space], apartment
+        )
+        return ("apartment" if apartment else "house"), value
 
     def rent_after_build(self, space: int) -> int:
         """The rent on a street once one more building stands on it (the next house, or the
         apartment that replaces the role's maximum of houses)."""
-        if self.next_building(space) == "apartment":
-            return self.rent_if(space, houses=0, apartment=True)
-        return self.rent_if(space, houses=self.houses[space] + 1)
+        owner = self.owner[space]
+        return core.rent_after_build(
+            self.tables,
+            space,
+            self.roles[owner],
+            self.is_held(owner),
+            self.mortgaged[space],
+            self.houses[space],
+            self._group_count(space),
+        )
 
     def is_legal(self, choice: Any) -> bool:
         try:
@@ -964,10 +978,11 @@ class Game:
     def _go_bankrupt(self, d: int, creditor: int, debt: int) -> None:
         """Decision 9: buildings back to the Treasury at half, then cash and titles to the
         creditor (mortgaged ones as they are), or titles back to the Treasury unowned."""
-        pct = self.rules.building_sellback_percent
         titles = tuple(self.titles_of(d))
         for s in titles:
-            refund = _percent_of(self.buildings_paid(s), pct)
+            refund = core.buildings_refund(
+                self.tables, s, self.roles[d], self.houses[s], self.apartment[s]
+            )
             self.supply_houses += self.houses[s]
             self.supply_apartments += self.apartment[s]
             self.houses[s] = 0

@@ -11,6 +11,9 @@
 
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
+# the board, the rules and the rules' arithmetic, written once (amteach/engine/core.pxd)
+from amteach.engine cimport core
+
 cdef extern from *:
     """
     #ifndef AMTEACH_KERNEL_SHA256
@@ -27,7 +30,8 @@ cdef int NOBODY, COMPETITOR, MONOPOLIST
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
 cdef int PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
 cdef int E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS
-cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_HOLD, E_ROLL_FOR
+cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_PRICE_WAR, E_GO_TO_PRISON
+cdef int E_ROLL_FOR
 cdef int C_NONE, C_ROLL, C_BUY, C_DECLINE, C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_TAX_FLAT
 cdef int C_TAX_PERCENT, C_PAY_FINE, C_TRADE, C_ACCEPT, C_REJECT, C_END_TURN, C_END_GAME
 cdef int D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER
@@ -48,62 +52,8 @@ cdef class MT:
     cdef int index
 
 
-cdef class Static:
-    # board
-    cdef int n_spaces
-    cdef int kind[40]
-    cdef int city[40]
-    cdef int price[40]
-    cdef int house_cost[40]
-    cdef int crent[40][6]
-    cdef int mrent[40][6]
-    cdef int n_cities
-    cdef int city_size[16]
-    cdef int city_member[16][40]
-    cdef int n_titles
-    cdef int titles[40]
-    cdef int n_streets
-    cdef int streets[40]
-    cdef int n_transports
-    cdef int transports[40]
-    cdef int n_utilities
-    cdef int utilities[40]
-    cdef int income_tax_space
-    cdef int property_tax_space
-    cdef int hold_space
-    cdef int go_to_hold_space
-    cdef int foundation_space
-    cdef int deck_size[2]
-    cdef int card_effect[2][32]
-    cdef int card_amount[2][32]
-    cdef int card_target[2][32]
-    # rules
-    cdef int starting_cash
-    cdef int start_payment
-    cdef int income_tax_flat
-    cdef int tax_rates[2][3]
-    cdef int property_tax
-    cdef int foundation_fee
-    cdef int prizes[7]
-    cdef int fine
-    cdef int held_forced
-    cdef int max_houses[2]
-    cdef bint unlimited_supply
-    cdef int supply_houses
-    cdef int supply_apartments
-    cdef int monopoly_streets
-    cdef int fare_competitor
-    cdef int n_fares
-    cdef int fares_monopolist[8]
-    cdef int utility_competitor
-    cdef int n_utility_multipliers
-    cdef int utility_monopolist[8]
-    cdef int mortgage_percent
-    cdef int redeem_percent
-    cdef int sellback_percent
-    cdef int keep_percent[2]
-    cdef int settle_dice
-    cdef int round_cap
+cdef class Static(core.Tables):
+    # the board and the rules: core.Tables
     # the table
     cdef int game_type
     cdef int n
@@ -235,16 +185,14 @@ cdef int64_t mt_randbelow(MT mt, int64_t n) noexcept
 cdef Py_ssize_t add_row(Rows rows) noexcept
 
 # -- reading the engine ----------------------------------------------------------------------
-cdef inline int percent_of(int64_t amount, int percent) noexcept
 cdef inline int monopoly_count(G g, int player, int city) noexcept
 cdef inline bint is_monopolized(G g, int player, int city) noexcept
-cdef inline int unmortgaged_owned(G g, int player, int* spaces, int count) noexcept
+cdef int group_count(G g, int space) noexcept
+cdef int rent_if(G g, int space, bint mortgaged, int dice) noexcept
 cdef int rent_for(G g, int space, int dice) noexcept
-cdef inline int max_houses_of_owner(G g, int space) noexcept
-cdef inline int buildings_paid(G g, int space) noexcept
 cdef int rent_after_build(G g, int space) noexcept
-cdef int rent_if_redeemed(G g, int space) noexcept
-cdef int tax_percent(G g, int player) noexcept
+cdef inline int buildings_paid(G g, int space) noexcept
+cdef int64_t tax_percent(G g, int player) noexcept
 cdef int64_t liquidation_value(G g, int player) noexcept
 cdef int64_t rule25_wealth(G g, int player) noexcept
 cdef void wealth_parts(G g) noexcept

@@ -30,6 +30,19 @@ Every division below has operands that are never negative (money and counts), so
 import cython
 import numpy as np
 
+from amteach.engine.board import CARD_EFFECTS, KINDS
+
+# The board, the rules and the rules' arithmetic (rent, buildings, taxes, what selling
+# raises) are written once, in amteach/engine/core.py, which Game calls too: compiled, the
+# kernel cimports it (kernel.pxd) and calls its C functions; uncompiled, it runs on core.py as
+# plain Python.
+if cython.compiled:
+    from amteach.engine import core
+else:
+    from amteach.engine.builds import source_core
+
+    core = source_core()
+
 # compiled (the extension) or plain Python (this file run as it is)
 COMPILED = cython.compiled
 if cython.compiled:
@@ -62,19 +75,25 @@ NOBODY = -1  # also TREASURY and NOT_HELD: the engine's three names for -1
 COMPETITOR = 0
 MONOPOLIST = 1
 
-K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY = range(6)
+# the space kinds and card effects: each the position of its name in the engine's vocabulary
+K_CORNER = KINDS.index("corner")
+K_STREET = KINDS.index("street")
+K_CARD = KINDS.index("card")
+K_TAX = KINDS.index("tax")
+K_TRANSPORT = KINDS.index("transport")
+K_UTILITY = KINDS.index("utility")
+EFFECTS = tuple(CARD_EFFECTS)
+E_COLLECT = EFFECTS.index("collect")
+E_PAY = EFFECTS.index("pay")
+E_COLLECT_FROM_MONOPOLISTS = EFFECTS.index("collect_from_each_monopolist")
+E_COLLECT_FROM_COMPETITORS = EFFECTS.index("collect_from_each_competitor")
+E_ALL_MONOPOLISTS_COLLECT = EFFECTS.index("all_monopolists_collect")
+E_NOTHING = EFFECTS.index("nothing")
+E_MOVE_TO = EFFECTS.index("move_to")
+E_GO_TO_PRICE_WAR = EFFECTS.index("go_to_price_war")
+E_GO_TO_PRISON = EFFECTS.index("go_to_prison")
+E_ROLL_FOR = EFFECTS.index("roll_for")
 PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = range(8)
-(
-    E_COLLECT,
-    E_PAY,
-    E_COLLECT_FROM_MONOPOLISTS,
-    E_COLLECT_FROM_COMPETITORS,
-    E_ALL_MONOPOLISTS_COLLECT,
-    E_NOTHING,
-    E_MOVE_TO,
-    E_GO_TO_HOLD,
-    E_ROLL_FOR,
-) = range(9)
 (
     C_NONE,
     C_ROLL,
@@ -122,37 +141,20 @@ BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY = range(5)
 FAMILY_SIZE = 18
 TAX_CHEAPER, TAX_FLAT, TAX_PERCENT = range(3)
 
-# The strings each code above stands for, in code order. The kernel reads the engine's names
-# through these tuples only; tests/test_core_rules.py requires them to equal the engine's own
-# vocabulary (board.KINDS, board.CARD_EFFECTS, the bots, the tax behaviours, the game types,
-# the family's knobs) in the same order, and the sizes below to match the codes.
-KINDS = ("corner", "street", "card", "tax", "transport", "utility")
-CARD_EFFECTS = (
-    "collect",
-    "pay",
-    "collect_from_each_monopolist",
-    "collect_from_each_competitor",
-    "all_monopolists_collect",
-    "nothing",
-    "move_to",
-    "go_to_price_war",
-    "go_to_prison",
-    "roll_for",
-)
+# The strings each code above stands for, in code order. tests/test_core_rules.py requires
+# them to equal the engine's own vocabulary (the bots, the tax behaviours, the game types, the
+# family's knobs) in the same order, and the sizes below to match the codes.
 BOTS = ("cautious", "builder", "investor", "random", "family")
 TAX_BEHAVIOURS = ("cheaper", "flat", "percent")
 GAME_TYPES = ("A", "B", "two-hour")
-RENT_LADDER = 6  # a space's rents: index 5 is the apartment for either role
 ENUM_SIZES = {
-    "kinds": K_UTILITY + 1,
     "bots": BOT_FAMILY + 1,
     "tax_behaviours": TAX_PERCENT + 1,
     "game_types": GAME_TWO_HOUR + 1,
     "family_knobs": FAMILY_SIZE,
     "max_debts": MAX_DEBTS,
 }
-if (len(KINDS), len(BOTS), len(TAX_BEHAVIOURS), len(GAME_TYPES)) != (
-    ENUM_SIZES["kinds"],
+if (len(BOTS), len(TAX_BEHAVIOURS), len(GAME_TYPES)) != (
     ENUM_SIZES["bots"],
     ENUM_SIZES["tax_behaviours"],
     ENUM_SIZES["game_types"],
@@ -301,33 +303,13 @@ def random_stream(seed, draws: int) -> list:
 
 
 @cython.cclass
-class Static:
-    """The board, the rules and the table, fixed for a batch (filled by `Batch`)."""
+class Static(core.Tables):
+    """The board and the rules (`core.Tables`, filled by `core.fill_tables`) and the table,
+    fixed for a batch (filled by `Batch`)."""
 
     def __init__(self):
+        super().__init__()
         if not cython.compiled:  # compiled, the C arrays start zeroed
-            self.kind = zeros(MAX_SPACES)
-            self.city = zeros(MAX_SPACES)
-            self.price = zeros(MAX_SPACES)
-            self.house_cost = zeros(MAX_SPACES)
-            self.titles = zeros(MAX_SPACES)
-            self.streets = zeros(MAX_SPACES)
-            self.transports = zeros(MAX_SPACES)
-            self.utilities = zeros(MAX_SPACES)
-            self.crent = zeros(MAX_SPACES, RENT_LADDER)
-            self.mrent = zeros(MAX_SPACES, RENT_LADDER)
-            self.city_size = zeros(MAX_CITIES)
-            self.city_member = zeros(MAX_CITIES, MAX_SPACES)
-            self.deck_size = zeros(2)
-            self.card_effect = zeros(2, MAX_CARDS)
-            self.card_amount = zeros(2, MAX_CARDS)
-            self.card_target = zeros(2, MAX_CARDS)
-            self.tax_rates = zeros(2, 3)
-            self.prizes = zeros(7)
-            self.max_houses = zeros(2)
-            self.fares_monopolist = zeros(8)
-            self.utility_monopolist = zeros(8)
-            self.keep_percent = zeros(2)
             self.roles = zeros(MAX_SEATS)
             self.bot = zeros(MAX_SEATS)
             self.tax = zeros(MAX_SEATS)
@@ -441,10 +423,6 @@ def add_row(rows):
 # -- reading the engine (Game's queries) ------------------------------------------------------
 
 
-def percent_of(amount, percent):
-    return (amount * percent + 50) // 100
-
-
 def monopoly_count(g, player, city):
     """Game.monopoly_count"""
     s: Static = g.s
@@ -465,95 +443,76 @@ def is_monopolized(g, player, city):
     )
 
 
-def unmortgaged_owned(g, player, spaces, count):
-    total: cython.int = 0
+def group_count(g, space):
+    """Game._group_count: the titles of the space's group its owner has unmortgaged, this one
+    counted as unmortgaged"""
+    s: Static = g.s
+    owner: cython.int = g.owner[space]
+    count: cython.int = 0
+    size: cython.int
     i: cython.int
-    for i in range(count):
-        if g.owner[spaces[i]] == player and not g.mortgaged[spaces[i]]:
-            total += 1
-    return total
+    sp: cython.int
+    kind: cython.int = s.kind[space]
+    if kind == K_STREET:
+        size = s.city_size[s.city[space]]
+    elif kind == K_TRANSPORT:
+        size = s.n_transports
+    else:
+        size = s.n_utilities
+    for i in range(size):
+        if kind == K_STREET:
+            sp = s.city_member[s.city[space]][i]
+        elif kind == K_TRANSPORT:
+            sp = s.transports[i]
+        else:
+            sp = s.utilities[i]
+        if g.owner[sp] == owner and (sp == space or not g.mortgaged[sp]):
+            count += 1
+    return count
+
+
+def rent_if(g, space, mortgaged, dice):
+    """Game.rent_if(space, mortgaged=..., dice_total=dice)[0]: core.rent on this game's state"""
+    owner: cython.int = g.owner[space]
+    if owner == NOBODY:
+        return 0
+    return core.rent(
+        g.s,
+        space,
+        g.s.roles[owner],
+        g.held[owner] != NOBODY,
+        mortgaged,
+        g.houses[space],
+        g.apartment[space],
+        group_count(g, space),
+        dice,
+    )
 
 
 def rent_for(g, space, dice):
     """Game.rent_for(space, dice)[0]"""
-    s: Static = g.s
+    return rent_if(g, space, g.mortgaged[space], dice)
+
+
+def rent_after_build(g, space):
+    """Game.rent_after_build"""
     owner: cython.int = g.owner[space]
-    role: cython.int
-    kind: cython.int
-    count: cython.int
-    houses: cython.int
-    multiplier: cython.int
-    if owner == NOBODY or g.mortgaged[space]:
-        return 0
-    role = s.roles[owner]
-    if role == MONOPOLIST and g.held[owner] != NOBODY:
-        return 0
-    kind = s.kind[space]
-    if kind == K_STREET:
-        if role == COMPETITOR:
-            if g.apartment[space]:
-                return s.crent[space][5]
-            return s.crent[space][g.houses[space]]
-        count = monopoly_count(g, owner, s.city[space])
-        if count < s.monopoly_streets:
-            return s.mrent[space][0]
-        if g.apartment[space]:
-            return s.mrent[space][5]
-        houses = g.houses[space]
-        if houses:
-            return s.mrent[space][1 + houses]
-        return s.mrent[space][1]
-    if kind == K_TRANSPORT:
-        if role == COMPETITOR:
-            return s.fare_competitor
-        count = unmortgaged_owned(g, owner, s.transports, s.n_transports)
-        return s.fares_monopolist[(count - 1 + s.n_fares) % s.n_fares]
-    if role == COMPETITOR:
-        multiplier = s.utility_competitor
-    else:
-        count = unmortgaged_owned(g, owner, s.utilities, s.n_utilities)
-        multiplier = s.utility_monopolist[
-            (count - 1 + s.n_utility_multipliers) % s.n_utility_multipliers
-        ]
-    return multiplier * dice
-
-
-def max_houses_of_owner(g, space):
-    return g.s.max_houses[g.s.roles[g.owner[space]]]
+    return core.rent_after_build(
+        g.s,
+        space,
+        g.s.roles[owner],
+        g.held[owner] != NOBODY,
+        g.mortgaged[space],
+        g.houses[space],
+        group_count(g, space),
+    )
 
 
 def buildings_paid(g, space):
     """Game.buildings_paid"""
-    cost: cython.int = g.s.house_cost[space]
-    if g.apartment[space]:
-        return cost * (max_houses_of_owner(g, space) + 1)
-    return cost * g.houses[space]
-
-
-def rent_after_build(g, space):
-    """Game.rent_after_build: the rent once the next building stands on the street."""
-    houses: cython.int = g.houses[space]
-    apartment: cython.bint = g.apartment[space]
-    rent: cython.int
-    if houses >= max_houses_of_owner(g, space):
-        g.houses[space] = 0
-        g.apartment[space] = True
-    else:
-        g.houses[space] = houses + 1
-    rent = rent_for(g, space, g.s.settle_dice)
-    g.houses[space] = houses
-    g.apartment[space] = apartment
-    return rent
-
-
-def rent_if_redeemed(g, space):
-    """Game.rent_if(space, mortgaged=False, dice_total=settlement dice)"""
-    mortgaged: cython.bint = g.mortgaged[space]
-    rent: cython.int
-    g.mortgaged[space] = False
-    rent = rent_for(g, space, g.s.settle_dice)
-    g.mortgaged[space] = mortgaged
-    return rent
+    return core.buildings_paid(
+        g.s, space, g.s.roles[g.owner[space]], g.houses[space], g.apartment[space]
+    )
 
 
 def tax_percent(g, player):
@@ -563,18 +522,12 @@ def tax_percent(g, player):
     improvements: cython.longlong = 0
     i: cython.int
     sp: cython.int
-    role: cython.int = s.roles[player]
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == player and not g.mortgaged[sp]:
             prop += s.price[sp]
             improvements += buildings_paid(g, sp)
-    return (
-        s.tax_rates[role][0] * g.cash[player]
-        + s.tax_rates[role][1] * prop
-        + s.tax_rates[role][2] * improvements
-        + 50
-    ) // 100
+    return core.tax_percent(s, s.roles[player], g.cash[player], prop, improvements)
 
 
 def liquidation_value(g, player):
@@ -586,9 +539,15 @@ def liquidation_value(g, player):
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == player:
-            total += percent_of(buildings_paid(g, sp), s.sellback_percent)
-            if not g.mortgaged[sp]:
-                total += g.mortgage_values[sp]
+            total += core.title_liquidation(
+                s,
+                sp,
+                s.roles[player],
+                g.houses[sp],
+                g.apartment[sp],
+                g.mortgaged[sp],
+                g.mortgage_values[sp],
+            )
     return total
 
 
@@ -601,13 +560,12 @@ def rule25_wealth(g, player):
     for i in range(s.n_titles):
         sp = s.titles[i]
         if g.owner[sp] == player:
-            total += rent_for(g, sp, s.settle_dice)
+            total += rent_for(g, sp, s.settlement_utility_dice)
     return total
 
 
 def wealth_parts(g):
-    """Game.wealth_parts into g.wealth_titles and g.wealth_buildings: titles at price
-    (mortgaged: less the redeem price), buildings at cost"""
+    """Game.wealth_parts into g.wealth_titles and g.wealth_buildings"""
     s: Static = g.s
     i: cython.int
     sp: cython.int
@@ -619,10 +577,7 @@ def wealth_parts(g):
         sp = s.titles[i]
         p = g.owner[sp]
         if p != NOBODY:
-            if g.mortgaged[sp]:
-                g.wealth_titles[p] += s.price[sp] - g.redeem_values[sp]
-            else:
-                g.wealth_titles[p] += s.price[sp]
+            g.wealth_titles[p] += core.title_worth(s, sp, g.mortgaged[sp], g.redeem_values[sp])
             if g.houses[sp] or g.apartment[sp]:
                 g.wealth_buildings[p] += buildings_paid(g, sp)
 
@@ -896,7 +851,7 @@ def go_bankrupt(g, d, creditor):
             n_titles += 1
     for i in range(n_titles):
         sp = g.doomed[i]
-        refund = percent_of(buildings_paid(g, sp), s.sellback_percent)
+        refund = core.buildings_refund(s, sp, s.roles[d], g.houses[sp], g.apartment[sp])
         g.supply_houses += g.houses[sp]
         g.supply_apartments += 1 if g.apartment[sp] else 0
         g.houses[sp] = 0
@@ -987,7 +942,7 @@ def begin_turn(g, player):
     g.is_extra = False
     g.extra_pending = False
     g.turns_taken[player] += 1
-    if g.held[player] != NOBODY and g.held[player] >= g.s.held_forced:
+    if g.held[player] != NOBODY and g.held[player] >= g.s.held_turns_before_forced_fine:
         owe(g, player, NOBODY, g.s.fine, D_FINE, True)
         settle(g, THEN_RELEASED)
     else:
@@ -1082,7 +1037,7 @@ def draw_card(g, p):
     elif effect == E_MOVE_TO:
         move_to(g, p, s.card_target[role][index])
         return
-    elif effect == E_GO_TO_HOLD:
+    elif effect == E_GO_TO_PRICE_WAR or effect == E_GO_TO_PRISON:
         send_to_hold(g, p)
     elif effect == E_ROLL_FOR:
         a = throw_die(g)
@@ -1123,8 +1078,8 @@ def land(g, p, space):
         return
     elif space == s.foundation_space:
         if s.roles[p] == MONOPOLIST:
-            if s.foundation_fee:
-                owe(g, p, NOBODY, s.foundation_fee, D_OTHER, False)
+            if s.foundation_monopolist_fee:
+                owe(g, p, NOBODY, s.foundation_monopolist_fee, D_OTHER, False)
                 settle(g, THEN_AFTER_MOVE)
                 return
         else:
@@ -1196,7 +1151,7 @@ def next_final(g):
         owner = g.owner[sp]
         if owner == NOBODY:
             continue
-        amount = rent_for(g, sp, s.settle_dice)
+        amount = rent_for(g, sp, s.settlement_utility_dice)
         if amount:
             g.cash[owner] += amount
             g.treasury -= amount
@@ -1210,7 +1165,7 @@ def do_build(g, space):
     """Game._do_build"""
     p: cython.int = g.actor
     cost: cython.int = g.s.house_cost[space]
-    if g.houses[space] >= max_houses_of_owner(g, space):
+    if core.next_is_apartment(g.s, g.s.roles[g.owner[space]], g.houses[space]):
         g.supply_houses += g.houses[space]
         g.supply_apartments -= 1
         g.houses[space] = 0
@@ -1231,13 +1186,13 @@ def after_raise(g):
 def do_sell_building(g, space):
     """Game._do_sell_building"""
     p: cython.int = g.actor
-    refund: cython.int
+    refund: cython.int = core.building_sale_value(
+        g.s, space, g.s.roles[g.owner[space]], g.houses[space], g.apartment[space]
+    )
     if g.apartment[space]:
-        refund = percent_of(buildings_paid(g, space), g.s.sellback_percent)
         g.apartment[space] = False
         g.supply_apartments += 1
     else:
-        refund = percent_of(g.s.house_cost[space], g.s.sellback_percent)
         g.houses[space] -= 1
         g.supply_houses += 1
     g.cash[p] += refund
@@ -1539,7 +1494,7 @@ def raise_money(g, bot):
         count = targets(g, second, g.spaces)
         kind = second
     for i in range(count):
-        rent = rent_for(g, g.spaces[i], g.s.settle_dice)
+        rent = rent_for(g, g.spaces[i], g.s.settlement_utility_dice)
         if best < 0 or rent < best_rent:
             best = g.spaces[i]
             best_rent = rent
@@ -1561,14 +1516,14 @@ def final_adjust(g, bot):
     count = targets(g, C_BUILD, g.spaces)
     for i in range(count):
         sp = g.spaces[i]
-        before = rent_for(g, sp, s.settle_dice)
+        before = rent_for(g, sp, s.settlement_utility_dice)
         after = rent_after_build(g, sp)
         if after - before > keep * s.house_cost[sp]:
             return choice(C_BUILD, sp)
     count = targets(g, C_REDEEM, g.spaces)
     for i in range(count):
         sp = g.spaces[i]
-        if rent_if_redeemed(g, sp) > keep * g.redeem_values[sp]:
+        if rent_if(g, sp, False, s.settlement_utility_dice) > keep * g.redeem_values[sp]:
             return choice(C_REDEEM, sp)
     return C_NONE
 
@@ -1669,7 +1624,7 @@ def family_build(g, bot):
                 continue
         elif g.houses[sp] >= bot.fam[F_HOUSES]:
             continue
-        gain = rent_after_build(g, sp) - rent_for(g, sp, s.settle_dice)
+        gain = rent_after_build(g, sp) - rent_for(g, sp, s.settlement_utility_dice)
         if by_landings:
             score = gain * weights[sp] / cython.cast(cython.double, cost)
         else:
@@ -1794,7 +1749,7 @@ def manage(g, bot):
         for i in range(count):
             sp = g.spaces[i]
             if cash - s.house_cost[sp] >= bot.reserve:
-                gain_i = rent_after_build(g, sp) - rent_for(g, sp, s.settle_dice)
+                gain_i = rent_after_build(g, sp) - rent_for(g, sp, s.settlement_utility_dice)
                 if best < 0 or gain_i > best_gain_i:
                     best = sp
                     best_gain_i = gain_i
@@ -1814,7 +1769,10 @@ def manage(g, bot):
             if cash - s.house_cost[sp] < bot.reserve:
                 continue
             gain = (
-                cython.cast(cython.double, rent_after_build(g, sp) - rent_for(g, sp, s.settle_dice))
+                cython.cast(
+                    cython.double,
+                    rent_after_build(g, sp) - rent_for(g, sp, s.settlement_utility_dice),
+                )
                 * weights[sp]
                 / cython.cast(cython.double, s.house_cost[sp])
             )
@@ -2077,8 +2035,8 @@ def reset_game(g, s, index, seed, taxes):
         g.houses[sp] = 0
         g.apartment[sp] = False
         g.mortgaged[sp] = False
-        g.mortgage_values[sp] = percent_of(s.price[sp], s.mortgage_percent)
-        g.redeem_values[sp] = percent_of(s.price[sp], s.redeem_percent)
+        g.mortgage_values[sp] = core.mortgage_value(s, sp)
+        g.redeem_values[sp] = core.redeem_value(s, sp)
     g.supply_houses = s.supply_houses
     g.supply_apartments = s.supply_apartments
     mt_seed(g.rng, seed)
@@ -2101,7 +2059,7 @@ def reset_game(g, s, index, seed, taxes):
     g.phase = PRE_ROLL
     g.is_extra = False
     g.extra_pending = False
-    g.last_dice = s.settle_dice
+    g.last_dice = s.settlement_utility_dice
     g.pending_buy = NOBODY
     g.offer_phase = PRE_ROLL
     g.final_head = 0
@@ -2200,96 +2158,9 @@ class Batch:
         self, board, rules, seats, game_type, role_landings, record_rounds, check_invariants
     ):
         s = Static()
-        if len(board.spaces) > MAX_SPACES or len(seats) > MAX_SEATS:
-            raise ValueError("the compiled core plays at most 40 spaces and 6 seats")
-        s.n_spaces = len(board.spaces)
-        cities = list(board.cities)
-        if len(cities) > MAX_CITIES:
-            raise ValueError("the compiled core plays at most 16 cities")
-        for space in board.spaces:
-            i = space.index
-            s.kind[i] = KINDS.index(space.kind)
-            s.city[i] = cities.index(space.city) if space.kind == "street" else -1
-            s.price[i] = space.price
-            s.house_cost[i] = space.house_cost
-            if space.kind == "street" and (
-                len(space.competitor_rents) != RENT_LADDER
-                or len(space.monopolist_rents) != RENT_LADDER
-            ):
-                raise ValueError(
-                    f"the compiled core needs {RENT_LADDER} rents per role on street {i}"
-                )
-            for k, rent in enumerate(space.competitor_rents):
-                s.crent[i][k] = rent
-            for k, rent in enumerate(space.monopolist_rents):
-                s.mrent[i][k] = rent
-        s.n_cities = len(cities)
-        for c, city in enumerate(cities):
-            s.city_size[c] = len(board.cities[city])
-            for k, member in enumerate(board.cities[city]):
-                s.city_member[c][k] = member
-        s.n_titles = len(board.titles)
-        for k, sp in enumerate(board.titles):
-            s.titles[k] = sp
-        s.n_streets = len(board.streets)
-        for k, sp in enumerate(board.streets):
-            s.streets[k] = sp
-        s.n_transports = len(board.transports)
-        for k, sp in enumerate(board.transports):
-            s.transports[k] = sp
-        s.n_utilities = len(board.utilities)
-        for k, sp in enumerate(board.utilities):
-            s.utilities[k] = sp
-        s.income_tax_space = board.income_tax_space
-        s.property_tax_space = board.property_tax_space
-        s.hold_space = board.hold_space
-        s.go_to_hold_space = board.go_to_hold_space
-        s.foundation_space = board.foundation_space
-        for role in range(2):
-            deck = board.deck(role)
-            if len(deck) > MAX_CARDS or not deck:
-                raise ValueError("the compiled core plays decks of 1 to 32 cards")
-            s.deck_size[role] = len(deck)
-            for k, card in enumerate(deck):
-                if card.effect in ("go_to_price_war", "go_to_prison"):
-                    s.card_effect[role][k] = E_GO_TO_HOLD
-                elif card.effect == "roll_for":
-                    s.card_effect[role][k] = E_ROLL_FOR
-                else:
-                    s.card_effect[role][k] = CARD_EFFECTS.index(card.effect)
-                s.card_amount[role][k] = card.amount
-                s.card_target[role][k] = card.target
-        s.starting_cash = rules.starting_cash
-        s.start_payment = rules.start_payment
-        s.income_tax_flat = rules.income_tax_flat
-        for role in range(2):
-            for k, rate in enumerate(rules.income_tax_percents(role)):
-                s.tax_rates[role][k] = rate
-            s.max_houses[role] = rules.max_houses(role)
-            s.keep_percent[role] = rules.settlement_keep_percent(role)
-        s.property_tax = rules.property_tax
-        s.foundation_fee = rules.foundation_monopolist_fee
-        for face, amount in rules.foundation_competitor_prizes:
-            s.prizes[face] = amount
-        s.fine = rules.fine
-        s.held_forced = rules.held_turns_before_forced_fine
-        s.unlimited_supply = rules.unlimited_supply
-        s.supply_houses = rules.supply_houses
-        s.supply_apartments = rules.supply_apartments
-        s.monopoly_streets = rules.monopoly_streets
-        s.fare_competitor = rules.transport_fare_competitor
-        s.n_fares = len(rules.transport_fares_monopolist)
-        for k, fare in enumerate(rules.transport_fares_monopolist):
-            s.fares_monopolist[k] = fare
-        s.utility_competitor = rules.utility_multiplier_competitor
-        s.n_utility_multipliers = len(rules.utility_multipliers_monopolist)
-        for k, m in enumerate(rules.utility_multipliers_monopolist):
-            s.utility_monopolist[k] = m
-        s.mortgage_percent = rules.mortgage_percent
-        s.redeem_percent = rules.redeem_percent
-        s.sellback_percent = rules.building_sellback_percent
-        s.settle_dice = rules.settlement_utility_dice
-        s.round_cap = -1 if rules.round_cap is None else rules.round_cap
+        if len(seats) > MAX_SEATS:
+            raise ValueError(f"the compiled core plays at most {MAX_SEATS} seats")
+        core.fill_tables(s, board, rules)
         s.game_type = GAME_TYPES.index(game_type)
         s.n = len(seats)
         for p, (role, bot, tax, knobs) in enumerate(seats):

@@ -1,0 +1,114 @@
+# cython: language_level=3
+# The C types of amteach/engine/core.py (Cython's pure-Python mode): compiled, `Tables` is C
+# arrays and the rule arithmetic is `cpdef` C functions, which amteach/sim/kernel.py cimports;
+# uncompiled, core.py runs as plain Python with lists, and gives the same answers.
+#
+# Array sizes are written as numbers here (a .pxd cannot use core.py's names): 40 spaces
+# (MAX_SPACES), 32 cards (MAX_CARDS), 16 cities (MAX_CITIES), 6 rents a role (RENT_LADDER),
+# 8 fares or multipliers (MAX_LIST), 7 die faces (MAX_FACE). tests/test_core.py requires the
+# lists core.py makes to have these sizes.
+#
+# A rule parameter that is one whole number is a `public` field named as in RuleSet:
+# `fill_tables` copies it by name (a parameter not declared here stops a compiled build's
+# `fill_tables` with an AttributeError).
+
+cdef extern from *:
+    """
+    #ifndef AMTEACH_CORE_SHA256
+    #define AMTEACH_CORE_SHA256 "unknown"
+    #endif
+    """
+    const char* AMTEACH_CORE_SHA256
+
+cdef int NOBODY, APARTMENT_RUNG
+cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
+cdef int R_MORTGAGED, R_PRISON, R_APARTMENT, R_HOUSES, R_BARE, R_SINGLE, R_MONOPOLY
+cdef int R_MONOPOLY_HOUSES, R_TRANSPORT_COMPETITOR, R_TRANSPORT_MONOPOLIST, R_UTILITY
+
+
+cdef class Tables:
+    # the board
+    cdef public int n_spaces
+    cdef int kind[40]
+    cdef int city[40]
+    cdef int price[40]
+    cdef int house_cost[40]
+    cdef int crent[40][6]
+    cdef int mrent[40][6]
+    cdef public int n_cities
+    cdef int city_size[16]
+    cdef int city_member[16][40]
+    cdef public int n_titles
+    cdef int titles[40]
+    cdef public int n_streets
+    cdef int streets[40]
+    cdef public int n_transports
+    cdef int transports[40]
+    cdef public int n_utilities
+    cdef int utilities[40]
+    cdef public int income_tax_space
+    cdef public int property_tax_space
+    cdef public int hold_space
+    cdef public int go_to_hold_space
+    cdef public int foundation_space
+    cdef int deck_size[2]
+    cdef int card_effect[2][32]
+    cdef int card_amount[2][32]
+    cdef int card_target[2][32]
+    # the rules: every whole-number parameter of RuleSet, by its name
+    cdef public int starting_cash
+    cdef public int start_payment
+    cdef public int income_tax_flat
+    cdef public int property_tax
+    cdef public int foundation_monopolist_fee
+    cdef public int fine
+    cdef public int held_turns_before_forced_fine
+    cdef public int max_houses_competitor
+    cdef public int max_houses_monopolist
+    cdef public int supply_houses
+    cdef public int supply_apartments
+    cdef public int monopoly_streets
+    cdef public int transport_fare_competitor
+    cdef public int utility_multiplier_competitor
+    cdef public int mortgage_percent
+    cdef public int redeem_percent
+    cdef public int building_sellback_percent
+    cdef public int settlement_keep_percent_competitor
+    cdef public int settlement_keep_percent_monopolist
+    cdef public int settlement_utility_dice
+    cdef public int round_cap
+    # ... and the rest, by role or as lists
+    cdef int tax_rates[2][3]
+    cdef int prizes[7]
+    cdef int max_houses[2]
+    cdef int keep_percent[2]
+    cdef public bint unlimited_supply
+    cdef public int n_fares
+    cdef int fares_monopolist[8]
+    cdef public int n_utility_multipliers
+    cdef int utility_monopolist[8]
+
+
+cpdef long long percent_of(long long amount, int percent) noexcept
+cpdef int rent_basis(Tables t, int space, int role, bint held, bint mortgaged, int houses,
+                     bint apartment, int count) noexcept
+cpdef int utility_multiplier(Tables t, int role, int count) noexcept
+cpdef int rent_amount(Tables t, int space, int basis, int role, int houses, int count,
+                      int dice) noexcept
+cpdef int rent_count(Tables t, int basis, int role, int houses, int count) noexcept
+cpdef int rent(Tables t, int space, int role, bint held, bint mortgaged, int houses,
+               bint apartment, int count, int dice) noexcept
+cpdef bint next_is_apartment(Tables t, int role, int houses) noexcept
+cpdef int rent_after_build(Tables t, int space, int role, bint held, bint mortgaged,
+                           int houses, int count) noexcept
+cpdef int buildings_paid(Tables t, int space, int role, int houses, bint apartment) noexcept
+cpdef int buildings_refund(Tables t, int space, int role, int houses, bint apartment) noexcept
+cpdef int building_sale_value(Tables t, int space, int role, int houses,
+                              bint apartment) noexcept
+cpdef int mortgage_value(Tables t, int space) noexcept
+cpdef int redeem_value(Tables t, int space) noexcept
+cpdef long long title_liquidation(Tables t, int space, int role, int houses, bint apartment,
+                                  bint mortgaged, int mortgage) noexcept
+cpdef int title_worth(Tables t, int space, bint mortgaged, int redeem) noexcept
+cpdef long long tax_percent(Tables t, int role, long long cash, long long prop,
+                            long long improvements) noexcept

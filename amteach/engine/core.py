@@ -1,0 +1,499 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+# cython: cdivision=True, nonecheck=False, infer_types=True, auto_pickle=False
+"""The board, the rules and the rule arithmetic, written once for both cores (issue 26).
+
+`Tables` holds what never changes during a game: the board (kinds, prices, rent ladders,
+cities, decks) and the rule parameters, as arrays indexed by space. `fill_tables` builds it
+from the engine's own `Board` and `RuleSet`, taking every code (space kinds, card effects)
+from the engine's names, never by position.
+
+The functions below are the rules' arithmetic: the rent of a title (its amount, its basis and
+its count), buildings paid for, the rent once the next building stands, the income tax's
+percentage, what selling buildings and mortgaging raise. Each takes the `Tables` and the few
+numbers of the game's state it needs, so `Game` (whose state is Python lists) and the compiled
+kernel (`amteach/sim/kernel.py`, whose state is C arrays) call the same code without copying
+state. Walking a player's titles stays with each caller; what a title contributes is here.
+
+This module is Cython's pure-Python mode: `core.pxd` beside it types `Tables` as C arrays and
+the functions as `cpdef` C functions, which the kernel cimports. `setup.py` compiles it; run as
+plain Python (with the `cython` package, a dependency) it gives the same answers.
+`amteach.engine.builds` says which build the engine uses.
+
+Every division has operands that are never negative (money and counts), so C division
+(`cdivision`) gives the same result as Python's floor division.
+"""
+
+# ruff: noqa: SIM108, SIM109
+# (one `if` per rule, as the rules read; `==` chains on C ints, which Cython compiles to plain C)
+
+import dataclasses
+
+import cython
+
+from amteach.engine.board import CARD_EFFECTS, COMPETITOR, KINDS, MONOPOLIST
+
+# compiled (the extension) or plain Python (this file run as it is)
+COMPILED = cython.compiled
+if cython.compiled:
+    # the SHA-256 of core.py and core.pxd when compiled (setup.py passes it in), so that
+    # amteach.engine.builds never uses a build older than the sources beside it
+    SOURCE_SHA256 = AMTEACH_CORE_SHA256.decode("ascii")  # noqa: F821 (core.pxd)
+else:
+    SOURCE_SHA256 = None
+
+# -- sizes (a board may have at most these; core.pxd writes them as numbers) -----------------
+MAX_SPACES = 40
+MAX_CARDS = 32
+MAX_CITIES = 16
+MAX_LIST = 8  # the monopolists' transport fares and utility multipliers
+MAX_FACE = 7  # the Foundation's prizes, by die face 1..6
+RENT_LADDER = 6  # a street's rents for either role: the last rung is the apartment
+APARTMENT_RUNG = RENT_LADDER - 1
+
+# -- codes: each the position of a name in the engine's own vocabulary -----------------------
+NOBODY = -1  # an unowned title's owner (the engine's NOBODY)
+K_CORNER = KINDS.index("corner")
+K_STREET = KINDS.index("street")
+K_CARD = KINDS.index("card")
+K_TAX = KINDS.index("tax")
+K_TRANSPORT = KINDS.index("transport")
+K_UTILITY = KINDS.index("utility")
+EFFECTS = tuple(CARD_EFFECTS)
+E_COLLECT = EFFECTS.index("collect")
+E_PAY = EFFECTS.index("pay")
+E_COLLECT_FROM_MONOPOLISTS = EFFECTS.index("collect_from_each_monopolist")
+E_COLLECT_FROM_COMPETITORS = EFFECTS.index("collect_from_each_competitor")
+E_ALL_MONOPOLISTS_COLLECT = EFFECTS.index("all_monopolists_collect")
+E_NOTHING = EFFECTS.index("nothing")
+E_MOVE_TO = EFFECTS.index("move_to")
+E_GO_TO_PRICE_WAR = EFFECTS.index("go_to_price_war")
+E_GO_TO_PRISON = EFFECTS.index("go_to_prison")
+E_ROLL_FOR = EFFECTS.index("roll_for")
+
+# What a rent is charged for (`Game.rent_for`'s basis, which events and the UI show): this
+# module's own vocabulary, the code of each its position here.
+RENT_BASES = (
+    "mortgaged",  # or unowned: no rent
+    "prison",  # a Monopolist owner in Prison collects nothing
+    "apartment",
+    "houses",  # a Competitor's street with houses
+    "bare",  # a Competitor's street without buildings
+    "single",  # a Monopolist's street without the monopoly
+    "monopoly",  # a monopolized street without buildings
+    "monopoly_houses",
+    "transport_competitor",
+    "transport_monopolist",
+    "utility",
+)
+R_MORTGAGED = RENT_BASES.index("mortgaged")
+R_PRISON = RENT_BASES.index("prison")
+R_APARTMENT = RENT_BASES.index("apartment")
+R_HOUSES = RENT_BASES.index("houses")
+R_BARE = RENT_BASES.index("bare")
+R_SINGLE = RENT_BASES.index("single")
+R_MONOPOLY = RENT_BASES.index("monopoly")
+R_MONOPOLY_HOUSES = RENT_BASES.index("monopoly_houses")
+R_TRANSPORT_COMPETITOR = RENT_BASES.index("transport_competitor")
+R_TRANSPORT_MONOPOLIST = RENT_BASES.index("transport_monopolist")
+R_UTILITY = RENT_BASES.index("utility")
+
+
+def zeros(*shape: int) -> list:
+    """A list (of lists) of zeros: an array's first value, compiled or not."""
+    if len(shape) == 1:
+        return [0] * shape[0]
+    return [zeros(*shape[1:]) for _ in range(shape[0])]
+
+
+@cython.cclass
+class Tables:
+    """The board and the rules, fixed for a game or a batch (filled by `fill_tables`).
+
+    A rule parameter that is one whole number is a field of the same name as in `RuleSet`
+    (`fill_tables` copies those by name); the per-role and list parameters are arrays."""
+
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.kind = zeros(MAX_SPACES)
+            self.city = zeros(MAX_SPACES)
+            self.price = zeros(MAX_SPACES)
+            self.house_cost = zeros(MAX_SPACES)
+            self.titles = zeros(MAX_SPACES)
+            self.streets = zeros(MAX_SPACES)
+            self.transports = zeros(MAX_SPACES)
+            self.utilities = zeros(MAX_SPACES)
+            self.crent = zeros(MAX_SPACES, RENT_LADDER)
+            self.mrent = zeros(MAX_SPACES, RENT_LADDER)
+            self.city_size = zeros(MAX_CITIES)
+            self.city_member = zeros(MAX_CITIES, MAX_SPACES)
+            self.deck_size = zeros(2)
+            self.card_effect = zeros(2, MAX_CARDS)
+            self.card_amount = zeros(2, MAX_CARDS)
+            self.card_target = zeros(2, MAX_CARDS)
+            self.tax_rates = zeros(2, 3)
+            self.prizes = zeros(MAX_FACE)
+            self.max_houses = zeros(2)
+            self.fares_monopolist = zeros(MAX_LIST)
+            self.utility_monopolist = zeros(MAX_LIST)
+            self.keep_percent = zeros(2)
+
+
+def whole_number_rules(rules) -> dict:
+    """The rule parameters that are one whole number (a `Tables` field each, by name)."""
+    out = {}
+    for field in dataclasses.fields(rules):
+        value = getattr(rules, field.name)
+        if type(value) is int:
+            out[field.name] = value
+    return out
+
+
+def fill_tables(t: Tables, board, rules) -> Tables:
+    """Fill `t` (a `Tables`, or the kernel's `Static`, which extends it) from a `Board` and a
+    `RuleSet`. Raises ValueError for a board larger than the arrays."""
+    if len(board.spaces) > MAX_SPACES:
+        raise ValueError(f"the rules' tables hold at most {MAX_SPACES} spaces")
+    cities = list(board.cities)
+    if len(cities) > MAX_CITIES:
+        raise ValueError(f"the rules' tables hold at most {MAX_CITIES} cities")
+    t.n_spaces = len(board.spaces)
+    for space in board.spaces:
+        i = space.index
+        t.kind[i] = KINDS.index(space.kind)
+        t.city[i] = cities.index(space.city) if space.kind == "street" else -1
+        t.price[i] = space.price
+        t.house_cost[i] = space.house_cost
+        if space.kind == "street" and (
+            len(space.competitor_rents) != RENT_LADDER or len(space.monopolist_rents) != RENT_LADDER
+        ):
+            raise ValueError(f"the rules' tables need {RENT_LADDER} rents per role on street {i}")
+        for k, rent in enumerate(space.competitor_rents):
+            t.crent[i][k] = rent
+        for k, rent in enumerate(space.monopolist_rents):
+            t.mrent[i][k] = rent
+    t.n_cities = len(cities)
+    for c, city in enumerate(cities):
+        t.city_size[c] = len(board.cities[city])
+        for k, member in enumerate(board.cities[city]):
+            t.city_member[c][k] = member
+    t.n_titles = len(board.titles)
+    for k, sp in enumerate(board.titles):
+        t.titles[k] = sp
+    t.n_streets = len(board.streets)
+    for k, sp in enumerate(board.streets):
+        t.streets[k] = sp
+    t.n_transports = len(board.transports)
+    for k, sp in enumerate(board.transports):
+        t.transports[k] = sp
+    t.n_utilities = len(board.utilities)
+    for k, sp in enumerate(board.utilities):
+        t.utilities[k] = sp
+    t.income_tax_space = board.income_tax_space
+    t.property_tax_space = board.property_tax_space
+    t.hold_space = board.hold_space
+    t.go_to_hold_space = board.go_to_hold_space
+    t.foundation_space = board.foundation_space
+    for role in (COMPETITOR, MONOPOLIST):
+        deck = board.deck(role)
+        if len(deck) > MAX_CARDS or not deck:
+            raise ValueError(f"the rules' tables hold decks of 1 to {MAX_CARDS} cards")
+        t.deck_size[role] = len(deck)
+        for k, card in enumerate(deck):
+            t.card_effect[role][k] = EFFECTS.index(card.effect)
+            t.card_amount[role][k] = card.amount
+            t.card_target[role][k] = card.target
+    # the rules: every whole-number parameter by its name, then the rest
+    for name, value in whole_number_rules(rules).items():
+        setattr(t, name, value)
+    for role in (COMPETITOR, MONOPOLIST):
+        for k, rate in enumerate(rules.income_tax_percents(role)):
+            t.tax_rates[role][k] = rate
+        t.max_houses[role] = rules.max_houses(role)
+        t.keep_percent[role] = rules.settlement_keep_percent(role)
+    for face, amount in rules.foundation_competitor_prizes:
+        t.prizes[face] = amount
+    t.unlimited_supply = rules.unlimited_supply
+    if len(rules.transport_fares_monopolist) > MAX_LIST:
+        raise ValueError(f"the rules' tables hold at most {MAX_LIST} fares")
+    t.n_fares = len(rules.transport_fares_monopolist)
+    for k, fare in enumerate(rules.transport_fares_monopolist):
+        t.fares_monopolist[k] = fare
+    if len(rules.utility_multipliers_monopolist) > MAX_LIST:
+        raise ValueError(f"the rules' tables hold at most {MAX_LIST} utility multipliers")
+    t.n_utility_multipliers = len(rules.utility_multipliers_monopolist)
+    for k, m in enumerate(rules.utility_multipliers_monopolist):
+        t.utility_monopolist[k] = m
+    t.round_cap = -1 if rules.round_cap is None else rules.round_cap
+    return t
+
+
+def tables(board, rules) -> Tables:
+    """A new `Tables` for this board and these rules."""
+    return fill_tables(Tables(), board, rules)
+
+
+# -- the rules' arithmetic -------------------------------------------------------------------
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def percent_of(amount: cython.longlong, percent: cython.int) -> cython.longlong:
+    """`percent` % of `amount` in whole dollars, rounded half up."""
+    return (amount * percent + 50) // 100
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def rent_basis(
+    t: Tables,
+    space: cython.int,
+    role: cython.int,
+    held: cython.bint,
+    mortgaged: cython.bint,
+    houses: cython.int,
+    apartment: cython.bint,
+    count: cython.int,
+) -> cython.int:
+    """What one landing's rent on `space` is charged for (an `R_...` code of `RENT_BASES`).
+    `role` is the owner's (NOBODY: unowned), `held` whether the owner is held, `count` how
+    many titles of the space's group (its city, the transports, the utilities) the owner has
+    unmortgaged, this one counted as unmortgaged."""
+    kind: cython.int = t.kind[space]
+    if role == NOBODY or mortgaged:
+        return R_MORTGAGED
+    if role == MONOPOLIST and held:
+        return R_PRISON
+    if kind == K_STREET:
+        if role == COMPETITOR:
+            if apartment:
+                return R_APARTMENT
+            if houses:
+                return R_HOUSES
+            return R_BARE
+        # decision 5: the monopoly needs monopoly_streets unmortgaged streets of the city
+        if count < t.monopoly_streets:
+            return R_SINGLE
+        if apartment:
+            return R_APARTMENT
+        if houses:
+            return R_MONOPOLY_HOUSES
+        return R_MONOPOLY
+    if kind == K_TRANSPORT:
+        if role == COMPETITOR:
+            return R_TRANSPORT_COMPETITOR
+        return R_TRANSPORT_MONOPOLIST
+    return R_UTILITY
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def utility_multiplier(t: Tables, role: cython.int, count: cython.int) -> cython.int:
+    """What a utility's rent multiplies the dice by, for an owner of `role` with `count`
+    utilities unmortgaged."""
+    if role == COMPETITOR:
+        return t.utility_multiplier_competitor
+    return t.utility_monopolist[(count - 1 + t.n_utility_multipliers) % t.n_utility_multipliers]
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def rent_amount(
+    t: Tables,
+    space: cython.int,
+    basis: cython.int,
+    role: cython.int,
+    houses: cython.int,
+    count: cython.int,
+    dice: cython.int,
+) -> cython.int:
+    """The rent for this basis (`rent_basis`'s arguments; `dice` for a utility)."""
+    if basis == R_MORTGAGED or basis == R_PRISON:
+        return 0
+    if basis == R_APARTMENT:
+        if role == COMPETITOR:
+            return t.crent[space][APARTMENT_RUNG]
+        return t.mrent[space][APARTMENT_RUNG]
+    if basis == R_HOUSES or basis == R_BARE:
+        return t.crent[space][houses]
+    if basis == R_SINGLE:
+        return t.mrent[space][0]
+    if basis == R_MONOPOLY:
+        return t.mrent[space][1]
+    if basis == R_MONOPOLY_HOUSES:
+        return t.mrent[space][1 + houses]
+    if basis == R_TRANSPORT_COMPETITOR:
+        return t.transport_fare_competitor
+    if basis == R_TRANSPORT_MONOPOLIST:
+        return t.fares_monopolist[(count - 1 + t.n_fares) % t.n_fares]
+    return utility_multiplier(t, role, count) * dice
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def rent_count(
+    t: Tables, basis: cython.int, role: cython.int, houses: cython.int, count: cython.int
+) -> cython.int:
+    """The number a rent event shows beside its basis: the houses, the titles of the group
+    owned, or a utility's multiplier."""
+    if basis == R_HOUSES or basis == R_BARE or basis == R_MONOPOLY_HOUSES:
+        return houses
+    if basis == R_SINGLE or basis == R_MONOPOLY or basis == R_TRANSPORT_MONOPOLIST:
+        return count
+    if basis == R_TRANSPORT_COMPETITOR:
+        return 1
+    if basis == R_UTILITY:
+        return utility_multiplier(t, role, count)
+    return 0
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def rent(
+    t: Tables,
+    space: cython.int,
+    role: cython.int,
+    held: cython.bint,
+    mortgaged: cython.bint,
+    houses: cython.int,
+    apartment: cython.bint,
+    count: cython.int,
+    dice: cython.int,
+) -> cython.int:
+    """One landing's rent: `rent_amount` of `rent_basis` (the same arguments)."""
+    return rent_amount(
+        t,
+        space,
+        rent_basis(t, space, role, held, mortgaged, houses, apartment, count),
+        role,
+        houses,
+        count,
+        dice,
+    )
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def next_is_apartment(t: Tables, role: cython.int, houses: cython.int) -> cython.bint:
+    """Does the next building on a street with `houses` replace them with an apartment? (Once
+    the owner's role has its maximum of houses there.)"""
+    return houses >= t.max_houses[role]
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def rent_after_build(
+    t: Tables,
+    space: cython.int,
+    role: cython.int,
+    held: cython.bint,
+    mortgaged: cython.bint,
+    houses: cython.int,
+    count: cython.int,
+) -> cython.int:
+    """The rent (utilities at the settlement dice) once the next building stands on a
+    street: the next house, or the apartment that replaces the role's maximum of houses."""
+    if next_is_apartment(t, role, houses):
+        return rent(t, space, role, held, mortgaged, 0, True, count, t.settlement_utility_dice)
+    return rent(
+        t, space, role, held, mortgaged, houses + 1, False, count, t.settlement_utility_dice
+    )
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def buildings_paid(
+    t: Tables, space: cython.int, role: cython.int, houses: cython.int, apartment: cython.bint
+) -> cython.int:
+    """What was paid for the buildings on a street (the 'improvements' of the income tax):
+    an apartment stands for the role's maximum of houses and one more."""
+    if apartment:
+        return t.house_cost[space] * (t.max_houses[role] + 1)
+    return t.house_cost[space] * houses
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def buildings_refund(
+    t: Tables, space: cython.int, role: cython.int, houses: cython.int, apartment: cython.bint
+) -> cython.int:
+    """What selling every building on a street at once returns (a bankruptcy, the
+    liquidation value): the sell-back percentage of all that was paid."""
+    return percent_of(
+        buildings_paid(t, space, role, houses, apartment), t.building_sellback_percent
+    )
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def building_sale_value(
+    t: Tables, space: cython.int, role: cython.int, houses: cython.int, apartment: cython.bint
+) -> cython.int:
+    """What selling one building returns: an apartment, part of everything paid for the
+    street; a house, part of its cost."""
+    if apartment:
+        return buildings_refund(t, space, role, houses, apartment)
+    return percent_of(t.house_cost[space], t.building_sellback_percent)
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def mortgage_value(t: Tables, space: cython.int) -> cython.int:
+    """What mortgaging a title raises."""
+    return percent_of(t.price[space], t.mortgage_percent)
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def redeem_value(t: Tables, space: cython.int) -> cython.int:
+    """What redeeming a mortgaged title costs."""
+    return percent_of(t.price[space], t.redeem_percent)
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def title_liquidation(
+    t: Tables,
+    space: cython.int,
+    role: cython.int,
+    houses: cython.int,
+    apartment: cython.bint,
+    mortgaged: cython.bint,
+    mortgage: cython.int,
+) -> cython.longlong:
+    """What one title adds to its owner's liquidation value: its buildings sold, and its
+    mortgage (`mortgage`, the game's figure) when it is not mortgaged yet."""
+    total: cython.longlong = buildings_refund(t, space, role, houses, apartment)
+    if not mortgaged:
+        total += mortgage
+    return total
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def title_worth(
+    t: Tables, space: cython.int, mortgaged: cython.bint, redeem: cython.int
+) -> cython.int:
+    """A title in net worth: its price, less the redeem price (`redeem`) while mortgaged."""
+    if mortgaged:
+        return t.price[space] - redeem
+    return t.price[space]
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def tax_percent(
+    t: Tables,
+    role: cython.int,
+    cash: cython.longlong,
+    prop: cython.longlong,
+    improvements: cython.longlong,
+) -> cython.longlong:
+    """Decision 1: the income tax's percentage amount, from cash, the unmortgaged titles at
+    price (`prop`) and what was paid for their buildings (`improvements`), at the role's
+    rates, rounded half up."""
+    return (
+        t.tax_rates[role][0] * cash
+        + t.tax_rates[role][1] * prop
+        + t.tax_rates[role][2] * improvements
+        + 50
+    ) // 100
