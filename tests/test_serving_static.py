@@ -178,3 +178,24 @@ def test_a_path_outside_the_static_folders_gives_no_file(tmp_path):
                 status, body = raw_get(port, BASE + path)
                 assert status in (400, 403, 404), (path, status, body[:200])
                 assert b"root:" not in body, path
+
+
+def test_the_python_server_gzips_its_scripts_and_page_when_the_browser_accepts_it():
+    """Without nginx in front, `amteach dashboard` compresses what it sends (Voilà's scripts
+    are 4.8 MB a page), and still sends plain bytes to a client that does not accept gzip."""
+    import gzip
+    import urllib.request
+
+    with dashboard_server(pool=1) as server:
+        for path in ("voila/static/voila.js", ""):
+            asked = urllib.request.Request(server.url + path, headers={"Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(asked, timeout=120) as response:
+                assert response.headers["Content-Encoding"] == "gzip", (path, response.headers)
+                zipped = gzip.decompress(response.read())
+            with urllib.request.urlopen(server.url + path, timeout=120) as response:
+                assert response.headers["Content-Encoding"] is None
+                plain = response.read()
+            if path:
+                assert zipped == plain and len(plain) > 10_000
+            else:  # each page has a kernel of its own
+                assert b'"kernelId"' in zipped and b'"kernelId"' in plain
