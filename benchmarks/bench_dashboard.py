@@ -14,7 +14,9 @@ Prints, with medians:
   empty browser cache (a new browser context), then again in the same context (a second
   visit, the cache warm). With each, where the time went (medians): the page's HTML received,
   DOMContentLoaded, the window's load event (Voilà's scripts have run), the kernel's
-  websocket open (the page's first message sent), every widget's state received;
+  websocket open (the page's first message sent), every widget's state received; and, not
+  depending on the machine's load, the CPU time the Python server (and nginx) spent while the
+  page loaded, and the megabytes on the wire;
 - kernel memory per visitor (issue 24's target: 70 MB idle): each kernel's proportional set
   size (PSS, /proc/PID/smaps_rollup: shared pages counted once among the processes sharing
   them), idle in a warmed pool of 4, and after a visitor played a game of 10 turns with the
@@ -308,6 +310,7 @@ async def timed_visit(context, url: str, code: str | None = None) -> dict[str, f
             " return [n.responseEnd, n.domContentLoadedEventStart, n.loadEventStart]; })()"
         )
         seen.update(zip(("html", "dom", "load"), (ms / 1000 for ms in navigation), strict=True))
+        seen["transferred_kb"] = await transferred_kb(page)
         if console_errors:
             raise RuntimeError(f"browser console: {console_errors[0]}")
         return seen
@@ -325,6 +328,29 @@ def phases(visits: list[dict[str, float]]) -> str:
 
 def upstream_port(url: str) -> int:
     return int(url.rsplit(":", 1)[1].split("/")[0])
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time of these processes so far."""
+    return sum(cpu_ticks(pid) for pid in pids) / os.sysconf("SC_CLK_TCK")
+
+
+def nginx_pids(folder: Path) -> list[int]:
+    """nginx's master process (its pid file in `folder`) and its workers."""
+    master = int((folder / "nginx.pid").read_text())
+    workers = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True, text=True
+    ).stdout.split()
+    return [master, *map(int, workers)]
+
+
+async def transferred_kb(page) -> float:
+    """kB the page's resources took on the wire so far (0 for what came from the cache)."""
+    total = await page.evaluate(
+        "performance.getEntriesByType('resource').concat(performance.getEntriesByType"
+        "('navigation')).reduce((sum, r) => sum + r.transferSize, 0)"
+    )
+    return total / 1024
 
 
 async def interactive_times(browser, repeat: int, template: str) -> None:
@@ -351,11 +377,14 @@ async def interactive_times(browser, repeat: int, template: str) -> None:
                             for cache in ("empty cache", "warm cache"):
                                 wait_for_warm_pool(server.pid, 2, quiet_seconds=3)
                                 clear_costs()
-                                visits[route, cache].append(
-                                    await timed_visit(
-                                        context, url, None if label == "dashboard" else code
-                                    )
+                                proxy = nginx_pids(Path(folder))
+                                before = cpu_seconds([server.pid]), cpu_seconds(proxy)
+                                found = await timed_visit(
+                                    context, url, None if label == "dashboard" else code
                                 )
+                                found["server_cpu"] = cpu_seconds([server.pid]) - before[0]
+                                found["nginx_cpu"] = cpu_seconds(proxy) - before[1]
+                                visits[route, cache].append(found)
                                 if cache == "empty cache":
                                     counted.setdefault(route, []).append(
                                         [MAIN_CPU[0], JS_KB[0], MODELS[0]]
@@ -371,6 +400,12 @@ async def interactive_times(browser, repeat: int, template: str) -> None:
                 f"  {route}, {cache}: {statistics.median(times):.2f} s"
                 f"  (runs: {', '.join(f'{t:.2f}' for t in times)}); {phases(found)}",
                 flush=True,
+            )
+            print(
+                "    CPU while loading: the Python server"
+                f" {statistics.median(v['server_cpu'] for v in found):.2f} s, nginx"
+                f" {statistics.median(v['nginx_cpu'] for v in found):.2f} s; on the wire"
+                f" {statistics.median(v['transferred_kb'] for v in found) / 1024:.2f} MB"
             )
         for route, rows in counted.items():
             cpu, js, models = (statistics.median(column) for column in zip(*rows, strict=True))
