@@ -199,3 +199,22 @@ def test_the_python_server_gzips_its_scripts_and_page_when_the_browser_accepts_i
                 assert zipped == plain and len(plain) > 10_000
             else:  # each page has a kernel of its own
                 assert b'"kernelId"' in zipped and b'"kernelId"' in plain
+
+
+def test_nginx_config_names_what_was_wrong_in_one_line():
+    """Bad options for `--nginx-config` give one clear message and no site file."""
+    for options, message in (
+        (["--template", "nope"], "no Voilà template named 'nope' is installed"),
+        (["--public-url", "ftp://class.example.org/"], "--public-url: 'ftp://class.example.org/'"),
+        (["--base-url", "a/../b"], "--base-url"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "amteach", "dashboard", "--nginx-config", *options],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2, (options, done.stdout[-500:])
+        assert done.stdout == ""
+        assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
