@@ -596,6 +596,14 @@ class MaxVisitors(click.ParamType):
     help="The address students open, shown in the Class tab's join link and QR code "
     "(default: the address the instructor's page was opened at).",
 )
+@click.option(
+    "--nginx-config",
+    is_flag=True,
+    help="Print an nginx site file for this server (--port, --base-url, --template, and "
+    "--public-url's host as the server name) and exit, without serving: nginx sends the "
+    "page's scripts, styles and fonts from this Python environment's folders, compressed "
+    "and cached, and passes the rest on (docs/deploy.md).",
+)
 def dashboard(
     port: int,
     ip: str,
@@ -606,12 +614,16 @@ def dashboard(
     max_visitors: int,
     rooms_url: str,
     public_url: str | None,
+    nginx_config: bool,
 ) -> None:
     """Serve the class dashboard with Voilà, without code."""
     try:
         base_url = normalized_base_url(base_url)
     except ValueError as err:
         _fail(f"--base-url {err}", 2)
+    if nginx_config:
+        _print_nginx_config(port, ip, base_url, template, public_url)
+        return
     notebook = dashboard_notebook()
     if not notebook.is_file():
         _fail(f"{notebook}: the dashboard notebook is missing", 2)
@@ -639,6 +651,29 @@ def dashboard(
     # become the server: a service manager's SIGTERM then reaches Voilà itself, which shuts
     # every kernel down (a child process would be left running as an orphan)
     os.execv(command[0], command)
+
+
+def _print_nginx_config(
+    port: int, ip: str, base_url: str, template: str, public_url: str | None
+) -> None:
+    """`amteach dashboard --nginx-config`: the site file on standard output."""
+    from urllib.parse import urlsplit
+
+    from .serving.nginx import site_file
+
+    server_name = "_"
+    if public_url is not None:
+        parts = urlsplit(public_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            _fail(f"--public-url: {public_url!r} is not an http:// or https:// address", 2)
+        server_name = parts.hostname
+    upstream = "127.0.0.1" if ip in ("0.0.0.0", "::") else ip
+    if ":" in upstream:  # an IPv6 address
+        upstream = f"[{upstream}]"
+    try:
+        click.echo(site_file(port, base_url, template, server_name, upstream), nl=False)
+    except ValueError as err:
+        _fail(f"--nginx-config: {err}", 2)
 
 
 def _copy_folders(folders: dict[str, Path], destination: Path, force: bool) -> None:

@@ -8,7 +8,15 @@ Prints, with medians:
   the Roll button is drawn and enabled, with a warmed pool (`amteach dashboard --pool 2`,
   every pool kernel quiet), and cold (no kernel kept ready); and a student's join page
   (`?room=CODE`, the server serving a class database as `--rooms` does) until its Join button
-  is drawn and enabled and the room's code is filled in;
+  is drawn and enabled and the room's code is filled in. Each twice, on the same server in
+  the same run: straight from the Python server, and through nginx with the site file of
+  `amteach dashboard --nginx-config` (the static files sent by nginx); each first with an
+  empty browser cache (a new browser context), then again in the same context (a second
+  visit, the cache warm). With each, where the time went (medians): the page's HTML received,
+  DOMContentLoaded, the window's load event (Voilà's scripts have run), the kernel's
+  websocket open (the page's first message sent), every widget's state received; and, not
+  depending on the machine's load, the CPU time the Python server (and nginx) spent while the
+  page loaded, and the megabytes on the wire;
 - kernel memory per visitor (issue 24's target: 70 MB idle): each kernel's proportional set
   size (PSS, /proc/PID/smaps_rollup: shared pages counted once among the processes sharing
   them), idle in a warmed pool of 4, and after a visitor played a game of 10 turns with the
@@ -45,9 +53,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_load import Visitor  # the protocol-level visitor
 from browser import launch_chromium, serve_dashboard  # the tests' own helper
+from served import nginx  # the tests' nginx on a free loopback port
 
 from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
 from amteach.serving import TEMPLATE
+from amteach.serving.nginx import site_file
 
 # seconds from navigation until the page's HTML had fully arrived, per visit (the server's
 # part: a preheated kernel's page is sent at once; the rest is the browser's and the widgets')
@@ -105,14 +115,6 @@ async def note_costs(page, cdp, models: list[int]) -> None:
     MODELS.append(models[0] if models else 0)
 
 
-def costs() -> str:
-    """The load-independent counts of the visits since `clear_costs`, as medians."""
-    return (
-        f"; main-thread CPU {statistics.median(MAIN_CPU):.2f} s, JavaScript"
-        f" {statistics.median(JS_KB) / 1024:.1f} MB, {statistics.median(MODELS):.0f} widget models"
-    )
-
-
 def clear_costs() -> None:
     for figures in (PAGE_SENT, MAIN_CPU, JS_KB, MODELS):
         figures.clear()
@@ -120,37 +122,6 @@ def clear_costs() -> None:
 
 async def html_received(page) -> float:
     return await page.evaluate("performance.getEntriesByType('navigation')[0].responseEnd") / 1000
-
-
-async def visit_join_page(browser, url: str, code: str) -> float:
-    """Seconds from navigation to a usable join page: the Join button enabled and the room's
-    code filled in from the link."""
-    context = await browser.new_context(viewport={"width": 1280, "height": 720})
-    page = await context.new_page()
-    console_errors: list[str] = []
-    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda error: console_errors.append(str(error)))
-    cdp, models = await watch_page(page)
-    started = time.perf_counter()
-    try:
-        await page.goto(f"{url}?room={code}", timeout=600_000)
-        join = page.get_by_role("button", name="Join", exact=True)
-        await join.wait_for(timeout=300_000)
-        await page.wait_for_function(
-            "document.querySelector('input[placeholder=\"the code on the projector\"]')"
-            f"?.value === {code!r}",
-            timeout=300_000,
-        )
-        elapsed = time.perf_counter() - started
-        await note_costs(page, cdp, models)
-        PAGE_SENT.append(await html_received(page))
-        if not await join.is_enabled():
-            raise RuntimeError("the Join button is drawn but disabled")
-        if console_errors:
-            raise RuntimeError(f"browser console: {console_errors[0]}")
-        return elapsed
-    finally:
-        await context.close()
 
 
 async def visit(browser, url: str, play_turn: bool = False, counted: bool = False) -> float:
@@ -218,10 +189,13 @@ def wait_for_warm_pool(server_pid: int, size: int, quiet_seconds: int = 1) -> No
         pids = kernel_pids(server_pid)
         if len(pids) >= size:
             watched = [server_pid, *pids]
-            before = {pid: cpu_ticks(pid) for pid in watched}
-            time.sleep(quiet_seconds)
-            if all(cpu_ticks(pid) - ticks < 3 * quiet_seconds for pid, ticks in before.items()):
-                return
+            try:
+                before = {pid: cpu_ticks(pid) for pid in watched}
+                time.sleep(quiet_seconds)
+                if all(cpu_ticks(pid) - t < 3 * quiet_seconds for pid, t in before.items()):
+                    return
+            except FileNotFoundError:  # a visitor's kernel ended meanwhile: look again
+                continue
         else:
             time.sleep(0.5)
 
@@ -271,27 +245,174 @@ async def kernel_memory(template: str, turns: int = 10) -> None:
     print(f"server PSS: {server_pss:.0f} MB", flush=True)
 
 
+# the phases of a visit, in the order they happen, as `timed_visit` names them
+PHASES = (
+    ("html", "HTML received"),
+    ("dom", "DOMContentLoaded"),
+    ("load", "load event"),
+    ("socket", "kernel websocket open"),
+    ("states", "widget states received"),
+    ("interactive", "interactive"),
+)
+
+
+async def timed_visit(context, url: str, code: str | None = None) -> dict[str, float]:
+    """One visit in `context` (a new context has an empty cache; a second visit in it finds
+    its cache warm): seconds from navigation to each of PHASES, the last being a usable page
+    (the dashboard's Roll button enabled, or with `code`, a join page's Join button enabled
+    and the room's code filled in). Counts its costs (`note_costs`); fails on any console
+    error."""
+    page = await context.new_page()
+    console_errors: list[str] = []
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: console_errors.append(str(error)))
+    cdp, models = await watch_page(page)
+    seen: dict[str, float] = {}
+
+    def frames(ws) -> None:
+        def sent(_payload) -> None:  # the page's first message: the socket is open
+            seen.setdefault("socket", time.perf_counter() - started)
+
+        def received(payload) -> None:
+            if "states" not in seen and isinstance(payload, bytes) and len(payload) > 1000:
+                try:
+                    data = ws_content(payload).get("data", {})
+                except (ValueError, struct.error):
+                    return
+                if isinstance(data, dict) and data.get("method") == "update_states":
+                    seen["states"] = time.perf_counter() - started
+
+        ws.on("framesent", sent)
+        ws.on("framereceived", received)
+
+    page.on("websocket", frames)
+    started = time.perf_counter()
+    try:
+        if code is None:
+            await page.goto(url, timeout=600_000)
+            await page.wait_for_function(
+                "[...document.querySelectorAll('.am-choices button')]"
+                ".some(b => b.innerText.includes('Roll') && !b.disabled)",
+                timeout=300_000,
+            )
+        else:
+            await page.goto(f"{url}?room={code}", timeout=600_000)
+            await page.wait_for_function(
+                "document.querySelector('input[placeholder=\"the code on the projector\"]')"
+                f"?.value === {code!r} && [...document.querySelectorAll('button')]"
+                ".some(b => b.innerText.trim() === 'Join' && !b.disabled)",
+                timeout=300_000,
+            )
+        seen["interactive"] = time.perf_counter() - started
+        await note_costs(page, cdp, models)
+        navigation = await page.evaluate(
+            "(() => { const n = performance.getEntriesByType('navigation')[0];"
+            " return [n.responseEnd, n.domContentLoadedEventStart, n.loadEventStart]; })()"
+        )
+        seen.update(zip(("html", "dom", "load"), (ms / 1000 for ms in navigation), strict=True))
+        seen["transferred_kb"] = await transferred_kb(page)
+        if console_errors:
+            raise RuntimeError(f"browser console: {console_errors[0]}")
+        return seen
+    finally:
+        await page.close()
+
+
+def phases(visits: list[dict[str, float]]) -> str:
+    """The medians of each phase over `visits`."""
+    return ", ".join(
+        f"{label} {statistics.median(v.get(name, float('nan')) for v in visits):.2f}"
+        for name, label in PHASES
+    )
+
+
+def upstream_port(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].split("/")[0])
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time of these processes so far."""
+    return sum(cpu_ticks(pid) for pid in pids) / os.sysconf("SC_CLK_TCK")
+
+
+def nginx_pids(folder: Path) -> list[int]:
+    """nginx's master process (its pid file in `folder`) and its workers."""
+    master = int((folder / "nginx.pid").read_text())
+    workers = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True, text=True
+    ).stdout.split()
+    return [master, *map(int, workers)]
+
+
+async def transferred_kb(page) -> float:
+    """kB the page's resources took on the wire so far (0 for what came from the cache)."""
+    total = await page.evaluate(
+        "performance.getEntriesByType('resource').concat(performance.getEntriesByType"
+        "('navigation')).reduce((sum, r) => sum + r.transferSize, 0)"
+    )
+    return total / 1024
+
+
 async def interactive_times(browser, repeat: int, template: str) -> None:
-    """Issue 24's figures: the dashboard and a join page, pool of 2 warmed, median of
-    `repeat` servers each (a fresh server per run, so each visit takes a pool kernel)."""
+    """Issue 24's figures: the dashboard and a join page, pool of 2 warmed, `repeat` fresh
+    servers each, straight and through nginx (in alternating order), each with an empty
+    cache and then a warm one; medians."""
     for label in ("dashboard", "join page"):
-        times = []
-        clear_costs()
-        for _ in range(repeat):
+        visits: dict[tuple[str, str], list[dict[str, float]]] = collections.defaultdict(list)
+        counted: dict[str, list[list]] = {}
+        for run in range(repeat):
             with tempfile.TemporaryDirectory(prefix="amteach-bench-") as folder:
                 env, code = class_database(folder)
-                with serve_dashboard(pool=2, template=template, env=env) as server:
-                    wait_for_warm_pool(server.pid, 2, quiet_seconds=3)
-                    if label == "dashboard":
-                        times.append(await visit(browser, server.url, counted=True))
-                    else:
-                        times.append(await visit_join_page(browser, server.url, code))
+                with (
+                    serve_dashboard(pool=2, template=template, env=env) as server,
+                    nginx(
+                        site_file(upstream_port(server.url), template=template),
+                        Path(folder),
+                    ) as proxy_port,
+                ):
+                    routes = [("direct", server.url), ("nginx", f"http://127.0.0.1:{proxy_port}/")]
+                    for route, url in routes if run % 2 == 0 else routes[::-1]:
+                        context = await browser.new_context(viewport={"width": 1280, "height": 720})
+                        try:
+                            for cache in ("empty cache", "warm cache"):
+                                wait_for_warm_pool(server.pid, 2, quiet_seconds=3)
+                                clear_costs()
+                                proxy = nginx_pids(Path(folder))
+                                before = cpu_seconds([server.pid]), cpu_seconds(proxy)
+                                found = await timed_visit(
+                                    context, url, None if label == "dashboard" else code
+                                )
+                                found["server_cpu"] = cpu_seconds([server.pid]) - before[0]
+                                found["nginx_cpu"] = cpu_seconds(proxy) - before[1]
+                                visits[route, cache].append(found)
+                                if cache == "empty cache":
+                                    counted.setdefault(route, []).append(
+                                        [MAIN_CPU[0], JS_KB[0], MODELS[0]]
+                                    )
+                        finally:
+                            await context.close()
         print(
-            f"time to interactive, {label}, pool of 2 warmed: median {statistics.median(times):.2f} s"
-            f"  (runs: {', '.join(f'{t:.2f}' for t in times)}; target 1.5 s); its HTML fully"
-            f" received after {statistics.median(PAGE_SENT):.2f} s{costs()}",
-            flush=True,
+            f"time to interactive, {label}, pool of 2 warmed (target 1.5 s), medians of {repeat}:"
         )
+        for (route, cache), found in visits.items():
+            times = [v["interactive"] for v in found]
+            print(
+                f"  {route}, {cache}: {statistics.median(times):.2f} s"
+                f"  (runs: {', '.join(f'{t:.2f}' for t in times)}); {phases(found)}",
+                flush=True,
+            )
+            print(
+                "    CPU while loading: the Python server"
+                f" {statistics.median(v['server_cpu'] for v in found):.2f} s, nginx"
+                f" {statistics.median(v['nginx_cpu'] for v in found):.2f} s; on the wire"
+                f" {statistics.median(v['transferred_kb'] for v in found) / 1024:.2f} MB"
+            )
+        for route, rows in counted.items():
+            cpu, js, models = (statistics.median(column) for column in zip(*rows, strict=True))
+            print(
+                f"  {route}, empty cache: main-thread CPU {cpu:.2f} s, JavaScript"
+                f" {js / 1024:.1f} MB, {models:.0f} widget models"
+            )
 
 
 KERNEL_START = (

@@ -110,7 +110,9 @@ NGINX = "/usr/sbin/nginx"
 def nginx(site: str, folder: Path) -> Iterator[int]:
     """Debian's nginx serving `site` (a server block of docs/deploy.md, whose `listen 80;` is
     moved to a free loopback port), with its configuration, logs and temporary files in
-    `folder`; yields the port once nginx accepts connections, and stops it by process id."""
+    `folder`; yields the port once nginx accepts connections, and stops it by process id.
+    Its access log (`folder`/access.log) names, for each request, the upstream that answered
+    it, or "-" for nginx itself."""
     port = free_port()
     assert "listen 80;" in site, site
     site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
@@ -123,7 +125,10 @@ def nginx(site: str, folder: Path) -> Iterator[int]:
         f"{user}worker_processes 1;\npid {folder / 'nginx.pid'};\n"
         f"error_log {folder / 'error.log'} info;\n"
         "events { worker_connections 512; }\n"
-        f"http {{\n    access_log {folder / 'access.log'};\n{temp}\n{site}\n}}\n"
+        "http {\n"
+        # each line: status, request, and the upstream that answered ("-": nginx itself)
+        "    log_format served '$status \"$request\" upstream=$upstream_addr';\n"
+        f"    access_log {folder / 'access.log'} served;\n{temp}\n{site}\n}}\n"
     )
     command = [NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf")]
     check = subprocess.run([*command, "-t"], capture_output=True, text=True)

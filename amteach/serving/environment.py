@@ -35,7 +35,8 @@ PUBLIC_URL_ENV = "AMTEACH_PUBLIC_URL"
 PLOTLY_BUNDLE = "plotly-widget.js"
 
 
-def _plotly_widget_bundle() -> Path:
+def plotly_widget_bundle() -> Path:
+    """plotly's widget bundle (plotly.js and its widget), in plotly's installed package."""
     import plotly
 
     return Path(plotly.__file__).parent / "package_data" / "widgetbundle.js"
@@ -50,7 +51,7 @@ def voila_environment() -> Iterator[dict[str, str]]:
     with tempfile.TemporaryDirectory(prefix="amteach-voila-") as share:
         folder = Path(share) / "voila" / "templates" / TEMPLATE
         shutil.copytree(Path(str(resources.files("amteach") / "voila_template")), folder)
-        shutil.copyfile(_plotly_widget_bundle(), folder / "static" / PLOTLY_BUNDLE)
+        shutil.copyfile(plotly_widget_bundle(), folder / "static" / PLOTLY_BUNDLE)
         env = dict(os.environ)
         env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
         env[PLOTLY_BUNDLE_ENV] = f"templates/{TEMPLATE}/static/{PLOTLY_BUNDLE}"

@@ -1,0 +1,220 @@
+"""nginx in front of the dashboard with the site file of `amteach dashboard --nginx-config`
+(docs/deploy.md): the page's static files (Voilà's scripts, the template's styles and fonts,
+the widget extensions) come from nginx, from the installed folders, gzipped and with cache
+headers, and never reach the Python server; the rest (the page, the kernel's API and
+websocket) is passed on, and the dashboard works through it. Times are measured in
+benchmarks/bench_dashboard.py, never here."""
+
+from __future__ import annotations
+
+import http.client
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from browser import launch_chromium
+from playwright.sync_api import sync_playwright
+from served import dashboard_server, nginx
+
+WAIT = 180_000
+BASE = "/amteach/"
+# the static URL paths the site file gives to nginx
+STATIC = re.compile(
+    rf"^{BASE}voila/(static/|labextensions/|templates/amteach/static/)[^?]+(\?.*)?$"
+)
+YEAR = "public, max-age=31536000, immutable"
+
+
+def written_site_file(upstream_port: int) -> str:
+    """The site file, as `amteach dashboard --nginx-config` prints it for this server."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "amteach",
+            "dashboard",
+            "--nginx-config",
+            f"--port={upstream_port}",
+            f"--base-url={BASE}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return done.stdout
+
+
+def access_log(folder: Path) -> list[tuple[int, str, str]]:
+    """(status, path, upstream) of each request nginx answered; upstream "-" is nginx itself
+    (tests/served.py's log format)."""
+    lines = (folder / "access.log").read_text().splitlines()
+    found = []
+    for line in lines:
+        status, request, upstream = re.fullmatch(r'(\d+) "(.*)" upstream=(.*)', line).groups()
+        found.append((int(status), request.split(" ")[1], upstream))
+    return found
+
+
+def raw_get(port: int, path: str) -> tuple[int, bytes]:
+    """A GET of `path` exactly as written (no client-side clean-up of dot segments)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.putrequest("GET", path, skip_accept_encoding=True)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def test_static_files_come_from_nginx_gzipped_and_cached_and_the_dashboard_plays(tmp_path):
+    with dashboard_server(pool=1, base_url=BASE) as server:
+        upstream = int(server.url.split(":")[2].split("/")[0])
+        with nginx(written_site_file(upstream), tmp_path) as port, sync_playwright() as pw:
+            url = f"http://127.0.0.1:{port}{BASE}"
+            browser = launch_chromium(pw)
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = context.new_page()
+            console_errors: list[str] = []
+            page.on(
+                "console", lambda m: console_errors.append(m.text) if m.type == "error" else None
+            )
+            page.on("pageerror", lambda error: console_errors.append(str(error)))
+            responses = []
+            page.on("response", lambda response: responses.append(response))
+            page.goto(url)
+            page.wait_for_function(
+                "[...document.querySelectorAll('.am-choices button')]"
+                ".some(b => b.innerText.includes('Roll') && !b.disabled)",
+                timeout=WAIT,
+            )
+            # a turn through nginx: the click and the narration travel over the websocket
+            page.locator(".am-choices button", has_text="Roll").click()
+            page.wait_for_function(
+                "document.querySelector('.am-narration').innerText.includes('throws')",
+                timeout=WAIT,
+            )
+
+            static = {}
+            for response in responses:
+                path = response.url.removeprefix(f"http://127.0.0.1:{port}")
+                if STATIC.match(path):
+                    static[path] = response
+            kinds = {p.split("/")[3] for p in static}
+            assert kinds == {"static", "labextensions", "templates"}, kinds
+            chunks = [p for p in static if re.search(r"/voila/static/\d+\.voila\.js$", p)]
+            assert len(chunks) > 20, sorted(static)  # Voilà's script chunks
+            for path, response in static.items():
+                headers = response.all_headers()
+                assert response.status == 200, (path, response.status)
+                assert headers.get("x-served-by") == "nginx static", (path, headers)
+                if re.search(r"\.(js|css)(\?|$)", path) and len(response.body()) > 1024:
+                    assert headers.get("content-encoding") == "gzip", (path, headers)
+                if "?v=" in path:
+                    assert headers["cache-control"] == YEAR, (path, headers)
+            for path in chunks:  # unversioned names: checked again on each visit
+                headers = static[path].all_headers()
+                assert headers["cache-control"] == "no-cache", (path, headers)
+                assert headers.get("etag"), (path, headers)
+            remote_entries = [p for p in static if "/remoteEntry." in p]
+            assert len(remote_entries) == 3, remote_entries  # the three widget extensions
+            for path in remote_entries:  # a hash of the content in the name
+                assert static[path].all_headers()["cache-control"] == YEAR, path
+
+            # the Python server never saw them: nginx answered each itself
+            log = access_log(tmp_path)
+            answered = {path: upstream for _, path, upstream in log}
+            for path in static:
+                assert answered[path] == "-", (path, answered[path])
+            # while the page, the kernel's API and its websocket went through to the server
+            assert answered[BASE].startswith("127.0.0.1:")
+            assert any(
+                p.startswith(f"{BASE}api/kernels/") and u != "-" for p, u in answered.items()
+            )
+
+            # a second visit in the same browser: versioned files come from its cache, the
+            # others are checked again (304 from nginx)
+            before = len(log)
+            page.close()
+            again = context.new_page()
+            again.on(
+                "console", lambda m: console_errors.append(m.text) if m.type == "error" else None
+            )
+            again.goto(url)
+            again.wait_for_function(
+                "[...document.querySelectorAll('.am-choices button')]"
+                ".some(b => b.innerText.includes('Roll') && !b.disabled)",
+                timeout=WAIT,
+            )
+            second = access_log(tmp_path)[before:]
+            asked = {path: (status, upstream) for status, path, upstream in second}
+            assert not [p for p in remote_entries if p in asked], asked
+            revalidated = [p for p in chunks if p in asked]
+            assert revalidated and all(asked[p] == (304, "-") for p in revalidated), asked
+            browser.close()
+        assert console_errors == []
+
+
+HOSTILE_PATHS = (
+    "voila/static/../../../../../../etc/passwd",
+    "voila/static/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+    "voila/labextensions/..%2f..%2f..%2f..%2f..%2f..%2f..%2f..%2fetc/passwd",
+    "voila/templates/amteach/static/%2e%2e%2f%2e%2e%2f%2e%2e%2f%2e%2e%2f%2e%2e%2fetc/passwd",
+    "voila/templates/amteach/static//etc/passwd",
+    "voila/static/%00/etc/passwd",
+)
+
+
+def test_a_path_outside_the_static_folders_gives_no_file(tmp_path):
+    """A hostile visitor's URL that tries to climb out of the static folders gets no file of
+    the server's: nginx refuses it, or finds nothing and passes it to Voilà, which refuses."""
+    with dashboard_server(pool=0, base_url=BASE) as server:
+        upstream = int(server.url.split(":")[2].split("/")[0])
+        with nginx(written_site_file(upstream), tmp_path) as port:
+            for path in HOSTILE_PATHS:
+                status, body = raw_get(port, BASE + path)
+                assert status in (400, 403, 404), (path, status, body[:200])
+                assert b"root:" not in body, path
+
+
+def test_the_python_server_gzips_its_scripts_and_page_when_the_browser_accepts_it():
+    """Without nginx in front, `amteach dashboard` compresses what it sends (Voilà's scripts
+    are 4.8 MB a page), and still sends plain bytes to a client that does not accept gzip."""
+    import gzip
+    import urllib.request
+
+    with dashboard_server(pool=1) as server:
+        for path in ("voila/static/voila.js", ""):
+            asked = urllib.request.Request(server.url + path, headers={"Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(asked, timeout=120) as response:
+                assert response.headers["Content-Encoding"] == "gzip", (path, response.headers)
+                zipped = gzip.decompress(response.read())
+            with urllib.request.urlopen(server.url + path, timeout=120) as response:
+                assert response.headers["Content-Encoding"] is None
+                plain = response.read()
+            if path:
+                assert zipped == plain and len(plain) > 10_000
+            else:  # each page has a kernel of its own
+                assert b'"kernelId"' in zipped and b'"kernelId"' in plain
+
+
+def test_nginx_config_names_what_was_wrong_in_one_line():
+    """Bad options for `--nginx-config` give one clear message and no site file."""
+    for options, message in (
+        (["--template", "nope"], "no Voilà template named 'nope' is installed"),
+        (["--public-url", "ftp://class.example.org/"], "--public-url: 'ftp://class.example.org/'"),
+        (["--base-url", "a/../b"], "--base-url"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "amteach", "dashboard", "--nginx-config", *options],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2, (options, done.stdout[-500:])
+        assert done.stdout == ""
+        assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
