@@ -147,7 +147,8 @@ class Dashboard:
                 ),
                 ("Rules", self._rules_page),
                 ("Class", self.class_page),
-            ]
+            ],
+            self.app.placeholder,  # one "Opening…" for the whole page
         )
         self.tabs = self.pages.widget
         self.tabs.add_class("am-pages")

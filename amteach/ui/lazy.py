@@ -1,6 +1,7 @@
 """Parts of a page built only when a viewer first needs them, so a visitor's first page is
 interactive sooner and the kernel holds only what is used: tabs built when first opened
-(`LazyTabs`), and `NearScreen`, which says when a box below the first screen is about to be
+(`LazyTabs`), sections of an accordion built when first opened (`LazySections`: the Play
+tab's closed panels), and `NearScreen`, which says when a box below the first screen is about to be
 scrolled to (the Play tab's live charts)."""
 
 from __future__ import annotations
@@ -15,25 +16,81 @@ import traitlets
 OPENING = "<p>Opening…</p>"
 
 
-class LazyTabs:
-    """Tabs whose pages are built the first time a viewer opens them. A page not built yet
-    is an empty box showing "Opening…": every such box shares one text and one layout, so a
-    tab not opened costs the page one widget."""
+def _opened_index(value: Any, count: int) -> int | None:
+    """`value` as the index of one of `count` pages, or None (closed); raises ValueError for
+    anything else."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(value)
+    index = int(value)  # ValueError, or OverflowError for an infinity
+    if not 0 <= index < count:
+        raise ValueError(value)
+    return index
 
-    def __init__(self, pages: Sequence[tuple[str, Any]]) -> None:
+
+class _ForgivingIndex(traitlets.HasTraits):
+    """A Tab or Accordion whose `selected_index`, as a visitor's page may send it, is never an
+    error: a page that does not exist (an index out of range, or not a number) changes
+    nothing. ipywidgets' own check raises, and the kernel would log a traceback for every
+    forged message."""
+
+    selected_index = traitlets.Any(None, allow_none=True).tag(sync=True)
+
+    @traitlets.validate("selected_index")
+    def _validated_index(self, proposal: dict[str, Any]) -> int | None:
+        try:
+            return _opened_index(proposal["value"], len(self.children))  # type: ignore[attr-defined]
+        except (ValueError, OverflowError):
+            return self.selected_index  # type: ignore[no-any-return]
+
+
+class OpenableTab(_ForgivingIndex, widgets.Tab):
+    """ipywidgets' Tab, whose page index from the browser is checked as `_ForgivingIndex`."""
+
+
+class OpenableAccordion(_ForgivingIndex, widgets.Accordion):
+    """ipywidgets' Accordion, whose open section from the browser is checked as
+    `_ForgivingIndex`."""
+
+
+class Placeholder:
+    """What a page not built yet shows: one "Opening…" text and one layout, shared by every
+    such page of a screen (each costs the page one widget, its box)."""
+
+    def __init__(self) -> None:
+        self.text = widgets.HTML(OPENING)
+        self.layout = widgets.Layout()
+
+    def box(self) -> widgets.VBox:
+        return widgets.VBox([self.text], layout=self.layout)
+
+
+class LazySections:
+    """The pages of a Tab, or the sections of an Accordion, built the first time a viewer
+    opens them (the browser sends the open page's index). A page not built yet is an empty
+    box showing "Opening…": every such box shares one text and one layout, so a page not
+    opened costs one widget. `pages` are (title, page) pairs: a widget is shown from the
+    start; a function is called once, on first opening, and returns the page's widget.
+    `placeholder`: the "Opening…" shared with other lazy parts of the same screen."""
+
+    container: type[widgets.Widget] = OpenableAccordion
+
+    def __init__(
+        self, pages: Sequence[tuple[str, Any]], placeholder: Placeholder | None = None
+    ) -> None:
         self._builders: dict[int, Any] = {}
-        opening: widgets.HTML | None = None
-        placeholder_layout: widgets.Layout | None = None
         children = []
         for index, (_, page) in enumerate(pages):
             if isinstance(page, widgets.Widget):
                 children.append(page)
                 continue
-            if opening is None:
-                opening, placeholder_layout = widgets.HTML(OPENING), widgets.Layout()
+            placeholder = placeholder or Placeholder()
             self._builders[index] = page
-            children.append(widgets.VBox([opening], layout=placeholder_layout))
-        self.widget = widgets.Tab(children=children, titles=[title for title, _ in pages])
+            children.append(placeholder.box())
+        self.widget = self.container(
+            children=children, titles=[title for title, _ in pages], selected_index=None
+        )
         self.widget.observe(lambda change: self.open(change["new"]), names="selected_index")
 
     def built(self, index: int) -> bool:
@@ -41,13 +98,26 @@ class LazyTabs:
         return index not in self._builders
 
     def open(self, index: int | None) -> widgets.Widget | None:
-        """Build page `index` if it is not built yet, and return it."""
-        if index is None:
+        """Build page `index` if it is not built yet, and return it (None: no such page)."""
+        if index is None or not 0 <= index < len(self.widget.children):
             return None
         builder = self._builders.pop(index, None)
         if builder is not None:
             self.widget.children[index].children = [builder()]
         return self.widget.children[index]
+
+
+class LazyTabs(LazySections):
+    """Tabs whose pages are built the first time a viewer opens them (`LazySections`); the
+    first tab is shown, and built, at once."""
+
+    container = OpenableTab
+
+    def __init__(
+        self, pages: Sequence[tuple[str, Any]], placeholder: Placeholder | None = None
+    ) -> None:
+        super().__init__(pages, placeholder)
+        self.widget.selected_index = 0 if pages else None
 
 
 # The browser side: a thin block whose distance from the screen is watched. Once it is less
