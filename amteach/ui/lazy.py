@@ -23,7 +23,9 @@ def _opened_index(value: Any, count: int) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise ValueError(value)
-    index = int(value)  # ValueError, or OverflowError for an infinity
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError(value)  # (an infinity or NaN too)
+    index = int(value)
     if not 0 <= index < count:
         raise ValueError(value)
     return index
@@ -36,13 +38,18 @@ class _ForgivingIndex(traitlets.HasTraits):
     forged message."""
 
     selected_index = traitlets.Any(None, allow_none=True).tag(sync=True)
+    # the last index accepted: a message's state is set before it is checked, so the trait
+    # itself already holds what was sent
+    _accepted_index: int | None = None
 
     @traitlets.validate("selected_index")
     def _validated_index(self, proposal: dict[str, Any]) -> int | None:
         try:
-            return _opened_index(proposal["value"], len(self.children))  # type: ignore[attr-defined]
+            index = _opened_index(proposal["value"], len(self.children))  # type: ignore[attr-defined]
         except (ValueError, OverflowError):
-            return self.selected_index  # type: ignore[no-any-return]
+            return self._accepted_index
+        self._accepted_index = index
+        return index
 
 
 class OpenableTab(_ForgivingIndex, widgets.Tab):
