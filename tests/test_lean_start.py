@@ -179,6 +179,33 @@ def test_a_hidden_tab_is_built_only_when_first_opened():
     assert "<table class='am-rules'>" in dashboard.rules_view.value
 
 
+def test_served_a_tab_of_plotly_charts_is_built_once_the_page_has_loaded_plotly(monkeypatch):
+    """anywidget gives a chart's module 2 s from the moment its model is made: a tab's
+    charts are made once the page says plotly's bundle is in, never while it loads."""
+    monkeypatch.setenv(PLOTLY_BUNDLE_ENV, "templates/amteach/static/plotly-widget.js")
+    dashboard = Dashboard()
+    gate = dashboard.plotly_ready
+    assert gate is not None and gate.module.endswith("plotly-widget.js") and not gate.loaded
+    titles = list(dashboard.tabs.titles)
+    taxes, landing, rules = (titles.index(t) for t in ("Taxes", "Landing odds", "Rules"))
+    from_browser(dashboard.tabs, selected_index=landing)  # a visitor opens it at once
+    assert not dashboard.pages.built(landing)
+    assert "Opening" in dashboard.tabs.children[landing].children[0].value
+    from_browser(dashboard.tabs, selected_index=rules)  # no charts: built at once
+    assert dashboard.pages.built(rules)
+    # the page's message once the bundle is loaded: the tab opened meanwhile is built
+    from_browser(gate, ready=True)
+    assert dashboard.pages.built(landing) and not dashboard.pages.built(taxes)
+    page = dashboard.tabs.children[landing]
+    assert any(isinstance(w, go.FigureWidget) for w in walk(page))
+    # said again, or unsaid (a forged message): nothing is built again, nothing waits again
+    _, made = built_widgets(lambda: from_browser(gate, ready=True))
+    from_browser(gate, ready=False)
+    assert made == [] and dashboard.tabs.children[landing] is page
+    from_browser(dashboard.tabs, selected_index=taxes)
+    assert dashboard.pages.built(taxes)
+
+
 def test_the_live_charts_are_built_when_the_browser_says_they_near_the_screen():
     dashboard = Dashboard()
     app = dashboard.app

@@ -84,9 +84,19 @@ class LazySections:
     container: type[widgets.Widget] = OpenableAccordion
 
     def __init__(
-        self, pages: Sequence[tuple[str, Any]], placeholder: Placeholder | None = None
+        self,
+        pages: Sequence[tuple[str, Any]],
+        placeholder: Placeholder | None = None,
+        gate: ModuleReady | None = None,
+        gated: Sequence[str] = (),
     ) -> None:
         self._builders: dict[int, Any] = {}
+        # the pages (by title) built only once `gate` says its module is loaded in the page
+        self._gate = gate
+        self._gated = {i for i, (title, _) in enumerate(pages) if title in gated}
+        self._waiting: set[int] = set()
+        if gate is not None:
+            gate.when_ready(self._open_waiting)
         children = []
         for index, (_, page) in enumerate(pages):
             if isinstance(page, widgets.Widget):
@@ -108,10 +118,18 @@ class LazySections:
         """Build page `index` if it is not built yet, and return it (None: no such page)."""
         if index is None or not 0 <= index < len(self.widget.children):
             return None
+        if self._gate is not None and not self._gate.loaded and index in self._gated:
+            self._waiting.add(index)  # "Opening…" until the page has the module
+            return self.widget.children[index]
         builder = self._builders.pop(index, None)
         if builder is not None:
             self.widget.children[index].children = [builder()]
         return self.widget.children[index]
+
+    def _open_waiting(self) -> None:
+        waiting, self._waiting = sorted(self._waiting), set()
+        for index in waiting:
+            self.open(index)
 
 
 class LazyTabs(LazySections):
@@ -121,9 +139,13 @@ class LazyTabs(LazySections):
     container = OpenableTab
 
     def __init__(
-        self, pages: Sequence[tuple[str, Any]], placeholder: Placeholder | None = None
+        self,
+        pages: Sequence[tuple[str, Any]],
+        placeholder: Placeholder | None = None,
+        gate: ModuleReady | None = None,
+        gated: Sequence[str] = (),
     ) -> None:
-        super().__init__(pages, placeholder)
+        super().__init__(pages, placeholder, gate, gated)
         self.widget.selected_index = 0 if pages else None
 
 
@@ -181,3 +203,63 @@ class NearScreen(anywidget.AnyWidget):
                 action()
 
         self.observe(once, names="near")
+
+
+# The browser side of `ModuleReady`: as the model is created (no view needed), and once the
+# page is idle, import the module, then tell the kernel, once; a module that cannot be loaded
+# is reported as ready too, so nothing waits for ever (its widgets then fail as they would
+# have). `initialize` must not wait for the import: anywidget gives it 2 s.
+MODULE_READY_ESM = """
+function initialize({ model }) {
+  const ready = () => {
+    if (model.get("ready")) return;
+    model.set("ready", true);
+    model.save_changes();
+  };
+  const path = model.get("module");
+  if (!path) return ready();
+  const load = () => {
+    const voila = new URL(document.body.dataset.baseUrl || "./", document.baseURI);
+    import(new URL(path, voila).href)
+      .catch((failed) => console.warn("amteach: could not load", path, failed))
+      .finally(ready);
+  };
+  (window.requestIdleCallback || ((f) => setTimeout(f, 200)))(load, { timeout: 3000 });
+}
+export default { initialize };
+"""
+
+
+class ModuleReady(anywidget.AnyWidget):
+    """Says when the page has loaded `module` (a path relative to Voilà's base URL, as
+    `serving.figure_widget`'s plotly bundle): `ready` turns True, once. The page loads it when
+    idle after the first screen is drawn. anywidget gives a widget's module 2 s to load from
+    the moment its model is created, too little for plotly's 4.8 MB bundle on a busy
+    machine, so a page of plotly charts is built only once the bundle is in (`LazyTabs`'s
+    `gate`): each chart's own module then loads at once. The widget needs no place on the
+    page: its model alone does the work."""
+
+    _esm = MODULE_READY_ESM
+    module = traitlets.Unicode("").tag(sync=True)
+    ready = traitlets.Bool(False).tag(sync=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # True from the first time the page says so, whatever it says later
+        self.loaded = bool(self.ready)
+        self._actions: list[Callable[[], Any]] = []
+        self.observe(self._said_ready, names="ready")
+
+    def _said_ready(self, change: dict[str, Any]) -> None:
+        if change["new"] and not self.loaded:
+            self.loaded = True
+            actions, self._actions = self._actions, []
+            for action in actions:
+                action()
+
+    def when_ready(self, action: Callable[[], Any]) -> None:
+        """Run `action` once, when the module is loaded (now if it is)."""
+        if self.loaded:
+            action()
+        else:
+            self._actions.append(action)
