@@ -225,7 +225,7 @@ class ClassroomApp:
         # lazy charts: a watcher above them says when their box nears the screen
         # (served: the page loads plotly's bundle first, which the charts' widgets import)
         bundle = os.environ.get(PLOTLY_BUNDLE_ENV, "")
-        self.charts_near = NearScreen(prepare=bundle) if lazy_charts else None
+        self.charts_near = NearScreen(module=bundle) if lazy_charts else None
         if self.charts_near is not None:
             self.charts_near.when_near(self.show_charts)
         self.more_panels = LazySections(

@@ -145,9 +145,9 @@ class Dashboard:
         self.rules_view = w.HTML()
         self.rules_preset.observe(lambda _: self._draw_rules(), names="value")
         # served: the tabs that draw plotly charts are built once the page has plotly's
-        # bundle (ui/lazy.py, ModuleReady says why)
-        bundle = os.environ.get(PLOTLY_BUNDLE_ENV, "")
-        self.plotly_ready = ModuleReady(module=bundle) if bundle else None
+        # bundle (ui/lazy.py, ModuleReady says why), as the Play tab's charts' watcher says
+        served_bundle = bool(os.environ.get(PLOTLY_BUNDLE_ENV))
+        self.plotly_ready: ModuleReady | None = self.app.charts_near if served_bundle else None
         self.pages = LazyTabs(
             [
                 ("Play", self.app.widget),

@@ -149,16 +149,19 @@ class LazyTabs(LazySections):
         self.widget.selected_index = 0 if pages else None
 
 
-# The browser side: a thin block whose distance from the screen is watched. Once it is less
-# than one screen's height below the screen (or on it), and the page is idle, the module named
-# by `prepare` is imported (plotly's bundle, which the charts' widgets import: anywidget gives
-# a widget 2 s to load its module, too little for 4.8 MB on a busy laptop), then the kernel
-# is told, once.
-NEAR_SCREEN_ESM = """
+# The browser side of `ModuleReady` and `NearScreen`. As the model is created (no view needed),
+# and once the page is idle, the module is imported and the kernel told, once (`ready`); a
+# module that cannot be loaded is reported as ready too, so nothing waits for ever (its
+# widgets then fail as they would have). `initialize` must not wait for the import: anywidget
+# gives it 2 s. A view (`NearScreen` only) is a thin block whose distance from the screen is
+# watched: once it is less than one screen's height below the screen (or on it), and the
+# page is idle and has the module, the kernel is told, once (`near`). The browser imports a
+# module once, however often it is asked.
+MODULE_ESM = """
 function whenIdle(then) {
   (window.requestIdleCallback || ((f) => setTimeout(f, 200)))(then, { timeout: 3000 });
 }
-async function prepare(path) {
+async function load(path) {
   if (!path) return;
   const voila = new URL(document.body.dataset.baseUrl || "./", document.baseURI);
   try {
@@ -167,85 +170,44 @@ async function prepare(path) {
     console.warn("amteach: could not load", path, failed);
   }
 }
+function say(model, name) {
+  if (model.get(name)) return;
+  model.set(name, true);
+  model.save_changes();
+}
+function initialize({ model }) {
+  whenIdle(() => load(model.get("module")).then(() => say(model, "ready")));
+}
 function render({ model, el }) {
   el.style.height = "1px";
   const observer = new IntersectionObserver((entries) => {
     if (!entries.some((entry) => entry.isIntersecting)) return;
     observer.disconnect();
-    whenIdle(async () => {
-      await prepare(model.get("prepare"));
-      model.set("near", true);
-      model.save_changes();
-    });
+    whenIdle(() => load(model.get("module")).then(() => say(model, "near")));
   }, { rootMargin: "0px 0px 100% 0px" });
   observer.observe(el);
   return () => observer.disconnect();
 }
-export default { render };
-"""
-
-
-class NearScreen(anywidget.AnyWidget):
-    """An invisible widget placed above a part that is built only when needed: `when_near`'s
-    action runs once, when the browser says this widget came within one screen's height of
-    the screen (a hidden tab's never does until the tab opens). Whatever a visitor sends, the
-    action runs at most once. `prepare`: a module the page imports first (a path relative to
-    Voilà's base URL, as `serving.figure_widget`'s bundle path is)."""
-
-    _esm = NEAR_SCREEN_ESM
-    near = traitlets.Bool(False).tag(sync=True)
-    prepare = traitlets.Unicode("").tag(sync=True)
-
-    def when_near(self, action: Callable[[], Any]) -> None:
-        def once(change: dict[str, Any]) -> None:
-            if change["new"]:
-                self.unobserve(once, names="near")
-                action()
-
-        self.observe(once, names="near")
-
-
-# The browser side of `ModuleReady`: as the model is created (no view needed), and once the
-# page is idle, import the module, then tell the kernel, once; a module that cannot be loaded
-# is reported as ready too, so nothing waits for ever (its widgets then fail as they would
-# have). `initialize` must not wait for the import: anywidget gives it 2 s.
-MODULE_READY_ESM = """
-function initialize({ model }) {
-  const ready = () => {
-    if (model.get("ready")) return;
-    model.set("ready", true);
-    model.save_changes();
-  };
-  const path = model.get("module");
-  if (!path) return ready();
-  const load = () => {
-    const voila = new URL(document.body.dataset.baseUrl || "./", document.baseURI);
-    import(new URL(path, voila).href)
-      .catch((failed) => console.warn("amteach: could not load", path, failed))
-      .finally(ready);
-  };
-  (window.requestIdleCallback || ((f) => setTimeout(f, 200)))(load, { timeout: 3000 });
-}
-export default { initialize };
+export default { initialize, render };
 """
 
 
 class ModuleReady(anywidget.AnyWidget):
     """Says when the page has loaded `module` (a path relative to Voilà's base URL, as
-    `serving.figure_widget`'s plotly bundle): `ready` turns True, once. The page loads it when
-    idle after the first screen is drawn. anywidget gives a widget's module 2 s to load from
-    the moment its model is created, too little for plotly's 4.8 MB bundle on a busy
-    machine, so a page of plotly charts is built only once the bundle is in (`LazyTabs`'s
-    `gate`): each chart's own module then loads at once. The widget needs no place on the
-    page: its model alone does the work."""
+    `serving.figure_widget`'s plotly bundle): `ready` turns True, and `loaded` stays True
+    from then on, whatever a visitor sends. The page loads it when idle after the first screen
+    is drawn. anywidget gives a widget's module 2 s to load from the moment its model is
+    created ("[anywidget] Failed to initialize model." after that), too little for plotly's
+    4.8 MB bundle on a busy machine; so a page of plotly charts is built only once the bundle
+    is in (`LazyTabs`'s `gate`), and each chart's own module then loads at once. Its model
+    alone does the work (the widget needs no place on the page)."""
 
-    _esm = MODULE_READY_ESM
+    _esm = MODULE_ESM
     module = traitlets.Unicode("").tag(sync=True)
     ready = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        # True from the first time the page says so, whatever it says later
         self.loaded = bool(self.ready)
         self._actions: list[Callable[[], Any]] = []
         self.observe(self._said_ready, names="ready")
@@ -263,3 +225,21 @@ class ModuleReady(anywidget.AnyWidget):
             action()
         else:
             self._actions.append(action)
+
+
+class NearScreen(ModuleReady):
+    """An invisible widget placed above a part that is built only when needed: `when_near`'s
+    action runs once, when the browser says this widget came within one screen's height of
+    the screen (a hidden tab's never does until the tab opens) and has loaded `module` (the
+    part's widgets import it). Whatever a visitor sends, the action runs at most once. It is
+    a `ModuleReady` too: one small widget at start says both."""
+
+    near = traitlets.Bool(False).tag(sync=True)
+
+    def when_near(self, action: Callable[[], Any]) -> None:
+        def once(change: dict[str, Any]) -> None:
+            if change["new"]:
+                self.unobserve(once, names="near")
+                action()
+
+        self.observe(once, names="near")
