@@ -313,9 +313,11 @@ async def forge_failing_callbacks(url: str, kernel: str) -> tuple[list[bytes], d
         while (frame := await socket.read_message()) is not None:
             frames.append(frame if isinstance(frame, bytes) else frame.encode())
             channel, parts = deserialize_msg_from_ws_v1(frames[-1])
-            _, parent, _, content = (json.loads(part) for part in parts[:4])
+            header, parent, _, content = (json.loads(part) for part in parts[:4])
             data = content.get("data", {}) if isinstance(content, dict) else {}
-            if data.get("method") == "update_states":
+            if header.get("msg_type") == "comm_open":  # a widget built since (an opened panel)
+                states[content["comm_id"]] = dict(data.get("state", {}))
+            elif data.get("method") == "update_states":
                 states.update({k: dict(v["state"]) for k, v in data["states"].items()})
             elif data.get("method") == "update":  # (not the echo of what was sent)
                 updates.setdefault(content["comm_id"], {}).update(data.get("state", {}))
@@ -357,6 +359,15 @@ async def forge_failing_callbacks(url: str, kernel: str) -> tuple[list[bytes], d
         )
 
     roll = comm_of("ButtonModel", description="Roll")
+    # the upload is in the Play tab's closed panel "Rules and players ...", built when opened
+    panel = next(
+        comm
+        for comm, state in states.items()
+        if any("Rules and players" in title for title in state.get("titles", ()))
+    )
+    opening = {"method": "update", "state": {"selected_index": 0}, "buffer_paths": []}
+    await request("comm_msg", {"comm_id": panel, "data": opening})
+    updates.clear()  # what opening it changed; what the forged messages change is next
     upload = comm_of("FileUploadModel")
     dropdown = comm_of("DropdownModel")
     forged = (

@@ -20,7 +20,7 @@ from ..render import HOLE_LEFT, HOLE_TOP, board_html, players_panel_html
 from ..serving import PLOTLY_BUNDLE_ENV, is_served
 from ..session import DEFAULT_SEATS, Change, Reply, Session
 from ..style import HIGHLIGHT_COLOUR
-from .lazy import NearScreen
+from .lazy import LazySections, NearScreen, Placeholder
 from .live import Announcer
 from .play_panels import (
     Controls,
@@ -29,6 +29,8 @@ from .play_panels import (
     ManagePanel,
     Narration,
     TradePanel,
+    may_manage,
+    may_trade,
 )
 from .resize import ChartSizer
 from .widgets import Messages
@@ -105,7 +107,6 @@ APP_STYLE = (
 
 # the live charts, in the order of their tabs (ui/charts.py)
 CHART_KEYS = ("wealth", "rents", "taxes")
-OPENING = "<p>Opening…</p>"
 
 
 class ClassroomApp:
@@ -146,8 +147,9 @@ class ClassroomApp:
         paths = self.session.files_on_disk and not self.served
         self.messages = Messages()
         self.decisions = DecisionBar(self.session, self.answer)
-        self.manage = ManagePanel(self.session, self.answer)
-        self.trade = TradePanel(self.session, self.answer)
+        # the Build, sell and Trade panels, built when first opened (or first asked for)
+        self._manage: ManagePanel | None = None
+        self._trade: TradePanel | None = None
         self.controls = Controls(self.session, self.answer)
         self.files = GameFiles(self.session, self.answer, paths)
         self.narration = Narration(self.session)
@@ -183,11 +185,17 @@ class ClassroomApp:
         )
         toolbar.add_class("am-toolbar")
         toolbar.add_class("am-files")
-        self.decision_tabs = w.Accordion(
-            children=[self.manage.widget, self.trade.widget],
-            titles=("Build, sell, mortgage, redeem", "Trade"),
-            selected_index=None,
+        # what every part not built yet shows ("Opening…"), one for the whole page
+        self.placeholder = Placeholder()
+        # closed panels: each is built the first time it is opened
+        self.decision_panels = LazySections(
+            [
+                ("Build, sell, mortgage, redeem", lambda: self.manage.widget),
+                ("Trade", lambda: self.trade.widget),
+            ],
+            self.placeholder,
         )
+        self.decision_tabs = self.decision_panels.widget
         self.decision_tabs.add_class("am-decide-more")
         narration = w.VBox([w.HTML("<b>What happened</b> (newest first)"), self.narration.widget])
         narration.add_class("am-narration-box")
@@ -209,22 +217,22 @@ class ClassroomApp:
         stage = w.Box([self.board_view, hole])
         stage.add_class("am-stage")
         # the live charts' tabs: a box each, filled when the charts are built (`show_charts`)
-        opening = w.HTML(OPENING)
         self.chart_tabs = w.Tab(
-            children=[w.VBox([opening]) for _ in CHART_KEYS], titles=("Wealth", "Rents", "Taxes")
+            children=[self.placeholder.box() for _ in CHART_KEYS],
+            titles=("Wealth", "Rents", "Taxes"),
         )
         self.chart_tabs.add_class("am-charts")
         # lazy charts: a watcher above them says when their box nears the screen
         # (served: the page loads plotly's bundle first, which the charts' widgets import)
         bundle = os.environ.get(PLOTLY_BUNDLE_ENV, "")
-        self.charts_near = NearScreen(prepare=bundle) if lazy_charts else None
+        self.charts_near = NearScreen(module=bundle) if lazy_charts else None
         if self.charts_near is not None:
             self.charts_near.when_near(self.show_charts)
-        self.more = w.Accordion(
-            children=[self.files.widget],
-            titles=("Rules and players for New game, save and load",),
-            selected_index=None,
+        self.more_panels = LazySections(
+            [("Rules and players for New game, save and load", lambda: self.files.widget)],
+            self.placeholder,
         )
+        self.more = self.more_panels.widget
         near = [self.charts_near] if self.charts_near is not None else []
         root = w.VBox(
             [w.HTML(APP_STYLE), toolbar, stage, *near, self.chart_tabs, self.more],
@@ -265,20 +273,49 @@ class ClassroomApp:
         self.announcer.refresh()
         pending = game.pending  # computed once: it lists the legal kinds of choice
         self.decisions.refresh(pending)
-        kinds = pending.kinds if pending is not None and self.session.human_to_move else ()
-        self.manage.refresh(kinds)
-        self.trade.refresh(kinds)
+        kinds = self._kinds(pending)
+        if self._manage is not None:
+            self._manage.refresh(kinds)
+        if self._trade is not None:
+            self._trade.refresh(kinds)
         # the panels stay in place (no jump): their titles say whether they are open to use
-        self.decision_tabs.set_title(
-            0, "Build, sell, mortgage, redeem" + ("" if self.manage.available else " (not now)")
+        self.decision_tabs.titles = (
+            "Build, sell, mortgage, redeem" + ("" if may_manage(kinds) else " (not now)"),
+            "Trade" + ("" if may_trade(kinds) else " (not now)"),
         )
-        self.decision_tabs.set_title(1, "Trade" + ("" if self.trade.available else " (not now)"))
         self.controls.refresh()
         self.files.refresh()
 
     def answer(self, reply: Reply) -> bool:
         """Show the session's reply to what was done at this screen; True if it was done."""
         return self.messages.show(reply)
+
+    def _kinds(self, pending: object = None) -> tuple[str, ...]:
+        """The kinds of choice a person at this screen may make now (none while a bot
+        plays); `pending`: the game's pending decision, if already at hand."""
+        if pending is None:
+            pending = self.session.game.pending
+        if pending is None or not self.session.human_to_move:
+            return ()
+        return tuple(pending.kinds)  # type: ignore[attr-defined]
+
+    # -- the closed panels, built when first opened -----------------------------------------------
+    @property
+    def manage(self) -> ManagePanel:
+        """The Build, sell, mortgage, redeem panel, built now (from the game as it is) if it
+        was not; from then on it follows the session with the rest of the app."""
+        if self._manage is None:
+            self._manage = ManagePanel(self.session, self.answer)
+            self._manage.refresh(self._kinds())
+        return self._manage
+
+    @property
+    def trade(self) -> TradePanel:
+        """The Trade panel, built now if it was not (as `manage`)."""
+        if self._trade is None:
+            self._trade = TradePanel(self.session, self.answer)
+            self._trade.refresh(self._kinds())
+        return self._trade
 
     # -- what this screen does (each asks the session) --------------------------------------------
     @property
@@ -341,7 +378,8 @@ class ClassroomApp:
         """The decision buttons a person can press now, by their text (a refused choice is
         on screen too, disabled, with its reason)."""
         shown = {b.description: b for b in self.decisions.choices.children if not b.disabled}
-        shown.update({b.description: b for b in self.manage.buttons.values() if not b.disabled})
+        panel = self.manage  # a script presses what a person sees once the panel is open
+        shown.update({b.description: b for b in panel.buttons.values() if not b.disabled})
         return shown
 
     def click(self, description: str) -> None:

@@ -4,6 +4,7 @@ the page stays responsive, shows progress and can be cancelled."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import ipywidgets as widgets
@@ -13,12 +14,23 @@ from markupsafe import Markup
 from ..engine.board import ROLES
 from ..engine.rules import preset_names
 from ..render import html_join, html_text
-from ..serving import when_page_known
+from ..serving import PLOTLY_BUNDLE_ENV, when_page_known
 from ..style import ROLE_COLOURS, ROLE_SHAPES
 from .app import ClassroomApp
 from .callback_errors import ProblemLine, report_callback_errors
-from .lazy import LazyTabs
+from .lazy import LazyTabs, ModuleReady
 from .live import room_in_query
+
+# the tabs that draw plotly charts (when built, or after a Run); Rules and Class draw none
+PLOTLY_TABS = (
+    "Who wins",
+    "Taxes",
+    "Landing odds",
+    "Returns",
+    "Inequality",
+    "Is it fair?",
+    "Best play",
+)
 
 
 def who_wins_charts(result: Any) -> list[Any]:
@@ -132,6 +144,10 @@ class Dashboard:
         self.rules_preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
         self.rules_view = w.HTML()
         self.rules_preset.observe(lambda _: self._draw_rules(), names="value")
+        # served: the tabs that draw plotly charts are built once the page has plotly's
+        # bundle (ui/lazy.py, ModuleReady says why), as the Play tab's charts' watcher says
+        served_bundle = bool(os.environ.get(PLOTLY_BUNDLE_ENV))
+        self.plotly_ready: ModuleReady | None = self.app.charts_near if served_bundle else None
         self.pages = LazyTabs(
             [
                 ("Play", self.app.widget),
@@ -147,7 +163,10 @@ class Dashboard:
                 ),
                 ("Rules", self._rules_page),
                 ("Class", self.class_page),
-            ]
+            ],
+            self.app.placeholder,  # one "Opening…" for the whole page
+            self.plotly_ready,
+            PLOTLY_TABS,
         )
         self.tabs = self.pages.widget
         self.tabs.add_class("am-pages")
@@ -300,8 +319,6 @@ class ServedPage:
 def _known_now() -> bool:
     """True when the page's address is known as the kernel starts (a kernel started for one
     request, or a notebook outside Voilà); False in Voilà's preheated pool."""
-    import os
-
     from ..serving import VOILA_PREHEAT
 
     return os.environ.get(VOILA_PREHEAT) != "True"

@@ -63,6 +63,16 @@ def title_action_name(kind: str) -> str:
     return kind.replace("_", " ").capitalize()
 
 
+def may_manage(kinds: tuple[str, ...]) -> bool:
+    """True if a person who may choose `kinds` now may build, sell, mortgage or redeem."""
+    return any(kind in kinds for kind in TITLE_ACTIONS)
+
+
+def may_trade(kinds: tuple[str, ...]) -> bool:
+    """True if a person who may choose `kinds` now may propose a trade."""
+    return "trade" in kinds
+
+
 class DecisionBar:
     """Who is to decide, and their choices as buttons that state the stakes. A choice the
     moment offers but the rules refuse (a title the player cannot afford, a fine they cannot
@@ -182,7 +192,7 @@ class ManagePanel:
         """Redraw for a person who may choose `kinds` now (none while a bot plays). Every
         title of the player to move is offered, so a refused action says why."""
         game = self.session.game
-        self.available = any(kind in kinds for kind in TITLE_ACTIONS)
+        self.available = may_manage(kinds)
         person = self.session.human_to_move
         titles = game.titles_of(game.actor) if person else []
         if not titles:
@@ -261,7 +271,7 @@ class TradePanel:
 
     def refresh(self, kinds: tuple[str, ...] = ()) -> None:
         """Redraw for a person who may choose `kinds` now (none while a bot plays)."""
-        self.available = "trade" in kinds
+        self.available = may_trade(kinds)
         self.offer.layout.display = "flex" if self.available else "none"
         self.not_now.layout.display = "none" if self.available else "flex"
         if not self.available:
@@ -384,12 +394,15 @@ class GameFiles:
 
     New game draws a fresh seed unless another seed is typed in the Seed box, which always
     shows the seed of the game on screen, so a class can write it down and replay it.
-    `toolbar` lists what a lesson reaches for (the scenarios, New game and the seed); `widget`
-    holds the rest (rules, players, files)."""
+    `toolbar` lists what a lesson reaches for (the scenarios, New game and the seed), built at
+    once; `widget` holds the rest (rules, players, files), built the first time it is asked
+    for (its closed panel opened): until then New game plays with the rules the app started
+    with and the table's players, which is what the panel then shows."""
 
     def __init__(self, session: Session, answer: Answer, paths: bool) -> None:
         self.session, self.answer = session, answer
         w = widgets
+        self.paths = paths
         self.seed = w.IntText(
             value=session.game.seed,
             description="Seed",
@@ -399,9 +412,100 @@ class GameFiles:
         )
         self.seed.add_class("am-seed")
         preset = session.rules.preset_name
+        # New game's rules until the panel is built and someone picks others there
+        self.start_preset = preset if preset in preset_names() else "default"
+        self.new = button(
+            "New game",
+            lambda _: self.answer(session.new_game(self.typed_seed(), *self.new_game_settings())),
+            "a new game with a new seed (or the seed you typed), the Rules and the Players below",
+        )
+        names = session.scenario_names()
+        self.scenario = w.Dropdown(
+            options=[(name.replace("-", " "), name) for name in names],
+            value=names[0] if names else None,
+            description="Scenario",
+            tooltip="a moment of a lesson, set up on the board",
+            style={"description_width": "initial"},
+            layout=w.Layout(width="280px"),
+        )
+        self.load_scenario = button(
+            "Load scenario", lambda _: self.answer(session.load_scenario(self.scenario.value))
+        )
+        self.toolbar = (self.scenario, self.load_scenario, self.new, self.seed)
+        self._panel: FilesPanel | None = None
+
+    @property
+    def panel(self) -> FilesPanel:
+        """Rules and players for New game, save and load: built now if it was not."""
+        if self._panel is None:
+            self._panel = FilesPanel(self.session, self.answer, self.paths, self.start_preset)
+        return self._panel
+
+    @property
+    def widget(self) -> widgets.Widget:
+        return self.panel.widget
+
+    # the panel's parts, for scripts and tests (each builds the panel, as opening it does)
+    @property
+    def preset(self) -> widgets.Dropdown:
+        return self.panel.preset
+
+    @property
+    def players(self) -> widgets.Dropdown:
+        return self.panel.players
+
+    @property
+    def download(self) -> DownloadButton:
+        return self.panel.download
+
+    @property
+    def upload(self) -> widgets.FileUpload:
+        return self.panel.upload
+
+    @property
+    def file(self) -> widgets.Text:
+        return self.panel.file
+
+    @property
+    def save(self) -> widgets.Button:
+        return self.panel.save
+
+    @property
+    def load(self) -> widgets.Button:
+        return self.panel.load
+
+    @property
+    def buttons(self) -> tuple[widgets.Button, ...]:
+        shown = (self.new, self.load_scenario)
+        return (*shown, self.save, self.load) if self.paths else shown
+
+    def new_game_settings(self) -> tuple[str, str]:
+        """The rules and the players New game plays with: the panel's, once it is built."""
+        if self._panel is None:
+            return self.start_preset, TABLE_PLAYERS
+        return self._panel.preset.value, self._panel.players.value
+
+    def typed_seed(self) -> int | None:
+        """The seed for New game: the one typed in the box, or None (a fresh one) while the
+        box still shows the seed of the game on screen."""
+        typed = self.seed.value
+        return None if typed == self.session.game.seed else int(typed)
+
+    def refresh(self) -> None:
+        self.seed.value = self.session.game.seed
+
+
+class FilesPanel:
+    """The closed panel under the Play tab's charts: the rules and the players New game plays
+    with (`preset`, starting at `start_preset`), Save (a download) and Load (an upload), and
+    with `paths` a File box and its Save and Load buttons."""
+
+    def __init__(self, session: Session, answer: Answer, paths: bool, start_preset: str) -> None:
+        self.session, self.answer = session, answer
+        w = widgets
         self.preset = w.Dropdown(
             options=preset_names(),
-            value=preset if preset in preset_names() else "default",
+            value=start_preset,
             description="Rules",
             layout=w.Layout(width="260px"),
         )
@@ -413,13 +517,6 @@ class GameFiles:
             value=TABLE_PLAYERS,
             description="Players",
             layout=w.Layout(width="340px"),
-        )
-        self.new = button(
-            "New game",
-            lambda _: self.answer(
-                session.new_game(self.typed_seed(), self.preset.value, self.players.value)
-            ),
-            "a new game with a new seed (or the seed you typed), the Rules and the Players below",
         )
         self.download = DownloadButton(
             SAVE_FILENAME,
@@ -435,7 +532,6 @@ class GameFiles:
         )
         self.upload.observe(lambda change: self._uploaded(), names="value")
         file_row: list[widgets.Widget] = [self.download, self.upload]
-        self.paths = paths
         if paths:
             self.file = w.Text(
                 value=SAVE_FILENAME, description="File", layout=w.Layout(width="260px")
@@ -443,19 +539,6 @@ class GameFiles:
             self.save = button("Save", lambda _: self.answer(session.save(self.file.value)))
             self.load = button("Load", lambda _: self.answer(session.load(self.file.value)))
             file_row = [self.file, self.save, self.load, *file_row]
-        names = session.scenario_names()
-        self.scenario = w.Dropdown(
-            options=[(name.replace("-", " "), name) for name in names],
-            value=names[0] if names else None,
-            description="Scenario",
-            tooltip="a moment of a lesson, set up on the board",
-            style={"description_width": "initial"},
-            layout=w.Layout(width="280px"),
-        )
-        self.load_scenario = button(
-            "Load scenario", lambda _: self.answer(session.load_scenario(self.scenario.value))
-        )
-        self.toolbar = (self.scenario, self.load_scenario, self.new, self.seed)
         self.widget = w.VBox(
             [
                 w.HTML("<p>New game plays with these rules and players:</p>"),
@@ -464,20 +547,6 @@ class GameFiles:
             ]
         )
         self.widget.add_class("am-files")
-
-    @property
-    def buttons(self) -> tuple[widgets.Button, ...]:
-        shown = (self.new, self.load_scenario)
-        return (*shown, self.save, self.load) if self.paths else shown
-
-    def typed_seed(self) -> int | None:
-        """The seed for New game: the one typed in the box, or None (a fresh one) while the
-        box still shows the seed of the game on screen."""
-        typed = self.seed.value
-        return None if typed == self.session.game.seed else int(typed)
-
-    def refresh(self) -> None:
-        self.seed.value = self.session.game.seed
 
     def _uploaded(self) -> None:
         files = self.upload.value

@@ -155,6 +155,27 @@ class StudentPage:
                 self.join_button,
             ]
         )
+        # the seat's view (its parts are built once the student has a seat: a join page
+        # shows only the form, and the fewer widgets it sends, the sooner Join works)
+        self.seat_view = w.VBox(layout=w.Layout(display="none"))
+        self.seat_view_built = False
+        self.widget = w.VBox(
+            [self.form, self.messages.widget, self.seat_view, self.memory],
+            layout=w.Layout(width=PHONE_WIDTH),
+        )
+        self.widget.add_class("am-student")
+        self.ticker = Ticker(self.tick)
+        self._shown: tuple[Any, ...] = ()  # the decision and the choices the buttons are for
+
+    def _build_seat_view(self) -> None:
+        """The parts of the seat's view, once, as the student first takes a seat: the status
+        line, the choices, their cash and titles, the spaces around their pawn, the players,
+        the button that takes the seat back from a bot, and the heartbeat that says the page
+        is open."""
+        if self.seat_view_built:
+            return
+        self.seat_view_built = True
+        w = widgets
         self.status = w.HTML()
         self.status.add_class("am-student-status")
         self.choices = w.HBox(layout=w.Layout(flex_flow="row wrap"))
@@ -173,14 +194,7 @@ class StudentPage:
             layout=w.Layout(display="none"),
         )
         self.heartbeat.observe(lambda _: self.check_in(), names="value")
-        self.seat_view = w.VBox(layout=w.Layout(display="none"))
-        self.widget = w.VBox(
-            [self.form, self.messages.widget, self.seat_view, self.heartbeat, self.memory],
-            layout=w.Layout(width=PHONE_WIDTH),
-        )
-        self.widget.add_class("am-student")
-        self.ticker = Ticker(self.tick)
-        self._shown: tuple[Any, ...] = ()  # the decision and the choices the buttons are for
+        self.widget.children = (*self.widget.children, self.heartbeat)
 
     @property
     def rooms(self) -> Rooms:
@@ -246,6 +260,7 @@ class StudentPage:
             self.tokens[seat.code] = seat.token
             self.memory.remember(seat.code, seat.token)
         self.seat = seat
+        self._build_seat_view()
         self.code.value = seat.code
         self.form.layout.display = "none"
         self.seat_view.layout.display = "flex"
@@ -272,7 +287,8 @@ class StudentPage:
         if self.follower is not None:
             self.follower.stop()
         self.follower = self.table = None
-        self.heartbeat.playing = False
+        if self.seat_view_built:
+            self.heartbeat.playing = False
         if seat is not None:
             self.tokens.pop(seat.code, None)
             self.memory.forget(seat.code)
@@ -450,6 +466,8 @@ class StudentPage:
 
     # -- for tests and scripts -------------------------------------------------------------------
     def buttons(self) -> dict[str, widgets.Button]:
+        if not self.seat_view_built:
+            return {}  # no seat yet: the join form only
         return {b.description: b for b in self.choices.children}
 
     @property
