@@ -87,3 +87,63 @@ def serve_dashboard(
         finally:
             server.terminate()
             server.wait(timeout=30)
+
+
+# -- what the browser tests do on a page (tests/test_accessibility.py, test_lesson_plans.py,
+# test_projector.py, test_dashboard_security.py) -----------------------------------------------
+WAIT = 180_000  # ms: a loaded two-core machine starts kernels slowly
+PROJECTOR = {"width": 1280, "height": 720}
+
+
+def watched_page(
+    browser: Any,
+    url: str,
+    errors: list[str],
+    viewport: dict | None = None,
+    timeout: float = WAIT,
+    **options: Any,
+) -> Any:
+    """A new page of `browser` (a 1280 x 720 projector unless `viewport` says otherwise) opened
+    at `url`, whose console errors and uncaught exceptions are added to `errors`: a browser
+    test asserts that list is empty."""
+    page = browser.new_page(viewport=viewport or PROJECTOR, **options)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url, timeout=timeout)
+    return page
+
+
+# the dashboard's tab on show, once it is built (a tab is built when first opened)
+TAB_SHOWN = """(title) => {
+  const bar = document.querySelector('.widget-tab > .lm-TabBar');
+  const current = bar && bar.querySelector('.lm-mod-current');
+  const shown = [...document.querySelectorAll('.widget-tab-contents > .lm-Widget')]
+    .find((pane) => pane.offsetParent !== null);
+  return current && current.innerText.trim() === title && shown
+    && !shown.innerText.startsWith('Opening');
+}"""
+
+
+def open_dashboard_tab(page: Any, title: str) -> Any:
+    """Open one of the dashboard's tabs (its own tab bar, not a panel's) and wait until its page
+    is shown and built; return the page."""
+    page.locator(".widget-tab > .lm-TabBar").first.get_by_role(
+        "tab", name=title, exact=True
+    ).click()
+    page.wait_for_function(TAB_SHOWN, arg=title, timeout=WAIT)
+    return page.locator(".widget-tab-contents > .lm-Widget:visible").first
+
+
+def type_games(page: Any, panel: Any, games: int) -> None:
+    """Type `games` into a batch panel's Games slider readout (as a teacher does) and wait until
+    the slider shows it."""
+    readout = panel.locator(".widget-readout").filter(visible=True).first
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(str(games))
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "([el, n]) => el.innerText.trim() === n",
+        arg=[readout.element_handle(), str(games)],
+        timeout=WAIT,
+    )

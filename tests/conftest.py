@@ -109,6 +109,20 @@ def chromium() -> Any:
         browser.close()
 
 
+@pytest.fixture
+def fresh_chromium() -> Any:
+    """A Chromium of the test's own, for tests that meet a page's first moments under load: in
+    one Chromium shared by the module, anywidget's charts missed their two seconds to start on a
+    loaded machine (tests/test_projector.py, in two runs of two)."""
+    from browser import launch_chromium
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        yield browser
+        browser.close()
+
+
 @pytest.fixture(scope="session")
 def dashboard_url() -> Any:
     """The dashboard served as `amteach dashboard` serves it, with its default options, once

@@ -19,7 +19,8 @@ import itertools
 import re
 from pathlib import Path
 
-from browser import serve_dashboard
+from browser import WAIT, serve_dashboard
+from browser import watched_page as watched
 from playwright.sync_api import Error as PlaywrightError
 
 from amteach.content import scenarios_dir
@@ -30,8 +31,6 @@ from amteach.style import HIGHLIGHT_COLOUR, NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_T
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "accessibility"
-WAIT = 180_000  # ms: a loaded two-core machine starts kernels slowly
-PROJECTOR = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
 TABS = (
     "Play",
@@ -69,14 +68,6 @@ def axe_violations(page) -> list[str]:
 
 def axe_report(found: dict[str, list[str]]) -> str:
     return "\n".join(f"{where}: {line}" for where, lines in found.items() for line in lines)
-
-
-def watched(browser, url: str, errors: list[str], viewport=PROJECTOR, **options):
-    page = browser.new_page(viewport=viewport, **options)
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(url, timeout=WAIT)
-    return page
 
 
 # the fixtures `dashboard_url` (one served dashboard) and `chromium` are tests/conftest.py's

@@ -13,12 +13,12 @@ import shutil
 import urllib.error
 import urllib.request
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import launch_chromium, serve_dashboard
-from playwright.sync_api import sync_playwright
+from browser import watched_page
 from tornado.websocket import websocket_connect
 
 from amteach.content import dashboard_notebook
@@ -38,11 +38,31 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
+@dataclass(frozen=True)
+class Site:
+    """The served dashboard (`server`: its url, process and log), the folder `root` around it,
+    and a snapshot of `root` before it was served."""
+
+    server: Any
+    root: Path
+    before: dict[str, tuple[bytes, int]]
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """root/served/dashboard.ipynb is served (the kernels start in root/served); beside it
-    lie a picture and a saved game, and root holds the targets of an absolute and a `../`
-    path."""
+    """The dashboard served as `amteach dashboard` serves it (its command line and its
+    environment), with the server's log kept, once for the whole module: root/served/
+    dashboard.ipynb is served (the kernels start in root/served); beside it lie a picture and a
+    saved game, and root holds the targets of an absolute and a `../` path. No test, and no
+    hostile visitor of any test, changes a file under root."""
+    from served import dashboard_server
+
+    from amteach.serving import TEMPLATE, UNOPENED_SECONDS, voila_command, voila_environment
+
     root = tmp_path_factory.mktemp("site")
     served = root / "served"
     served.mkdir()
@@ -52,8 +72,17 @@ def site(tmp_path_factory):
     (root / "above.json").write_text('{"kept": "one folder up"}')
     (root / "absolute.json").write_text('{"kept": "at an absolute path"}')
     before = snapshot(root)
-    with serve_dashboard(served / "dashboard.ipynb") as server:
-        yield server.url, root, before
+    # dashboard_server puts the free port it found in place of "{port}"
+    command = voila_command(
+        served / "dashboard.ipynb",
+        "{port}",
+        "127.0.0.1",
+        1,
+        TEMPLATE,
+        unopened_after=UNOPENED_SECONDS,
+    )
+    with voila_environment() as env, dashboard_server(command, env=env) as server:
+        yield Site(server, root, before)
     assert snapshot(root) == before
 
 
@@ -72,7 +101,7 @@ def fetch(url: str) -> tuple[int, str, str]:
 
 
 def test_voila_serves_no_file_of_the_notebook_folder(site):
-    url, root, before = site
+    url, root, before = site.url, site.root, site.before
     for path in (
         "voila/files/picture.png",  # Voilà's default would serve pictures
         "voila/files/amteach-game.json",
@@ -96,7 +125,7 @@ def test_voila_serves_no_file_of_the_notebook_folder(site):
 
 
 def test_the_jupyter_api_and_editor_routes_only_redirect_to_refused_files(site):
-    url, root, before = site
+    url, root, before = site.url, site.root, site.before
     for path in (
         "api/contents",
         "api/contents/dashboard.ipynb",
@@ -170,7 +199,7 @@ async def execute_over_the_websocket(url: str, kernel: str, code: str) -> list[d
 
 
 def test_a_raw_execute_request_on_the_kernel_websocket_runs_nothing(site):
-    url, root, before = site
+    url, root, before = site.url, site.root, site.before
     status, _, page = fetch(url)
     assert status == 200
     kernel = re.search(r'"kernelId": "([0-9a-f-]{36})"', page).group(1)
@@ -188,78 +217,73 @@ def html_names_save() -> bytes:
     return json.dumps(game.to_save()).encode()
 
 
-def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site):
-    url, root, before = site
+def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site, fresh_chromium):
+    url, root, before = site.url, site.root, site.before
     SHOTS.mkdir(parents=True, exist_ok=True)
     console_errors: list[str] = []
     attempts = (str(root / "absolute.json"), "../above.json", "/etc/passwd")
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
-        page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda error: console_errors.append(str(error)))
-        page.goto(url, timeout=300_000)  # the machine may be loaded
-        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
-        page.get_by_text("Rules and players for New game, save and load").click()
-        save = page.get_by_role("button", name="Save (download)")
-        save.wait_for(timeout=120_000)
+    page = watched_page(
+        fresh_chromium, url, console_errors, accept_downloads=True, timeout=300_000
+    )  # the machine may be loaded
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+    page.get_by_text("Rules and players for New game, save and load").click()
+    save = page.get_by_role("button", name="Save (download)")
+    save.wait_for(timeout=120_000)
 
-        # 1. no box takes a path, and no button saves or loads by one
-        # (a slider's number readout is the only other thing a visitor can type in)
-        typed = "input[type=text], textarea, [contenteditable=true]:not(.widget-readout)"
-        assert page.locator(typed).count() == 0
-        assert page.get_by_role("button", name="Save", exact=True).count() == 0
-        assert page.get_by_role("button", name="Load", exact=True).count() == 0
-        # every field a visitor can type in (the seed) refuses a path; then press everything
-        for field in page.locator(".am-files input:not([type=file])").all():
-            for path in attempts:
-                field.click()
-                page.keyboard.press("Control+A")
-                page.keyboard.type(path)
-                page.keyboard.press("Enter")
-                assert "/" not in field.input_value()
-        page.screenshot(path=str(SHOTS / "security-1-files.png"))
+    # 1. no box takes a path, and no button saves or loads by one
+    # (a slider's number readout is the only other thing a visitor can type in)
+    typed = "input[type=text], textarea, [contenteditable=true]:not(.widget-readout)"
+    assert page.locator(typed).count() == 0
+    assert page.get_by_role("button", name="Save", exact=True).count() == 0
+    assert page.get_by_role("button", name="Load", exact=True).count() == 0
+    # every field a visitor can type in (the seed) refuses a path; then press everything
+    for field in page.locator(".am-files input:not([type=file])").all():
+        for path in attempts:
+            field.click()
+            page.keyboard.press("Control+A")
+            page.keyboard.type(path)
+            page.keyboard.press("Enter")
+            assert "/" not in field.input_value()
+    page.screenshot(path=str(SHOTS / "security-1-files.png"))
 
-        # 2. Save is a download to the visitor's computer, named by the page
-        with page.expect_download(timeout=120_000) as download:
-            save.click()
-        assert download.value.suggested_filename == "amteach-game.json"
-        saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
-        assert saved["format"] == "amteach-game" and saved["setup"]["players"][0]["name"] == "Ana"
+    # 2. Save is a download to the visitor's computer, named by the page
+    with page.expect_download(timeout=120_000) as download:
+        save.click()
+    assert download.value.suggested_filename == "amteach-game.json"
+    saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert saved["format"] == "amteach-game" and saved["setup"]["players"][0]["name"] == "Ana"
 
-        # 3. Load is an upload of the visitor's own file: /etc/passwd is refused, not shown
-        def upload(files) -> None:
-            with page.expect_file_chooser(timeout=120_000) as chooser:
-                page.get_by_role("button", name="Load (upload)").click()
-            chooser.value.set_files(files)
+    # 3. Load is an upload of the visitor's own file: /etc/passwd is refused, not shown
+    def upload(files) -> None:
+        with page.expect_file_chooser(timeout=120_000) as chooser:
+            page.get_by_role("button", name="Load (upload)").click()
+        chooser.value.set_files(files)
 
-        upload("/etc/passwd")
-        page.get_by_text("not valid JSON").wait_for(timeout=120_000)
-        assert "root:" not in page.locator("body").inner_text()
+    upload("/etc/passwd")
+    page.get_by_text("not valid JSON").wait_for(timeout=120_000)
+    assert "root:" not in page.locator("body").inner_text()
 
-        # 4. players named with HTML are shown as text, and no script runs
-        upload(
-            [{"name": "names.json", "mimeType": "application/json", "buffer": html_names_save()}]
-        )
-        page.get_by_text("Loaded a saved game").wait_for(timeout=120_000)
-        # the wealth chart's legend names the players too (plotly reads some tags in labels)
-        page.wait_for_function(
-            "(name) => [...document.querySelectorAll('.am-charts .legendtext')]"
-            ".some((label) => label.textContent.startsWith(name))",
-            arg=XSS_NAMES[0],
-            timeout=120_000,
-        )
-        page.screenshot(path=str(SHOTS / "security-2-html-names.png"))
-        narration = page.locator(".am-narration").inner_text()
-        assert XSS_NAMES[0] in narration
-        assert XSS_NAMES[1] in page.locator(".am-cards").inner_text()
-        assert page.evaluate("[window.X, window.Y]") == [None, None]
-        assert page.locator("img[src='x']").count() == 0
-        with page.expect_download(timeout=120_000) as download:
-            save.click()
-        saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
-        assert [p["name"] for p in saved["setup"]["players"]] == list(XSS_NAMES)
-        browser.close()
+    # 4. players named with HTML are shown as text, and no script runs
+    upload([{"name": "names.json", "mimeType": "application/json", "buffer": html_names_save()}])
+    page.get_by_text("Loaded a saved game").wait_for(timeout=120_000)
+    # the wealth chart's legend names the players too (plotly reads some tags in labels)
+    page.wait_for_function(
+        "(name) => [...document.querySelectorAll('.am-charts .legendtext')]"
+        ".some((label) => label.textContent.startsWith(name))",
+        arg=XSS_NAMES[0],
+        timeout=120_000,
+    )
+    page.screenshot(path=str(SHOTS / "security-2-html-names.png"))
+    narration = page.locator(".am-narration").inner_text()
+    assert XSS_NAMES[0] in narration
+    assert XSS_NAMES[1] in page.locator(".am-cards").inner_text()
+    assert page.evaluate("[window.X, window.Y]") == [None, None]
+    assert page.locator("img[src='x']").count() == 0
+    with page.expect_download(timeout=120_000) as download:
+        save.click()
+    saved = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert [p["name"] for p in saved["setup"]["players"]] == list(XSS_NAMES)
+    page.close()
     assert console_errors == []
     assert snapshot(root) == before
 
@@ -269,18 +293,6 @@ def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site):
 WS_PROTOCOL = "v1.kernel.websocket.jupyter.org"
 # what a traceback sent to the page would contain: IPython's error message and source lines
 TRACEBACK_MARKS = (b"Traceback", b"traceback", b'File "', b'.py", line', b'"evalue"')
-
-
-@pytest.fixture(scope="module")
-def logged_site():
-    """The dashboard served as `amteach dashboard` serves it (its command line and its
-    environment), with the server's log kept."""
-    from served import dashboard_server
-
-    from amteach.serving import voila_environment
-
-    with voila_environment() as env, dashboard_server(env=env) as server:
-        yield server
 
 
 def page_kernel(url: str) -> str:
@@ -409,12 +421,12 @@ def wait_for_log(server: Any, *words: str) -> str:
     pytest.fail("the server's log lacks " + ", ".join(words) + ":\n" + "".join(server.log[-30:]))
 
 
-def test_failing_callbacks_send_no_traceback_over_the_websocket(logged_site):
+def test_failing_callbacks_send_no_traceback_over_the_websocket(site):
     from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1
 
     from amteach.ui.callback_errors import PLAIN_LINE
 
-    url = logged_site.url
+    url = site.url
     frames, states, updates = forged_in_a_thread(url, page_kernel(url))
     for mark in TRACEBACK_MARKS:
         assert not any(mark in frame for frame in frames), mark
@@ -428,40 +440,35 @@ def test_failing_callbacks_send_no_traceback_over_the_websocket(logged_site):
     # nothing else changed: not the game, not the forged widgets
     assert set(updates) == {problem, shown}, {states[c].get("_model_name") for c in updates}
     # each failure went to the server's log, with its traceback
-    log = wait_for_log(logged_site, "a widget callback failed", "AttributeError", "KeyError")
+    log = wait_for_log(site.server, "a widget callback failed", "AttributeError", "KeyError")
     assert log.count("a widget callback failed") >= 3 and "Traceback" in log
 
 
-def test_a_failing_callback_shows_one_plain_line_in_the_browser(logged_site):
+def test_a_failing_callback_shows_one_plain_line_in_the_browser(site, fresh_chromium):
     from amteach.ui.callback_errors import PLAIN_LINE
 
-    url = logged_site.url
+    url = site.url
     console_errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda error: console_errors.append(str(error)))
-        page.goto(url, timeout=300_000)
-        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
-        narration = page.locator(".am-narration").inner_text()
-        assert not page.locator(".am-problem").is_visible()
-        kernel = page.evaluate(
-            "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
-        )
-        # a hostile student forges the messages from their own script, beside the page
-        forged_in_a_thread(url, kernel)
-        line = page.locator(".am-problem")
-        line.wait_for(state="visible", timeout=120_000)
-        assert line.inner_text().strip() == PLAIN_LINE
-        box = line.bounding_box()
-        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
-        body = page.locator("body").inner_text()
-        assert "Traceback" not in body and "Error" not in body
-        assert page.locator(".am-narration").inner_text() == narration
-        assert page.locator(".am-choices button", has_text="Roll").is_enabled()
-        page.screenshot(path=str(SHOTS / "security-3-callback-error.png"))
-        browser.close()
+    page = watched_page(fresh_chromium, url, console_errors, timeout=300_000)
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+    narration = page.locator(".am-narration").inner_text()
+    assert not page.locator(".am-problem").is_visible()
+    kernel = page.evaluate(
+        "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+    )
+    # a hostile student forges the messages from their own script, beside the page
+    forged_in_a_thread(url, kernel)
+    line = page.locator(".am-problem")
+    line.wait_for(state="visible", timeout=120_000)
+    assert line.inner_text().strip() == PLAIN_LINE
+    box = line.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
+    body = page.locator("body").inner_text()
+    assert "Traceback" not in body and "Error" not in body
+    assert page.locator(".am-narration").inner_text() == narration
+    assert page.locator(".am-choices button", has_text="Roll").is_enabled()
+    page.screenshot(path=str(SHOTS / "security-3-callback-error.png"))
+    page.close()
     assert console_errors == []
 
 
@@ -472,60 +479,55 @@ def resident_kb(pid: int) -> int:
     raise AssertionError(f"no resident size for process {pid}")
 
 
-def test_an_alias_bomb_and_hostile_uploads_get_one_line_and_keep_memory_and_game(logged_site):
+def test_an_alias_bomb_and_hostile_uploads_get_one_line_and_keep_memory_and_game(
+    site, fresh_chromium
+):
     """Issue 22, as a hostile student in Chromium: 283 characters of YAML aliases in the sweep's
     Values box (it became a 17 MB message and a 1.2 GB server), then a save nested 5,000 deep
     (an uncaught RecursionError) and one of 2.5 MB. Each gets one short line; the server's and
     the kernel's memory stay flat; the game on the Play tab is unchanged."""
     from test_bad_input import alias_bomb
 
-    url = logged_site.url
+    url = site.url
     console_errors: list[str] = []
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda error: console_errors.append(str(error)))
-        page.goto(url, timeout=300_000)
-        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
-        narration = page.locator(".am-narration").inner_text()
-        kernel = page.evaluate(
-            "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
-        )
-        processes = (logged_site.process.pid, logged_site.kernels()[kernel])
+    page = watched_page(fresh_chromium, url, console_errors, timeout=300_000)
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+    narration = page.locator(".am-narration").inner_text()
+    kernel = page.evaluate(
+        "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+    )
+    processes = (site.server.process.pid, site.server.kernels()[kernel])
 
-        page.get_by_role("tab", name="Is it fair?", exact=True).click()
-        values = page.locator("input[placeholder='e.g. 10, 85, 160']")
-        values.wait_for(timeout=180_000)
-        sweep = page.locator(".am-batch", has=values)
-        before = sum(resident_kb(pid) for pid in processes)
-        values.fill(alias_bomb() + ", 10")
-        sweep.get_by_role("button", name="Run").click()
-        said = sweep.get_by_text("anchors and aliases (& and *) are not accepted")
-        said.wait_for(timeout=180_000)
-        assert len(said.inner_text()) < 400
-        grown = sum(resident_kb(pid) for pid in processes) - before
-        assert grown < 50_000, f"the server and its kernel grew by {grown} kB"
-        page.screenshot(path=str(SHOTS / "security-4-alias-bomb.png"))
+    page.get_by_role("tab", name="Is it fair?", exact=True).click()
+    values = page.locator("input[placeholder='e.g. 10, 85, 160']")
+    values.wait_for(timeout=180_000)
+    sweep = page.locator(".am-batch", has=values)
+    before = sum(resident_kb(pid) for pid in processes)
+    values.fill(alias_bomb() + ", 10")
+    sweep.get_by_role("button", name="Run").click()
+    said = sweep.get_by_text("anchors and aliases (& and *) are not accepted")
+    said.wait_for(timeout=180_000)
+    assert len(said.inner_text()) < 400
+    grown = sum(resident_kb(pid) for pid in processes) - before
+    assert grown < 50_000, f"the server and its kernel grew by {grown} kB"
+    page.screenshot(path=str(SHOTS / "security-4-alias-bomb.png"))
 
-        page.get_by_role("tab", name="Play", exact=True).click()
-        page.get_by_text("Rules and players for New game, save and load").click()
-        for name, content, words in (
-            ("deep.json", b"[" * 5000 + b"]" * 5000, "nested too deeply"),
-            ("big.json", b" " * 2_500_000, "at most 2 MB"),
-        ):
-            with page.expect_file_chooser(timeout=120_000) as chooser:
-                page.get_by_role("button", name="Load (upload)").click()
-            chooser.value.set_files(
-                [{"name": name, "mimeType": "application/json", "buffer": content}]
-            )
-            line = page.get_by_text(words)
-            line.wait_for(timeout=120_000)
-            assert "the current game is kept" in line.inner_text()
-            assert len(line.inner_text()) < 300 and "\n" not in line.inner_text().strip()
-            assert page.locator(".am-narration").inner_text() == narration
-        assert not page.locator(".am-problem").is_visible()  # every one was answered, none failed
-        line.scroll_into_view_if_needed()
-        page.screenshot(path=str(SHOTS / "security-5-big-upload.png"))
-        browser.close()
+    page.get_by_role("tab", name="Play", exact=True).click()
+    page.get_by_text("Rules and players for New game, save and load").click()
+    for name, content, words in (
+        ("deep.json", b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+        ("big.json", b" " * 2_500_000, "at most 2 MB"),
+    ):
+        with page.expect_file_chooser(timeout=120_000) as chooser:
+            page.get_by_role("button", name="Load (upload)").click()
+        chooser.value.set_files([{"name": name, "mimeType": "application/json", "buffer": content}])
+        line = page.get_by_text(words)
+        line.wait_for(timeout=120_000)
+        assert "the current game is kept" in line.inner_text()
+        assert len(line.inner_text()) < 300 and "\n" not in line.inner_text().strip()
+        assert page.locator(".am-narration").inner_text() == narration
+    assert not page.locator(".am-problem").is_visible()  # every one was answered, none failed
+    line.scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "security-5-big-upload.png"))
+    page.close()
     assert console_errors == []

@@ -35,14 +35,12 @@ from typing import Any
 
 import pytest
 import yaml
-from browser import serve_dashboard
+from browser import PROJECTOR, WAIT, open_dashboard_tab, serve_dashboard, type_games, watched_page
 
 from amteach.rooms import ROOMS_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted(p for p in (ROOT / "lessons").iterdir() if re.match(r"\d\d-", p.name))
-WAIT = 180_000  # ms: the machine may be busy
-PROJECTOR = {"width": 1280, "height": 720}
 LARGE = {"width": 1920, "height": 1080}
 KINDS = ("tab", "see", "choose", "press", "open", "control", "games", "type", "phone")
 # bold words in a plan that are not controls: step headings, moments, rules of the lesson
@@ -117,11 +115,8 @@ class Teacher:
     """A page of the dashboard that follows a walk; console errors are collected."""
 
     def __init__(self, chromium, url: str, viewport: dict) -> None:
-        self.page = chromium.new_page(viewport=viewport)
         self.errors: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.goto(url, timeout=WAIT)
+        self.page = watched_page(chromium, url, self.errors, viewport)
         self.page.locator(".am-choices button").first.wait_for(timeout=WAIT)
 
     @property
@@ -131,20 +126,7 @@ class Teacher:
         return outer.locator(":scope > .widget-tab-contents > .lm-Widget:visible").first
 
     def tab(self, title: str) -> None:
-        bar = self.page.locator(".widget-tab > .lm-TabBar").first
-        bar.get_by_role("tab", name=title, exact=True).click()
-        self.page.wait_for_function(
-            """(title) => {
-              const bar = document.querySelector('.widget-tab > .lm-TabBar');
-              const current = bar && bar.querySelector('.lm-mod-current');
-              const shown = [...document.querySelectorAll('.widget-tab-contents > .lm-Widget')]
-                .find((pane) => pane.offsetParent !== null);
-              return current && current.innerText.trim() === title && shown
-                && !shown.innerText.startsWith('Opening');
-            }""",
-            arg=title,
-            timeout=WAIT,
-        )
+        open_dashboard_tab(self.page, title)
 
     def scope(self, panel: str | None = None):
         """The tab on screen, or its batch panel whose text holds `panel`."""
@@ -209,14 +191,7 @@ class Teacher:
             self.box(value["box"], panel).fill(str(value["text"]))
             self.box(value["box"], panel).press("Enter")
         elif kind == "games":
-            readout = self.scope(panel).locator(".widget-readout").filter(visible=True).first
-            readout.click()
-            self.page.keyboard.press("Control+A")
-            self.page.keyboard.type(str(value))
-            self.page.keyboard.press("Enter")
-            self.page.wait_for_function(
-                "([el, n]) => el.innerText.trim() === n", arg=[readout.element_handle(), str(value)]
-            )
+            type_games(self.page, self.scope(panel), value)
         elif kind == "press":
             button = self.control(value, panel)
             assert button.is_enabled(), f"{value!r} is greyed out"

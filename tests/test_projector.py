@@ -18,37 +18,21 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import launch_chromium
+from browser import PROJECTOR, WAIT, open_dashboard_tab, type_games, watched_page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import sync_playwright
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
-WAIT = 180_000
-PROJECTOR = {"width": 1280, "height": 720}
 
 # the points plotly drew in a chart's SVG (markers), and the length of its lines' paths
 POINTS = "(plot) => plot.querySelectorAll('.scatterlayer .trace .points path').length"
-
-
-@pytest.fixture
-def browser():
-    """A fresh Chromium for each test: in one Chromium shared by the module, the analysis tabs'
-    charts missed anywidget's two seconds to start on a loaded machine (in two runs of two)."""
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
 
 
 class Watched:
     """A page whose console errors (and uncaught exceptions) are collected."""
 
     def __init__(self, browser, url: str, viewport: dict) -> None:
-        self.page = browser.new_page(viewport=viewport)
         self.errors: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.page.goto(url)
+        self.page = watched_page(browser, url, self.errors, viewport)
         self.page.locator(".am-choices button").first.wait_for(timeout=WAIT)
 
     def click_choice(self, text: str) -> None:
@@ -68,11 +52,11 @@ class Watched:
         return tabs.locator(".widget-tab-contents .js-plotly-plot:visible").first
 
 
-def test_live_charts_draw_after_a_scenario_is_loaded(dashboard_url, browser):
+def test_live_charts_draw_after_a_scenario_is_loaded(dashboard_url, fresh_chromium):
     """Issue 12: after a scenario was loaded, the Rents and Taxes charts stayed blank for the
     rest of the session and the console said "Error setting state". Load a scenario, play
     through an income-tax decision and a rent, and count what the charts drew."""
-    watched = Watched(browser, dashboard_url, PROJECTOR)
+    watched = Watched(fresh_chromium, dashboard_url, PROJECTOR)
     page = watched.page
     page.locator(".am-toolbar select").first.select_option(label="income tax cash or titles")
     page.get_by_role("button", name="Load scenario").click()
@@ -137,8 +121,10 @@ def font_px(locator) -> float:
     return float(locator.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)"))
 
 
-def test_the_play_tab_fits_a_1280x720_projector_in_type_for_the_back_row(dashboard_url, browser):
-    watched = Watched(browser, dashboard_url, PROJECTOR)
+def test_the_play_tab_fits_a_1280x720_projector_in_type_for_the_back_row(
+    dashboard_url, fresh_chromium
+):
+    watched = Watched(fresh_chromium, dashboard_url, PROJECTOR)
     page = watched.page
     page.locator(".js-plotly-plot").first.wait_for(timeout=WAIT)
     page.screenshot(path=str(SHOTS / "projector-1280x720.png"))
@@ -202,27 +188,6 @@ def test_the_play_tab_fits_a_1280x720_projector_in_type_for_the_back_row(dashboa
     page.close()
 
 
-def open_dashboard_tab(page, title: str):
-    """Open one of the dashboard's tabs and wait until its page is shown (and built: a page
-    is built when first opened); return the page."""
-    page.locator(".widget-tab > .lm-TabBar").first.get_by_role(
-        "tab", name=title, exact=True
-    ).click()
-    page.wait_for_function(
-        """(title) => {
-          const bar = document.querySelector('.widget-tab > .lm-TabBar');
-          const current = bar && bar.querySelector('.lm-mod-current');
-          const shown = [...document.querySelectorAll('.widget-tab-contents > .lm-Widget')]
-            .find((pane) => pane.offsetParent !== null);
-          return current && current.innerText.trim() === title && shown
-            && !shown.innerText.startsWith('Opening');
-        }""",
-        arg=title,
-        timeout=WAIT,
-    )
-    return page.locator(".widget-tab-contents > .lm-Widget:visible").first
-
-
 def chart_widths(page) -> list[tuple[float, float]]:
     """(chart width, its box's width) for every chart on screen."""
     return page.evaluate(
@@ -260,20 +225,15 @@ def assert_charts_fill(page, tab: str, at_least: int) -> None:
 
 def run_small_batch(page, panel) -> None:
     """50 games (typed in the Games slider's readout), then Run."""
-    readout = panel.locator(".widget-readout").first
-    readout.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.type("50")
-    page.keyboard.press("Enter")
-    page.wait_for_function("(el) => el.innerText.trim() === '50'", arg=readout.element_handle())
+    type_games(page, panel, 50)
     panel.get_by_role("button", name="Run").click()
 
 
 @pytest.mark.parametrize("viewport", [PROJECTOR, {"width": 1920, "height": 1080}], ids=str)
 def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(
-    dashboard_url, browser, viewport
+    dashboard_url, fresh_chromium, viewport
 ):
-    watched = Watched(browser, dashboard_url, viewport)
+    watched = Watched(fresh_chromium, dashboard_url, viewport)
     page = watched.page
 
     def open_tab(title: str):
