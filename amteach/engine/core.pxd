@@ -8,9 +8,10 @@
 # 8 fares or multipliers (MAX_LIST), 7 die faces (MAX_FACE). tests/test_core.py requires the
 # lists core.py makes to have these sizes.
 #
-# The small functions that others here call are `inline` (Cython warns "Declarations should
-# not be declared inline", but they are inlined into their callers in core.c; other modules
-# call them through a pointer, as any cpdef function).
+# The small functions that others here call are declared `inline` (Cython warns
+# "Declarations should not be declared inline"): a hint to the C compiler within core.c, which
+# callgrind shows it does not always take; other modules call them through a pointer, as any
+# cpdef function.
 #
 # A rule parameter that is one whole number is a `public` field named as in RuleSet:
 # `fill_tables` copies it by name (a parameter not declared here stops a compiled build's
