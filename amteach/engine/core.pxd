@@ -8,6 +8,11 @@
 # 8 fares or multipliers (MAX_LIST), 7 die faces (MAX_FACE). tests/test_core.py requires the
 # lists core.py makes to have these sizes.
 #
+# The small functions that others here call are declared `inline` (Cython warns
+# "Declarations should not be declared inline"): a hint to the C compiler within core.c, which
+# callgrind shows it does not always take; other modules call them through a pointer, as any
+# cpdef function.
+#
 # A rule parameter that is one whole number is a `public` field named as in RuleSet:
 # `fill_tables` copies it by name (a parameter not declared here stops a compiled build's
 # `fill_tables` with an AttributeError).
@@ -89,20 +94,20 @@ cdef class Tables:
     cdef int utility_monopolist[8]
 
 
-cpdef long long percent_of(long long amount, int percent) noexcept
-cpdef int rent_basis(Tables t, int space, int role, bint held, bint mortgaged, int houses,
+cpdef inline long long percent_of(long long amount, int percent) noexcept
+cpdef inline int rent_basis(Tables t, int space, int role, bint held, bint mortgaged, int houses,
                      bint apartment, int count) noexcept
-cpdef int utility_multiplier(Tables t, int role, int count) noexcept
-cpdef int rent_amount(Tables t, int space, int basis, int role, int houses, int count,
+cpdef inline int utility_multiplier(Tables t, int role, int count) noexcept
+cpdef inline int rent_amount(Tables t, int space, int basis, int role, int houses, int count,
                       int dice) noexcept
 cpdef int rent_count(Tables t, int basis, int role, int houses, int count) noexcept
 cpdef int rent(Tables t, int space, int role, bint held, bint mortgaged, int houses,
                bint apartment, int count, int dice) noexcept
-cpdef bint next_is_apartment(Tables t, int role, int houses) noexcept
+cpdef inline bint next_is_apartment(Tables t, int role, int houses) noexcept
 cpdef int rent_after_build(Tables t, int space, int role, bint held, bint mortgaged,
                            int houses, int count) noexcept
-cpdef int buildings_paid(Tables t, int space, int role, int houses, bint apartment) noexcept
-cpdef int buildings_refund(Tables t, int space, int role, int houses, bint apartment) noexcept
+cpdef inline int buildings_paid(Tables t, int space, int role, int houses, bint apartment) noexcept
+cpdef inline int buildings_refund(Tables t, int space, int role, int houses, bint apartment) noexcept
 cpdef int building_sale_value(Tables t, int space, int role, int houses,
                               bint apartment) noexcept
 cpdef int mortgage_value(Tables t, int space) noexcept

@@ -187,9 +187,9 @@ cdef Py_ssize_t add_row(Rows rows) noexcept
 # -- reading the engine ----------------------------------------------------------------------
 cdef inline int monopoly_count(G g, int player, int city) noexcept
 cdef inline bint is_monopolized(G g, int player, int city) noexcept
-cdef int group_count(G g, int space) noexcept
-cdef int rent_if(G g, int space, bint mortgaged, int dice) noexcept
-cdef int rent_for(G g, int space, int dice) noexcept
+cdef inline int group_count(G g, int space) noexcept
+cdef inline int rent_if(G g, int space, bint mortgaged, int dice) noexcept
+cdef inline int rent_for(G g, int space, int dice) noexcept
 cdef int rent_after_build(G g, int space) noexcept
 cdef inline int buildings_paid(G g, int space) noexcept
 cdef int64_t tax_percent(G g, int player) noexcept

@@ -449,25 +449,26 @@ def group_count(g, space):
     s: Static = g.s
     owner: cython.int = g.owner[space]
     count: cython.int = 0
-    size: cython.int
+    city: cython.int
     i: cython.int
     sp: cython.int
     kind: cython.int = s.kind[space]
     if kind == K_STREET:
-        size = s.city_size[s.city[space]]
+        city = s.city[space]
+        for i in range(s.city_size[city]):
+            sp = s.city_member[city][i]
+            if g.owner[sp] == owner and (sp == space or not g.mortgaged[sp]):
+                count += 1
     elif kind == K_TRANSPORT:
-        size = s.n_transports
-    else:
-        size = s.n_utilities
-    for i in range(size):
-        if kind == K_STREET:
-            sp = s.city_member[s.city[space]][i]
-        elif kind == K_TRANSPORT:
+        for i in range(s.n_transports):
             sp = s.transports[i]
-        else:
+            if g.owner[sp] == owner and (sp == space or not g.mortgaged[sp]):
+                count += 1
+    else:
+        for i in range(s.n_utilities):
             sp = s.utilities[i]
-        if g.owner[sp] == owner and (sp == space or not g.mortgaged[sp]):
-            count += 1
+            if g.owner[sp] == owner and (sp == space or not g.mortgaged[sp]):
+                count += 1
     return count
 
 
