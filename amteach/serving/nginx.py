@@ -4,8 +4,9 @@ widget extensions) itself, from the installed packages' folders, compressed and 
 passing everything else (the pages, the kernels' API and websockets) on to the server.
 
 Why: a page loads about 100 script files before its widgets start (Voilà's own 73 chunks,
-3.5 MB, then the widget extensions'), and the Python server sends each one on the same
-processor that runs the class's kernels, uncompressed. nginx sends them from disk, gzipped.
+3.5 MB, then the widget extensions'), and the Python server reads and compresses each one on
+the processors that run the class's kernels (about 0.35 s of its CPU per visitor's first
+page, docs/deploy.md). nginx sends them from disk, gzipped, in a process of its own.
 
 The folders are the ones the server itself serves from, asked of Voilà and Jupyter at the time
 the file is written, for the template and the Python environment of this `amteach`: write the
@@ -16,7 +17,9 @@ Imports Voilà: the command line imports this module only when asked for the sit
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -61,8 +64,6 @@ def static_folders(template: str = TEMPLATE) -> StaticFolders:
     (voila.paths, voila.utils) with the server's own environment (`voila_environment`). The
     amteach template's copy in the server's temporary folder is replaced by the installed
     package's folder, and plotly's bundle by its file in plotly's package."""
-    import os
-
     with voila_environment() as env:
         saved = os.environ.get("JUPYTER_PATH")
         os.environ["JUPYTER_PATH"] = env["JUPYTER_PATH"]
@@ -109,7 +110,7 @@ def static_folders(template: str = TEMPLATE) -> StaticFolders:
     )
 
 
-def _existing(paths) -> list[Path]:
+def _existing(paths: Iterable[Path]) -> list[Path]:
     seen: list[Path] = []
     for path in paths:
         if path.is_dir() and path not in seen:
@@ -127,6 +128,9 @@ def _quoted(path: Path | str, variable: str = "") -> str:
 
 
 def _try_files(folders: list[Path], capture: str) -> str:
+    """Each folder in turn, then the server; only the server when there is no folder."""
+    if not folders:
+        return f"error_page 418 = @{UPSTREAM}; return 418;"
     tries = " ".join(_quoted(folder, f"/${capture}") for folder in folders)
     return f"try_files {tries} @{UPSTREAM};"
 
