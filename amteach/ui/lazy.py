@@ -149,8 +149,8 @@ class LazyTabs(LazySections):
         self.widget.selected_index = 0 if pages else None
 
 
-# The browser side of `ModuleReady` and `NearScreen`: a thin block. Once it is drawn (the page
-# is drawn then) and the page is idle, the module is imported and the kernel told, once
+# The browser side of `ModuleReady` and `NearScreen`: a thin block. Once it is in the page (the
+# first screen is drawn with it) and the page is idle, the module is imported and the kernel told, once
 # (`ready`); a module that cannot be loaded is reported as ready too, so nothing waits for
 # ever (its widgets then fail as they would have). Not earlier: the model is made while the
 # page is still making the first screen's widgets, and 4.8 MB of plotly compiled then would
@@ -171,6 +171,10 @@ async function load(path) {
     console.warn("amteach: could not load", path, failed);
   }
 }
+function whenDrawn(el, then) {
+  const check = () => (el.isConnected ? then() : requestAnimationFrame(check));
+  requestAnimationFrame(check);
+}
 function say(model, name) {
   if (model.get(name)) return;
   model.set(name, true);
@@ -178,7 +182,7 @@ function say(model, name) {
 }
 function render({ model, el }) {
   el.style.height = "1px";
-  whenIdle(() => load(model.get("module")).then(() => say(model, "ready")));
+  whenDrawn(el, () => whenIdle(() => load(model.get("module")).then(() => say(model, "ready"))));
   if (model.get("near") === undefined) return;  // a ModuleReady, not a NearScreen
   const observer = new IntersectionObserver((entries) => {
     if (!entries.some((entry) => entry.isIntersecting)) return;
