@@ -149,14 +149,15 @@ class LazyTabs(LazySections):
         self.widget.selected_index = 0 if pages else None
 
 
-# The browser side of `ModuleReady` and `NearScreen`. As the model is created (no view needed),
-# and once the page is idle, the module is imported and the kernel told, once (`ready`); a
-# module that cannot be loaded is reported as ready too, so nothing waits for ever (its
-# widgets then fail as they would have). `initialize` must not wait for the import: anywidget
-# gives it 2 s. A view (`NearScreen` only) is a thin block whose distance from the screen is
-# watched: once it is less than one screen's height below the screen (or on it), and the
-# page is idle and has the module, the kernel is told, once (`near`). The browser imports a
-# module once, however often it is asked.
+# The browser side of `ModuleReady` and `NearScreen`: a thin block. Once it is in the page (the
+# first screen is drawn with it) and the page is idle, the module is imported and the kernel told, once
+# (`ready`); a module that cannot be loaded is reported as ready too, so nothing waits for
+# ever (its widgets then fail as they would have). Not earlier: the model is made while the
+# page is still making the first screen's widgets, and 4.8 MB of plotly compiled then would
+# delay the Roll button. The block's distance from the screen is watched too: once it is less
+# than one screen's height below the screen (or on it), and the page is idle and has the
+# module, the kernel is told, once (`near`). The browser imports a module once, however often
+# it is asked.
 MODULE_ESM = """
 function whenIdle(then) {
   (window.requestIdleCallback || ((f) => setTimeout(f, 200)))(then, { timeout: 3000 });
@@ -170,16 +171,19 @@ async function load(path) {
     console.warn("amteach: could not load", path, failed);
   }
 }
+function whenDrawn(el, then) {
+  const check = () => (el.isConnected ? then() : requestAnimationFrame(check));
+  requestAnimationFrame(check);
+}
 function say(model, name) {
   if (model.get(name)) return;
   model.set(name, true);
   model.save_changes();
 }
-function initialize({ model }) {
-  whenIdle(() => load(model.get("module")).then(() => say(model, "ready")));
-}
 function render({ model, el }) {
   el.style.height = "1px";
+  whenDrawn(el, () => whenIdle(() => load(model.get("module")).then(() => say(model, "ready"))));
+  if (model.get("near") === undefined) return;  // a ModuleReady, not a NearScreen
   const observer = new IntersectionObserver((entries) => {
     if (!entries.some((entry) => entry.isIntersecting)) return;
     observer.disconnect();
@@ -188,19 +192,19 @@ function render({ model, el }) {
   observer.observe(el);
   return () => observer.disconnect();
 }
-export default { initialize, render };
+export default { render };
 """
 
 
 class ModuleReady(anywidget.AnyWidget):
     """Says when the page has loaded `module` (a path relative to Voilà's base URL, as
     `serving.figure_widget`'s plotly bundle): `ready` turns True, and `loaded` stays True
-    from then on, whatever a visitor sends. The page loads it when idle after the first screen
-    is drawn. anywidget gives a widget's module 2 s to load from the moment its model is
-    created ("[anywidget] Failed to initialize model." after that), too little for plotly's
-    4.8 MB bundle on a busy machine; so a page of plotly charts is built only once the bundle
-    is in (`LazyTabs`'s `gate`), and each chart's own module then loads at once. Its model
-    alone does the work (the widget needs no place on the page)."""
+    from then on, whatever a visitor sends. The page loads it when idle once this widget is
+    drawn (put it on the first screen, as the Play tab's `NearScreen` is). anywidget gives a
+    widget's module 2 s to load from the moment its model is created ("[anywidget] Failed to
+    initialize model." after that), too little for plotly's 4.8 MB bundle on a busy machine;
+    so a page of plotly charts is built only once the bundle is in (`LazyTabs`'s `gate`), and
+    each chart's own module then loads at once."""
 
     _esm = MODULE_ESM
     module = traitlets.Unicode("").tag(sync=True)
