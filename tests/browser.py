@@ -89,6 +89,22 @@ def serve_dashboard(
             server.wait(timeout=30)
 
 
+# the dashboard's tabs, in order: tests/test_dashboard_pages.py asserts the dashboard has exactly
+# these, and tests/test_accessibility.py visits each of them in a browser
+DASHBOARD_TABS = (
+    "Play",
+    "Who wins",
+    "Taxes",
+    "Landing odds",
+    "Returns",
+    "Inequality",
+    "Is it fair?",
+    "Best play",
+    "Rules",
+    "Class",
+)
+
+
 # -- what the browser tests do on a page (tests/test_accessibility.py, test_lesson_plans.py,
 # test_projector.py, test_dashboard_security.py) -----------------------------------------------
 WAIT = 180_000  # ms: a loaded two-core machine starts kernels slowly

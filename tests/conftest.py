@@ -164,3 +164,66 @@ def assert_illegal(game: Game, choice: Any, *rule_parts: str, player: Any = None
     assert game.state_dict() == before
     assert (len(game.events), len(game.decisions)) == (n_events, n_decisions)
     return err.value
+
+
+# -- the order in which `./dev test`'s two workers take the modules -----------------------------
+# With --dist loadscope a worker takes one whole module at a time, in collection order (./dev
+# passes --no-loadscope-reorder: xdist's own order, most tests first, left the long one-test
+# browser and server modules to the end, one worker busy with them while the other idled).
+# Longest first, so the two finish together: the seconds one module took in a `./dev test` run
+# (setup + call + teardown of its tests, --durations=0; machine under a load of 15 to 30, so
+# only the proportions count). Unlisted modules are short and go last, in their own order; a
+# module's own tests keep their order. Only the order changes: the same tests run.
+MODULE_SECONDS: dict[str, float] = {
+    "tests/test_landing.py": 1584,
+    "tests/test_core.py": 648,
+    "tests/test_lesson_plans.py": 597,
+    "tests/test_properties.py": 444,
+    "tests/test_accessibility.py": 435,
+    "tests/test_projector.py": 262,
+    "tests/test_class_browser.py": 200,
+    "tests/test_core_rules.py": 195,
+    "tests/test_sim.py": 187,
+    "tests/test_dashboard_security.py": 143,
+    "tests/test_dask.py": 134,
+    "tests/test_serving.py": 123,
+    "tests/test_best_play.py": 111,
+    "tests/test_tax_analysis.py": 110,
+    "tests/test_save_load.py": 109,
+    "tests/test_faults.py": 108,
+    "tests/test_packaging.py": 83,
+    "tests/test_browser.py": 81,
+    "tests/test_inequality.py": 63,
+    "tests/test_phone.py": 49,
+    "notebooks/play.ipynb": 43,
+    "tests/test_jupyterhub.py": 42,
+    "tests/test_multi_server.py": 40,
+    "tests/test_ui.py": 36,
+    "tests/test_bad_input.py": 35,
+    "tests/test_cli.py": 31,
+    "notebooks/who-wins.ipynb": 31,
+    "tests/test_lessons.py": 31,
+    "tests/test_proxy.py": 30,
+    "tests/test_fairness.py": 28,
+    "tests/test_visitor_safety.py": 23,
+    "notebooks/inequality.ipynb": 22,
+    "tests/test_class_play.py": 21,
+    "notebooks/taxes.ipynb": 20,
+    "notebooks/fairness.ipynb": 19,
+    "tests/test_returns.py": 18,
+    "tests/test_simulate_length.py": 17,
+    "tests/test_rooms.py": 16,
+    "notebooks/returns.ipynb": 14,
+    "notebooks/landing-odds.ipynb": 13,
+    "tests/test_recipes.py": 12,
+    "tests/test_dashboard_pages.py": 12,
+    "tests/test_pool.py": 11,
+    "tests/test_stats.py": 11,
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def longest_first(item: pytest.Item) -> float:
+        return -MODULE_SECONDS.get(item.nodeid.split("::", 1)[0], 0.0)
+
+    items.sort(key=longest_first)  # stable: each module's tests stay together and in order

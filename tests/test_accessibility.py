@@ -19,6 +19,7 @@ import itertools
 import re
 from pathlib import Path
 
+from browser import DASHBOARD_TABS as TABS
 from browser import WAIT, serve_dashboard
 from browser import watched_page as watched
 from playwright.sync_api import Error as PlaywrightError
@@ -32,18 +33,6 @@ from amteach.style import HIGHLIGHT_COLOUR, NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_T
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "accessibility"
 PHONE = {"width": 390, "height": 844}
-TABS = (
-    "Play",
-    "Who wins",
-    "Taxes",
-    "Landing odds",
-    "Returns",
-    "Inequality",
-    "Is it fair?",
-    "Best play",
-    "Rules",
-    "Class",
-)
 
 # axe's WCAG 2.0 and 2.1, A and AA rules; only what a person is blocked by fails a test
 AXE_RUN = """async () => {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import plotly.graph_objects as go
+from browser import DASHBOARD_TABS
 
 from amteach.ui.batch import BatchPanel, LazyTabs
 from amteach.ui.dashboard import Dashboard
@@ -36,18 +37,7 @@ def readings(widget: widgets.Widget) -> list[str]:
 def test_the_dashboard_has_the_analysis_tabs_and_builds_each_only_when_opened():
     dashboard = Dashboard()
     titles = [dashboard.tabs.get_title(i) for i in range(len(dashboard.tabs.children))]
-    assert titles == [
-        "Play",
-        "Who wins",
-        "Taxes",
-        "Landing odds",
-        "Returns",
-        "Inequality",
-        "Is it fair?",
-        "Best play",
-        "Rules",
-        "Class",
-    ]
+    assert titles == list(DASHBOARD_TABS)
     landing = dashboard.tabs.children[3]
     assert figures(landing) == []  # not built yet: a placeholder
     page_of(dashboard, "Landing odds")
