@@ -7,6 +7,7 @@ import pytest
 from conftest import assert_illegal, ben_first, events_of, scenario, two
 
 from amteach import Game, RulesError, RuleSet, ScenarioError
+from amteach.engine.rules import LARGEST_WHOLE
 
 
 def rules(**overrides) -> dict:
@@ -414,3 +415,26 @@ def test_param_impossible_values_are_refused(name, value):
         RuleSet.preset("default", **{name: value})
     with pytest.raises(ScenarioError):
         scenario(two(), rules=rules(**{name: value}))
+
+
+@pytest.mark.parametrize(
+    "name", ["starting_cash", "fine", "round_cap", "transport_fares_monopolist"]
+)
+def test_param_amounts_above_the_largest_whole_number_are_refused_by_name(name):
+    """Decisions: every rule parameter is checked. An amount the rules core cannot hold (a
+    C int) is refused with one message naming the parameter, never an OverflowError."""
+    too_large = LARGEST_WHOLE + 1
+    value = [too_large, 50, 100, 200] if name.startswith("transport") else too_large
+    with pytest.raises(RulesError, match=f"{name}.*1,000,000,000"):
+        RuleSet.preset("default", **{name: value})
+
+
+def test_param_the_largest_whole_number_plays():
+    """The ceiling itself is a rule the engine plays: a game starts with it as starting cash
+    (the landing-odds simulation uses it so that no pawn runs out of money)."""
+    game = Game.new(
+        [("Ana", "competitor"), ("Ben", "monopolist")], starting_cash=LARGEST_WHOLE, seed=1
+    )
+    assert game.cash[0] == LARGEST_WHOLE
+    game.apply("roll")
+    assert game.rule25_wealth(0) >= 0

@@ -18,7 +18,7 @@ from ..engine.board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
 from ..engine.choices import Choice
 from ..engine.game import Game, Phase, PlayerSetup, Setup
 from ..engine.odds import DICE, POLICIES, LandingOdds, landing_odds
-from ..engine.rules import RuleSet
+from ..engine.rules import LARGEST_WHOLE, RuleSet
 
 __all__ = [
     "DICE",
@@ -82,7 +82,8 @@ def simulate_throws(
     if throws < 1:
         raise ValueError("throws must be 1 or more")
     base = RuleSet.preset("default") if rules is None else rules
-    rules = base.replace(starting_cash=10**12, round_cap=None)
+    # cash no pawn can run out of within a chunk of throws (a new game starts every chunk)
+    rules = base.replace(starting_cash=LARGEST_WHOLE, round_cap=None)
     board = standard_board() if board is None else board
     n = len(board.spaces)
     hold = board.hold_space

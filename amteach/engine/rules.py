@@ -180,7 +180,12 @@ _PERCENTS = {
 }
 
 
-def _whole(name: str, value: Any, source: str, low: int = 0, high: int | None = None) -> int:
+# The largest amount or count a rule parameter may be: the rules core holds each in a C int,
+# and a game's sums of them must stay inside one too.
+LARGEST_WHOLE = 1_000_000_000
+
+
+def _whole(name: str, value: Any, source: str, low: int = 0, high: int = LARGEST_WHOLE) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         try:
             if isinstance(value, str) and value.strip().lstrip("-").isdigit():
@@ -189,9 +194,8 @@ def _whole(name: str, value: Any, source: str, low: int = 0, high: int | None = 
                 raise ValueError
         except ValueError:
             raise RulesError(f"must be a whole number, not {quoted(value)}", source, name) from None
-    if value < low or (high is not None and value > high):
-        span = f"from {low} to {high}" if high is not None else f"{low} or more"
-        raise RulesError(f"must be {span}, not {quoted(value)}", source, name)
+    if value < low or value > high:
+        raise RulesError(f"must be from {low} to {high:,}, not {quoted(value)}", source, name)
     return value
 
 
