@@ -135,6 +135,13 @@ class Visitor:
         )
         await self.request("comm_msg", {"comm_id": control, "data": {"method": "request_states"}})
         await self.send("comm_close", {"comm_id": control, "data": {}})
+        # a page's browser memory reports what this device keeps as soon as it is drawn (none
+        # kept here); a join link's page closes the dashboard it replaced on that report
+        for comm_id, state in list(self.models.items()):
+            if "space" in state and "max_kept" in state:  # ui/keeper.py: BrowserMemory
+                stored = {"kind": "stored", "items": {}, "fragment": {}}
+                data = {"method": "custom", "content": stored}
+                await self.request("comm_msg", {"comm_id": comm_id, "data": data})
         # the Play tab's live charts are built when their box nears the screen; on a 1280x720
         # screen it does at once, so the page's watcher says so (ui/lazy.py: NearScreen)
         for comm_id, state in list(self.models.items()):
