@@ -195,7 +195,13 @@ def _whole(name: str, value: Any, source: str, low: int = 0, high: int = LARGEST
         except ValueError:
             raise RulesError(f"must be a whole number, not {quoted(value)}", source, name) from None
     if value < low or value > high:
-        raise RulesError(f"must be from {low} to {high:,}, not {quoted(value)}", source, name)
+        if high != LARGEST_WHOLE:
+            span = f"from {low} to {high}"
+        elif value < low:
+            span = f"{low} or more"
+        else:
+            span = f"at most {LARGEST_WHOLE:,}"
+        raise RulesError(f"must be {span}, not {quoted(value)}", source, name)
     return value
 
 
