@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-WAIT = 180_000  # ms: a loaded two-core machine starts kernels slowly
-PROJECTOR = {"width": 1280, "height": 720}
+from browser import WAIT, watched_page
+
 # presses of Tab enough to go from the top of the Play tab past the charts to its last panel
 MOST_TABS = 250
 # characters of an icon font (private use), which a screen reader does not read as words
@@ -68,12 +68,9 @@ def options(select) -> list[str]:
 
 
 def test_each_closed_panel_opens_by_keyboard_and_shows_the_game_as_it_is(dashboard_url, chromium):
-    page = chromium.new_page(viewport=PROJECTOR)
     errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page = watched_page(chromium, dashboard_url, errors)
     try:
-        page.goto(dashboard_url, timeout=WAIT)
         page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
         # a closed panel is drawn as its header only: nothing of it is in the page yet
         assert page.locator(".am-manage").count() == 0
@@ -124,12 +121,9 @@ def test_a_chart_tab_opened_at_once_waits_for_plotly_then_draws_its_charts(dashb
     to initialize model.". A tab of charts is now built once the page has the bundle (ui/lazy.py,
     ModuleReady): opened as soon as the Play tab works, it shows "Opening…", then its charts,
     and the console stays clean."""
-    page = chromium.new_page(viewport=PROJECTOR)
     errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page = watched_page(chromium, dashboard_url, errors)
     try:
-        page.goto(dashboard_url, timeout=WAIT)
         page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
         page.get_by_role("tab", name="Landing odds", exact=True).click()
         shown = ".am-pages > .widget-tab-contents > :not(.lm-mod-hidden)"
