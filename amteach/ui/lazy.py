@@ -82,6 +82,7 @@ class LazySections:
     `placeholder`: the "Opening…" shared with other lazy parts of the same screen."""
 
     container: type[widgets.Widget] = OpenableAccordion
+    first_shown: int | None = None  # the page open from the start (None: all closed)
 
     def __init__(
         self,
@@ -109,6 +110,8 @@ class LazySections:
             children=children, titles=[title for title, _ in pages], selected_index=None
         )
         self.widget.observe(lambda change: self.open(change["new"]), names="selected_index")
+        if pages and self.first_shown is not None:
+            self.widget.selected_index = self.first_shown
 
     def built(self, index: int) -> bool:
         """True once page `index` is built (a page given as a widget is built from the start)."""
@@ -137,16 +140,7 @@ class LazyTabs(LazySections):
     first tab is shown, and built, at once."""
 
     container = OpenableTab
-
-    def __init__(
-        self,
-        pages: Sequence[tuple[str, Any]],
-        placeholder: Placeholder | None = None,
-        gate: ModuleReady | None = None,
-        gated: Sequence[str] = (),
-    ) -> None:
-        super().__init__(pages, placeholder, gate, gated)
-        self.widget.selected_index = 0 if pages else None
+    first_shown = 0
 
 
 # The browser side of `ModuleReady` and `NearScreen`: a thin block. Once it is in the page (the
