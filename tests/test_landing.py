@@ -450,8 +450,8 @@ def test_the_engine_played_at_length_agrees_with_the_chain():
     successive cards are not independent draws as the chain has them. The engine played
     for 100,000 throws (a freshly shuffled game every 10,000, see simulate_throws: turns,
     an opponent, decks cycled and forced fines in sequence) for a case with the most states
-    (a Monopolist trying for doubles: the held states too) stays within 5 binomial standard errors of the chain's
-    largest probability on every space: 0.005. One fixed deck order moves card-space
+    (a Monopolist trying for doubles: the held states too) stays within 5 binomial standard
+    errors of the chain's largest probability on every space: 0.005. One fixed deck order moves card-space
     occupancy by up to about 0.001 (exact joint chain of position and deck position), below
     this tolerance, and the 10 orders played average it further: so this bounds the cycled
     deck's effect, and it checks simulate_throws' counting end to end. Successive
