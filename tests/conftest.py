@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             + "\n  ".join(found),
             returncode=2,
         )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Take what collection left alive (pytest, hypothesis, numpy, pandas, plotly, the test
+    modules: some 200,000 objects) out of the garbage collector's sight. CPython's full
+    collections traverse every tracked object, and a test that keeps many objects (a game's
+    events) sets them off again and again: tests that play engine games used 15-20% more CPU
+    with them (a run of tests/test_core.py's frame comparisons: 87 CPU-s against 71). Objects made
+    afterwards are collected as usual; nothing a test checks changes."""
+    gc.collect()
+    gc.freeze()
 
 
 settings.register_profile(
@@ -171,56 +183,47 @@ def assert_illegal(game: Game, choice: Any, *rule_parts: str, player: Any = None
 # passes --no-loadscope-reorder: xdist's own order, most tests first, left the long one-test
 # browser and server modules to the end, one worker busy with them while the other idled).
 # Longest first, so the two finish together: the seconds one module took in a `./dev test` run
-# (setup + call + teardown of its tests, --durations=0; machine under a load of 15 to 30, so
-# only the proportions count). Unlisted modules are short and go last, in their own order; a
-# module's own tests keep their order. Only the order changes: the same tests run.
+# (setup + call + teardown of its tests, --durations=0; a run of 2 December 2026 with the exact
+# landing test, at a load of 5 to 19 on 2 cores, so only the proportions count). Unlisted
+# modules are short and go last, in their own order; a module's own tests keep their order.
+# Only the order changes: the same tests run.
 MODULE_SECONDS: dict[str, float] = {
-    "tests/test_landing.py": 1584,
-    "tests/test_core.py": 648,
-    "tests/test_lesson_plans.py": 597,
-    "tests/test_properties.py": 444,
-    "tests/test_accessibility.py": 435,
-    "tests/test_projector.py": 262,
-    "tests/test_class_browser.py": 200,
-    "tests/test_core_rules.py": 195,
-    "tests/test_sim.py": 187,
-    "tests/test_dashboard_security.py": 143,
-    "tests/test_dask.py": 134,
-    "tests/test_serving.py": 123,
-    "tests/test_best_play.py": 111,
-    "tests/test_tax_analysis.py": 110,
-    "tests/test_save_load.py": 109,
-    "tests/test_faults.py": 108,
-    "tests/test_packaging.py": 83,
-    "tests/test_browser.py": 81,
-    "tests/test_inequality.py": 63,
-    "tests/test_serving_static.py": 60,  # new modules: estimates until the next timed run
-    "tests/test_play_panels_browser.py": 60,
-    "tests/test_phone.py": 49,
-    "notebooks/play.ipynb": 43,
-    "tests/test_jupyterhub.py": 42,
-    "tests/test_multi_server.py": 40,
-    "tests/test_ui.py": 36,
-    "tests/test_bad_input.py": 35,
-    "tests/test_cli.py": 31,
-    "notebooks/who-wins.ipynb": 31,
-    "tests/test_lessons.py": 31,
-    "tests/test_proxy.py": 30,
-    "tests/test_fairness.py": 28,
-    "tests/test_visitor_safety.py": 23,
-    "notebooks/inequality.ipynb": 22,
-    "tests/test_class_play.py": 21,
-    "notebooks/taxes.ipynb": 20,
-    "notebooks/fairness.ipynb": 19,
-    "tests/test_returns.py": 18,
-    "tests/test_simulate_length.py": 17,
-    "tests/test_rooms.py": 16,
+    "tests/test_properties.py": 403,
+    "tests/test_accessibility.py": 395,
+    "tests/test_lesson_plans.py": 336,
+    "tests/test_packaging.py": 179,
+    "tests/test_core.py": 161,
+    "tests/test_serving_static.py": 159,
+    "tests/test_class_browser.py": 115,
+    "tests/test_serving.py": 97,
+    "tests/test_dask.py": 94,
+    "tests/test_best_play.py": 77,
+    "tests/test_faults.py": 74,
+    "tests/test_dashboard_security.py": 72,
+    "tests/test_core_rules.py": 49,
+    "tests/test_projector.py": 44,
+    "tests/test_jupyterhub.py": 43,
+    "tests/test_phone.py": 41,
+    "tests/test_proxy.py": 40,
+    "tests/test_multi_server.py": 38,
+    "tests/test_play_panels_browser.py": 34,
+    "tests/test_inequality.py": 32,
+    "tests/test_browser.py": 29,
+    "notebooks/play.ipynb": 28,
+    "tests/test_ui.py": 25,
+    "tests/test_rooms.py": 24,
+    "tests/test_bad_input.py": 24,
+    "tests/test_sim.py": 20,
+    "tests/test_landing.py": 19,
+    "notebooks/who-wins.ipynb": 18,
+    "tests/test_save_load.py": 17,
+    "notebooks/fairness.ipynb": 16,
+    "tests/test_tax_analysis.py": 16,
+    "notebooks/landing-odds.ipynb": 14,
+    "notebooks/inequality.ipynb": 14,
     "notebooks/returns.ipynb": 14,
-    "notebooks/landing-odds.ipynb": 13,
-    "tests/test_recipes.py": 12,
-    "tests/test_dashboard_pages.py": 12,
-    "tests/test_pool.py": 11,
-    "tests/test_stats.py": 11,
+    "notebooks/taxes.ipynb": 13,
+    "tests/test_cli.py": 12,
 }
 
 
