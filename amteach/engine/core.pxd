@@ -27,6 +27,9 @@ cdef extern from *:
 
 cdef int NOBODY, APARTMENT_RUNG
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
+cdef int E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS
+cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_PRICE_WAR, E_GO_TO_PRISON
+cdef int E_ROLL_FOR
 cdef int R_MORTGAGED, R_PRISON, R_APARTMENT, R_HOUSES, R_BARE, R_SINGLE, R_MONOPOLY
 cdef int R_MONOPOLY_HOUSES, R_TRANSPORT_COMPETITOR, R_TRANSPORT_MONOPOLIST, R_UTILITY
 
@@ -117,3 +120,21 @@ cpdef long long title_liquidation(Tables t, int space, int role, int houses, bin
 cpdef int title_worth(Tables t, int space, bint mortgaged, int redeem) noexcept
 cpdef long long tax_percent(Tables t, int role, long long cash, long long prop,
                             long long improvements) noexcept
+
+
+# playing a card (stage 2): the steps Game and the kernel's G each implement, and the effect
+# dispatch written once. Exceptions pass through (Game's steps may raise a ScenarioError).
+cdef class CardTable:
+    cpdef int seats(self) except? -1
+    cpdef int seat_role(self, int q) except? -1
+    cpdef int seat_out(self, int q) except? -1
+    cpdef void card_pays(self, int p, int amount) except *
+    cpdef void card_owes(self, int debtor, int creditor, int amount) except *
+    cpdef void settle_after_move(self) except *
+    cpdef void card_moves(self, int p, int target) except *
+    cpdef void card_sends_to_hold(self, int p) except *
+    cpdef int card_throws_two(self) except? -1
+    cpdef void card_done(self) except *
+
+
+cpdef void play_card(CardTable game, Tables t, int p, int role, int index) except *

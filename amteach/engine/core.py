@@ -23,7 +23,7 @@ Every division has operands that are never negative (money and counts), so C div
 (`cdivision`) gives the same result as Python's floor division.
 """
 
-# ruff: noqa: SIM108, SIM109
+# ruff: noqa: SIM102, SIM108, SIM109
 # (one `if` per rule, as the rules read; `==` chains on C ints, which Cython compiles to plain C)
 
 import dataclasses
@@ -497,3 +497,112 @@ def tax_percent(
         + t.tax_rates[role][2] * improvements
         + 50
     ) // 100
+
+
+# -- one transition written once: playing a card (issue 26, stage 2) -------------------------
+
+
+@cython.cclass
+class CardTable:
+    """The steps a card's effect takes on a game. `Game` and the kernel's `G` each implement
+    them on their own state (`Game` builds its events there); `play_card`, written once, says
+    which steps each card takes. The methods here are the interface and do nothing."""
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def seats(self) -> cython.int:
+        """How many seats the game has."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def seat_role(self, q: cython.int) -> cython.int:
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def seat_out(self, q: cython.int) -> cython.int:
+        """1 when seat q is bankrupt, else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(check=True)
+    def card_pays(self, p: cython.int, amount: cython.int) -> cython.void:
+        """The Treasury pays `amount` to p."""
+
+    @cython.ccall
+    @cython.exceptval(check=True)
+    def card_owes(
+        self, debtor: cython.int, creditor: cython.int, amount: cython.int
+    ) -> cython.void:
+        """A debt for a card (creditor NOBODY: the Treasury), paid by `settle_after_move`."""
+
+    @cython.ccall
+    @cython.exceptval(check=True)
+    def settle_after_move(self) -> cython.void:
+        """Pay the debts; then the turn goes on as after a move."""
+
+    @cython.ccall
+    @cython.exceptval(check=True)
+    def card_moves(self, p: cython.int, target: cython.int) -> cython.void:
+        """Move p forward to `target` (a landing there)."""
+
+    @cython.ccall
+    @cython.exceptval(check=True)
+    def card_sends_to_hold(self, p: cython.int) -> cython.void:
+        """Send p to Prison or Price War."""
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def card_throws_two(self) -> cython.int:
+        """Throw two dice for a card; their sum."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(check=True)
+    def card_done(self) -> cython.void:
+        """The card has done its work: the turn goes on as after a move."""
+
+
+@cython.ccall
+@cython.exceptval(check=True)
+def play_card(
+    game: CardTable, t: Tables, p: cython.int, role: cython.int, index: cython.int
+) -> cython.void:
+    """What card `index` of the `role` deck does when p draws it (Game._draw_card and the
+    kernel's draw_card call this, once the card is drawn)."""
+    effect: cython.int = t.card_effect[role][index]
+    amount: cython.int = t.card_amount[role][index]
+    n: cython.int
+    k: cython.int
+    q: cython.int
+    payer_role: cython.int
+    if effect == E_COLLECT:
+        game.card_pays(p, amount)
+    elif effect == E_PAY:
+        game.card_owes(p, NOBODY, amount)
+        game.settle_after_move()
+        return
+    elif effect == E_COLLECT_FROM_MONOPOLISTS or effect == E_COLLECT_FROM_COMPETITORS:
+        payer_role = MONOPOLIST if effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
+        n = game.seats()
+        for k in range(1, n):
+            q = (p + k) % n
+            if game.seat_role(q) == payer_role and not game.seat_out(q):
+                game.card_owes(q, p, amount)
+        game.settle_after_move()
+        return
+    elif effect == E_ALL_MONOPOLISTS_COLLECT:
+        n = game.seats()
+        for q in range(n):
+            if game.seat_role(q) == MONOPOLIST and not game.seat_out(q):
+                game.card_pays(q, amount)
+    elif effect == E_MOVE_TO:
+        game.card_moves(p, t.card_target[role][index])
+        return
+    elif effect == E_GO_TO_PRICE_WAR or effect == E_GO_TO_PRISON:
+        game.card_sends_to_hold(p)
+    elif effect == E_ROLL_FOR:
+        if game.card_throws_two() >= t.card_target[role][index]:
+            game.card_pays(p, amount)
+    game.card_done()

@@ -213,7 +213,13 @@ _STATE_FIELDS = (
 )
 
 
-class Game:
+@lru_cache(maxsize=8)
+def _deck_positions(board: Board, role: int) -> dict[str, int]:
+    """Each card's position in its role's deck (how the rules' tables number the cards)."""
+    return {card.id: k for k, card in enumerate(board.deck(role))}
+
+
+class Game(core.CardTable):
     """One game of Anti-Monopoly, from its set-up and the decisions taken so far."""
 
     __slots__ = _STATE_FIELDS
@@ -858,44 +864,40 @@ class Game:
         card_id = deck.popleft()
         deck.append(card_id)
         self._emit(ev.CardDrawn(self.table, p, card_id))
-        card = self.board.card(card_id)
-        effect = card.effect
-        if effect == "collect":
-            self._pay_from_treasury(p, card.amount, "card")
-        elif effect == "pay":
-            self._owe(
-                p,
-                TREASURY,
-                card.amount,
-                ev.Payment(self.table, p, TREASURY, card.amount, PaymentReason.CARD),
-            )
-            self._settle("after_move")
-            return
-        elif effect in ("collect_from_each_monopolist", "collect_from_each_competitor"):
-            payer_role = MONOPOLIST if effect.endswith("monopolist") else COMPETITOR
-            for q in self._seats_after(p):
-                if self.roles[q] == payer_role and not self.bankrupt[q]:
-                    self._owe(
-                        q,
-                        p,
-                        card.amount,
-                        ev.Payment(self.table, q, p, card.amount, PaymentReason.CARD),
-                    )
-            self._settle("after_move")
-            return
-        elif effect == "all_monopolists_collect":
-            for q in self.players:
-                if self.roles[q] == MONOPOLIST and not self.bankrupt[q]:
-                    self._pay_from_treasury(q, card.amount, PaymentReason.CARD)
-        elif effect == MOVE_EFFECT:
-            self._move_to(p, card.target, "card")
-            return
-        elif effect in HOLD_EFFECTS:
-            self._send_to_hold(p, "card")
-        elif effect == "roll_for":
-            dice = self._throw(2, "card")
-            if sum(dice) >= card.target:
-                self._pay_from_treasury(p, card.amount, "card")
+        # what the card does is written once, in the rules core; it calls the steps below
+        core.play_card(self, self.tables, p, role, _deck_positions(self.board, role)[card_id])
+
+    # the steps of a card's effect (core.CardTable), with their events
+    def seats(self) -> int:
+        return len(self.names)
+
+    def seat_role(self, q: int) -> int:
+        return self.roles[q]
+
+    def seat_out(self, q: int) -> int:
+        return int(self.bankrupt[q])
+
+    def card_pays(self, p: int, amount: int) -> None:
+        self._pay_from_treasury(p, amount, PaymentReason.CARD)
+
+    def card_owes(self, debtor: int, creditor: int, amount: int) -> None:
+        creditor = TREASURY if creditor == NOBODY else creditor
+        payment = ev.Payment(self.table, debtor, creditor, amount, PaymentReason.CARD)
+        self._owe(debtor, creditor, amount, payment)
+
+    def settle_after_move(self) -> None:
+        self._settle("after_move")
+
+    def card_moves(self, p: int, target: int) -> None:
+        self._move_to(p, target, "card")
+
+    def card_sends_to_hold(self, p: int) -> None:
+        self._send_to_hold(p, "card")
+
+    def card_throws_two(self) -> int:
+        return sum(self._throw(2, "card"))
+
+    def card_done(self) -> None:
         self._after_move()
 
     def _seats_after(self, p: int) -> list[int]:

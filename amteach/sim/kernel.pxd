@@ -29,9 +29,6 @@ cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_CITIES, MAX_DEBTS, MAX_CHOICES, M
 cdef int NOBODY, COMPETITOR, MONOPOLIST
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
 cdef int PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
-cdef int E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS
-cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_PRICE_WAR, E_GO_TO_PRISON
-cdef int E_ROLL_FOR
 cdef int C_NONE, C_ROLL, C_BUY, C_DECLINE, C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_TAX_FLAT
 cdef int C_TAX_PERCENT, C_PAY_FINE, C_TRADE, C_ACCEPT, C_REJECT, C_END_TURN, C_END_GAME
 cdef int D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER
@@ -99,7 +96,7 @@ cdef class Rows:
     cdef int64_t[:, ::1] data
 
 
-cdef class G:
+cdef class G(core.CardTable):
     cdef Static s
     cdef int n
     cdef int64_t cash[6]
@@ -167,6 +164,17 @@ cdef class G:
     cdef int doomed[40]
     cdef int64_t wealth_titles[6]
     cdef int64_t wealth_buildings[6]
+    # the steps of a card's effect (core.CardTable)
+    cpdef int seats(self) except? -1
+    cpdef int seat_role(self, int q) except? -1
+    cpdef int seat_out(self, int q) except? -1
+    cpdef void card_pays(self, int p, int amount) except *
+    cpdef void card_owes(self, int debtor, int creditor, int amount) except *
+    cpdef void settle_after_move(self) except *
+    cpdef void card_moves(self, int p, int target) except *
+    cpdef void card_sends_to_hold(self, int p) except *
+    cpdef int card_throws_two(self) except? -1
+    cpdef void card_done(self) except *
 
 
 cdef class Batch:

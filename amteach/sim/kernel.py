@@ -30,7 +30,7 @@ Every division below has operands that are never negative (money and counts), so
 import cython
 import numpy as np
 
-from amteach.engine.board import CARD_EFFECTS, KINDS
+from amteach.engine.board import KINDS
 
 # The board, the rules and the rules' arithmetic (rent, buildings, taxes, what selling
 # raises) are written once, in amteach/engine/core.py, which Game calls too: compiled, the
@@ -75,24 +75,14 @@ NOBODY = -1  # also TREASURY and NOT_HELD: the engine's three names for -1
 COMPETITOR = 0
 MONOPOLIST = 1
 
-# the space kinds and card effects: each the position of its name in the engine's vocabulary
+# the space kinds: each the position of its name in the engine's vocabulary (card effects are
+# the rules core's: core.play_card)
 K_CORNER = KINDS.index("corner")
 K_STREET = KINDS.index("street")
 K_CARD = KINDS.index("card")
 K_TAX = KINDS.index("tax")
 K_TRANSPORT = KINDS.index("transport")
 K_UTILITY = KINDS.index("utility")
-EFFECTS = tuple(CARD_EFFECTS)
-E_COLLECT = EFFECTS.index("collect")
-E_PAY = EFFECTS.index("pay")
-E_COLLECT_FROM_MONOPOLISTS = EFFECTS.index("collect_from_each_monopolist")
-E_COLLECT_FROM_COMPETITORS = EFFECTS.index("collect_from_each_competitor")
-E_ALL_MONOPOLISTS_COLLECT = EFFECTS.index("all_monopolists_collect")
-E_NOTHING = EFFECTS.index("nothing")
-E_MOVE_TO = EFFECTS.index("move_to")
-E_GO_TO_PRICE_WAR = EFFECTS.index("go_to_price_war")
-E_GO_TO_PRISON = EFFECTS.index("go_to_prison")
-E_ROLL_FOR = EFFECTS.index("roll_for")
 PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = range(8)
 (
     C_NONE,
@@ -340,8 +330,9 @@ class Bot:
 
 
 @cython.cclass
-class G:
-    """One game's state (Game's attributes), reused game after game."""
+class G(core.CardTable):
+    """One game's state (Game's attributes), reused game after game; the steps of a card's
+    effect (core.CardTable) on it."""
 
     def __init__(self):
         if not cython.compiled:  # compiled, the C arrays start zeroed
@@ -382,6 +373,38 @@ class G:
         self.offer = Trade()
         self.proposal = Trade()
         self.bots = [Bot() for _ in range(MAX_SEATS)]
+
+    def seats(self):
+        return self.n
+
+    def seat_role(self, q):
+        return self.s.roles[q]
+
+    def seat_out(self, q):
+        return 1 if self.bankrupt[q] else 0
+
+    def card_pays(self, p, amount):
+        pay_from_treasury(self, p, amount)
+
+    def card_owes(self, debtor, creditor, amount):
+        owe(self, debtor, creditor, amount, D_OTHER, False)
+
+    def settle_after_move(self):
+        settle(self, THEN_AFTER_MOVE)
+
+    def card_moves(self, p, target):
+        move_to(self, p, target)
+
+    def card_sends_to_hold(self, p):
+        send_to_hold(self, p)
+
+    def card_throws_two(self):
+        a: cython.int = throw_die(self)
+        b: cython.int = throw_die(self)
+        return a + b
+
+    def card_done(self):
+        after_move(self)
 
 
 # -- growable columns -------------------------------------------------------------------------
@@ -1005,47 +1028,12 @@ def move_to(g, p, end):
 
 
 def draw_card(g, p):
-    """Game._draw_card"""
+    """Game._draw_card: the card's effect is core.play_card, written once"""
     s: Static = g.s
     role: cython.int = s.roles[p]
-    k: cython.int
-    q: cython.int
-    a: cython.int
-    b: cython.int
-    payer_role: cython.int
     index: cython.int = g.deck[role][g.deck_head[role]]
-    effect: cython.int = s.card_effect[role][index]
-    amount: cython.int = s.card_amount[role][index]
     g.deck_head[role] = (g.deck_head[role] + 1) % s.deck_size[role]
-    if effect == E_COLLECT:
-        pay_from_treasury(g, p, amount)
-    elif effect == E_PAY:
-        owe(g, p, NOBODY, amount, D_OTHER, False)
-        settle(g, THEN_AFTER_MOVE)
-        return
-    elif effect == E_COLLECT_FROM_MONOPOLISTS or effect == E_COLLECT_FROM_COMPETITORS:
-        payer_role = MONOPOLIST if effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
-        for k in range(1, g.n):
-            q = (p + k) % g.n
-            if s.roles[q] == payer_role and not g.bankrupt[q]:
-                owe(g, q, p, amount, D_OTHER, False)
-        settle(g, THEN_AFTER_MOVE)
-        return
-    elif effect == E_ALL_MONOPOLISTS_COLLECT:
-        for q in range(g.n):
-            if s.roles[q] == MONOPOLIST and not g.bankrupt[q]:
-                pay_from_treasury(g, q, amount)
-    elif effect == E_MOVE_TO:
-        move_to(g, p, s.card_target[role][index])
-        return
-    elif effect == E_GO_TO_PRICE_WAR or effect == E_GO_TO_PRISON:
-        send_to_hold(g, p)
-    elif effect == E_ROLL_FOR:
-        a = throw_die(g)
-        b = throw_die(g)
-        if a + b >= s.card_target[role][index]:
-            pay_from_treasury(g, p, amount)
-    after_move(g)
+    core.play_card(g, s, p, role, index)
 
 
 def land(g, p, space):
