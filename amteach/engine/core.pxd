@@ -122,19 +122,19 @@ cpdef long long tax_percent(Tables t, int role, long long cash, long long prop,
                             long long improvements) noexcept
 
 
-# playing a card (stage 2): the steps Game and the kernel's G each implement, and the effect
-# dispatch written once. Exceptions pass through (Game's steps may raise a ScenarioError).
-cdef class CardTable:
-    cpdef int seats(self) except? -1
-    cpdef int seat_role(self, int q) except? -1
-    cpdef int seat_out(self, int q) except? -1
-    cpdef void card_pays(self, int p, int amount) except *
-    cpdef void card_owes(self, int debtor, int creditor, int amount) except *
-    cpdef void settle_after_move(self) except *
-    cpdef void card_moves(self, int p, int target) except *
-    cpdef void card_sends_to_hold(self, int p) except *
-    cpdef int card_throws_two(self) except? -1
-    cpdef void card_done(self) except *
+# the transitions, written once over `Steps`, the primitive steps Game and the kernel's G each
+# implement (core.py says why every step is an int with `except -1`)
+cdef class Steps:
+    cpdef int seats(self) except -1
+    cpdef int seat_role(self, int q) except -1
+    cpdef int seat_out(self, int q) except -1
+    cpdef int card_pays(self, int p, int amount) except -1
+    cpdef int card_owes(self, int debtor, int creditor, int amount) except -1
+    cpdef int settle_after_move(self) except -1
+    cpdef int card_moves(self, int p, int target) except -1
+    cpdef int card_sends_to_hold(self, int p) except -1
+    cpdef int card_throws_two(self) except -1
+    cpdef int card_done(self) except -1
 
 
-cpdef void play_card(CardTable game, Tables t, int p, int role, int index) except *
+cpdef int play_card(Steps game, Tables t, int p, int role, int index) except -1

@@ -499,76 +499,88 @@ def tax_percent(
     ) // 100
 
 
-# -- one transition written once: playing a card (issue 26, stage 2) -------------------------
+# -- the transitions, written once (issue 26) -------------------------------------------------
+# A transition (what a card does, ...) is written once below, as a function of the game's
+# `Steps` and the `Tables`. `Steps` is the interface: the primitive steps a transition takes
+# (a state change, or a question about the state), which `Game` (Python lists, and the event
+# each step emits) and the kernel's `G` (C arrays, and the frames' counters) each implement on
+# their own state. Every step returns an int and declares `except -1`, so that compiled, the
+# kernel's calls test one return value (no PyErr_Occurred after each call), while an exception
+# raised in a Python step (Game's scripted dice raise ScenarioError) still passes through.
+# A step that only acts returns 0.
 
 
 @cython.cclass
-class CardTable:
-    """The steps a card's effect takes on a game. `Game` and the kernel's `G` each implement
-    them on their own state (`Game` builds its events there); `play_card`, written once, says
-    which steps each card takes. The methods here are the interface and do nothing."""
+class Steps:
+    """The primitive steps of the transitions, which `Game` and the kernel's `G` each
+    implement on their own state. The methods here are the interface and do nothing."""
 
     @cython.ccall
-    @cython.exceptval(-1, check=True)
+    @cython.exceptval(-1, check=False)
     def seats(self) -> cython.int:
         """How many seats the game has."""
         return 0
 
     @cython.ccall
-    @cython.exceptval(-1, check=True)
+    @cython.exceptval(-1, check=False)
     def seat_role(self, q: cython.int) -> cython.int:
+        """Seat q's role (COMPETITOR or MONOPOLIST)."""
         return 0
 
     @cython.ccall
-    @cython.exceptval(-1, check=True)
+    @cython.exceptval(-1, check=False)
     def seat_out(self, q: cython.int) -> cython.int:
         """1 when seat q is bankrupt, else 0."""
         return 0
 
     @cython.ccall
-    @cython.exceptval(check=True)
-    def card_pays(self, p: cython.int, amount: cython.int) -> cython.void:
-        """The Treasury pays `amount` to p."""
+    @cython.exceptval(-1, check=False)
+    def card_pays(self, p: cython.int, amount: cython.int) -> cython.int:
+        """The Treasury pays `amount` to p for a card."""
+        return 0
 
     @cython.ccall
-    @cython.exceptval(check=True)
-    def card_owes(
-        self, debtor: cython.int, creditor: cython.int, amount: cython.int
-    ) -> cython.void:
+    @cython.exceptval(-1, check=False)
+    def card_owes(self, debtor: cython.int, creditor: cython.int, amount: cython.int) -> cython.int:
         """A debt for a card (creditor NOBODY: the Treasury), paid by `settle_after_move`."""
+        return 0
 
     @cython.ccall
-    @cython.exceptval(check=True)
-    def settle_after_move(self) -> cython.void:
+    @cython.exceptval(-1, check=False)
+    def settle_after_move(self) -> cython.int:
         """Pay the debts; then the turn goes on as after a move."""
+        return 0
 
     @cython.ccall
-    @cython.exceptval(check=True)
-    def card_moves(self, p: cython.int, target: cython.int) -> cython.void:
+    @cython.exceptval(-1, check=False)
+    def card_moves(self, p: cython.int, target: cython.int) -> cython.int:
         """Move p forward to `target` (a landing there)."""
+        return 0
 
     @cython.ccall
-    @cython.exceptval(check=True)
-    def card_sends_to_hold(self, p: cython.int) -> cython.void:
+    @cython.exceptval(-1, check=False)
+    def card_sends_to_hold(self, p: cython.int) -> cython.int:
         """Send p to Prison or Price War."""
+        return 0
 
     @cython.ccall
-    @cython.exceptval(-1, check=True)
+    @cython.exceptval(-1, check=False)
     def card_throws_two(self) -> cython.int:
         """Throw two dice for a card; their sum."""
         return 0
 
     @cython.ccall
-    @cython.exceptval(check=True)
-    def card_done(self) -> cython.void:
+    @cython.exceptval(-1, check=False)
+    def card_done(self) -> cython.int:
         """The card has done its work: the turn goes on as after a move."""
+        return 0
 
 
 @cython.ccall
-@cython.exceptval(check=True)
+@cython.exceptval(-1, check=False)
 def play_card(
-    game: CardTable, t: Tables, p: cython.int, role: cython.int, index: cython.int
-) -> cython.void:
+    game: Steps, t: Tables, p: cython.int, role: cython.int, index: cython.int
+) -> cython.int:
     """What card `index` of the `role` deck does when p draws it (Game._draw_card and the
     kernel's draw_card call this, once the card is drawn)."""
     effect: cython.int = t.card_effect[role][index]
@@ -581,8 +593,7 @@ def play_card(
         game.card_pays(p, amount)
     elif effect == E_PAY:
         game.card_owes(p, NOBODY, amount)
-        game.settle_after_move()
-        return
+        return game.settle_after_move()
     elif effect == E_COLLECT_FROM_MONOPOLISTS or effect == E_COLLECT_FROM_COMPETITORS:
         payer_role = MONOPOLIST if effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
         n = game.seats()
@@ -590,19 +601,17 @@ def play_card(
             q = (p + k) % n
             if game.seat_role(q) == payer_role and not game.seat_out(q):
                 game.card_owes(q, p, amount)
-        game.settle_after_move()
-        return
+        return game.settle_after_move()
     elif effect == E_ALL_MONOPOLISTS_COLLECT:
         n = game.seats()
         for q in range(n):
             if game.seat_role(q) == MONOPOLIST and not game.seat_out(q):
                 game.card_pays(q, amount)
     elif effect == E_MOVE_TO:
-        game.card_moves(p, t.card_target[role][index])
-        return
+        return game.card_moves(p, t.card_target[role][index])
     elif effect == E_GO_TO_PRICE_WAR or effect == E_GO_TO_PRISON:
         game.card_sends_to_hold(p)
     elif effect == E_ROLL_FOR:
         if game.card_throws_two() >= t.card_target[role][index]:
             game.card_pays(p, amount)
-    game.card_done()
+    return game.card_done()

@@ -219,7 +219,7 @@ def _deck_positions(board: Board, role: int) -> dict[str, int]:
     return {card.id: k for k, card in enumerate(board.deck(role))}
 
 
-class Game(core.CardTable):
+class Game(core.Steps):
     """One game of Anti-Monopoly, from its set-up and the decisions taken so far."""
 
     __slots__ = _STATE_FIELDS
@@ -867,7 +867,8 @@ class Game(core.CardTable):
         # what the card does is written once, in the rules core; it calls the steps below
         core.play_card(self, self.tables, p, role, _deck_positions(self.board, role)[card_id])
 
-    # the steps of a card's effect (core.CardTable), with their events
+    # the steps of the transitions (core.Steps), with their events; each returns an int
+    # (0 when it only acts), as the compiled interface requires
     def seats(self) -> int:
         return len(self.names)
 
@@ -877,28 +878,34 @@ class Game(core.CardTable):
     def seat_out(self, q: int) -> int:
         return int(self.bankrupt[q])
 
-    def card_pays(self, p: int, amount: int) -> None:
+    def card_pays(self, p: int, amount: int) -> int:
         self._pay_from_treasury(p, amount, PaymentReason.CARD)
+        return 0
 
-    def card_owes(self, debtor: int, creditor: int, amount: int) -> None:
+    def card_owes(self, debtor: int, creditor: int, amount: int) -> int:
         creditor = TREASURY if creditor == NOBODY else creditor
         payment = ev.Payment(self.table, debtor, creditor, amount, PaymentReason.CARD)
         self._owe(debtor, creditor, amount, payment)
+        return 0
 
-    def settle_after_move(self) -> None:
+    def settle_after_move(self) -> int:
         self._settle("after_move")
+        return 0
 
-    def card_moves(self, p: int, target: int) -> None:
+    def card_moves(self, p: int, target: int) -> int:
         self._move_to(p, target, "card")
+        return 0
 
-    def card_sends_to_hold(self, p: int) -> None:
+    def card_sends_to_hold(self, p: int) -> int:
         self._send_to_hold(p, "card")
+        return 0
 
     def card_throws_two(self) -> int:
         return sum(self._throw(2, "card"))
 
-    def card_done(self) -> None:
+    def card_done(self) -> int:
         self._after_move()
+        return 0
 
     def _seats_after(self, p: int) -> list[int]:
         n = len(self.names)

@@ -96,7 +96,7 @@ cdef class Rows:
     cdef int64_t[:, ::1] data
 
 
-cdef class G(core.CardTable):
+cdef class G(core.Steps):
     cdef Static s
     cdef int n
     cdef int64_t cash[6]
@@ -164,17 +164,17 @@ cdef class G(core.CardTable):
     cdef int doomed[40]
     cdef int64_t wealth_titles[6]
     cdef int64_t wealth_buildings[6]
-    # the steps of a card's effect (core.CardTable)
-    cpdef int seats(self) except? -1
-    cpdef int seat_role(self, int q) except? -1
-    cpdef int seat_out(self, int q) except? -1
-    cpdef void card_pays(self, int p, int amount) except *
-    cpdef void card_owes(self, int debtor, int creditor, int amount) except *
-    cpdef void settle_after_move(self) except *
-    cpdef void card_moves(self, int p, int target) except *
-    cpdef void card_sends_to_hold(self, int p) except *
-    cpdef int card_throws_two(self) except? -1
-    cpdef void card_done(self) except *
+    # the steps of the transitions (core.Steps)
+    cpdef int seats(self) except -1
+    cpdef int seat_role(self, int q) except -1
+    cpdef int seat_out(self, int q) except -1
+    cpdef int card_pays(self, int p, int amount) except -1
+    cpdef int card_owes(self, int debtor, int creditor, int amount) except -1
+    cpdef int settle_after_move(self) except -1
+    cpdef int card_moves(self, int p, int target) except -1
+    cpdef int card_sends_to_hold(self, int p) except -1
+    cpdef int card_throws_two(self) except -1
+    cpdef int card_done(self) except -1
 
 
 cdef class Batch:

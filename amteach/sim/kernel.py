@@ -330,9 +330,9 @@ class Bot:
 
 
 @cython.cclass
-class G(core.CardTable):
-    """One game's state (Game's attributes), reused game after game; the steps of a card's
-    effect (core.CardTable) on it."""
+class G(core.Steps):
+    """One game's state (Game's attributes), reused game after game, and the steps of the
+    transitions (core.Steps) on it."""
 
     def __init__(self):
         if not cython.compiled:  # compiled, the C arrays start zeroed
@@ -385,18 +385,23 @@ class G(core.CardTable):
 
     def card_pays(self, p, amount):
         pay_from_treasury(self, p, amount)
+        return 0
 
     def card_owes(self, debtor, creditor, amount):
         owe(self, debtor, creditor, amount, D_OTHER, False)
+        return 0
 
     def settle_after_move(self):
         settle(self, THEN_AFTER_MOVE)
+        return 0
 
     def card_moves(self, p, target):
         move_to(self, p, target)
+        return 0
 
     def card_sends_to_hold(self, p):
         send_to_hold(self, p)
+        return 0
 
     def card_throws_two(self):
         a: cython.int = throw_die(self)
@@ -405,6 +410,7 @@ class G(core.CardTable):
 
     def card_done(self):
         after_move(self)
+        return 0
 
 
 # -- growable columns -------------------------------------------------------------------------
