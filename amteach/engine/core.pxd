@@ -25,11 +25,14 @@ cdef extern from *:
     """
     const char* AMTEACH_CORE_SHA256
 
-cdef int NOBODY, APARTMENT_RUNG
+cdef int COMPETITOR, MONOPOLIST, NOBODY, NO_SPACE, APARTMENT_RUNG
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
 cdef int E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS
 cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_PRICE_WAR, E_GO_TO_PRISON
 cdef int E_ROLL_FOR
+cdef int P_START, P_INCOME_TAX, P_PROPERTY_TAX, P_FOUNDATION_FEE, P_FOUNDATION_GRANT, P_CARD
+cdef int P_FINE, P_SETTLEMENT, P_TRADE
+cdef int T_MOVE, T_DOUBLES_ATTEMPT, T_FOUNDATION, T_CARD
 cdef int R_MORTGAGED, R_PRISON, R_APARTMENT, R_HOUSES, R_BARE, R_SINGLE, R_MONOPOLY
 cdef int R_MONOPOLY_HOUSES, R_TRANSPORT_COMPETITOR, R_TRANSPORT_MONOPOLIST, R_UTILITY
 
@@ -128,13 +131,19 @@ cdef class Steps:
     cpdef int seats(self) except -1
     cpdef int seat_role(self, int q) except -1
     cpdef int seat_out(self, int q) except -1
-    cpdef int card_pays(self, int p, int amount) except -1
-    cpdef int card_owes(self, int debtor, int creditor, int amount) except -1
+    cpdef int title_owner(self, int space) except -2
+    cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
+    cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
+    cpdef int owes_rent(self, int p, int owner, int space) except -1
     cpdef int settle_after_move(self) except -1
+    cpdef int offer_title(self, int p, int space) except -1
+    cpdef int ask_income_tax(self, int p) except -1
     cpdef int card_moves(self, int p, int target) except -1
-    cpdef int card_sends_to_hold(self, int p) except -1
-    cpdef int card_throws_two(self) except -1
-    cpdef int card_done(self) except -1
+    cpdef int send_to_hold(self, int p, int by_card) except -1
+    cpdef int throw(self, int count, int purpose) except -1
+    cpdef int next_card(self, int p, int role) except -1
+    cpdef int after_move(self) except -1
 
 
+cpdef int land(Steps game, Tables t, int p, int space) except -1
 cpdef int play_card(Steps game, Tables t, int p, int role, int index) except -1

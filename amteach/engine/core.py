@@ -30,7 +30,9 @@ import dataclasses
 
 import cython
 
-from amteach.engine.board import CARD_EFFECTS, COMPETITOR, KINDS, MONOPOLIST
+from amteach.engine import board as engine_board
+from amteach.engine.board import CARD_EFFECTS, KINDS
+from amteach.engine.terms import PaymentReason
 
 # compiled (the extension) or plain Python (this file run as it is)
 COMPILED = cython.compiled
@@ -51,7 +53,11 @@ RENT_LADDER = 6  # a street's rents for either role: the last rung is the apartm
 APARTMENT_RUNG = RENT_LADDER - 1
 
 # -- codes: each the position of a name in the engine's own vocabulary -----------------------
-NOBODY = -1  # an unowned title's owner (the engine's NOBODY)
+# the roles (C ints when compiled: compared with a role, a Python name would cost a lookup)
+COMPETITOR = engine_board.COMPETITOR
+MONOPOLIST = engine_board.MONOPOLIST
+NOBODY = -1  # an unowned title's owner (the engine's NOBODY); also the Treasury as a creditor
+NO_SPACE = -1  # a payment tied to no space
 K_CORNER = KINDS.index("corner")
 K_STREET = KINDS.index("street")
 K_CARD = KINDS.index("card")
@@ -69,6 +75,24 @@ E_MOVE_TO = EFFECTS.index("move_to")
 E_GO_TO_PRICE_WAR = EFFECTS.index("go_to_price_war")
 E_GO_TO_PRISON = EFFECTS.index("go_to_prison")
 E_ROLL_FOR = EFFECTS.index("roll_for")
+
+# Why money moves (`PaymentReason`, whose values the events carry), and what dice are thrown
+# for (`Game._throw`'s purposes): the codes the steps take, each its position here.
+PAYMENTS = tuple(PaymentReason)
+P_START = PAYMENTS.index(PaymentReason.START)
+P_INCOME_TAX = PAYMENTS.index(PaymentReason.INCOME_TAX)
+P_PROPERTY_TAX = PAYMENTS.index(PaymentReason.PROPERTY_TAX)
+P_FOUNDATION_FEE = PAYMENTS.index(PaymentReason.FOUNDATION_FEE)
+P_FOUNDATION_GRANT = PAYMENTS.index(PaymentReason.FOUNDATION_GRANT)
+P_CARD = PAYMENTS.index(PaymentReason.CARD)
+P_FINE = PAYMENTS.index(PaymentReason.FINE)
+P_SETTLEMENT = PAYMENTS.index(PaymentReason.SETTLEMENT)
+P_TRADE = PAYMENTS.index(PaymentReason.TRADE)
+THROWS = ("move", "doubles_attempt", "foundation", "card")
+T_MOVE = THROWS.index("move")
+T_DOUBLES_ATTEMPT = THROWS.index("doubles_attempt")
+T_FOUNDATION = THROWS.index("foundation")
+T_CARD = THROWS.index("card")
 
 # What a rent is charged for (`Game.rent_for`'s basis, which events and the UI show): this
 # module's own vocabulary, the code of each its position here.
@@ -500,14 +524,14 @@ def tax_percent(
 
 
 # -- the transitions, written once (issue 26) -------------------------------------------------
-# A transition (what a card does, ...) is written once below, as a function of the game's
+# A transition (a landing, a card, ...) is written once below, as a function of the game's
 # `Steps` and the `Tables`. `Steps` is the interface: the primitive steps a transition takes
 # (a state change, or a question about the state), which `Game` (Python lists, and the event
 # each step emits) and the kernel's `G` (C arrays, and the frames' counters) each implement on
-# their own state. Every step returns an int and declares `except -1`, so that compiled, the
-# kernel's calls test one return value (no PyErr_Occurred after each call), while an exception
-# raised in a Python step (Game's scripted dice raise ScenarioError) still passes through.
-# A step that only acts returns 0.
+# their own state. Every step returns an int and declares `except -1` (`except -2` where the
+# answer may be NOBODY), so that compiled, the kernel's calls test one return value (no
+# PyErr_Occurred after each call), while an exception raised in a Python step (Game's scripted
+# dice raise ScenarioError) still passes through. A step that only acts returns 0.
 
 
 @cython.cclass
@@ -515,6 +539,7 @@ class Steps:
     """The primitive steps of the transitions, which `Game` and the kernel's `G` each
     implement on their own state. The methods here are the interface and do nothing."""
 
+    # -- questions
     @cython.ccall
     @cython.exceptval(-1, check=False)
     def seats(self) -> cython.int:
@@ -534,15 +559,40 @@ class Steps:
         return 0
 
     @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def title_owner(self, space: cython.int) -> cython.int:
+        """The seat that owns the title on `space` (NOBODY: unowned)."""
+        return NOBODY
+
+    # -- money
+    @cython.ccall
     @cython.exceptval(-1, check=False)
-    def card_pays(self, p: cython.int, amount: cython.int) -> cython.int:
-        """The Treasury pays `amount` to p for a card."""
+    def treasury_pays(
+        self, p: cython.int, amount: cython.int, reason: cython.int, space: cython.int
+    ) -> cython.int:
+        """The Treasury pays `amount` to p, for `reason` (a `PAYMENTS` code), on `space`
+        (NO_SPACE: none)."""
         return 0
 
     @cython.ccall
     @cython.exceptval(-1, check=False)
-    def card_owes(self, debtor: cython.int, creditor: cython.int, amount: cython.int) -> cython.int:
-        """A debt for a card (creditor NOBODY: the Treasury), paid by `settle_after_move`."""
+    def owes(
+        self,
+        debtor: cython.int,
+        creditor: cython.int,
+        amount: cython.int,
+        reason: cython.int,
+        space: cython.int,
+    ) -> cython.int:
+        """Queue a debt (creditor NOBODY: the Treasury) for `reason` (a `PAYMENTS` code), on
+        `space`; `settle_after_move` pays the queue."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def owes_rent(self, p: cython.int, owner: cython.int, space: cython.int) -> cython.int:
+        """Queue the rent p owes `owner` for landing on `space` (the last dice for a
+        utility): 1 when some is due, else 0 (Game tells why none is due)."""
         return 0
 
     @cython.ccall
@@ -551,29 +601,88 @@ class Steps:
         """Pay the debts; then the turn goes on as after a move."""
         return 0
 
+    # -- the pawn and the turn
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def offer_title(self, p: cython.int, space: cython.int) -> cython.int:
+        """p may buy the unowned title on `space` (the BUY phase)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def ask_income_tax(self, p: cython.int) -> cython.int:
+        """p chooses how to pay the income tax (the INCOME_TAX phase)."""
+        return 0
+
     @cython.ccall
     @cython.exceptval(-1, check=False)
     def card_moves(self, p: cython.int, target: cython.int) -> cython.int:
-        """Move p forward to `target` (a landing there)."""
+        """Move p forward to `target` for a card (a landing there)."""
         return 0
 
     @cython.ccall
     @cython.exceptval(-1, check=False)
-    def card_sends_to_hold(self, p: cython.int) -> cython.int:
-        """Send p to Prison or Price War."""
+    def send_to_hold(self, p: cython.int, by_card: cython.int) -> cython.int:
+        """Send p to Prison or Price War (by the space, or by a card when `by_card`)."""
         return 0
 
     @cython.ccall
     @cython.exceptval(-1, check=False)
-    def card_throws_two(self) -> cython.int:
-        """Throw two dice for a card; their sum."""
+    def throw(self, count: cython.int, purpose: cython.int) -> cython.int:
+        """Throw `count` dice for `purpose` (a `THROWS` code); their sum."""
         return 0
 
     @cython.ccall
     @cython.exceptval(-1, check=False)
-    def card_done(self) -> cython.int:
-        """The card has done its work: the turn goes on as after a move."""
+    def next_card(self, p: cython.int, role: cython.int) -> cython.int:
+        """p draws the next card of the `role` deck: its position in the deck's table."""
         return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def after_move(self) -> cython.int:
+        """The move is over: the turn goes on (an extra throw after doubles, or the rest of
+        the turn)."""
+        return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def land(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """What landing on `space` does to p, for each kind of space and each role (Game._move_to
+    and the kernel's move_to call this once the pawn stands there)."""
+    kind: cython.int = t.kind[space]
+    owner: cython.int
+    prize: cython.int
+    role: cython.int
+    if kind == K_STREET or kind == K_TRANSPORT or kind == K_UTILITY:
+        owner = game.title_owner(space)
+        if owner == NOBODY:
+            return game.offer_title(p, space)
+        if owner != p:
+            if game.owes_rent(p, owner, space):
+                return game.settle_after_move()
+    elif space == t.go_to_hold_space:
+        game.send_to_hold(p, 0)
+    elif space == t.income_tax_space:
+        return game.ask_income_tax(p)
+    elif space == t.property_tax_space:
+        game.owes(p, NOBODY, t.property_tax, P_PROPERTY_TAX, space)
+        return game.settle_after_move()
+    elif space == t.foundation_space:
+        # seed rules: a Monopolist pays the fee; a Competitor throws one die for a prize
+        if game.seat_role(p) == MONOPOLIST:
+            if t.foundation_monopolist_fee:
+                game.owes(p, NOBODY, t.foundation_monopolist_fee, P_FOUNDATION_FEE, space)
+                return game.settle_after_move()
+        else:
+            prize = t.prizes[game.throw(1, T_FOUNDATION)]
+            if prize:
+                game.treasury_pays(p, prize, P_FOUNDATION_GRANT, space)
+    elif kind == K_CARD:
+        role = game.seat_role(p)
+        return play_card(game, t, p, role, game.next_card(p, role))
+    return game.after_move()
 
 
 @cython.ccall
@@ -581,8 +690,7 @@ class Steps:
 def play_card(
     game: Steps, t: Tables, p: cython.int, role: cython.int, index: cython.int
 ) -> cython.int:
-    """What card `index` of the `role` deck does when p draws it (Game._draw_card and the
-    kernel's draw_card call this, once the card is drawn)."""
+    """What card `index` of the `role` deck does when p has drawn it."""
     effect: cython.int = t.card_effect[role][index]
     amount: cython.int = t.card_amount[role][index]
     n: cython.int
@@ -590,9 +698,9 @@ def play_card(
     q: cython.int
     payer_role: cython.int
     if effect == E_COLLECT:
-        game.card_pays(p, amount)
+        game.treasury_pays(p, amount, P_CARD, NO_SPACE)
     elif effect == E_PAY:
-        game.card_owes(p, NOBODY, amount)
+        game.owes(p, NOBODY, amount, P_CARD, NO_SPACE)
         return game.settle_after_move()
     elif effect == E_COLLECT_FROM_MONOPOLISTS or effect == E_COLLECT_FROM_COMPETITORS:
         payer_role = MONOPOLIST if effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
@@ -600,18 +708,18 @@ def play_card(
         for k in range(1, n):
             q = (p + k) % n
             if game.seat_role(q) == payer_role and not game.seat_out(q):
-                game.card_owes(q, p, amount)
+                game.owes(q, p, amount, P_CARD, NO_SPACE)
         return game.settle_after_move()
     elif effect == E_ALL_MONOPOLISTS_COLLECT:
         n = game.seats()
         for q in range(n):
             if game.seat_role(q) == MONOPOLIST and not game.seat_out(q):
-                game.card_pays(q, amount)
+                game.treasury_pays(q, amount, P_CARD, NO_SPACE)
     elif effect == E_MOVE_TO:
         return game.card_moves(p, t.card_target[role][index])
     elif effect == E_GO_TO_PRICE_WAR or effect == E_GO_TO_PRISON:
-        game.card_sends_to_hold(p)
+        game.send_to_hold(p, 1)
     elif effect == E_ROLL_FOR:
-        if game.card_throws_two() >= t.card_target[role][index]:
-            game.card_pays(p, amount)
-    return game.card_done()
+        if game.throw(2, T_CARD) >= t.card_target[role][index]:
+            game.treasury_pays(p, amount, P_CARD, NO_SPACE)
+    return game.after_move()

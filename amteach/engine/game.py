@@ -72,6 +72,8 @@ OVER = Phase.OVER
 # The rules' arithmetic (rent, buildings, taxes, what selling raises) and the board and rules
 # as tables: written once in `amteach.engine.core`, which the compiled kernel runs too.
 core = rules_core()
+# a payment's reason by its code in the rules core
+PAYMENT_REASONS = tuple(PaymentReason)
 
 
 @lru_cache(maxsize=64)
@@ -127,7 +129,7 @@ def landing_outcomes(
     space: int, role: int, board: Board | None = None
 ) -> tuple[LandingOutcome, ...]:
     """Where a landing on `space` by a pawn of `role` can lead, and with what probability, as
-    `Game._land` and `Game._draw_card` resolve it. A card is drawn from the role's deck, each
+    `core.land` and `core.play_card` resolve it. A card is drawn from the role's deck, each
     card with probability 1/(cards in the deck): the long-run frequency of a deck that is cycled.
     Outcomes that lead to the same place are merged, in the order the cards first give them."""
     board = board or standard_board()
@@ -788,84 +790,8 @@ class Game(core.Steps):
                 self.cash[p] += pay
                 self.treasury -= pay
                 self._emit(ev.Payment(self.table, TREASURY, p, pay, PaymentReason.START, 0))
-        self._land(p, end)
-
-    def _land(self, p: int, space: int) -> None:
-        board = self.board
-        sp = board.spaces[space]
-        kind = sp.kind
-        if kind in ("street", "transport", "utility"):
-            owner = self.owner[space]
-            if owner == NOBODY:
-                self.pending_buy = space
-                self.phase = BUY
-                return
-            if owner != p:
-                amount, basis, count = self.rent_for(space, self.last_dice)
-                if amount:
-                    rent = ev.RentPaid(
-                        self.table, p, owner, space, amount, basis, count, self.last_dice
-                    )
-                    self._owe(p, owner, amount, rent)
-                    self._settle("after_move")
-                    return
-                if basis in ("mortgaged", "prison"):
-                    self._emit(ev.NoRent(self.table, p, owner, space, basis))
-        elif space == board.go_to_hold_space:
-            self._send_to_hold(p, "space")
-        elif space == board.income_tax_space:
-            self._emit(self._tax_event(ev.IncomeTaxDue, p))
-            self.phase = INCOME_TAX
-            return
-        elif space == board.property_tax_space:
-            amount = self.rules.property_tax
-            self._owe(
-                p,
-                TREASURY,
-                amount,
-                ev.Payment(self.table, p, TREASURY, amount, PaymentReason.PROPERTY_TAX, space),
-            )
-            self._settle("after_move")
-            return
-        elif space == board.foundation_space:
-            if self.roles[p] == MONOPOLIST:
-                fee = self.rules.foundation_monopolist_fee
-                if fee:
-                    self._owe(
-                        p,
-                        TREASURY,
-                        fee,
-                        ev.Payment(
-                            self.table, p, TREASURY, fee, PaymentReason.FOUNDATION_FEE, space
-                        ),
-                    )
-                    self._settle("after_move")
-                    return
-            else:
-                face = self._throw(1, "foundation")[0]
-                prize = dict(self.rules.foundation_competitor_prizes).get(face, 0)
-                if prize:
-                    self._pay_from_treasury(p, prize, PaymentReason.FOUNDATION_GRANT, space)
-        elif kind == "card":
-            self._draw_card(p)
-            return
-        self._after_move()
-
-    def _pay_from_treasury(
-        self, p: int, amount: int, reason: PaymentReason, space: int = NO_SPACE
-    ) -> None:
-        self.cash[p] += amount
-        self.treasury -= amount
-        self._emit(ev.Payment(self.table, TREASURY, p, amount, reason, space))
-
-    def _draw_card(self, p: int) -> None:
-        role = self.roles[p]
-        deck = self.decks[role]
-        card_id = deck.popleft()
-        deck.append(card_id)
-        self._emit(ev.CardDrawn(self.table, p, card_id))
-        # what the card does is written once, in the rules core; it calls the steps below
-        core.play_card(self, self.tables, p, role, _deck_positions(self.board, role)[card_id])
+        # what the landing does is written once, in the rules core, over the steps below
+        core.land(self, self.tables, p, end)
 
     # the steps of the transitions (core.Steps), with their events; each returns an int
     # (0 when it only acts), as the compiled interface requires
@@ -878,44 +804,68 @@ class Game(core.Steps):
     def seat_out(self, q: int) -> int:
         return int(self.bankrupt[q])
 
-    def card_pays(self, p: int, amount: int) -> int:
-        self._pay_from_treasury(p, amount, PaymentReason.CARD)
+    def title_owner(self, space: int) -> int:
+        return self.owner[space]
+
+    def treasury_pays(self, p: int, amount: int, reason: int, space: int) -> int:
+        self.cash[p] += amount
+        self.treasury -= amount
+        self._emit(ev.Payment(self.table, TREASURY, p, amount, PAYMENT_REASONS[reason], space))
         return 0
 
-    def card_owes(self, debtor: int, creditor: int, amount: int) -> int:
-        creditor = TREASURY if creditor == NOBODY else creditor
-        payment = ev.Payment(self.table, debtor, creditor, amount, PaymentReason.CARD)
+    def owes(self, debtor: int, creditor: int, amount: int, reason: int, space: int) -> int:
+        payment = ev.Payment(self.table, debtor, creditor, amount, PAYMENT_REASONS[reason], space)
         self._owe(debtor, creditor, amount, payment)
+        return 0
+
+    def owes_rent(self, p: int, owner: int, space: int) -> int:
+        amount, basis, count = self.rent_for(space, self.last_dice)
+        if amount:
+            rent = ev.RentPaid(self.table, p, owner, space, amount, basis, count, self.last_dice)
+            self._owe(p, owner, amount, rent)
+            return 1
+        if basis in ("mortgaged", "prison"):
+            self._emit(ev.NoRent(self.table, p, owner, space, basis))
         return 0
 
     def settle_after_move(self) -> int:
         self._settle("after_move")
         return 0
 
+    def offer_title(self, p: int, space: int) -> int:
+        self.pending_buy = space
+        self.phase = BUY
+        return 0
+
+    def ask_income_tax(self, p: int) -> int:
+        self._emit(self._tax_event(ev.IncomeTaxDue, p))
+        self.phase = INCOME_TAX
+        return 0
+
     def card_moves(self, p: int, target: int) -> int:
         self._move_to(p, target, "card")
         return 0
 
-    def card_sends_to_hold(self, p: int) -> int:
-        self._send_to_hold(p, "card")
-        return 0
-
-    def card_throws_two(self) -> int:
-        return sum(self._throw(2, "card"))
-
-    def card_done(self) -> int:
-        self._after_move()
-        return 0
-
-    def _seats_after(self, p: int) -> list[int]:
-        n = len(self.names)
-        return [(p + k) % n for k in range(1, n)]
-
-    def _send_to_hold(self, p: int, cause: str) -> None:
+    def send_to_hold(self, p: int, by_card: int) -> int:
         self.position[p] = self.board.hold_space
         self.held[p] = 0
         self.extra_pending = False
-        self._emit(ev.SentToHold(self.table, p, cause))
+        self._emit(ev.SentToHold(self.table, p, "card" if by_card else "space"))
+        return 0
+
+    def throw(self, count: int, purpose: int) -> int:
+        return sum(self._throw(count, core.THROWS[purpose]))
+
+    def next_card(self, p: int, role: int) -> int:
+        deck = self.decks[role]
+        card_id = deck.popleft()
+        deck.append(card_id)
+        self._emit(ev.CardDrawn(self.table, p, card_id))
+        return _deck_positions(self.board, role)[card_id]
+
+    def after_move(self) -> int:
+        self._after_move()
+        return 0
 
     def _after_move(self) -> None:
         p = self.current

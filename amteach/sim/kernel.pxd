@@ -168,13 +168,18 @@ cdef class G(core.Steps):
     cpdef int seats(self) except -1
     cpdef int seat_role(self, int q) except -1
     cpdef int seat_out(self, int q) except -1
-    cpdef int card_pays(self, int p, int amount) except -1
-    cpdef int card_owes(self, int debtor, int creditor, int amount) except -1
+    cpdef int title_owner(self, int space) except -2
+    cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
+    cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
+    cpdef int owes_rent(self, int p, int owner, int space) except -1
     cpdef int settle_after_move(self) except -1
+    cpdef int offer_title(self, int p, int space) except -1
+    cpdef int ask_income_tax(self, int p) except -1
     cpdef int card_moves(self, int p, int target) except -1
-    cpdef int card_sends_to_hold(self, int p) except -1
-    cpdef int card_throws_two(self) except -1
-    cpdef int card_done(self) except -1
+    cpdef int send_to_hold(self, int p, int by_card) except -1
+    cpdef int throw(self, int count, int purpose) except -1
+    cpdef int next_card(self, int p, int role) except -1
+    cpdef int after_move(self) except -1
 
 
 cdef class Batch:
@@ -222,10 +227,7 @@ cdef void begin_turn(G g, int player) noexcept
 cdef void next_turn(G g) noexcept
 cdef void after_move(G g) noexcept
 cdef inline void pay_from_treasury(G g, int p, int64_t amount) noexcept
-cdef void send_to_hold(G g, int p) noexcept
 cdef void move_to(G g, int p, int end) noexcept
-cdef void draw_card(G g, int p) noexcept
-cdef void land(G g, int p, int space) noexcept
 cdef void do_roll(G g) noexcept
 cdef void start_final(G g, int reason) noexcept
 cdef void next_final(G g) noexcept

@@ -102,7 +102,13 @@ PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = 
     C_END_TURN,
     C_END_GAME,
 ) = range(16)
-D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER = range(5)
+# what a debt is for: the rules core's payment codes (the frames count fines and taxes), and
+# rent, which has a code of its own after them
+D_FINE = core.P_FINE
+D_INCOME_TAX = core.P_INCOME_TAX
+D_PROPERTY_TAX = core.P_PROPERTY_TAX
+D_OTHER = core.P_CARD
+D_RENT = len(core.PAYMENTS)
 THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED = range(3)
 END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP = range(4)
 GAME_A, GAME_B, GAME_TWO_HOUR = range(3)
@@ -383,32 +389,60 @@ class G(core.Steps):
     def seat_out(self, q):
         return 1 if self.bankrupt[q] else 0
 
-    def card_pays(self, p, amount):
+    def title_owner(self, space):
+        return self.owner[space]
+
+    def treasury_pays(self, p, amount, reason, space):
         pay_from_treasury(self, p, amount)
         return 0
 
-    def card_owes(self, debtor, creditor, amount):
-        owe(self, debtor, creditor, amount, D_OTHER, False)
+    def owes(self, debtor, creditor, amount, reason, space):
+        owe(self, debtor, creditor, amount, reason, False)
+        return 0
+
+    def owes_rent(self, p, owner, space):
+        amount: cython.int = rent_for(self, space, self.last_dice)
+        if amount:
+            owe(self, p, owner, amount, D_RENT, False)
+            return 1
         return 0
 
     def settle_after_move(self):
         settle(self, THEN_AFTER_MOVE)
         return 0
 
+    def offer_title(self, p, space):
+        self.pending_buy = space
+        self.phase = BUY
+        return 0
+
+    def ask_income_tax(self, p):
+        self.phase = INCOME_TAX
+        return 0
+
     def card_moves(self, p, target):
         move_to(self, p, target)
         return 0
 
-    def card_sends_to_hold(self, p):
-        send_to_hold(self, p)
+    def send_to_hold(self, p, by_card):
+        self.position[p] = self.s.hold_space
+        self.held[p] = 0
+        self.extra_pending = False
         return 0
 
-    def card_throws_two(self):
-        a: cython.int = throw_die(self)
-        b: cython.int = throw_die(self)
-        return a + b
+    def throw(self, count, purpose):
+        total: cython.int = 0
+        _k: cython.int
+        for _k in range(count):
+            total += throw_die(self)
+        return total
 
-    def card_done(self):
+    def next_card(self, p, role):
+        index: cython.int = self.deck[role][self.deck_head[role]]
+        self.deck_head[role] = (self.deck_head[role] + 1) % self.s.deck_size[role]
+        return index
+
+    def after_move(self):
         after_move(self)
         return 0
 
@@ -1017,12 +1051,6 @@ def pay_from_treasury(g, p, amount):
     g.treasury -= amount
 
 
-def send_to_hold(g, p):
-    g.position[p] = g.s.hold_space
-    g.held[p] = 0
-    g.extra_pending = False
-
-
 def move_to(g, p, end):
     """Game._move_to: reaching or passing START pays the START money"""
     start: cython.int = g.position[p]
@@ -1030,62 +1058,7 @@ def move_to(g, p, end):
     if end <= start or end == 0:
         if g.s.start_payment:
             pay_from_treasury(g, p, g.s.start_payment)
-    land(g, p, end)
-
-
-def draw_card(g, p):
-    """Game._draw_card: the card's effect is core.play_card, written once"""
-    s: Static = g.s
-    role: cython.int = s.roles[p]
-    index: cython.int = g.deck[role][g.deck_head[role]]
-    g.deck_head[role] = (g.deck_head[role] + 1) % s.deck_size[role]
-    core.play_card(g, s, p, role, index)
-
-
-def land(g, p, space):
-    """Game._land"""
-    s: Static = g.s
-    kind: cython.int = s.kind[space]
-    owner: cython.int
-    amount: cython.int
-    face: cython.int
-    prize: cython.int
-    if kind == K_STREET or kind == K_TRANSPORT or kind == K_UTILITY:
-        owner = g.owner[space]
-        if owner == NOBODY:
-            g.pending_buy = space
-            g.phase = BUY
-            return
-        if owner != p:
-            amount = rent_for(g, space, g.last_dice)
-            if amount:
-                owe(g, p, owner, amount, D_RENT, False)
-                settle(g, THEN_AFTER_MOVE)
-                return
-    elif space == s.go_to_hold_space:
-        send_to_hold(g, p)
-    elif space == s.income_tax_space:
-        g.phase = INCOME_TAX
-        return
-    elif space == s.property_tax_space:
-        owe(g, p, NOBODY, s.property_tax, D_PROPERTY_TAX, False)
-        settle(g, THEN_AFTER_MOVE)
-        return
-    elif space == s.foundation_space:
-        if s.roles[p] == MONOPOLIST:
-            if s.foundation_monopolist_fee:
-                owe(g, p, NOBODY, s.foundation_monopolist_fee, D_OTHER, False)
-                settle(g, THEN_AFTER_MOVE)
-                return
-        else:
-            face = throw_die(g)
-            prize = s.prizes[face]
-            if prize:
-                pay_from_treasury(g, p, prize)
-    elif kind == K_CARD:
-        draw_card(g, p)
-        return
-    after_move(g)
+    core.land(g, g.s, p, end)
 
 
 def do_roll(g):
