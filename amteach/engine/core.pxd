@@ -33,6 +33,7 @@ cdef int E_ROLL_FOR
 cdef int P_START, P_INCOME_TAX, P_PROPERTY_TAX, P_FOUNDATION_FEE, P_FOUNDATION_GRANT, P_CARD
 cdef int P_FINE, P_SETTLEMENT, P_TRADE
 cdef int T_MOVE, T_DOUBLES_ATTEMPT, T_FOUNDATION, T_CARD
+cdef int END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
 cdef int R_MORTGAGED, R_PRISON, R_APARTMENT, R_HOUSES, R_BARE, R_SINGLE, R_MONOPOLY
 cdef int R_MONOPOLY_HOUSES, R_TRANSPORT_COMPETITOR, R_TRANSPORT_MONOPOLIST, R_UTILITY
 
@@ -132,6 +133,17 @@ cdef class Steps:
     cpdef int seat_role(self, int q) except -1
     cpdef int seat_out(self, int q) except -1
     cpdef int title_owner(self, int space) except -2
+    cpdef int is_game_b(self) except -1
+    cpdef long long cash_of(self, int p) except? -1
+    cpdef long long game_b_score(self, int p) except? -1
+    cpdef int rent_at(self, int space, int dice) except -1
+    cpdef int begin_final(self, int reason) except -1
+    cpdef int queue_adjuster(self, int p) except -1
+    cpdef int next_adjuster(self) except -2
+    cpdef int final_cause(self) except -1
+    cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
+    cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
+    cpdef int finish(self, int winner, int reason) except -1
     cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
     cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
     cpdef int owes_rent(self, int p, int owner, int space) except -1
@@ -147,3 +159,6 @@ cdef class Steps:
 
 cpdef int land(Steps game, Tables t, int p, int space) except -1
 cpdef int play_card(Steps game, Tables t, int p, int role, int index) except -1
+cpdef int check_end(Steps game, Tables t) except -1
+cpdef int start_final(Steps game, Tables t, int reason) except -1
+cpdef int next_final(Steps game, Tables t) except -1

@@ -94,6 +94,13 @@ T_DOUBLES_ATTEMPT = THROWS.index("doubles_attempt")
 T_FOUNDATION = THROWS.index("foundation")
 T_CARD = THROWS.index("card")
 
+# How a game ends (`Game.end_reason`, the frames' end reason): the codes, each its position.
+ENDINGS = ("game_a", "game_b", "two_hour", "round_cap")
+END_GAME_A = ENDINGS.index("game_a")
+END_GAME_B = ENDINGS.index("game_b")
+END_TWO_HOUR = ENDINGS.index("two_hour")
+END_ROUND_CAP = ENDINGS.index("round_cap")
+
 # What a rent is charged for (`Game.rent_for`'s basis, which events and the UI show): this
 # module's own vocabulary, the code of each its position here.
 RENT_BASES = (
@@ -645,6 +652,79 @@ class Steps:
         the turn)."""
         return 0
 
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def is_game_b(self) -> cython.int:
+        """1 in Game B (a role left alone ends the game), else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def cash_of(self, p: cython.int) -> cython.longlong:
+        """p's cash."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def game_b_score(self, p: cython.int) -> cython.longlong:
+        """p's Game B score (rule 25: cash plus a rent on every title owned)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def rent_at(self, space: cython.int, dice: cython.int) -> cython.int:
+        """The rent the title on `space` charges now, at these dice."""
+        return 0
+
+    # -- the end of the game
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def begin_final(self, reason: cython.int) -> cython.int:
+        """The final accounting begins (reason: an `ENDINGS` code), with no one queued yet."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def queue_adjuster(self, p: cython.int) -> cython.int:
+        """p will adjust (build, sell, mortgage, redeem) before the settlement, after those
+        queued before."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def next_adjuster(self) -> cython.int:
+        """The first player queued to adjust (NOBODY once none is left) is to decide now
+        (the FINAL_ADJUST phase) when there is one."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def final_cause(self) -> cython.int:
+        """Why the final accounting began (an `ENDINGS` code)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def hands_over(
+        self, p: cython.int, amount: cython.longlong, keep_percent: cython.int
+    ) -> cython.int:
+        """The settlement: p hands `amount` of cash to the Treasury, keeping `keep_percent`."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def treasurer_pays(
+        self, owner: cython.int, space: cython.int, amount: cython.int
+    ) -> cython.int:
+        """The Treasurer's trip: the Treasury pays `owner` the rent of `space`."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def finish(self, winner: cython.int, reason: cython.int) -> cython.int:
+        """The game is over: `winner` (NOBODY: none) for `reason` (an `ENDINGS` code)."""
+        return 0
+
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
@@ -723,3 +803,94 @@ def play_card(
         if game.throw(2, T_CARD) >= t.card_target[role][index]:
             game.treasury_pays(p, amount, P_CARD, NO_SPACE)
     return game.after_move()
+
+
+# -- the end of the game -----------------------------------------------------------------------
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def check_end(game: Steps, t: Tables) -> cython.int:
+    """After a bankruptcy: Game B ends when the players left are all of one role, the richest
+    by Game B score winning (rule 25; the first seat of the highest score); any game ends when
+    one player (or none) is left (Game A)."""
+    n: cython.int = game.seats()
+    p: cython.int
+    alive: cython.int = 0
+    last: cython.int = NOBODY
+    roles_seen: cython.int = 0
+    best: cython.int = NOBODY
+    score: cython.longlong
+    best_score: cython.longlong = 0
+    for p in range(n):
+        if not game.seat_out(p):
+            alive += 1
+            last = p
+            roles_seen |= 1 << game.seat_role(p)
+    if game.is_game_b() and (roles_seen == 1 or roles_seen == 2):
+        for p in range(n):
+            if not game.seat_out(p):
+                score = game.game_b_score(p)
+                if best == NOBODY or score > best_score:
+                    best = p
+                    best_score = score
+        return game.finish(best, END_GAME_B)
+    if alive <= 1:
+        return game.finish(last if alive else NOBODY, END_GAME_A)
+    return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def start_final(game: Steps, t: Tables, reason: cython.int) -> cython.int:
+    """The final accounting (the two-hour game's end, or the round cap): every player still in
+    adjusts in seat order, then `next_final` settles."""
+    p: cython.int
+    game.begin_final(reason)
+    for p in range(game.seats()):
+        if not game.seat_out(p):
+            game.queue_adjuster(p)
+    return next_final(game, t)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def next_final(game: Steps, t: Tables) -> cython.int:
+    """The next player adjusts; once all have, the settlement: each player keeps the role's
+    percentage of cash and hands the rest to the Treasury, the Treasurer pays each title's
+    rent (utilities at the settlement dice) to its owner, and the most cash wins (the first
+    seat of the most)."""
+    n: cython.int = game.seats()
+    p: cython.int
+    i: cython.int
+    sp: cython.int
+    owner: cython.int
+    amount: cython.int
+    best: cython.int = NOBODY
+    cash: cython.longlong
+    keep: cython.longlong
+    best_cash: cython.longlong = 0
+    pct: cython.int
+    if game.next_adjuster() != NOBODY:
+        return 0
+    for p in range(n):
+        if not game.seat_out(p):
+            cash = game.cash_of(p)
+            pct = t.keep_percent[game.seat_role(p)]
+            keep = cash * pct // 100
+            game.hands_over(p, cash - keep, pct)
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        owner = game.title_owner(sp)
+        if owner == NOBODY:
+            continue
+        amount = game.rent_at(sp, t.settlement_utility_dice)
+        if amount:
+            game.treasurer_pays(owner, sp, amount)
+    for p in range(n):
+        if not game.seat_out(p):
+            cash = game.cash_of(p)
+            if best == NOBODY or cash > best_cash:
+                best = p
+                best_cash = cash
+    return game.finish(best, game.final_cause())

@@ -74,6 +74,9 @@ OVER = Phase.OVER
 core = rules_core()
 # a payment's reason by its code in the rules core
 PAYMENT_REASONS = tuple(PaymentReason)
+# how a game ends, by its code in the rules core
+END_TWO_HOUR = core.ENDINGS.index("two_hour")
+END_ROUND_CAP = core.ENDINGS.index("round_cap")
 
 
 @lru_cache(maxsize=64)
@@ -867,6 +870,58 @@ class Game(core.Steps):
         self._after_move()
         return 0
 
+    def is_game_b(self) -> int:
+        return int(self.game_type == "B")
+
+    def cash_of(self, p: int) -> int:
+        return self.cash[p]
+
+    def game_b_score(self, p: int) -> int:
+        return self.rule25_wealth(p)
+
+    def rent_at(self, space: int, dice: int) -> int:
+        return self.rent_for(space, dice)[0]
+
+    def begin_final(self, reason: int) -> int:
+        self.final_reason = core.ENDINGS[reason]
+        self._emit(ev.FinalAccounting(self.table, self.final_reason))
+        self.final_queue = deque()
+        return 0
+
+    def queue_adjuster(self, p: int) -> int:
+        self.final_queue.append(p)
+        return 0
+
+    def next_adjuster(self) -> int:
+        if self.final_queue:
+            self.actor = self.current = self.final_queue[0]
+            self.phase = FINAL_ADJUST
+            return self.actor
+        return NOBODY
+
+    def final_cause(self) -> int:
+        return core.ENDINGS.index(self.final_reason)
+
+    def hands_over(self, p: int, amount: int, keep_percent: int) -> int:
+        self.cash[p] -= amount
+        self.treasury += amount
+        self._emit(
+            ev.Payment(
+                self.table, p, TREASURY, amount, PaymentReason.SETTLEMENT, NO_SPACE, keep_percent
+            )
+        )
+        return 0
+
+    def treasurer_pays(self, owner: int, space: int, amount: int) -> int:
+        self.cash[owner] += amount
+        self.treasury -= amount
+        self._emit(ev.TreasurerPaid(self.table, owner, space, amount))
+        return 0
+
+    def finish(self, winner: int, reason: int) -> int:
+        self._finish(None if winner == NOBODY else winner, core.ENDINGS[reason])
+        return 0
+
     def _after_move(self) -> None:
         p = self.current
         if self.bankrupt[p]:
@@ -963,15 +1018,7 @@ class Game(core.Steps):
         self.bankrupt[d] = True
         self.held[d] = NOT_HELD
         self._emit(ev.Bankrupt(self.table, d, creditor, debt, cash, titles))
-        self._check_end()
-
-    def _check_end(self) -> None:
-        alive = self.alive()
-        if self.game_type == "B" and len({self.roles[p] for p in alive}) == 1:
-            richest = max(alive, key=lambda p: (self.rule25_wealth(p), -p))
-            self._finish(richest, "game_b")
-        elif len(alive) <= 1:
-            self._finish(alive[0] if alive else None, "game_a")
+        core.check_end(self, self.tables)
 
     def _finish(self, winner: int | None, reason: str) -> None:
         self.winner = winner
@@ -993,7 +1040,8 @@ class Game(core.Steps):
         if q <= p:
             cap = self.rules.round_cap
             if cap is not None and self.round >= cap:
-                self._start_final("round_cap")  # `round` stays at the last round played
+                # `round` stays at the last round played
+                core.start_final(self, self.tables, END_ROUND_CAP)
                 return
             self.round += 1
         self._begin_turn(q)
@@ -1002,7 +1050,7 @@ class Game(core.Steps):
     def _do_end_turn(self, _: None) -> None:
         if self.phase == FINAL_ADJUST:
             self.final_queue.popleft()
-            self._next_final()
+            core.next_final(self, self.tables)
         else:
             self._next_turn()
 
@@ -1145,45 +1193,7 @@ class Game(core.Steps):
             self._emit(ev.Payment(self.table, payer, payee, amount, PaymentReason.TRADE))
 
     def _do_end_game(self, _: None) -> None:
-        self._start_final("two_hour")
-
-    # the final accounting (two-hour game, or the round cap)
-    def _start_final(self, reason: str) -> None:
-        self.final_reason = reason
-        self._emit(ev.FinalAccounting(self.table, reason))
-        self.final_queue = deque(self.alive())
-        self._next_final()
-
-    def _next_final(self) -> None:
-        if self.final_queue:
-            self.actor = self.current = self.final_queue[0]
-            self.phase = FINAL_ADJUST
-            return
-        for p in self.alive():
-            cash = self.cash[p]
-            keep_pct = self.rules.settlement_keep_percent(self.roles[p])
-            keep = cash * keep_pct // 100
-            handed = cash - keep
-            self.cash[p] = keep
-            self.treasury += handed
-            self._emit(
-                ev.Payment(
-                    self.table, p, TREASURY, handed, PaymentReason.SETTLEMENT, NO_SPACE, keep_pct
-                )
-            )
-        dice = self.rules.settlement_utility_dice
-        for space in self.board.titles:
-            owner = self.owner[space]
-            if owner == NOBODY:
-                continue
-            amount = self.rent_for(space, dice)[0]
-            if amount:
-                self.cash[owner] += amount
-                self.treasury -= amount
-                self._emit(ev.TreasurerPaid(self.table, owner, space, amount))
-        alive = self.alive()
-        winner = max(alive, key=lambda p: (self.cash[p], -p)) if alive else None
-        self._finish(winner, self.final_reason)
+        core.start_final(self, self.tables, END_TWO_HOUR)
 
     # -- log, save, load, undo ------------------------------------------------------------------
     def undo(self, count: int = 1) -> None:

@@ -180,6 +180,17 @@ cdef class G(core.Steps):
     cpdef int throw(self, int count, int purpose) except -1
     cpdef int next_card(self, int p, int role) except -1
     cpdef int after_move(self) except -1
+    cpdef int is_game_b(self) except -1
+    cpdef long long cash_of(self, int p) except? -1
+    cpdef long long game_b_score(self, int p) except? -1
+    cpdef int rent_at(self, int space, int dice) except -1
+    cpdef int begin_final(self, int reason) except -1
+    cpdef int queue_adjuster(self, int p) except -1
+    cpdef int next_adjuster(self) except -2
+    cpdef int final_cause(self) except -1
+    cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
+    cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
+    cpdef int finish(self, int winner, int reason) except -1
 
 
 cdef class Batch:
@@ -220,7 +231,6 @@ cdef bint trade_is_legal(G g, Trade t) noexcept
 cdef inline void owe(G g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept
 cdef inline int throw_die(G g) noexcept
 cdef void finish(G g, int winner, int reason) noexcept
-cdef void check_end(G g) noexcept
 cdef void go_bankrupt(G g, int d, int creditor) noexcept
 cdef void settle(G g, int then) noexcept
 cdef void begin_turn(G g, int player) noexcept
@@ -229,8 +239,6 @@ cdef void after_move(G g) noexcept
 cdef inline void pay_from_treasury(G g, int p, int64_t amount) noexcept
 cdef void move_to(G g, int p, int end) noexcept
 cdef void do_roll(G g) noexcept
-cdef void start_final(G g, int reason) noexcept
-cdef void next_final(G g) noexcept
 cdef void do_build(G g, int space) noexcept
 cdef void after_raise(G g) noexcept
 cdef void do_sell_building(G g, int space) noexcept

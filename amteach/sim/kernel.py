@@ -30,8 +30,6 @@ Every division below has operands that are never negative (money and counts), so
 import cython
 import numpy as np
 
-from amteach.engine.board import KINDS
-
 # The board, the rules and the rules' arithmetic (rent, buildings, taxes, what selling
 # raises) are written once, in amteach/engine/core.py, which Game calls too: compiled, the
 # kernel cimports it (kernel.pxd) and calls its C functions; uncompiled, it runs on core.py as
@@ -71,18 +69,18 @@ TEMPER_B = 0x9D2C5680
 TEMPER_C = 0xEFC60000
 
 # -- codes (the Python engine's strings, as small ints) --------------------------------------
-NOBODY = -1  # also TREASURY and NOT_HELD: the engine's three names for -1
-COMPETITOR = 0
-MONOPOLIST = 1
+NOBODY = core.NOBODY  # also TREASURY and NOT_HELD: the engine's three names for -1
+COMPETITOR = core.COMPETITOR
+MONOPOLIST = core.MONOPOLIST
 
-# the space kinds: each the position of its name in the engine's vocabulary (card effects are
-# the rules core's: core.play_card)
-K_CORNER = KINDS.index("corner")
-K_STREET = KINDS.index("street")
-K_CARD = KINDS.index("card")
-K_TAX = KINDS.index("tax")
-K_TRANSPORT = KINDS.index("transport")
-K_UTILITY = KINDS.index("utility")
+# the space kinds: the rules core's codes (each the position of its name in the engine's
+# vocabulary, worked out there once); card effects are the core's alone (core.play_card)
+K_CORNER = core.K_CORNER
+K_STREET = core.K_STREET
+K_CARD = core.K_CARD
+K_TAX = core.K_TAX
+K_TRANSPORT = core.K_TRANSPORT
+K_UTILITY = core.K_UTILITY
 PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = range(8)
 (
     C_NONE,
@@ -110,7 +108,11 @@ D_PROPERTY_TAX = core.P_PROPERTY_TAX
 D_OTHER = core.P_CARD
 D_RENT = len(core.PAYMENTS)
 THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED = range(3)
-END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP = range(4)
+# how a game ends: the rules core's codes
+END_GAME_A = core.END_GAME_A
+END_GAME_B = core.END_GAME_B
+END_TWO_HOUR = core.END_TWO_HOUR
+END_ROUND_CAP = core.END_ROUND_CAP
 GAME_A, GAME_B, GAME_TWO_HOUR = range(3)
 BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY = range(5)
 # a family bot's knobs, in amteach.bots.family.KNOBS order (FamilyParams.vector())
@@ -444,6 +446,54 @@ class G(core.Steps):
 
     def after_move(self):
         after_move(self)
+        return 0
+
+    def is_game_b(self):
+        return 1 if self.s.game_type == GAME_B else 0
+
+    def cash_of(self, p):
+        return self.cash[p]
+
+    def game_b_score(self, p):
+        return rule25_wealth(self, p)
+
+    def rent_at(self, space, dice):
+        return rent_for(self, space, dice)
+
+    def begin_final(self, reason):
+        self.final_reason = reason
+        self.final_head = 0
+        self.final_count = 0
+        return 0
+
+    def queue_adjuster(self, p):
+        self.final_queue[self.final_head + self.final_count] = p
+        self.final_count += 1
+        return 0
+
+    def next_adjuster(self):
+        if self.final_count:
+            self.actor = self.final_queue[self.final_head]
+            self.current = self.actor
+            self.phase = FINAL_ADJUST
+            return self.actor
+        return NOBODY
+
+    def final_cause(self):
+        return self.final_reason
+
+    def hands_over(self, p, amount, keep_percent):
+        self.cash[p] -= amount
+        self.treasury += amount
+        return 0
+
+    def treasurer_pays(self, owner, space, amount):
+        self.cash[owner] += amount
+        self.treasury -= amount
+        return 0
+
+    def finish(self, winner, reason):
+        finish(self, winner, reason)
         return 0
 
 
@@ -873,33 +923,6 @@ def finish(g, winner, reason):
     g.debt_count = 0
 
 
-def check_end(g):
-    """Game._check_end"""
-    p: cython.int
-    alive: cython.int = 0
-    last: cython.int = NOBODY
-    roles_seen: cython.int = 0
-    best: cython.int = NOBODY
-    wealth: cython.longlong
-    best_wealth: cython.longlong = 0
-    for p in range(g.n):
-        if not g.bankrupt[p]:
-            alive += 1
-            last = p
-            roles_seen |= 1 << g.s.roles[p]
-    if g.s.game_type == GAME_B and (roles_seen == 1 or roles_seen == 2):
-        # richest by (Game B score, -seat): the first seat of the highest score
-        for p in range(g.n):
-            if not g.bankrupt[p]:
-                wealth = rule25_wealth(g, p)
-                if best == NOBODY or wealth > best_wealth:
-                    best = p
-                    best_wealth = wealth
-        finish(g, best, END_GAME_B)
-    elif alive <= 1:
-        finish(g, last if alive else NOBODY, END_GAME_A)
-
-
 def go_bankrupt(g, d, creditor):
     """Game._go_bankrupt (decision 9)"""
     s: Static = g.s
@@ -936,7 +959,7 @@ def go_bankrupt(g, d, creditor):
     g.bankrupt[d] = True
     g.held[d] = NOBODY
     g.bankrupt_round[d] = g.round
-    check_end(g)
+    core.check_end(g, s)
 
 
 def settle(g, then):
@@ -1025,7 +1048,7 @@ def next_turn(g):
             break
     if q <= p:
         if g.s.round_cap >= 0 and g.round >= g.s.round_cap:
-            start_final(g, END_ROUND_CAP)
+            core.start_final(g, g.s, END_ROUND_CAP)
             return
         g.round += 1
     begin_turn(g, q)
@@ -1077,56 +1100,6 @@ def do_roll(g):
         g.extra_pending = a == b and not g.is_extra
     g.last_dice = a + b
     move_to(g, p, (g.position[p] + a + b) % g.s.n_spaces)
-
-
-def start_final(g, reason):
-    """Game._start_final"""
-    p: cython.int
-    g.final_reason = reason
-    g.final_head = 0
-    g.final_count = 0
-    for p in range(g.n):
-        if not g.bankrupt[p]:
-            g.final_queue[g.final_count] = p
-            g.final_count += 1
-    next_final(g)
-
-
-def next_final(g):
-    """Game._next_final: each player adjusts, then the settlement and the Treasurer's trip"""
-    s: Static = g.s
-    p: cython.int
-    i: cython.int
-    sp: cython.int
-    owner: cython.int
-    amount: cython.int
-    best: cython.int = NOBODY
-    cash: cython.longlong
-    keep: cython.longlong
-    if g.final_count:
-        g.actor = g.final_queue[g.final_head]
-        g.current = g.actor
-        g.phase = FINAL_ADJUST
-        return
-    for p in range(g.n):
-        if not g.bankrupt[p]:
-            cash = g.cash[p]
-            keep = cash * s.keep_percent[s.roles[p]] // 100
-            g.cash[p] = keep
-            g.treasury += cash - keep
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        owner = g.owner[sp]
-        if owner == NOBODY:
-            continue
-        amount = rent_for(g, sp, s.settlement_utility_dice)
-        if amount:
-            g.cash[owner] += amount
-            g.treasury -= amount
-    for p in range(g.n):
-        if not g.bankrupt[p] and (best == NOBODY or g.cash[p] > g.cash[best]):
-            best = p
-    finish(g, best, g.final_reason)
 
 
 def do_build(g, space):
@@ -1233,7 +1206,7 @@ def apply(g, c):
         if g.phase == FINAL_ADJUST:
             g.final_head += 1
             g.final_count -= 1
-            next_final(g)
+            core.next_final(g, g.s)
         else:
             next_turn(g)
     elif kind == C_BUY:
@@ -1275,7 +1248,7 @@ def apply(g, c):
     elif kind == C_REJECT:
         answer(g, False)
     elif kind == C_END_GAME:
-        start_final(g, END_TWO_HOUR)
+        core.start_final(g, g.s, END_TWO_HOUR)
 
 
 # -- the bots (amteach.bots.strategies) --------------------------------------------------------
