@@ -104,6 +104,24 @@ class Recorder(core.Steps):
         self.log.append(("finish", winner, core.ENDINGS[reason]))
         return 0
 
+    def return_buildings(self, d, space):
+        self.log.append(("return_buildings", d, space))
+        return 0
+
+    def hand_over_cash(self, d, creditor):
+        self.log.append(("hand_over_cash", d, creditor))
+        return 0
+
+    def hand_over_title(self, space, creditor):
+        self.log.append(("hand_over_title", space, creditor))
+        self.owner[space] = creditor
+        return 0
+
+    def declare_bankrupt(self, d, creditor, debt):
+        self.log.append(("declare_bankrupt", d, creditor, debt))
+        self.out.add(d)
+        return 0
+
 
 def tables(**rules):
     return core.tables(BOARD, RuleSet.preset("default", **rules))
@@ -187,6 +205,35 @@ def test_decision12_most_cash_wins_and_a_tie_goes_to_the_first_seat():
     game.log.clear()
     core.next_final(game, tables())
     assert game.log[-1] == ("finish", 0, "round_cap")
+
+
+def test_decision9_owed_to_a_player_already_out_the_titles_return_to_the_treasury():
+    # decision 9: owed to the Treasury, titles return to it; a creditor who is already out of
+    # the game takes nothing either, so the Treasury stands in for it
+    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR], out={1})
+    titles = BOARD.titles[:2]
+    for space in titles:
+        game.owner[space] = 0
+    core.go_bankrupt(game, tables(), 0, 1, 300)
+    assert game.log == [
+        *(("return_buildings", 0, space) for space in titles),
+        ("hand_over_cash", 0, NOBODY),
+        *(("hand_over_title", space, NOBODY) for space in titles),
+        ("declare_bankrupt", 0, NOBODY, 300),
+        ("finish", 2, "game_a"),  # one player is left
+    ]
+
+
+def test_decision9_a_bankrupt_hands_cash_and_titles_to_the_player_owed():
+    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST])
+    game.owner[BOARD.titles[0]] = 2
+    core.go_bankrupt(game, tables(), 2, 3, 80)
+    assert game.log == [
+        ("return_buildings", 2, BOARD.titles[0]),
+        ("hand_over_cash", 2, 3),
+        ("hand_over_title", BOARD.titles[0], 3),
+        ("declare_bankrupt", 2, 3, 80),
+    ]  # three players left: the game goes on
 
 
 def test_the_kernel_debt_ring_refuses_a_debt_beyond_max_debts():

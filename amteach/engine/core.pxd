@@ -34,6 +34,7 @@ cdef int P_START, P_INCOME_TAX, P_PROPERTY_TAX, P_FOUNDATION_FEE, P_FOUNDATION_G
 cdef int P_FINE, P_SETTLEMENT, P_TRADE
 cdef int T_MOVE, T_DOUBLES_ATTEMPT, T_FOUNDATION, T_CARD
 cdef int END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
+cdef int THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED
 cdef int R_MORTGAGED, R_PRISON, R_APARTMENT, R_HOUSES, R_BARE, R_SINGLE, R_MONOPOLY
 cdef int R_MONOPOLY_HOUSES, R_TRANSPORT_COMPETITOR, R_TRANSPORT_MONOPOLIST, R_UTILITY
 
@@ -144,6 +145,23 @@ cdef class Steps:
     cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
     cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
     cpdef int finish(self, int winner, int reason) except -1
+    cpdef int first_debtor(self) except -2
+    cpdef int first_creditor(self) except -2
+    cpdef long long first_debt(self) except? -1
+    cpdef int pay_first_debt(self) except -1
+    cpdef int drop_first_debt(self) except -1
+    cpdef long long liquidation_of(self, int p) except? -1
+    cpdef int must_raise(self, int d) except -1
+    cpdef int set_then(self, int then) except -1
+    cpdef int take_then(self) except -1
+    cpdef int is_over(self) except -1
+    cpdef int return_buildings(self, int d, int space) except -1
+    cpdef int hand_over_cash(self, int d, int creditor) except -1
+    cpdef int hand_over_title(self, int space, int creditor) except -1
+    cpdef int declare_bankrupt(self, int d, int creditor, long long debt) except -1
+    cpdef int current_seat(self) except -1
+    cpdef int next_turn(self) except -1
+    cpdef int resume_turn(self) except -1
     cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
     cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
     cpdef int owes_rent(self, int p, int owner, int space) except -1
@@ -162,3 +180,5 @@ cpdef int play_card(Steps game, Tables t, int p, int role, int index) except -1
 cpdef int check_end(Steps game, Tables t) except -1
 cpdef int start_final(Steps game, Tables t, int reason) except -1
 cpdef int next_final(Steps game, Tables t) except -1
+cpdef int settle(Steps game, Tables t, int then) except -1
+cpdef int go_bankrupt(Steps game, Tables t, int d, int creditor, long long debt) except -1

@@ -101,6 +101,13 @@ END_GAME_B = ENDINGS.index("game_b")
 END_TWO_HOUR = ENDINGS.index("two_hour")
 END_ROUND_CAP = ENDINGS.index("round_cap")
 
+# What follows once the debts are paid (`Game.then`): nothing, the rest of the move, or the
+# turn of a player released by the fine.
+THENS = ("", "after_move", "released")
+THEN_NONE = THENS.index("")
+THEN_AFTER_MOVE = THENS.index("after_move")
+THEN_RELEASED = THENS.index("released")
+
 # What a rent is charged for (`Game.rent_for`'s basis, which events and the UI show): this
 # module's own vocabulary, the code of each its position here.
 RENT_BASES = (
@@ -725,6 +732,114 @@ class Steps:
         """The game is over: `winner` (NOBODY: none) for `reason` (an `ENDINGS` code)."""
         return 0
 
+    # -- the debts
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def first_debtor(self) -> cython.int:
+        """The debtor of the first debt queued (NOBODY: none is)."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def first_creditor(self) -> cython.int:
+        """The creditor of the first debt queued (NOBODY: the Treasury)."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def first_debt(self) -> cython.longlong:
+        """The amount of the first debt queued."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def pay_first_debt(self) -> cython.int:
+        """The debtor pays the first debt from cash (a fine paid releases the debtor)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def drop_first_debt(self) -> cython.int:
+        """Take the first debt off the queue unpaid."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def liquidation_of(self, p: cython.int) -> cython.longlong:
+        """What p could raise: cash, buildings sold and titles mortgaged."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def must_raise(self, d: cython.int) -> cython.int:
+        """d must sell or mortgage to pay the first debt (the RAISE phase)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def set_then(self, then: cython.int) -> cython.int:
+        """What follows once the debts are paid (a `THENS` code)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def take_then(self) -> cython.int:
+        """What follows once the debts are paid, cleared."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def is_over(self) -> cython.int:
+        """1 once the game is over."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def return_buildings(self, d: cython.int, space: cython.int) -> cython.int:
+        """A bankrupt's buildings on `space` go back to the Treasury, which pays d their
+        liquidation value (`buildings_refund`)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def hand_over_cash(self, d: cython.int, creditor: cython.int) -> cython.int:
+        """All of d's cash goes to `creditor` (NOBODY: the Treasury)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def hand_over_title(self, space: cython.int, creditor: cython.int) -> cython.int:
+        """A bankrupt's title goes to `creditor` as it is (NOBODY: back to the Treasury,
+        unowned and unmortgaged)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def declare_bankrupt(
+        self, d: cython.int, creditor: cython.int, debt: cython.longlong
+    ) -> cython.int:
+        """d is bankrupt (owing `debt` to `creditor`) and leaves the game."""
+        return 0
+
+    # -- the turn
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def current_seat(self) -> cython.int:
+        """The seat whose turn it is."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def next_turn(self) -> cython.int:
+        """The next player's turn."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def resume_turn(self) -> cython.int:
+        """The current player decides before throwing (the PRE_ROLL phase)."""
+        return 0
+
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
@@ -803,6 +918,72 @@ def play_card(
         if game.throw(2, T_CARD) >= t.card_target[role][index]:
             game.treasury_pays(p, amount, P_CARD, NO_SPACE)
     return game.after_move()
+
+
+# -- the debts ---------------------------------------------------------------------------------
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def settle(game: Steps, t: Tables, then: cython.int) -> cython.int:
+    """Decision 9: pay the queued debts in order. A debtor short of cash who could raise the
+    money by selling and mortgaging must do so first (the RAISE phase: the queue waits); one
+    who could not is bankrupt. Then `then` (a `THENS` code) follows."""
+    d: cython.int
+    creditor: cython.int
+    amount: cython.longlong
+    game.set_then(then)
+    while True:
+        d = game.first_debtor()
+        if d == NOBODY:
+            break
+        if game.seat_out(d):
+            game.drop_first_debt()
+            continue
+        amount = game.first_debt()
+        if game.cash_of(d) >= amount:
+            game.pay_first_debt()
+            continue
+        if game.liquidation_of(d) >= amount:
+            return game.must_raise(d)
+        creditor = game.first_creditor()
+        game.drop_first_debt()
+        go_bankrupt(game, t, d, creditor, amount)
+        if game.is_over():
+            return 0
+    then = game.take_then()
+    if then == THEN_AFTER_MOVE:
+        return game.after_move()
+    if then == THEN_RELEASED:
+        if game.seat_out(game.current_seat()):
+            return game.next_turn()
+        return game.resume_turn()
+    return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def go_bankrupt(
+    game: Steps, t: Tables, d: cython.int, creditor: cython.int, debt: cython.longlong
+) -> cython.int:
+    """Decision 9: the buildings go back to the Treasury at their liquidation value, then the
+    cash and the titles (mortgaged ones as they are) to the creditor; owed to the Treasury
+    (or to a creditor already out), the titles return to it unowned and unmortgaged."""
+    i: cython.int
+    sp: cython.int
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        if game.title_owner(sp) == d:
+            game.return_buildings(d, sp)
+    if creditor != NOBODY and game.seat_out(creditor):
+        creditor = NOBODY
+    game.hand_over_cash(d, creditor)
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        if game.title_owner(sp) == d:
+            game.hand_over_title(sp, creditor)
+    game.declare_bankrupt(d, creditor, debt)
+    return check_end(game, t)
 
 
 # -- the end of the game -----------------------------------------------------------------------

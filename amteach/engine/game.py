@@ -171,6 +171,7 @@ class _Debt:
 
 _STATE_FIELDS = (
     "_forced_dice",
+    "_handed_over",
     "actor",
     "apartment",
     "bankrupt",
@@ -278,6 +279,7 @@ class Game(core.Steps):
         self.events: list[ev.Event] = []
         self.decisions: list[Choice] = []
         self.debts: deque[_Debt] = deque()
+        self._handed_over: tuple[int, list[int]] = (0, [])
         self.then = ""
         self.round = 1
         self.current = 0
@@ -922,6 +924,105 @@ class Game(core.Steps):
         self._finish(None if winner == NOBODY else winner, core.ENDINGS[reason])
         return 0
 
+    def first_debtor(self) -> int:
+        return self.debts[0].debtor if self.debts else NOBODY
+
+    def first_creditor(self) -> int:
+        return self.debts[0].creditor
+
+    def first_debt(self) -> int:
+        return self.debts[0].amount
+
+    def pay_first_debt(self) -> int:
+        debt = self.debts.popleft()
+        d = debt.debtor
+        self.cash[d] -= debt.amount
+        if debt.creditor == TREASURY:
+            self.treasury += debt.amount
+        else:
+            self.cash[debt.creditor] += debt.amount
+        self._emit(debt.event)
+        if debt.releases:
+            self.held[d] = NOT_HELD
+            self._emit(ev.LeftHold(self.table, d, "fine"))
+        return 0
+
+    def drop_first_debt(self) -> int:
+        self.debts.popleft()
+        return 0
+
+    def liquidation_of(self, p: int) -> int:
+        return self.liquidation_value(p)
+
+    def must_raise(self, d: int) -> int:
+        debt = self.debts[0]
+        if not debt.announced:
+            debt.announced = True
+            self._emit(ev.MustRaiseMoney(self.table, d, debt.creditor, debt.amount, self.cash[d]))
+        self.actor = d
+        self.phase = RAISE
+        return 0
+
+    def set_then(self, then: int) -> int:
+        self.then = core.THENS[then]
+        return 0
+
+    def take_then(self) -> int:
+        then = core.THENS.index(self.then)
+        self.then = ""
+        return then
+
+    def is_over(self) -> int:
+        return int(self.phase == OVER)
+
+    def return_buildings(self, d: int, space: int) -> int:
+        refund = core.buildings_refund(
+            self.tables, space, self.roles[d], self.houses[space], self.apartment[space]
+        )
+        self.supply_houses += self.houses[space]
+        self.supply_apartments += self.apartment[space]
+        self.houses[space] = 0
+        self.apartment[space] = False
+        self.cash[d] += refund
+        self.treasury -= refund
+        return 0
+
+    def hand_over_cash(self, d: int, creditor: int) -> int:
+        cash = self.cash[d]
+        self.cash[d] = 0
+        if creditor == TREASURY:
+            self.treasury += cash
+        else:
+            self.cash[creditor] += cash
+        self._handed_over = (cash, [])  # the Bankrupt event tells both
+        return 0
+
+    def hand_over_title(self, space: int, creditor: int) -> int:
+        self.owner[space] = creditor
+        if creditor == TREASURY:
+            self.mortgaged[space] = False
+        self._handed_over[1].append(space)
+        return 0
+
+    def declare_bankrupt(self, d: int, creditor: int, debt: int) -> int:
+        self.bankrupt[d] = True
+        self.held[d] = NOT_HELD
+        cash, titles = self._handed_over
+        self._emit(ev.Bankrupt(self.table, d, creditor, debt, cash, tuple(titles)))
+        return 0
+
+    def current_seat(self) -> int:
+        return self.current
+
+    def next_turn(self) -> int:
+        self._next_turn()
+        return 0
+
+    def resume_turn(self) -> int:
+        self.actor = self.current
+        self.phase = PRE_ROLL
+        return 0
+
     def _after_move(self) -> None:
         p = self.current
         if self.bankrupt[p]:
@@ -942,83 +1043,8 @@ class Game(core.Steps):
         self.debts.append(_Debt(debtor, creditor, amount, event, releases))
 
     def _settle(self, then: str) -> None:
-        """Pay queued debts in order. Stops in the RAISE phase when a debtor must sell or
-        mortgage first; a debtor who could not pay even then is bankrupt (decision 9)."""
-        self.then = then
-        debts = self.debts
-        while debts:
-            debt = debts[0]
-            d = debt.debtor
-            if self.bankrupt[d]:
-                debts.popleft()
-                continue
-            if self.cash[d] >= debt.amount:
-                debts.popleft()
-                self.cash[d] -= debt.amount
-                if debt.creditor == TREASURY:
-                    self.treasury += debt.amount
-                else:
-                    self.cash[debt.creditor] += debt.amount
-                self._emit(debt.event)
-                if debt.releases:
-                    self.held[d] = NOT_HELD
-                    self._emit(ev.LeftHold(self.table, d, "fine"))
-                continue
-            if self.liquidation_value(d) >= debt.amount:
-                if not debt.announced:
-                    debt.announced = True
-                    self._emit(
-                        ev.MustRaiseMoney(self.table, d, debt.creditor, debt.amount, self.cash[d])
-                    )
-                self.actor = d
-                self.phase = RAISE
-                return
-            debts.popleft()
-            self._go_bankrupt(d, debt.creditor, debt.amount)
-            if self.phase == OVER:
-                debts.clear()
-                return
-        then = self.then
-        self.then = ""
-        if then == "after_move":
-            self._after_move()
-        elif then == "released":
-            if self.bankrupt[self.current]:
-                self._next_turn()
-            else:
-                self.actor = self.current
-                self.phase = PRE_ROLL
-
-    def _go_bankrupt(self, d: int, creditor: int, debt: int) -> None:
-        """Decision 9: buildings back to the Treasury at half, then cash and titles to the
-        creditor (mortgaged ones as they are), or titles back to the Treasury unowned."""
-        titles = tuple(self.titles_of(d))
-        for s in titles:
-            refund = core.buildings_refund(
-                self.tables, s, self.roles[d], self.houses[s], self.apartment[s]
-            )
-            self.supply_houses += self.houses[s]
-            self.supply_apartments += self.apartment[s]
-            self.houses[s] = 0
-            self.apartment[s] = False
-            self.cash[d] += refund
-            self.treasury -= refund
-        cash = self.cash[d]
-        self.cash[d] = 0
-        if creditor == TREASURY or self.bankrupt[creditor]:
-            self.treasury += cash
-            for s in titles:
-                self.owner[s] = NOBODY
-                self.mortgaged[s] = False
-            creditor = TREASURY
-        else:
-            self.cash[creditor] += cash
-            for s in titles:
-                self.owner[s] = creditor
-        self.bankrupt[d] = True
-        self.held[d] = NOT_HELD
-        self._emit(ev.Bankrupt(self.table, d, creditor, debt, cash, titles))
-        core.check_end(self, self.tables)
+        """Pay queued debts in order, then `then`: `core.settle`, written once."""
+        core.settle(self, self.tables, core.THENS.index(then))
 
     def _finish(self, winner: int | None, reason: str) -> None:
         self.winner = winner

@@ -191,6 +191,23 @@ cdef class G(core.Steps):
     cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
     cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
     cpdef int finish(self, int winner, int reason) except -1
+    cpdef int first_debtor(self) except -2
+    cpdef int first_creditor(self) except -2
+    cpdef long long first_debt(self) except? -1
+    cpdef int pay_first_debt(self) except -1
+    cpdef int drop_first_debt(self) except -1
+    cpdef long long liquidation_of(self, int p) except? -1
+    cpdef int must_raise(self, int d) except -1
+    cpdef int set_then(self, int then) except -1
+    cpdef int take_then(self) except -1
+    cpdef int is_over(self) except -1
+    cpdef int return_buildings(self, int d, int space) except -1
+    cpdef int hand_over_cash(self, int d, int creditor) except -1
+    cpdef int hand_over_title(self, int space, int creditor) except -1
+    cpdef int declare_bankrupt(self, int d, int creditor, long long debt) except -1
+    cpdef int current_seat(self) except -1
+    cpdef int next_turn(self) except -1
+    cpdef int resume_turn(self) except -1
 
 
 cdef class Batch:
@@ -231,7 +248,6 @@ cdef bint trade_is_legal(G g, Trade t) noexcept
 cdef inline void owe(G g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept
 cdef inline int throw_die(G g) noexcept
 cdef void finish(G g, int winner, int reason) noexcept
-cdef void go_bankrupt(G g, int d, int creditor) noexcept
 cdef void settle(G g, int then) noexcept
 cdef void begin_turn(G g, int player) noexcept
 cdef void next_turn(G g) noexcept

@@ -107,7 +107,9 @@ D_INCOME_TAX = core.P_INCOME_TAX
 D_PROPERTY_TAX = core.P_PROPERTY_TAX
 D_OTHER = core.P_CARD
 D_RENT = len(core.PAYMENTS)
-THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED = range(3)
+THEN_NONE = core.THEN_NONE
+THEN_AFTER_MOVE = core.THEN_AFTER_MOVE
+THEN_RELEASED = core.THEN_RELEASED
 # how a game ends: the rules core's codes
 END_GAME_A = core.END_GAME_A
 END_GAME_B = core.END_GAME_B
@@ -494,6 +496,114 @@ class G(core.Steps):
 
     def finish(self, winner, reason):
         finish(self, winner, reason)
+        return 0
+
+    def first_debtor(self):
+        if self.debt_count:
+            return self.debt_debtor[self.debt_head]
+        return NOBODY
+
+    def first_creditor(self):
+        return self.debt_creditor[self.debt_head]
+
+    def first_debt(self):
+        return self.debt_amount[self.debt_head]
+
+    def pay_first_debt(self):
+        at: cython.int = self.debt_head
+        d: cython.int = self.debt_debtor[at]
+        creditor: cython.int = self.debt_creditor[at]
+        amount: cython.longlong = self.debt_amount[at]
+        kind: cython.int = self.debt_kind[at]
+        self.debt_head = (self.debt_head + 1) % MAX_DEBTS
+        self.debt_count -= 1
+        self.cash[d] -= amount
+        if creditor == NOBODY:
+            self.treasury += amount
+        else:
+            self.cash[creditor] += amount
+        if kind == D_RENT:
+            self.rent_paid[d] += amount
+            self.rent_received[creditor] += amount
+        elif kind == D_FINE:
+            self.fines[d] += amount
+        elif kind == D_INCOME_TAX:
+            self.income_tax[d] += amount
+        elif kind == D_PROPERTY_TAX:
+            self.property_tax[d] += amount
+        if self.debt_releases[at]:
+            self.held[d] = NOBODY
+        return 0
+
+    def drop_first_debt(self):
+        self.debt_head = (self.debt_head + 1) % MAX_DEBTS
+        self.debt_count -= 1
+        return 0
+
+    def liquidation_of(self, p):
+        return liquidation_value(self, p)
+
+    def must_raise(self, d):
+        self.actor = d
+        self.phase = RAISE
+        return 0
+
+    def set_then(self, then):
+        self.then = then
+        return 0
+
+    def take_then(self):
+        then: cython.int = self.then
+        self.then = THEN_NONE
+        return then
+
+    def is_over(self):
+        return 1 if self.phase == OVER else 0
+
+    def return_buildings(self, d, space):
+        s: Static = self.s
+        refund: cython.int = core.buildings_refund(
+            s, space, s.roles[d], self.houses[space], self.apartment[space]
+        )
+        self.supply_houses += self.houses[space]
+        self.supply_apartments += 1 if self.apartment[space] else 0
+        self.houses[space] = 0
+        self.apartment[space] = False
+        self.cash[d] += refund
+        self.treasury -= refund
+        return 0
+
+    def hand_over_cash(self, d, creditor):
+        cash: cython.longlong = self.cash[d]
+        self.cash[d] = 0
+        if creditor == NOBODY:
+            self.treasury += cash
+        else:
+            self.cash[creditor] += cash
+        return 0
+
+    def hand_over_title(self, space, creditor):
+        self.owner[space] = creditor
+        if creditor == NOBODY:
+            self.mortgaged[space] = False
+        return 0
+
+    def declare_bankrupt(self, d, creditor, debt):
+        self.bankrupt[d] = True
+        self.held[d] = NOBODY
+        self.bankrupt_round[d] = self.round
+        return 0
+
+    def current_seat(self):
+        return self.current
+
+    def next_turn(self):
+        next_turn(self)
+        return 0
+
+    def resume_turn(self):
+        self.actor = self.current
+        self.phase = PRE_ROLL
         return 0
 
 
@@ -923,103 +1033,9 @@ def finish(g, winner, reason):
     g.debt_count = 0
 
 
-def go_bankrupt(g, d, creditor):
-    """Game._go_bankrupt (decision 9)"""
-    s: Static = g.s
-    i: cython.int
-    sp: cython.int
-    refund: cython.int
-    cash: cython.longlong
-    n_titles: cython.int = 0
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        if g.owner[sp] == d:
-            g.doomed[n_titles] = sp
-            n_titles += 1
-    for i in range(n_titles):
-        sp = g.doomed[i]
-        refund = core.buildings_refund(s, sp, s.roles[d], g.houses[sp], g.apartment[sp])
-        g.supply_houses += g.houses[sp]
-        g.supply_apartments += 1 if g.apartment[sp] else 0
-        g.houses[sp] = 0
-        g.apartment[sp] = False
-        g.cash[d] += refund
-        g.treasury -= refund
-    cash = g.cash[d]
-    g.cash[d] = 0
-    if creditor == NOBODY or g.bankrupt[creditor]:
-        g.treasury += cash
-        for i in range(n_titles):
-            g.owner[g.doomed[i]] = NOBODY
-            g.mortgaged[g.doomed[i]] = False
-    else:
-        g.cash[creditor] += cash
-        for i in range(n_titles):
-            g.owner[g.doomed[i]] = creditor
-    g.bankrupt[d] = True
-    g.held[d] = NOBODY
-    g.bankrupt_round[d] = g.round
-    core.check_end(g, s)
-
-
 def settle(g, then):
-    """Game._settle: pay queued debts in order; stop in RAISE when a debtor must sell first"""
-    at: cython.int
-    d: cython.int
-    creditor: cython.int
-    kind: cython.int
-    amount: cython.longlong
-    g.then = then
-    while g.debt_count:
-        at = g.debt_head
-        d = g.debt_debtor[at]
-        creditor = g.debt_creditor[at]
-        amount = g.debt_amount[at]
-        if g.bankrupt[d]:
-            g.debt_head = (g.debt_head + 1) % MAX_DEBTS
-            g.debt_count -= 1
-            continue
-        if g.cash[d] >= amount:
-            g.debt_head = (g.debt_head + 1) % MAX_DEBTS
-            g.debt_count -= 1
-            g.cash[d] -= amount
-            if creditor == NOBODY:
-                g.treasury += amount
-            else:
-                g.cash[creditor] += amount
-            kind = g.debt_kind[at]
-            if kind == D_RENT:
-                g.rent_paid[d] += amount
-                g.rent_received[creditor] += amount
-            elif kind == D_FINE:
-                g.fines[d] += amount
-            elif kind == D_INCOME_TAX:
-                g.income_tax[d] += amount
-            elif kind == D_PROPERTY_TAX:
-                g.property_tax[d] += amount
-            if g.debt_releases[at]:
-                g.held[d] = NOBODY
-            continue
-        if liquidation_value(g, d) >= amount:
-            g.actor = d
-            g.phase = RAISE
-            return
-        g.debt_head = (g.debt_head + 1) % MAX_DEBTS
-        g.debt_count -= 1
-        go_bankrupt(g, d, creditor)
-        if g.phase == OVER:
-            g.debt_count = 0
-            return
-    then = g.then
-    g.then = THEN_NONE
-    if then == THEN_AFTER_MOVE:
-        after_move(g)
-    elif then == THEN_RELEASED:
-        if g.bankrupt[g.current]:
-            next_turn(g)
-        else:
-            g.actor = g.current
-            g.phase = PRE_ROLL
+    """Pay the queued debts, then `then`: core.settle, written once"""
+    core.settle(g, g.s, then)
 
 
 def begin_turn(g, player):
