@@ -25,8 +25,16 @@ cdef extern from *:
     """
     const char* AMTEACH_CORE_SHA256
 
-cdef int NOBODY, APARTMENT_RUNG
+cdef int COMPETITOR, MONOPOLIST, NOBODY, NO_SPACE, APARTMENT_RUNG
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
+cdef int E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS
+cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_PRICE_WAR, E_GO_TO_PRISON
+cdef int E_ROLL_FOR
+cdef int P_START, P_INCOME_TAX, P_PROPERTY_TAX, P_FOUNDATION_FEE, P_FOUNDATION_GRANT, P_CARD
+cdef int P_FINE, P_SETTLEMENT, P_TRADE
+cdef int T_MOVE, T_DOUBLES_ATTEMPT, T_FOUNDATION, T_CARD
+cdef int END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
+cdef int THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED
 cdef int R_MORTGAGED, R_PRISON, R_APARTMENT, R_HOUSES, R_BARE, R_SINGLE, R_MONOPOLY
 cdef int R_MONOPOLY_HOUSES, R_TRANSPORT_COMPETITOR, R_TRANSPORT_MONOPOLIST, R_UTILITY
 
@@ -117,3 +125,60 @@ cpdef long long title_liquidation(Tables t, int space, int role, int houses, bin
 cpdef int title_worth(Tables t, int space, bint mortgaged, int redeem) noexcept
 cpdef long long tax_percent(Tables t, int role, long long cash, long long prop,
                             long long improvements) noexcept
+
+
+# the transitions, written once over `Steps`, the primitive steps Game and the kernel's G each
+# implement (core.py says why every step is an int with `except -1`)
+cdef class Steps:
+    cpdef int seats(self) except -1
+    cpdef int seat_role(self, int q) except -1
+    cpdef int seat_out(self, int q) except -1
+    cpdef int title_owner(self, int space) except -2
+    cpdef int is_game_b(self) except -1
+    cpdef long long cash_of(self, int p) except? -1
+    cpdef long long game_b_score(self, int p) except? -1
+    cpdef int rent_at(self, int space, int dice) except -1
+    cpdef int begin_final(self, int reason) except -1
+    cpdef int queue_adjuster(self, int p) except -1
+    cpdef int next_adjuster(self) except -2
+    cpdef int final_cause(self) except -1
+    cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
+    cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
+    cpdef int finish(self, int winner, int reason) except -1
+    cpdef int first_debtor(self) except -2
+    cpdef int first_creditor(self) except -2
+    cpdef long long first_debt(self) except? -1
+    cpdef int pay_first_debt(self) except -1
+    cpdef int drop_first_debt(self) except -1
+    cpdef long long liquidation_of(self, int p) except? -1
+    cpdef int must_raise(self, int d) except -1
+    cpdef int set_then(self, int then) except -1
+    cpdef int take_then(self) except -1
+    cpdef int is_over(self) except -1
+    cpdef int return_buildings(self, int d, int space) except -1
+    cpdef int hand_over_cash(self, int d, int creditor) except -1
+    cpdef int hand_over_title(self, int space, int creditor) except -1
+    cpdef int declare_bankrupt(self, int d, int creditor, long long debt) except -1
+    cpdef int current_seat(self) except -1
+    cpdef int next_turn(self) except -1
+    cpdef int resume_turn(self) except -1
+    cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
+    cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
+    cpdef int owes_rent(self, int p, int owner, int space) except -1
+    cpdef int settle_after_move(self) except -1
+    cpdef int offer_title(self, int p, int space) except -1
+    cpdef int ask_income_tax(self, int p) except -1
+    cpdef int card_moves(self, int p, int target) except -1
+    cpdef int send_to_hold(self, int p, int by_card) except -1
+    cpdef int throw(self, int count, int purpose) except -1
+    cpdef int next_card(self, int p, int role) except -1
+    cpdef int after_move(self) except -1
+
+
+cpdef int land(Steps game, Tables t, int p, int space) except -1
+cpdef int play_card(Steps game, Tables t, int p, int role, int index) except -1
+cpdef int check_end(Steps game, Tables t) except -1
+cpdef int start_final(Steps game, Tables t, int reason) except -1
+cpdef int next_final(Steps game, Tables t) except -1
+cpdef int settle(Steps game, Tables t, int then) except -1
+cpdef int go_bankrupt(Steps game, Tables t, int d, int creditor, long long debt) except -1

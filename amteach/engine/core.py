@@ -23,14 +23,16 @@ Every division has operands that are never negative (money and counts), so C div
 (`cdivision`) gives the same result as Python's floor division.
 """
 
-# ruff: noqa: SIM108, SIM109
+# ruff: noqa: SIM102, SIM108, SIM109
 # (one `if` per rule, as the rules read; `==` chains on C ints, which Cython compiles to plain C)
 
 import dataclasses
 
 import cython
 
-from amteach.engine.board import CARD_EFFECTS, COMPETITOR, KINDS, MONOPOLIST
+from amteach.engine import board as engine_board
+from amteach.engine.board import CARD_EFFECTS, KINDS
+from amteach.engine.terms import PaymentReason
 
 # compiled (the extension) or plain Python (this file run as it is)
 COMPILED = cython.compiled
@@ -51,7 +53,11 @@ RENT_LADDER = 6  # a street's rents for either role: the last rung is the apartm
 APARTMENT_RUNG = RENT_LADDER - 1
 
 # -- codes: each the position of a name in the engine's own vocabulary -----------------------
-NOBODY = -1  # an unowned title's owner (the engine's NOBODY)
+# the roles (C ints when compiled: compared with a role, a Python name would cost a lookup)
+COMPETITOR = engine_board.COMPETITOR
+MONOPOLIST = engine_board.MONOPOLIST
+NOBODY = -1  # an unowned title's owner (the engine's NOBODY); also the Treasury as a creditor
+NO_SPACE = -1  # a payment tied to no space
 K_CORNER = KINDS.index("corner")
 K_STREET = KINDS.index("street")
 K_CARD = KINDS.index("card")
@@ -69,6 +75,38 @@ E_MOVE_TO = EFFECTS.index("move_to")
 E_GO_TO_PRICE_WAR = EFFECTS.index("go_to_price_war")
 E_GO_TO_PRISON = EFFECTS.index("go_to_prison")
 E_ROLL_FOR = EFFECTS.index("roll_for")
+
+# Why money moves (`PaymentReason`, whose values the events carry), and what dice are thrown
+# for (`Game._throw`'s purposes): the codes the steps take, each its position here.
+PAYMENTS = tuple(PaymentReason)
+P_START = PAYMENTS.index(PaymentReason.START)
+P_INCOME_TAX = PAYMENTS.index(PaymentReason.INCOME_TAX)
+P_PROPERTY_TAX = PAYMENTS.index(PaymentReason.PROPERTY_TAX)
+P_FOUNDATION_FEE = PAYMENTS.index(PaymentReason.FOUNDATION_FEE)
+P_FOUNDATION_GRANT = PAYMENTS.index(PaymentReason.FOUNDATION_GRANT)
+P_CARD = PAYMENTS.index(PaymentReason.CARD)
+P_FINE = PAYMENTS.index(PaymentReason.FINE)
+P_SETTLEMENT = PAYMENTS.index(PaymentReason.SETTLEMENT)
+P_TRADE = PAYMENTS.index(PaymentReason.TRADE)
+THROWS = ("move", "doubles_attempt", "foundation", "card")
+T_MOVE = THROWS.index("move")
+T_DOUBLES_ATTEMPT = THROWS.index("doubles_attempt")
+T_FOUNDATION = THROWS.index("foundation")
+T_CARD = THROWS.index("card")
+
+# How a game ends (`Game.end_reason`, the frames' end reason): the codes, each its position.
+ENDINGS = ("game_a", "game_b", "two_hour", "round_cap")
+END_GAME_A = ENDINGS.index("game_a")
+END_GAME_B = ENDINGS.index("game_b")
+END_TWO_HOUR = ENDINGS.index("two_hour")
+END_ROUND_CAP = ENDINGS.index("round_cap")
+
+# What follows once the debts are paid (`Game.then`): nothing, the rest of the move, or the
+# turn of a player released by the fine.
+THENS = ("", "after_move", "released")
+THEN_NONE = THENS.index("")
+THEN_AFTER_MOVE = THENS.index("after_move")
+THEN_RELEASED = THENS.index("released")
 
 # What a rent is charged for (`Game.rent_for`'s basis, which events and the UI show): this
 # module's own vocabulary, the code of each its position here.
@@ -497,3 +535,543 @@ def tax_percent(
         + t.tax_rates[role][2] * improvements
         + 50
     ) // 100
+
+
+# -- the transitions, written once (issue 26) -------------------------------------------------
+# A transition (a landing, a card, ...) is written once below, as a function of the game's
+# `Steps` and the `Tables`. `Steps` is the interface: the primitive steps a transition takes
+# (a state change, or a question about the state), which `Game` (Python lists, and the event
+# each step emits) and the kernel's `G` (C arrays, and the frames' counters) each implement on
+# their own state. Every step returns an int and declares `except -1` (`except -2` where the
+# answer may be NOBODY), so that compiled, the kernel's calls test one return value (no
+# PyErr_Occurred after each call), while an exception raised in a Python step (Game's scripted
+# dice raise ScenarioError) still passes through. A step that only acts returns 0.
+
+
+@cython.cclass
+class Steps:
+    """The primitive steps of the transitions, which `Game` and the kernel's `G` each
+    implement on their own state. The methods here are the interface and do nothing."""
+
+    # -- questions
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def seats(self) -> cython.int:
+        """How many seats the game has."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def seat_role(self, q: cython.int) -> cython.int:
+        """Seat q's role (COMPETITOR or MONOPOLIST)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def seat_out(self, q: cython.int) -> cython.int:
+        """1 when seat q is bankrupt, else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def title_owner(self, space: cython.int) -> cython.int:
+        """The seat that owns the title on `space` (NOBODY: unowned)."""
+        return NOBODY
+
+    # -- money
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def treasury_pays(
+        self, p: cython.int, amount: cython.int, reason: cython.int, space: cython.int
+    ) -> cython.int:
+        """The Treasury pays `amount` to p, for `reason` (a `PAYMENTS` code), on `space`
+        (NO_SPACE: none)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def owes(
+        self,
+        debtor: cython.int,
+        creditor: cython.int,
+        amount: cython.int,
+        reason: cython.int,
+        space: cython.int,
+    ) -> cython.int:
+        """Queue a debt (creditor NOBODY: the Treasury) for `reason` (a `PAYMENTS` code), on
+        `space`; `settle_after_move` pays the queue."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def owes_rent(self, p: cython.int, owner: cython.int, space: cython.int) -> cython.int:
+        """Queue the rent p owes `owner` for landing on `space` (the last dice for a
+        utility): 1 when some is due, else 0 (Game tells why none is due)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def settle_after_move(self) -> cython.int:
+        """Pay the debts; then the turn goes on as after a move."""
+        return 0
+
+    # -- the pawn and the turn
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def offer_title(self, p: cython.int, space: cython.int) -> cython.int:
+        """p may buy the unowned title on `space` (the BUY phase)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def ask_income_tax(self, p: cython.int) -> cython.int:
+        """p chooses how to pay the income tax (the INCOME_TAX phase)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def card_moves(self, p: cython.int, target: cython.int) -> cython.int:
+        """Move p forward to `target` for a card (a landing there)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def send_to_hold(self, p: cython.int, by_card: cython.int) -> cython.int:
+        """Send p to Prison or Price War (by the space, or by a card when `by_card`)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def throw(self, count: cython.int, purpose: cython.int) -> cython.int:
+        """Throw `count` dice for `purpose` (a `THROWS` code); their sum."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def next_card(self, p: cython.int, role: cython.int) -> cython.int:
+        """p draws the next card of the `role` deck: its position in the deck's table."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def after_move(self) -> cython.int:
+        """The move is over: the turn goes on (an extra throw after doubles, or the rest of
+        the turn)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def is_game_b(self) -> cython.int:
+        """1 in Game B (a role left alone ends the game), else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def cash_of(self, p: cython.int) -> cython.longlong:
+        """p's cash."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def game_b_score(self, p: cython.int) -> cython.longlong:
+        """p's Game B score (rule 25: cash plus a rent on every title owned)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def rent_at(self, space: cython.int, dice: cython.int) -> cython.int:
+        """The rent the title on `space` charges now, at these dice."""
+        return 0
+
+    # -- the end of the game
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def begin_final(self, reason: cython.int) -> cython.int:
+        """The final accounting begins (reason: an `ENDINGS` code), with no one queued yet."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def queue_adjuster(self, p: cython.int) -> cython.int:
+        """p will adjust (build, sell, mortgage, redeem) before the settlement, after those
+        queued before."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def next_adjuster(self) -> cython.int:
+        """The first player queued to adjust (NOBODY once none is left) is to decide now
+        (the FINAL_ADJUST phase) when there is one."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def final_cause(self) -> cython.int:
+        """Why the final accounting began (an `ENDINGS` code)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def hands_over(
+        self, p: cython.int, amount: cython.longlong, keep_percent: cython.int
+    ) -> cython.int:
+        """The settlement: p hands `amount` of cash to the Treasury, keeping `keep_percent`."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def treasurer_pays(
+        self, owner: cython.int, space: cython.int, amount: cython.int
+    ) -> cython.int:
+        """The Treasurer's trip: the Treasury pays `owner` the rent of `space`."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def finish(self, winner: cython.int, reason: cython.int) -> cython.int:
+        """The game is over: `winner` (NOBODY: none) for `reason` (an `ENDINGS` code)."""
+        return 0
+
+    # -- the debts
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def first_debtor(self) -> cython.int:
+        """The debtor of the first debt queued (NOBODY: none is)."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def first_creditor(self) -> cython.int:
+        """The creditor of the first debt queued (NOBODY: the Treasury)."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def first_debt(self) -> cython.longlong:
+        """The amount of the first debt queued."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def pay_first_debt(self) -> cython.int:
+        """The debtor pays the first debt from cash (a fine paid releases the debtor)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def drop_first_debt(self) -> cython.int:
+        """Take the first debt off the queue unpaid."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def liquidation_of(self, p: cython.int) -> cython.longlong:
+        """What p could raise: cash, buildings sold and titles mortgaged."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def must_raise(self, d: cython.int) -> cython.int:
+        """d must sell or mortgage to pay the first debt (the RAISE phase)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def set_then(self, then: cython.int) -> cython.int:
+        """What follows once the debts are paid (a `THENS` code)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def take_then(self) -> cython.int:
+        """What follows once the debts are paid, cleared."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def is_over(self) -> cython.int:
+        """1 once the game is over."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def return_buildings(self, d: cython.int, space: cython.int) -> cython.int:
+        """A bankrupt's buildings on `space` go back to the Treasury, which pays d their
+        liquidation value (`buildings_refund`)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def hand_over_cash(self, d: cython.int, creditor: cython.int) -> cython.int:
+        """All of d's cash goes to `creditor` (NOBODY: the Treasury)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def hand_over_title(self, space: cython.int, creditor: cython.int) -> cython.int:
+        """A bankrupt's title goes to `creditor` as it is (NOBODY: back to the Treasury,
+        unowned and unmortgaged)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def declare_bankrupt(
+        self, d: cython.int, creditor: cython.int, debt: cython.longlong
+    ) -> cython.int:
+        """d is bankrupt (owing `debt` to `creditor`) and leaves the game."""
+        return 0
+
+    # -- the turn
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def current_seat(self) -> cython.int:
+        """The seat whose turn it is."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def next_turn(self) -> cython.int:
+        """The next player's turn."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def resume_turn(self) -> cython.int:
+        """The current player decides before throwing (the PRE_ROLL phase)."""
+        return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def land(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """What landing on `space` does to p, for each kind of space and each role (Game._move_to
+    and the kernel's move_to call this once the pawn stands there)."""
+    kind: cython.int = t.kind[space]
+    owner: cython.int
+    prize: cython.int
+    role: cython.int
+    if kind == K_STREET or kind == K_TRANSPORT or kind == K_UTILITY:
+        owner = game.title_owner(space)
+        if owner == NOBODY:
+            return game.offer_title(p, space)
+        if owner != p:
+            if game.owes_rent(p, owner, space):
+                return game.settle_after_move()
+    elif space == t.go_to_hold_space:
+        game.send_to_hold(p, 0)
+    elif space == t.income_tax_space:
+        return game.ask_income_tax(p)
+    elif space == t.property_tax_space:
+        game.owes(p, NOBODY, t.property_tax, P_PROPERTY_TAX, space)
+        return game.settle_after_move()
+    elif space == t.foundation_space:
+        # seed rules: a Monopolist pays the fee; a Competitor throws one die for a prize
+        if game.seat_role(p) == MONOPOLIST:
+            if t.foundation_monopolist_fee:
+                game.owes(p, NOBODY, t.foundation_monopolist_fee, P_FOUNDATION_FEE, space)
+                return game.settle_after_move()
+        else:
+            prize = t.prizes[game.throw(1, T_FOUNDATION)]
+            if prize:
+                game.treasury_pays(p, prize, P_FOUNDATION_GRANT, space)
+    elif kind == K_CARD:
+        role = game.seat_role(p)
+        return play_card(game, t, p, role, game.next_card(p, role))
+    return game.after_move()
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def play_card(
+    game: Steps, t: Tables, p: cython.int, role: cython.int, index: cython.int
+) -> cython.int:
+    """What card `index` of the `role` deck does when p has drawn it."""
+    effect: cython.int = t.card_effect[role][index]
+    amount: cython.int = t.card_amount[role][index]
+    n: cython.int
+    k: cython.int
+    q: cython.int
+    payer_role: cython.int
+    if effect == E_COLLECT:
+        game.treasury_pays(p, amount, P_CARD, NO_SPACE)
+    elif effect == E_PAY:
+        game.owes(p, NOBODY, amount, P_CARD, NO_SPACE)
+        return game.settle_after_move()
+    elif effect == E_COLLECT_FROM_MONOPOLISTS or effect == E_COLLECT_FROM_COMPETITORS:
+        payer_role = MONOPOLIST if effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
+        n = game.seats()
+        for k in range(1, n):
+            q = (p + k) % n
+            if game.seat_role(q) == payer_role and not game.seat_out(q):
+                game.owes(q, p, amount, P_CARD, NO_SPACE)
+        return game.settle_after_move()
+    elif effect == E_ALL_MONOPOLISTS_COLLECT:
+        n = game.seats()
+        for q in range(n):
+            if game.seat_role(q) == MONOPOLIST and not game.seat_out(q):
+                game.treasury_pays(q, amount, P_CARD, NO_SPACE)
+    elif effect == E_MOVE_TO:
+        return game.card_moves(p, t.card_target[role][index])
+    elif effect == E_GO_TO_PRICE_WAR or effect == E_GO_TO_PRISON:
+        game.send_to_hold(p, 1)
+    elif effect == E_ROLL_FOR:
+        if game.throw(2, T_CARD) >= t.card_target[role][index]:
+            game.treasury_pays(p, amount, P_CARD, NO_SPACE)
+    return game.after_move()
+
+
+# -- the debts ---------------------------------------------------------------------------------
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def settle(game: Steps, t: Tables, then: cython.int) -> cython.int:
+    """Decision 9: pay the queued debts in order. A debtor short of cash who could raise the
+    money by selling and mortgaging must do so first (the RAISE phase: the queue waits); one
+    who could not is bankrupt. Then `then` (a `THENS` code) follows."""
+    d: cython.int
+    creditor: cython.int
+    amount: cython.longlong
+    game.set_then(then)
+    while True:
+        d = game.first_debtor()
+        if d == NOBODY:
+            break
+        if game.seat_out(d):
+            game.drop_first_debt()
+            continue
+        amount = game.first_debt()
+        if game.cash_of(d) >= amount:
+            game.pay_first_debt()
+            continue
+        if game.liquidation_of(d) >= amount:
+            return game.must_raise(d)
+        creditor = game.first_creditor()
+        game.drop_first_debt()
+        go_bankrupt(game, t, d, creditor, amount)
+        if game.is_over():
+            return 0
+    then = game.take_then()
+    if then == THEN_AFTER_MOVE:
+        return game.after_move()
+    if then == THEN_RELEASED:
+        if game.seat_out(game.current_seat()):
+            return game.next_turn()
+        return game.resume_turn()
+    return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def go_bankrupt(
+    game: Steps, t: Tables, d: cython.int, creditor: cython.int, debt: cython.longlong
+) -> cython.int:
+    """Decision 9: the buildings go back to the Treasury at their liquidation value, then the
+    cash and the titles (mortgaged ones as they are) to the creditor; owed to the Treasury
+    (or to a creditor already out), the titles return to it unowned and unmortgaged."""
+    i: cython.int
+    sp: cython.int
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        if game.title_owner(sp) == d:
+            game.return_buildings(d, sp)
+    if creditor != NOBODY and game.seat_out(creditor):
+        creditor = NOBODY
+    game.hand_over_cash(d, creditor)
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        if game.title_owner(sp) == d:
+            game.hand_over_title(sp, creditor)
+    game.declare_bankrupt(d, creditor, debt)
+    return check_end(game, t)
+
+
+# -- the end of the game -----------------------------------------------------------------------
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def check_end(game: Steps, t: Tables) -> cython.int:
+    """After a bankruptcy: Game B ends when the players left are all of one role, the richest
+    by Game B score winning (rule 25; the first seat of the highest score); any game ends when
+    one player (or none) is left (Game A)."""
+    n: cython.int = game.seats()
+    p: cython.int
+    alive: cython.int = 0
+    last: cython.int = NOBODY
+    roles_seen: cython.int = 0
+    best: cython.int = NOBODY
+    score: cython.longlong
+    best_score: cython.longlong = 0
+    for p in range(n):
+        if not game.seat_out(p):
+            alive += 1
+            last = p
+            roles_seen |= 1 << game.seat_role(p)
+    if game.is_game_b() and (roles_seen == 1 or roles_seen == 2):
+        for p in range(n):
+            if not game.seat_out(p):
+                score = game.game_b_score(p)
+                if best == NOBODY or score > best_score:
+                    best = p
+                    best_score = score
+        return game.finish(best, END_GAME_B)
+    if alive <= 1:
+        return game.finish(last if alive else NOBODY, END_GAME_A)
+    return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def start_final(game: Steps, t: Tables, reason: cython.int) -> cython.int:
+    """The final accounting (the two-hour game's end, or the round cap): every player still in
+    adjusts in seat order, then `next_final` settles."""
+    p: cython.int
+    game.begin_final(reason)
+    for p in range(game.seats()):
+        if not game.seat_out(p):
+            game.queue_adjuster(p)
+    return next_final(game, t)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def next_final(game: Steps, t: Tables) -> cython.int:
+    """The next player adjusts; once all have, the settlement: each player keeps the role's
+    percentage of cash and hands the rest to the Treasury, the Treasurer pays each title's
+    rent (utilities at the settlement dice) to its owner, and the most cash wins (the first
+    seat of the most)."""
+    n: cython.int = game.seats()
+    p: cython.int
+    i: cython.int
+    sp: cython.int
+    owner: cython.int
+    amount: cython.int
+    best: cython.int = NOBODY
+    cash: cython.longlong
+    keep: cython.longlong
+    best_cash: cython.longlong = 0
+    pct: cython.int
+    if game.next_adjuster() != NOBODY:
+        return 0
+    for p in range(n):
+        if not game.seat_out(p):
+            cash = game.cash_of(p)
+            pct = t.keep_percent[game.seat_role(p)]
+            keep = cash * pct // 100
+            game.hands_over(p, cash - keep, pct)
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        owner = game.title_owner(sp)
+        if owner == NOBODY:
+            continue
+        amount = game.rent_at(sp, t.settlement_utility_dice)
+        if amount:
+            game.treasurer_pays(owner, sp, amount)
+    for p in range(n):
+        if not game.seat_out(p):
+            cash = game.cash_of(p)
+            if best == NOBODY or cash > best_cash:
+                best = p
+                best_cash = cash
+    return game.finish(best, game.final_cause())

@@ -72,6 +72,11 @@ OVER = Phase.OVER
 # The rules' arithmetic (rent, buildings, taxes, what selling raises) and the board and rules
 # as tables: written once in `amteach.engine.core`, which the compiled kernel runs too.
 core = rules_core()
+# a payment's reason by its code in the rules core
+PAYMENT_REASONS = tuple(PaymentReason)
+# how a game ends, by its code in the rules core
+END_TWO_HOUR = core.ENDINGS.index("two_hour")
+END_ROUND_CAP = core.ENDINGS.index("round_cap")
 
 
 @lru_cache(maxsize=64)
@@ -127,7 +132,7 @@ def landing_outcomes(
     space: int, role: int, board: Board | None = None
 ) -> tuple[LandingOutcome, ...]:
     """Where a landing on `space` by a pawn of `role` can lead, and with what probability, as
-    `Game._land` and `Game._draw_card` resolve it. A card is drawn from the role's deck, each
+    `core.land` and `core.play_card` resolve it. A card is drawn from the role's deck, each
     card with probability 1/(cards in the deck): the long-run frequency of a deck that is cycled.
     Outcomes that lead to the same place are merged, in the order the cards first give them."""
     board = board or standard_board()
@@ -166,6 +171,7 @@ class _Debt:
 
 _STATE_FIELDS = (
     "_forced_dice",
+    "_handed_over",
     "actor",
     "apartment",
     "bankrupt",
@@ -213,7 +219,13 @@ _STATE_FIELDS = (
 )
 
 
-class Game:
+@lru_cache(maxsize=8)
+def _deck_positions(board: Board, role: int) -> dict[str, int]:
+    """Each card's position in its role's deck (how the rules' tables number the cards)."""
+    return {card.id: k for k, card in enumerate(board.deck(role))}
+
+
+class Game(core.Steps):
     """One game of Anti-Monopoly, from its set-up and the decisions taken so far."""
 
     __slots__ = _STATE_FIELDS
@@ -267,6 +279,7 @@ class Game:
         self.events: list[ev.Event] = []
         self.decisions: list[Choice] = []
         self.debts: deque[_Debt] = deque()
+        self._handed_over: tuple[int, list[int]] = (0, [])
         self.then = ""
         self.round = 1
         self.current = 0
@@ -782,131 +795,233 @@ class Game:
                 self.cash[p] += pay
                 self.treasury -= pay
                 self._emit(ev.Payment(self.table, TREASURY, p, pay, PaymentReason.START, 0))
-        self._land(p, end)
+        # what the landing does is written once, in the rules core, over the steps below
+        core.land(self, self.tables, p, end)
 
-    def _land(self, p: int, space: int) -> None:
-        board = self.board
-        sp = board.spaces[space]
-        kind = sp.kind
-        if kind in ("street", "transport", "utility"):
-            owner = self.owner[space]
-            if owner == NOBODY:
-                self.pending_buy = space
-                self.phase = BUY
-                return
-            if owner != p:
-                amount, basis, count = self.rent_for(space, self.last_dice)
-                if amount:
-                    rent = ev.RentPaid(
-                        self.table, p, owner, space, amount, basis, count, self.last_dice
-                    )
-                    self._owe(p, owner, amount, rent)
-                    self._settle("after_move")
-                    return
-                if basis in ("mortgaged", "prison"):
-                    self._emit(ev.NoRent(self.table, p, owner, space, basis))
-        elif space == board.go_to_hold_space:
-            self._send_to_hold(p, "space")
-        elif space == board.income_tax_space:
-            self._emit(self._tax_event(ev.IncomeTaxDue, p))
-            self.phase = INCOME_TAX
-            return
-        elif space == board.property_tax_space:
-            amount = self.rules.property_tax
-            self._owe(
-                p,
-                TREASURY,
-                amount,
-                ev.Payment(self.table, p, TREASURY, amount, PaymentReason.PROPERTY_TAX, space),
-            )
-            self._settle("after_move")
-            return
-        elif space == board.foundation_space:
-            if self.roles[p] == MONOPOLIST:
-                fee = self.rules.foundation_monopolist_fee
-                if fee:
-                    self._owe(
-                        p,
-                        TREASURY,
-                        fee,
-                        ev.Payment(
-                            self.table, p, TREASURY, fee, PaymentReason.FOUNDATION_FEE, space
-                        ),
-                    )
-                    self._settle("after_move")
-                    return
-            else:
-                face = self._throw(1, "foundation")[0]
-                prize = dict(self.rules.foundation_competitor_prizes).get(face, 0)
-                if prize:
-                    self._pay_from_treasury(p, prize, PaymentReason.FOUNDATION_GRANT, space)
-        elif kind == "card":
-            self._draw_card(p)
-            return
-        self._after_move()
+    # the steps of the transitions (core.Steps), with their events; each returns an int
+    # (0 when it only acts), as the compiled interface requires
+    def seats(self) -> int:
+        return len(self.names)
 
-    def _pay_from_treasury(
-        self, p: int, amount: int, reason: PaymentReason, space: int = NO_SPACE
-    ) -> None:
+    def seat_role(self, q: int) -> int:
+        return self.roles[q]
+
+    def seat_out(self, q: int) -> int:
+        return int(self.bankrupt[q])
+
+    def title_owner(self, space: int) -> int:
+        return self.owner[space]
+
+    def treasury_pays(self, p: int, amount: int, reason: int, space: int) -> int:
         self.cash[p] += amount
         self.treasury -= amount
-        self._emit(ev.Payment(self.table, TREASURY, p, amount, reason, space))
+        self._emit(ev.Payment(self.table, TREASURY, p, amount, PAYMENT_REASONS[reason], space))
+        return 0
 
-    def _draw_card(self, p: int) -> None:
-        role = self.roles[p]
+    def owes(self, debtor: int, creditor: int, amount: int, reason: int, space: int) -> int:
+        payment = ev.Payment(self.table, debtor, creditor, amount, PAYMENT_REASONS[reason], space)
+        self._owe(debtor, creditor, amount, payment)
+        return 0
+
+    def owes_rent(self, p: int, owner: int, space: int) -> int:
+        amount, basis, count = self.rent_for(space, self.last_dice)
+        if amount:
+            rent = ev.RentPaid(self.table, p, owner, space, amount, basis, count, self.last_dice)
+            self._owe(p, owner, amount, rent)
+            return 1
+        if basis in ("mortgaged", "prison"):
+            self._emit(ev.NoRent(self.table, p, owner, space, basis))
+        return 0
+
+    def settle_after_move(self) -> int:
+        self._settle("after_move")
+        return 0
+
+    def offer_title(self, p: int, space: int) -> int:
+        self.pending_buy = space
+        self.phase = BUY
+        return 0
+
+    def ask_income_tax(self, p: int) -> int:
+        self._emit(self._tax_event(ev.IncomeTaxDue, p))
+        self.phase = INCOME_TAX
+        return 0
+
+    def card_moves(self, p: int, target: int) -> int:
+        self._move_to(p, target, "card")
+        return 0
+
+    def send_to_hold(self, p: int, by_card: int) -> int:
+        self.position[p] = self.board.hold_space
+        self.held[p] = 0
+        self.extra_pending = False
+        self._emit(ev.SentToHold(self.table, p, "card" if by_card else "space"))
+        return 0
+
+    def throw(self, count: int, purpose: int) -> int:
+        return sum(self._throw(count, core.THROWS[purpose]))
+
+    def next_card(self, p: int, role: int) -> int:
         deck = self.decks[role]
         card_id = deck.popleft()
         deck.append(card_id)
         self._emit(ev.CardDrawn(self.table, p, card_id))
-        card = self.board.card(card_id)
-        effect = card.effect
-        if effect == "collect":
-            self._pay_from_treasury(p, card.amount, "card")
-        elif effect == "pay":
-            self._owe(
-                p,
-                TREASURY,
-                card.amount,
-                ev.Payment(self.table, p, TREASURY, card.amount, PaymentReason.CARD),
-            )
-            self._settle("after_move")
-            return
-        elif effect in ("collect_from_each_monopolist", "collect_from_each_competitor"):
-            payer_role = MONOPOLIST if effect.endswith("monopolist") else COMPETITOR
-            for q in self._seats_after(p):
-                if self.roles[q] == payer_role and not self.bankrupt[q]:
-                    self._owe(
-                        q,
-                        p,
-                        card.amount,
-                        ev.Payment(self.table, q, p, card.amount, PaymentReason.CARD),
-                    )
-            self._settle("after_move")
-            return
-        elif effect == "all_monopolists_collect":
-            for q in self.players:
-                if self.roles[q] == MONOPOLIST and not self.bankrupt[q]:
-                    self._pay_from_treasury(q, card.amount, PaymentReason.CARD)
-        elif effect == MOVE_EFFECT:
-            self._move_to(p, card.target, "card")
-            return
-        elif effect in HOLD_EFFECTS:
-            self._send_to_hold(p, "card")
-        elif effect == "roll_for":
-            dice = self._throw(2, "card")
-            if sum(dice) >= card.target:
-                self._pay_from_treasury(p, card.amount, "card")
+        return _deck_positions(self.board, role)[card_id]
+
+    def after_move(self) -> int:
         self._after_move()
+        return 0
 
-    def _seats_after(self, p: int) -> list[int]:
-        n = len(self.names)
-        return [(p + k) % n for k in range(1, n)]
+    def is_game_b(self) -> int:
+        return int(self.game_type == "B")
 
-    def _send_to_hold(self, p: int, cause: str) -> None:
-        self.position[p] = self.board.hold_space
-        self.held[p] = 0
-        self.extra_pending = False
-        self._emit(ev.SentToHold(self.table, p, cause))
+    def cash_of(self, p: int) -> int:
+        return self.cash[p]
+
+    def game_b_score(self, p: int) -> int:
+        return self.rule25_wealth(p)
+
+    def rent_at(self, space: int, dice: int) -> int:
+        return self.rent_for(space, dice)[0]
+
+    def begin_final(self, reason: int) -> int:
+        self.final_reason = core.ENDINGS[reason]
+        self._emit(ev.FinalAccounting(self.table, self.final_reason))
+        self.final_queue = deque()
+        return 0
+
+    def queue_adjuster(self, p: int) -> int:
+        self.final_queue.append(p)
+        return 0
+
+    def next_adjuster(self) -> int:
+        if self.final_queue:
+            self.actor = self.current = self.final_queue[0]
+            self.phase = FINAL_ADJUST
+            return self.actor
+        return NOBODY
+
+    def final_cause(self) -> int:
+        return core.ENDINGS.index(self.final_reason)
+
+    def hands_over(self, p: int, amount: int, keep_percent: int) -> int:
+        self.cash[p] -= amount
+        self.treasury += amount
+        self._emit(
+            ev.Payment(
+                self.table, p, TREASURY, amount, PaymentReason.SETTLEMENT, NO_SPACE, keep_percent
+            )
+        )
+        return 0
+
+    def treasurer_pays(self, owner: int, space: int, amount: int) -> int:
+        self.cash[owner] += amount
+        self.treasury -= amount
+        self._emit(ev.TreasurerPaid(self.table, owner, space, amount))
+        return 0
+
+    def finish(self, winner: int, reason: int) -> int:
+        self._finish(None if winner == NOBODY else winner, core.ENDINGS[reason])
+        return 0
+
+    def first_debtor(self) -> int:
+        return self.debts[0].debtor if self.debts else NOBODY
+
+    def first_creditor(self) -> int:
+        return self.debts[0].creditor
+
+    def first_debt(self) -> int:
+        return self.debts[0].amount
+
+    def pay_first_debt(self) -> int:
+        debt = self.debts.popleft()
+        d = debt.debtor
+        self.cash[d] -= debt.amount
+        if debt.creditor == TREASURY:
+            self.treasury += debt.amount
+        else:
+            self.cash[debt.creditor] += debt.amount
+        self._emit(debt.event)
+        if debt.releases:
+            self.held[d] = NOT_HELD
+            self._emit(ev.LeftHold(self.table, d, "fine"))
+        return 0
+
+    def drop_first_debt(self) -> int:
+        self.debts.popleft()
+        return 0
+
+    def liquidation_of(self, p: int) -> int:
+        return self.liquidation_value(p)
+
+    def must_raise(self, d: int) -> int:
+        debt = self.debts[0]
+        if not debt.announced:
+            debt.announced = True
+            self._emit(ev.MustRaiseMoney(self.table, d, debt.creditor, debt.amount, self.cash[d]))
+        self.actor = d
+        self.phase = RAISE
+        return 0
+
+    def set_then(self, then: int) -> int:
+        self.then = core.THENS[then]
+        return 0
+
+    def take_then(self) -> int:
+        then = core.THENS.index(self.then)
+        self.then = ""
+        return then
+
+    def is_over(self) -> int:
+        return int(self.phase == OVER)
+
+    def return_buildings(self, d: int, space: int) -> int:
+        refund = core.buildings_refund(
+            self.tables, space, self.roles[d], self.houses[space], self.apartment[space]
+        )
+        self.supply_houses += self.houses[space]
+        self.supply_apartments += self.apartment[space]
+        self.houses[space] = 0
+        self.apartment[space] = False
+        self.cash[d] += refund
+        self.treasury -= refund
+        return 0
+
+    def hand_over_cash(self, d: int, creditor: int) -> int:
+        cash = self.cash[d]
+        self.cash[d] = 0
+        if creditor == TREASURY:
+            self.treasury += cash
+        else:
+            self.cash[creditor] += cash
+        self._handed_over = (cash, [])  # the Bankrupt event tells both
+        return 0
+
+    def hand_over_title(self, space: int, creditor: int) -> int:
+        self.owner[space] = creditor
+        if creditor == TREASURY:
+            self.mortgaged[space] = False
+        self._handed_over[1].append(space)
+        return 0
+
+    def declare_bankrupt(self, d: int, creditor: int, debt: int) -> int:
+        self.bankrupt[d] = True
+        self.held[d] = NOT_HELD
+        cash, titles = self._handed_over
+        self._emit(ev.Bankrupt(self.table, d, creditor, debt, cash, tuple(titles)))
+        return 0
+
+    def current_seat(self) -> int:
+        return self.current
+
+    def next_turn(self) -> int:
+        self._next_turn()
+        return 0
+
+    def resume_turn(self) -> int:
+        self.actor = self.current
+        self.phase = PRE_ROLL
+        return 0
 
     def _after_move(self) -> None:
         p = self.current
@@ -928,91 +1043,8 @@ class Game:
         self.debts.append(_Debt(debtor, creditor, amount, event, releases))
 
     def _settle(self, then: str) -> None:
-        """Pay queued debts in order. Stops in the RAISE phase when a debtor must sell or
-        mortgage first; a debtor who could not pay even then is bankrupt (decision 9)."""
-        self.then = then
-        debts = self.debts
-        while debts:
-            debt = debts[0]
-            d = debt.debtor
-            if self.bankrupt[d]:
-                debts.popleft()
-                continue
-            if self.cash[d] >= debt.amount:
-                debts.popleft()
-                self.cash[d] -= debt.amount
-                if debt.creditor == TREASURY:
-                    self.treasury += debt.amount
-                else:
-                    self.cash[debt.creditor] += debt.amount
-                self._emit(debt.event)
-                if debt.releases:
-                    self.held[d] = NOT_HELD
-                    self._emit(ev.LeftHold(self.table, d, "fine"))
-                continue
-            if self.liquidation_value(d) >= debt.amount:
-                if not debt.announced:
-                    debt.announced = True
-                    self._emit(
-                        ev.MustRaiseMoney(self.table, d, debt.creditor, debt.amount, self.cash[d])
-                    )
-                self.actor = d
-                self.phase = RAISE
-                return
-            debts.popleft()
-            self._go_bankrupt(d, debt.creditor, debt.amount)
-            if self.phase == OVER:
-                debts.clear()
-                return
-        then = self.then
-        self.then = ""
-        if then == "after_move":
-            self._after_move()
-        elif then == "released":
-            if self.bankrupt[self.current]:
-                self._next_turn()
-            else:
-                self.actor = self.current
-                self.phase = PRE_ROLL
-
-    def _go_bankrupt(self, d: int, creditor: int, debt: int) -> None:
-        """Decision 9: buildings back to the Treasury at half, then cash and titles to the
-        creditor (mortgaged ones as they are), or titles back to the Treasury unowned."""
-        titles = tuple(self.titles_of(d))
-        for s in titles:
-            refund = core.buildings_refund(
-                self.tables, s, self.roles[d], self.houses[s], self.apartment[s]
-            )
-            self.supply_houses += self.houses[s]
-            self.supply_apartments += self.apartment[s]
-            self.houses[s] = 0
-            self.apartment[s] = False
-            self.cash[d] += refund
-            self.treasury -= refund
-        cash = self.cash[d]
-        self.cash[d] = 0
-        if creditor == TREASURY or self.bankrupt[creditor]:
-            self.treasury += cash
-            for s in titles:
-                self.owner[s] = NOBODY
-                self.mortgaged[s] = False
-            creditor = TREASURY
-        else:
-            self.cash[creditor] += cash
-            for s in titles:
-                self.owner[s] = creditor
-        self.bankrupt[d] = True
-        self.held[d] = NOT_HELD
-        self._emit(ev.Bankrupt(self.table, d, creditor, debt, cash, titles))
-        self._check_end()
-
-    def _check_end(self) -> None:
-        alive = self.alive()
-        if self.game_type == "B" and len({self.roles[p] for p in alive}) == 1:
-            richest = max(alive, key=lambda p: (self.rule25_wealth(p), -p))
-            self._finish(richest, "game_b")
-        elif len(alive) <= 1:
-            self._finish(alive[0] if alive else None, "game_a")
+        """Pay queued debts in order, then `then`: `core.settle`, written once."""
+        core.settle(self, self.tables, core.THENS.index(then))
 
     def _finish(self, winner: int | None, reason: str) -> None:
         self.winner = winner
@@ -1034,7 +1066,8 @@ class Game:
         if q <= p:
             cap = self.rules.round_cap
             if cap is not None and self.round >= cap:
-                self._start_final("round_cap")  # `round` stays at the last round played
+                # `round` stays at the last round played
+                core.start_final(self, self.tables, END_ROUND_CAP)
                 return
             self.round += 1
         self._begin_turn(q)
@@ -1043,7 +1076,7 @@ class Game:
     def _do_end_turn(self, _: None) -> None:
         if self.phase == FINAL_ADJUST:
             self.final_queue.popleft()
-            self._next_final()
+            core.next_final(self, self.tables)
         else:
             self._next_turn()
 
@@ -1186,45 +1219,7 @@ class Game:
             self._emit(ev.Payment(self.table, payer, payee, amount, PaymentReason.TRADE))
 
     def _do_end_game(self, _: None) -> None:
-        self._start_final("two_hour")
-
-    # the final accounting (two-hour game, or the round cap)
-    def _start_final(self, reason: str) -> None:
-        self.final_reason = reason
-        self._emit(ev.FinalAccounting(self.table, reason))
-        self.final_queue = deque(self.alive())
-        self._next_final()
-
-    def _next_final(self) -> None:
-        if self.final_queue:
-            self.actor = self.current = self.final_queue[0]
-            self.phase = FINAL_ADJUST
-            return
-        for p in self.alive():
-            cash = self.cash[p]
-            keep_pct = self.rules.settlement_keep_percent(self.roles[p])
-            keep = cash * keep_pct // 100
-            handed = cash - keep
-            self.cash[p] = keep
-            self.treasury += handed
-            self._emit(
-                ev.Payment(
-                    self.table, p, TREASURY, handed, PaymentReason.SETTLEMENT, NO_SPACE, keep_pct
-                )
-            )
-        dice = self.rules.settlement_utility_dice
-        for space in self.board.titles:
-            owner = self.owner[space]
-            if owner == NOBODY:
-                continue
-            amount = self.rent_for(space, dice)[0]
-            if amount:
-                self.cash[owner] += amount
-                self.treasury -= amount
-                self._emit(ev.TreasurerPaid(self.table, owner, space, amount))
-        alive = self.alive()
-        winner = max(alive, key=lambda p: (self.cash[p], -p)) if alive else None
-        self._finish(winner, self.final_reason)
+        core.start_final(self, self.tables, END_TWO_HOUR)
 
     # -- log, save, load, undo ------------------------------------------------------------------
     def undo(self, count: int = 1) -> None:

@@ -29,9 +29,6 @@ cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_CITIES, MAX_DEBTS, MAX_CHOICES, M
 cdef int NOBODY, COMPETITOR, MONOPOLIST
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
 cdef int PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
-cdef int E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS
-cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_PRICE_WAR, E_GO_TO_PRISON
-cdef int E_ROLL_FOR
 cdef int C_NONE, C_ROLL, C_BUY, C_DECLINE, C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_TAX_FLAT
 cdef int C_TAX_PERCENT, C_PAY_FINE, C_TRADE, C_ACCEPT, C_REJECT, C_END_TURN, C_END_GAME
 cdef int D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER
@@ -99,7 +96,7 @@ cdef class Rows:
     cdef int64_t[:, ::1] data
 
 
-cdef class G:
+cdef class G(core.Steps):
     cdef Static s
     cdef int n
     cdef int64_t cash[6]
@@ -167,6 +164,50 @@ cdef class G:
     cdef int doomed[40]
     cdef int64_t wealth_titles[6]
     cdef int64_t wealth_buildings[6]
+    # the steps of the transitions (core.Steps)
+    cpdef int seats(self) except -1
+    cpdef int seat_role(self, int q) except -1
+    cpdef int seat_out(self, int q) except -1
+    cpdef int title_owner(self, int space) except -2
+    cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
+    cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
+    cpdef int owes_rent(self, int p, int owner, int space) except -1
+    cpdef int settle_after_move(self) except -1
+    cpdef int offer_title(self, int p, int space) except -1
+    cpdef int ask_income_tax(self, int p) except -1
+    cpdef int card_moves(self, int p, int target) except -1
+    cpdef int send_to_hold(self, int p, int by_card) except -1
+    cpdef int throw(self, int count, int purpose) except -1
+    cpdef int next_card(self, int p, int role) except -1
+    cpdef int after_move(self) except -1
+    cpdef int is_game_b(self) except -1
+    cpdef long long cash_of(self, int p) except? -1
+    cpdef long long game_b_score(self, int p) except? -1
+    cpdef int rent_at(self, int space, int dice) except -1
+    cpdef int begin_final(self, int reason) except -1
+    cpdef int queue_adjuster(self, int p) except -1
+    cpdef int next_adjuster(self) except -2
+    cpdef int final_cause(self) except -1
+    cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
+    cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
+    cpdef int finish(self, int winner, int reason) except -1
+    cpdef int first_debtor(self) except -2
+    cpdef int first_creditor(self) except -2
+    cpdef long long first_debt(self) except? -1
+    cpdef int pay_first_debt(self) except -1
+    cpdef int drop_first_debt(self) except -1
+    cpdef long long liquidation_of(self, int p) except? -1
+    cpdef int must_raise(self, int d) except -1
+    cpdef int set_then(self, int then) except -1
+    cpdef int take_then(self) except -1
+    cpdef int is_over(self) except -1
+    cpdef int return_buildings(self, int d, int space) except -1
+    cpdef int hand_over_cash(self, int d, int creditor) except -1
+    cpdef int hand_over_title(self, int space, int creditor) except -1
+    cpdef int declare_bankrupt(self, int d, int creditor, long long debt) except -1
+    cpdef int current_seat(self) except -1
+    cpdef int next_turn(self) except -1
+    cpdef int resume_turn(self) except -1
 
 
 cdef class Batch:
@@ -207,20 +248,13 @@ cdef bint trade_is_legal(G g, Trade t) noexcept
 cdef inline void owe(G g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept
 cdef inline int throw_die(G g) noexcept
 cdef void finish(G g, int winner, int reason) noexcept
-cdef void check_end(G g) noexcept
-cdef void go_bankrupt(G g, int d, int creditor) noexcept
 cdef void settle(G g, int then) noexcept
 cdef void begin_turn(G g, int player) noexcept
 cdef void next_turn(G g) noexcept
 cdef void after_move(G g) noexcept
 cdef inline void pay_from_treasury(G g, int p, int64_t amount) noexcept
-cdef void send_to_hold(G g, int p) noexcept
 cdef void move_to(G g, int p, int end) noexcept
-cdef void draw_card(G g, int p) noexcept
-cdef void land(G g, int p, int space) noexcept
 cdef void do_roll(G g) noexcept
-cdef void start_final(G g, int reason) noexcept
-cdef void next_final(G g) noexcept
 cdef void do_build(G g, int space) noexcept
 cdef void after_raise(G g) noexcept
 cdef void do_sell_building(G g, int space) noexcept

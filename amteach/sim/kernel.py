@@ -30,8 +30,6 @@ Every division below has operands that are never negative (money and counts), so
 import cython
 import numpy as np
 
-from amteach.engine.board import CARD_EFFECTS, KINDS
-
 # The board, the rules and the rules' arithmetic (rent, buildings, taxes, what selling
 # raises) are written once, in amteach/engine/core.py, which Game calls too: compiled, the
 # kernel cimports it (kernel.pxd) and calls its C functions; uncompiled, it runs on core.py as
@@ -71,28 +69,18 @@ TEMPER_B = 0x9D2C5680
 TEMPER_C = 0xEFC60000
 
 # -- codes (the Python engine's strings, as small ints) --------------------------------------
-NOBODY = -1  # also TREASURY and NOT_HELD: the engine's three names for -1
-COMPETITOR = 0
-MONOPOLIST = 1
+NOBODY = core.NOBODY  # also TREASURY and NOT_HELD: the engine's three names for -1
+COMPETITOR = core.COMPETITOR
+MONOPOLIST = core.MONOPOLIST
 
-# the space kinds and card effects: each the position of its name in the engine's vocabulary
-K_CORNER = KINDS.index("corner")
-K_STREET = KINDS.index("street")
-K_CARD = KINDS.index("card")
-K_TAX = KINDS.index("tax")
-K_TRANSPORT = KINDS.index("transport")
-K_UTILITY = KINDS.index("utility")
-EFFECTS = tuple(CARD_EFFECTS)
-E_COLLECT = EFFECTS.index("collect")
-E_PAY = EFFECTS.index("pay")
-E_COLLECT_FROM_MONOPOLISTS = EFFECTS.index("collect_from_each_monopolist")
-E_COLLECT_FROM_COMPETITORS = EFFECTS.index("collect_from_each_competitor")
-E_ALL_MONOPOLISTS_COLLECT = EFFECTS.index("all_monopolists_collect")
-E_NOTHING = EFFECTS.index("nothing")
-E_MOVE_TO = EFFECTS.index("move_to")
-E_GO_TO_PRICE_WAR = EFFECTS.index("go_to_price_war")
-E_GO_TO_PRISON = EFFECTS.index("go_to_prison")
-E_ROLL_FOR = EFFECTS.index("roll_for")
+# the space kinds: the rules core's codes (each the position of its name in the engine's
+# vocabulary, worked out there once); card effects are the core's alone (core.play_card)
+K_CORNER = core.K_CORNER
+K_STREET = core.K_STREET
+K_CARD = core.K_CARD
+K_TAX = core.K_TAX
+K_TRANSPORT = core.K_TRANSPORT
+K_UTILITY = core.K_UTILITY
 PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = range(8)
 (
     C_NONE,
@@ -112,9 +100,21 @@ PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = 
     C_END_TURN,
     C_END_GAME,
 ) = range(16)
-D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER = range(5)
-THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED = range(3)
-END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP = range(4)
+# what a debt is for: the rules core's payment codes (the frames count fines and taxes), and
+# rent, which has a code of its own after them
+D_FINE = core.P_FINE
+D_INCOME_TAX = core.P_INCOME_TAX
+D_PROPERTY_TAX = core.P_PROPERTY_TAX
+D_OTHER = core.P_CARD
+D_RENT = len(core.PAYMENTS)
+THEN_NONE = core.THEN_NONE
+THEN_AFTER_MOVE = core.THEN_AFTER_MOVE
+THEN_RELEASED = core.THEN_RELEASED
+# how a game ends: the rules core's codes
+END_GAME_A = core.END_GAME_A
+END_GAME_B = core.END_GAME_B
+END_TWO_HOUR = core.END_TWO_HOUR
+END_ROUND_CAP = core.END_ROUND_CAP
 GAME_A, GAME_B, GAME_TWO_HOUR = range(3)
 BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY = range(5)
 # a family bot's knobs, in amteach.bots.family.KNOBS order (FamilyParams.vector())
@@ -340,8 +340,9 @@ class Bot:
 
 
 @cython.cclass
-class G:
-    """One game's state (Game's attributes), reused game after game."""
+class G(core.Steps):
+    """One game's state (Game's attributes), reused game after game, and the steps of the
+    transitions (core.Steps) on it."""
 
     def __init__(self):
         if not cython.compiled:  # compiled, the C arrays start zeroed
@@ -382,6 +383,228 @@ class G:
         self.offer = Trade()
         self.proposal = Trade()
         self.bots = [Bot() for _ in range(MAX_SEATS)]
+
+    def seats(self):
+        return self.n
+
+    def seat_role(self, q):
+        return self.s.roles[q]
+
+    def seat_out(self, q):
+        return 1 if self.bankrupt[q] else 0
+
+    def title_owner(self, space):
+        return self.owner[space]
+
+    def treasury_pays(self, p, amount, reason, space):
+        pay_from_treasury(self, p, amount)
+        return 0
+
+    def owes(self, debtor, creditor, amount, reason, space):
+        owe(self, debtor, creditor, amount, reason, False)
+        return 0
+
+    def owes_rent(self, p, owner, space):
+        amount: cython.int = rent_for(self, space, self.last_dice)
+        if amount:
+            owe(self, p, owner, amount, D_RENT, False)
+            return 1
+        return 0
+
+    def settle_after_move(self):
+        settle(self, THEN_AFTER_MOVE)
+        return 0
+
+    def offer_title(self, p, space):
+        self.pending_buy = space
+        self.phase = BUY
+        return 0
+
+    def ask_income_tax(self, p):
+        self.phase = INCOME_TAX
+        return 0
+
+    def card_moves(self, p, target):
+        move_to(self, p, target)
+        return 0
+
+    def send_to_hold(self, p, by_card):
+        self.position[p] = self.s.hold_space
+        self.held[p] = 0
+        self.extra_pending = False
+        return 0
+
+    def throw(self, count, purpose):
+        total: cython.int = 0
+        _k: cython.int
+        for _k in range(count):
+            total += throw_die(self)
+        return total
+
+    def next_card(self, p, role):
+        index: cython.int = self.deck[role][self.deck_head[role]]
+        self.deck_head[role] = (self.deck_head[role] + 1) % self.s.deck_size[role]
+        return index
+
+    def after_move(self):
+        after_move(self)
+        return 0
+
+    def is_game_b(self):
+        return 1 if self.s.game_type == GAME_B else 0
+
+    def cash_of(self, p):
+        return self.cash[p]
+
+    def game_b_score(self, p):
+        return rule25_wealth(self, p)
+
+    def rent_at(self, space, dice):
+        return rent_for(self, space, dice)
+
+    def begin_final(self, reason):
+        self.final_reason = reason
+        self.final_head = 0
+        self.final_count = 0
+        return 0
+
+    def queue_adjuster(self, p):
+        self.final_queue[self.final_head + self.final_count] = p
+        self.final_count += 1
+        return 0
+
+    def next_adjuster(self):
+        if self.final_count:
+            self.actor = self.final_queue[self.final_head]
+            self.current = self.actor
+            self.phase = FINAL_ADJUST
+            return self.actor
+        return NOBODY
+
+    def final_cause(self):
+        return self.final_reason
+
+    def hands_over(self, p, amount, keep_percent):
+        self.cash[p] -= amount
+        self.treasury += amount
+        return 0
+
+    def treasurer_pays(self, owner, space, amount):
+        self.cash[owner] += amount
+        self.treasury -= amount
+        return 0
+
+    def finish(self, winner, reason):
+        finish(self, winner, reason)
+        return 0
+
+    def first_debtor(self):
+        if self.debt_count:
+            return self.debt_debtor[self.debt_head]
+        return NOBODY
+
+    def first_creditor(self):
+        return self.debt_creditor[self.debt_head]
+
+    def first_debt(self):
+        return self.debt_amount[self.debt_head]
+
+    def pay_first_debt(self):
+        at: cython.int = self.debt_head
+        d: cython.int = self.debt_debtor[at]
+        creditor: cython.int = self.debt_creditor[at]
+        amount: cython.longlong = self.debt_amount[at]
+        kind: cython.int = self.debt_kind[at]
+        self.debt_head = (self.debt_head + 1) % MAX_DEBTS
+        self.debt_count -= 1
+        self.cash[d] -= amount
+        if creditor == NOBODY:
+            self.treasury += amount
+        else:
+            self.cash[creditor] += amount
+        if kind == D_RENT:
+            self.rent_paid[d] += amount
+            self.rent_received[creditor] += amount
+        elif kind == D_FINE:
+            self.fines[d] += amount
+        elif kind == D_INCOME_TAX:
+            self.income_tax[d] += amount
+        elif kind == D_PROPERTY_TAX:
+            self.property_tax[d] += amount
+        if self.debt_releases[at]:
+            self.held[d] = NOBODY
+        return 0
+
+    def drop_first_debt(self):
+        self.debt_head = (self.debt_head + 1) % MAX_DEBTS
+        self.debt_count -= 1
+        return 0
+
+    def liquidation_of(self, p):
+        return liquidation_value(self, p)
+
+    def must_raise(self, d):
+        self.actor = d
+        self.phase = RAISE
+        return 0
+
+    def set_then(self, then):
+        self.then = then
+        return 0
+
+    def take_then(self):
+        then: cython.int = self.then
+        self.then = THEN_NONE
+        return then
+
+    def is_over(self):
+        return 1 if self.phase == OVER else 0
+
+    def return_buildings(self, d, space):
+        s: Static = self.s
+        refund: cython.int = core.buildings_refund(
+            s, space, s.roles[d], self.houses[space], self.apartment[space]
+        )
+        self.supply_houses += self.houses[space]
+        self.supply_apartments += 1 if self.apartment[space] else 0
+        self.houses[space] = 0
+        self.apartment[space] = False
+        self.cash[d] += refund
+        self.treasury -= refund
+        return 0
+
+    def hand_over_cash(self, d, creditor):
+        cash: cython.longlong = self.cash[d]
+        self.cash[d] = 0
+        if creditor == NOBODY:
+            self.treasury += cash
+        else:
+            self.cash[creditor] += cash
+        return 0
+
+    def hand_over_title(self, space, creditor):
+        self.owner[space] = creditor
+        if creditor == NOBODY:
+            self.mortgaged[space] = False
+        return 0
+
+    def declare_bankrupt(self, d, creditor, debt):
+        self.bankrupt[d] = True
+        self.held[d] = NOBODY
+        self.bankrupt_round[d] = self.round
+        return 0
+
+    def current_seat(self):
+        return self.current
+
+    def next_turn(self):
+        next_turn(self)
+        return 0
+
+    def resume_turn(self):
+        self.actor = self.current
+        self.phase = PRE_ROLL
+        return 0
 
 
 # -- growable columns -------------------------------------------------------------------------
@@ -810,130 +1033,9 @@ def finish(g, winner, reason):
     g.debt_count = 0
 
 
-def check_end(g):
-    """Game._check_end"""
-    p: cython.int
-    alive: cython.int = 0
-    last: cython.int = NOBODY
-    roles_seen: cython.int = 0
-    best: cython.int = NOBODY
-    wealth: cython.longlong
-    best_wealth: cython.longlong = 0
-    for p in range(g.n):
-        if not g.bankrupt[p]:
-            alive += 1
-            last = p
-            roles_seen |= 1 << g.s.roles[p]
-    if g.s.game_type == GAME_B and (roles_seen == 1 or roles_seen == 2):
-        # richest by (Game B score, -seat): the first seat of the highest score
-        for p in range(g.n):
-            if not g.bankrupt[p]:
-                wealth = rule25_wealth(g, p)
-                if best == NOBODY or wealth > best_wealth:
-                    best = p
-                    best_wealth = wealth
-        finish(g, best, END_GAME_B)
-    elif alive <= 1:
-        finish(g, last if alive else NOBODY, END_GAME_A)
-
-
-def go_bankrupt(g, d, creditor):
-    """Game._go_bankrupt (decision 9)"""
-    s: Static = g.s
-    i: cython.int
-    sp: cython.int
-    refund: cython.int
-    cash: cython.longlong
-    n_titles: cython.int = 0
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        if g.owner[sp] == d:
-            g.doomed[n_titles] = sp
-            n_titles += 1
-    for i in range(n_titles):
-        sp = g.doomed[i]
-        refund = core.buildings_refund(s, sp, s.roles[d], g.houses[sp], g.apartment[sp])
-        g.supply_houses += g.houses[sp]
-        g.supply_apartments += 1 if g.apartment[sp] else 0
-        g.houses[sp] = 0
-        g.apartment[sp] = False
-        g.cash[d] += refund
-        g.treasury -= refund
-    cash = g.cash[d]
-    g.cash[d] = 0
-    if creditor == NOBODY or g.bankrupt[creditor]:
-        g.treasury += cash
-        for i in range(n_titles):
-            g.owner[g.doomed[i]] = NOBODY
-            g.mortgaged[g.doomed[i]] = False
-    else:
-        g.cash[creditor] += cash
-        for i in range(n_titles):
-            g.owner[g.doomed[i]] = creditor
-    g.bankrupt[d] = True
-    g.held[d] = NOBODY
-    g.bankrupt_round[d] = g.round
-    check_end(g)
-
-
 def settle(g, then):
-    """Game._settle: pay queued debts in order; stop in RAISE when a debtor must sell first"""
-    at: cython.int
-    d: cython.int
-    creditor: cython.int
-    kind: cython.int
-    amount: cython.longlong
-    g.then = then
-    while g.debt_count:
-        at = g.debt_head
-        d = g.debt_debtor[at]
-        creditor = g.debt_creditor[at]
-        amount = g.debt_amount[at]
-        if g.bankrupt[d]:
-            g.debt_head = (g.debt_head + 1) % MAX_DEBTS
-            g.debt_count -= 1
-            continue
-        if g.cash[d] >= amount:
-            g.debt_head = (g.debt_head + 1) % MAX_DEBTS
-            g.debt_count -= 1
-            g.cash[d] -= amount
-            if creditor == NOBODY:
-                g.treasury += amount
-            else:
-                g.cash[creditor] += amount
-            kind = g.debt_kind[at]
-            if kind == D_RENT:
-                g.rent_paid[d] += amount
-                g.rent_received[creditor] += amount
-            elif kind == D_FINE:
-                g.fines[d] += amount
-            elif kind == D_INCOME_TAX:
-                g.income_tax[d] += amount
-            elif kind == D_PROPERTY_TAX:
-                g.property_tax[d] += amount
-            if g.debt_releases[at]:
-                g.held[d] = NOBODY
-            continue
-        if liquidation_value(g, d) >= amount:
-            g.actor = d
-            g.phase = RAISE
-            return
-        g.debt_head = (g.debt_head + 1) % MAX_DEBTS
-        g.debt_count -= 1
-        go_bankrupt(g, d, creditor)
-        if g.phase == OVER:
-            g.debt_count = 0
-            return
-    then = g.then
-    g.then = THEN_NONE
-    if then == THEN_AFTER_MOVE:
-        after_move(g)
-    elif then == THEN_RELEASED:
-        if g.bankrupt[g.current]:
-            next_turn(g)
-        else:
-            g.actor = g.current
-            g.phase = PRE_ROLL
+    """Pay the queued debts, then `then`: core.settle, written once"""
+    core.settle(g, g.s, then)
 
 
 def begin_turn(g, player):
@@ -962,7 +1064,7 @@ def next_turn(g):
             break
     if q <= p:
         if g.s.round_cap >= 0 and g.round >= g.s.round_cap:
-            start_final(g, END_ROUND_CAP)
+            core.start_final(g, g.s, END_ROUND_CAP)
             return
         g.round += 1
     begin_turn(g, q)
@@ -988,12 +1090,6 @@ def pay_from_treasury(g, p, amount):
     g.treasury -= amount
 
 
-def send_to_hold(g, p):
-    g.position[p] = g.s.hold_space
-    g.held[p] = 0
-    g.extra_pending = False
-
-
 def move_to(g, p, end):
     """Game._move_to: reaching or passing START pays the START money"""
     start: cython.int = g.position[p]
@@ -1001,97 +1097,7 @@ def move_to(g, p, end):
     if end <= start or end == 0:
         if g.s.start_payment:
             pay_from_treasury(g, p, g.s.start_payment)
-    land(g, p, end)
-
-
-def draw_card(g, p):
-    """Game._draw_card"""
-    s: Static = g.s
-    role: cython.int = s.roles[p]
-    k: cython.int
-    q: cython.int
-    a: cython.int
-    b: cython.int
-    payer_role: cython.int
-    index: cython.int = g.deck[role][g.deck_head[role]]
-    effect: cython.int = s.card_effect[role][index]
-    amount: cython.int = s.card_amount[role][index]
-    g.deck_head[role] = (g.deck_head[role] + 1) % s.deck_size[role]
-    if effect == E_COLLECT:
-        pay_from_treasury(g, p, amount)
-    elif effect == E_PAY:
-        owe(g, p, NOBODY, amount, D_OTHER, False)
-        settle(g, THEN_AFTER_MOVE)
-        return
-    elif effect == E_COLLECT_FROM_MONOPOLISTS or effect == E_COLLECT_FROM_COMPETITORS:
-        payer_role = MONOPOLIST if effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
-        for k in range(1, g.n):
-            q = (p + k) % g.n
-            if s.roles[q] == payer_role and not g.bankrupt[q]:
-                owe(g, q, p, amount, D_OTHER, False)
-        settle(g, THEN_AFTER_MOVE)
-        return
-    elif effect == E_ALL_MONOPOLISTS_COLLECT:
-        for q in range(g.n):
-            if s.roles[q] == MONOPOLIST and not g.bankrupt[q]:
-                pay_from_treasury(g, q, amount)
-    elif effect == E_MOVE_TO:
-        move_to(g, p, s.card_target[role][index])
-        return
-    elif effect == E_GO_TO_PRICE_WAR or effect == E_GO_TO_PRISON:
-        send_to_hold(g, p)
-    elif effect == E_ROLL_FOR:
-        a = throw_die(g)
-        b = throw_die(g)
-        if a + b >= s.card_target[role][index]:
-            pay_from_treasury(g, p, amount)
-    after_move(g)
-
-
-def land(g, p, space):
-    """Game._land"""
-    s: Static = g.s
-    kind: cython.int = s.kind[space]
-    owner: cython.int
-    amount: cython.int
-    face: cython.int
-    prize: cython.int
-    if kind == K_STREET or kind == K_TRANSPORT or kind == K_UTILITY:
-        owner = g.owner[space]
-        if owner == NOBODY:
-            g.pending_buy = space
-            g.phase = BUY
-            return
-        if owner != p:
-            amount = rent_for(g, space, g.last_dice)
-            if amount:
-                owe(g, p, owner, amount, D_RENT, False)
-                settle(g, THEN_AFTER_MOVE)
-                return
-    elif space == s.go_to_hold_space:
-        send_to_hold(g, p)
-    elif space == s.income_tax_space:
-        g.phase = INCOME_TAX
-        return
-    elif space == s.property_tax_space:
-        owe(g, p, NOBODY, s.property_tax, D_PROPERTY_TAX, False)
-        settle(g, THEN_AFTER_MOVE)
-        return
-    elif space == s.foundation_space:
-        if s.roles[p] == MONOPOLIST:
-            if s.foundation_monopolist_fee:
-                owe(g, p, NOBODY, s.foundation_monopolist_fee, D_OTHER, False)
-                settle(g, THEN_AFTER_MOVE)
-                return
-        else:
-            face = throw_die(g)
-            prize = s.prizes[face]
-            if prize:
-                pay_from_treasury(g, p, prize)
-    elif kind == K_CARD:
-        draw_card(g, p)
-        return
-    after_move(g)
+    core.land(g, g.s, p, end)
 
 
 def do_roll(g):
@@ -1110,56 +1116,6 @@ def do_roll(g):
         g.extra_pending = a == b and not g.is_extra
     g.last_dice = a + b
     move_to(g, p, (g.position[p] + a + b) % g.s.n_spaces)
-
-
-def start_final(g, reason):
-    """Game._start_final"""
-    p: cython.int
-    g.final_reason = reason
-    g.final_head = 0
-    g.final_count = 0
-    for p in range(g.n):
-        if not g.bankrupt[p]:
-            g.final_queue[g.final_count] = p
-            g.final_count += 1
-    next_final(g)
-
-
-def next_final(g):
-    """Game._next_final: each player adjusts, then the settlement and the Treasurer's trip"""
-    s: Static = g.s
-    p: cython.int
-    i: cython.int
-    sp: cython.int
-    owner: cython.int
-    amount: cython.int
-    best: cython.int = NOBODY
-    cash: cython.longlong
-    keep: cython.longlong
-    if g.final_count:
-        g.actor = g.final_queue[g.final_head]
-        g.current = g.actor
-        g.phase = FINAL_ADJUST
-        return
-    for p in range(g.n):
-        if not g.bankrupt[p]:
-            cash = g.cash[p]
-            keep = cash * s.keep_percent[s.roles[p]] // 100
-            g.cash[p] = keep
-            g.treasury += cash - keep
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        owner = g.owner[sp]
-        if owner == NOBODY:
-            continue
-        amount = rent_for(g, sp, s.settlement_utility_dice)
-        if amount:
-            g.cash[owner] += amount
-            g.treasury -= amount
-    for p in range(g.n):
-        if not g.bankrupt[p] and (best == NOBODY or g.cash[p] > g.cash[best]):
-            best = p
-    finish(g, best, g.final_reason)
 
 
 def do_build(g, space):
@@ -1266,7 +1222,7 @@ def apply(g, c):
         if g.phase == FINAL_ADJUST:
             g.final_head += 1
             g.final_count -= 1
-            next_final(g)
+            core.next_final(g, g.s)
         else:
             next_turn(g)
     elif kind == C_BUY:
@@ -1308,7 +1264,7 @@ def apply(g, c):
     elif kind == C_REJECT:
         answer(g, False)
     elif kind == C_END_GAME:
-        start_final(g, END_TWO_HOUR)
+        core.start_final(g, g.s, END_TWO_HOUR)
 
 
 # -- the bots (amteach.bots.strategies) --------------------------------------------------------

@@ -1,0 +1,254 @@
+"""The transitions written once in the rules core (`amteach.engine.core`), driven through a
+recording `core.Steps`: what each rule asks of a game, step by step, with no `Game` and no
+kernel in between. `Game` and the kernel's `G` implement the same steps on their own state
+(tests/test_core.py compares their frames; the rules tests play `Game`); these tests pin the
+decisions the transitions take where no rules test did."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from amteach.engine.board import COMPETITOR, MONOPOLIST, standard_board
+from amteach.engine.builds import rules_core
+from amteach.engine.rules import RuleSet
+from amteach.engine.terms import NOBODY
+from amteach.sim import core as sim_core
+
+core = rules_core()
+BOARD = standard_board()
+
+
+class Recorder(core.Steps):
+    """A game of a few seats that records each step a transition takes."""
+
+    def __init__(self, roles, cash=None, out=(), game_b=False, scores=None, throws=()):
+        self.roles = list(roles)
+        self.cash = list(cash or [1000] * len(roles))
+        self.out = set(out)
+        self.game_b = game_b
+        self.scores = scores or [0] * len(roles)
+        self.throws = list(throws)
+        self.owner = [NOBODY] * len(BOARD.spaces)
+        self.queue = []
+        self.reason = None
+        self.log = []
+
+    def seats(self):
+        return len(self.roles)
+
+    def seat_role(self, q):
+        return self.roles[q]
+
+    def seat_out(self, q):
+        return int(q in self.out)
+
+    def title_owner(self, space):
+        return self.owner[space]
+
+    def is_game_b(self):
+        return int(self.game_b)
+
+    def cash_of(self, p):
+        return self.cash[p]
+
+    def game_b_score(self, p):
+        return self.scores[p]
+
+    def rent_at(self, space, dice):
+        return 0
+
+    def throw(self, count, purpose):
+        self.log.append(("throw", count, core.THROWS[purpose]))
+        return self.throws.pop(0)
+
+    def treasury_pays(self, p, amount, reason, space):
+        self.log.append(("treasury_pays", p, amount, core.PAYMENTS[reason].value, space))
+        return 0
+
+    def owes(self, debtor, creditor, amount, reason, space):
+        self.log.append(("owes", debtor, creditor, amount, core.PAYMENTS[reason].value, space))
+        return 0
+
+    def settle_after_move(self):
+        self.log.append(("settle_after_move",))
+        return 0
+
+    def after_move(self):
+        self.log.append(("after_move",))
+        return 0
+
+    def begin_final(self, reason):
+        self.reason = reason
+        self.log.append(("begin_final", core.ENDINGS[reason]))
+        return 0
+
+    def queue_adjuster(self, p):
+        self.queue.append(p)
+        return 0
+
+    def next_adjuster(self):
+        return self.queue[0] if self.queue else NOBODY
+
+    def final_cause(self):
+        return self.reason
+
+    def hands_over(self, p, amount, keep_percent):
+        self.cash[p] -= amount
+        self.log.append(("hands_over", p, amount, keep_percent))
+        return 0
+
+    def finish(self, winner, reason):
+        self.log.append(("finish", winner, core.ENDINGS[reason]))
+        return 0
+
+    def return_buildings(self, d, space):
+        self.log.append(("return_buildings", d, space))
+        return 0
+
+    def hand_over_cash(self, d, creditor):
+        self.log.append(("hand_over_cash", d, creditor))
+        return 0
+
+    def hand_over_title(self, space, creditor):
+        self.log.append(("hand_over_title", space, creditor))
+        self.owner[space] = creditor
+        return 0
+
+    def declare_bankrupt(self, d, creditor, debt):
+        self.log.append(("declare_bankrupt", d, creditor, debt))
+        self.out.add(d)
+        return 0
+
+
+def tables(**rules):
+    return core.tables(BOARD, RuleSet.preset("default", **rules))
+
+
+def test_foundation_a_monopolist_owes_nothing_when_the_fee_is_zero():
+    # seed rules, the Foundation: a Monopolist pays the fee; at a fee of 0 no debt is queued
+    # and the turn goes on at once
+    game = Recorder([MONOPOLIST, COMPETITOR])
+    core.land(game, tables(foundation_monopolist_fee=0), 0, BOARD.foundation_space)
+    assert game.log == [("after_move",)]
+
+
+def test_foundation_a_monopolist_owes_the_fee_as_a_debt():
+    game = Recorder([MONOPOLIST, COMPETITOR])
+    core.land(game, tables(foundation_monopolist_fee=15), 0, BOARD.foundation_space)
+    space = BOARD.foundation_space
+    assert game.log == [
+        ("owes", 0, NOBODY, 15, "foundation_fee", space),
+        ("settle_after_move",),
+    ]
+
+
+@pytest.mark.parametrize("face", [3, 4, 5, 6])
+def test_foundation_a_competitor_throwing_a_face_without_a_prize_is_paid_nothing(face):
+    # seed rules: 1 = collect $25, 2 = collect $50, otherwise nothing (no payment at all)
+    game = Recorder([COMPETITOR, MONOPOLIST], throws=[face])
+    core.land(game, tables(), 0, BOARD.foundation_space)
+    assert game.log == [("throw", 1, "foundation"), ("after_move",)]
+
+
+def test_game_a_ends_when_one_player_is_left():
+    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR], out={0, 1})
+    core.check_end(game, tables())
+    assert game.log == [("finish", 2, "game_a")]
+
+
+def test_game_a_goes_on_while_two_players_are_left():
+    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR], out={0})
+    core.check_end(game, tables())
+    assert game.log == []
+
+
+def test_rule25_game_b_ends_when_one_role_is_left_and_a_tie_goes_to_the_first_seat():
+    # Game B: the richest Competitor once the Monopolists are out; equal scores: first seat
+    game = Recorder(
+        [MONOPOLIST, COMPETITOR, COMPETITOR, MONOPOLIST],
+        out={0, 3},
+        game_b=True,
+        scores=[0, 700, 700, 0],
+    )
+    core.check_end(game, tables())
+    assert game.log == [("finish", 1, "game_b")]
+
+
+def test_rule25_game_b_goes_on_while_both_roles_are_in():
+    game = Recorder([MONOPOLIST, COMPETITOR, COMPETITOR], out={2}, game_b=True)
+    core.check_end(game, tables())
+    assert game.log == []
+
+
+def test_decision12_the_settlement_keeps_the_role_percentage_rounded_down():
+    # Competitors keep 10 %, Monopolists 20 %, rounded down; the rest goes to the Treasury
+    game = Recorder([COMPETITOR, MONOPOLIST], cash=[999, 999])
+    core.start_final(game, tables(), core.ENDINGS.index("two_hour"))
+    game.queue.clear()  # both players have adjusted
+    game.log.clear()
+    core.next_final(game, tables())
+    assert game.log == [
+        ("hands_over", 0, 900, 10),
+        ("hands_over", 1, 800, 20),
+        ("finish", 1, "two_hour"),
+    ]
+
+
+def test_decision12_most_cash_wins_and_a_tie_goes_to_the_first_seat():
+    game = Recorder([MONOPOLIST, COMPETITOR, MONOPOLIST], cash=[500, 1000, 500], out={1})
+    core.start_final(game, tables(), core.ENDINGS.index("round_cap"))
+    assert game.queue == [0, 2]  # the players still in adjust first, in seat order
+    game.queue.clear()
+    game.log.clear()
+    core.next_final(game, tables())
+    assert game.log[-1] == ("finish", 0, "round_cap")
+
+
+def test_decision9_owed_to_a_player_already_out_the_titles_return_to_the_treasury():
+    # decision 9: owed to the Treasury, titles return to it; a creditor who is already out of
+    # the game takes nothing either, so the Treasury stands in for it
+    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR], out={1})
+    titles = BOARD.titles[:2]
+    for space in titles:
+        game.owner[space] = 0
+    core.go_bankrupt(game, tables(), 0, 1, 300)
+    assert game.log == [
+        *(("return_buildings", 0, space) for space in titles),
+        ("hand_over_cash", 0, NOBODY),
+        *(("hand_over_title", space, NOBODY) for space in titles),
+        ("declare_bankrupt", 0, NOBODY, 300),
+        ("finish", 2, "game_a"),  # one player is left
+    ]
+
+
+def test_decision9_a_bankrupt_hands_cash_and_titles_to_the_player_owed():
+    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST])
+    game.owner[BOARD.titles[0]] = 2
+    core.go_bankrupt(game, tables(), 2, 3, 80)
+    assert game.log == [
+        ("return_buildings", 2, BOARD.titles[0]),
+        ("hand_over_cash", 2, 3),
+        ("hand_over_title", BOARD.titles[0], 3),
+        ("declare_bankrupt", 2, 3, 80),
+    ]  # three players left: the game goes on
+
+
+def test_the_kernel_debt_ring_refuses_a_debt_beyond_max_debts():
+    # the kernel's debts are a ring of MAX_DEBTS; bounds checking is off when compiled, so a
+    # debt past the ring is refused and flagged (Batch.play then stops), never written over
+    # one still owed
+    source = Path(sim_core.__file__).with_name("kernel.py")
+    spec = importlib.util.spec_from_file_location("amteach_kernel_uncompiled_debts", source)
+    kernel = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernel)
+    g = kernel.G()
+    g.debt_head, g.debt_count, g.debt_overflow = 3, 0, False  # as reset_game leaves it, mid-ring
+    for k in range(kernel.MAX_DEBTS + 1):
+        kernel.owe(g, 0, kernel.NOBODY, k + 1, kernel.D_OTHER, False)
+    assert g.debt_count == kernel.MAX_DEBTS
+    assert g.debt_overflow
+    owed = [g.debt_amount[(3 + k) % kernel.MAX_DEBTS] for k in range(kernel.MAX_DEBTS)]
+    assert owed == list(range(1, kernel.MAX_DEBTS + 1))
