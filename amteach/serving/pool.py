@@ -50,6 +50,9 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.pool_handouts = 0  # pool kernels given to visitors, ever
         self.room: asyncio.Condition | None = None
         self.pool_size_wanted: int | None = None  # --pool, before the cap trims it
+        # the join page's notebook, with a pool of its own beside the dashboard's (set by
+        # amteach.serving.app; "" for none)
+        self.join_notebook = ""
         self.stopping_everything = False
         self.unopened: dict[str, float] = {}  # kernel id -> when its page was sent
         self.opened_ids: set[str] = set()  # kernels whose page a browser opened or connected
@@ -74,13 +77,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     def note_pool_handout(self) -> None:
         """The handler is giving a pool kernel to a visitor (Voilà refills the pool next)."""
         self.pool_handouts += 1
-        self._fit_pool_to_cap()
+        self.fit_pool_to_cap()
 
-    def _fit_pool_to_cap(self) -> None:
-        """Keep the pool Voilà refills (kernel_pools_config, of Voilà's preheating manager built
-        on this class) within the room the cap leaves. A refill that could not start would
-        still cost the server's event loop its preparation (about 0.15 s each), so a class
-        arriving together would wait behind its own refills."""
+    def fit_pool_to_cap(self) -> None:
+        """Keep the pools Voilà refills (kernel_pools_config, of Voilà's preheating manager
+        built on this class) within the room the cap leaves. A refill that could not start
+        would still cost the server's event loop its preparation (about 0.15 s each), so a
+        class arriving together would wait behind its own refills. With a join page, the room
+        is shared out one kernel at a time, the dashboard's pool first."""
         if not self.max_kernels or not hasattr(self, "kernel_pools_config"):
             return
         config = self.kernel_pools_config
@@ -88,9 +92,25 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         if self.pool_size_wanted is None:
             self.pool_size_wanted = default.get("pool_size", 0)
         room = max(0, self.max_kernels - self.visitor_kernels())
-        size = min(self.pool_size_wanted, room)
-        if default.get("pool_size") != size:
-            self.kernel_pools_config = {**config, "default": {**default, "pool_size": size}}
+        pools = ["default"] + ([self.join_notebook] if self.join_notebook else [])
+        sizes = dict.fromkeys(pools, 0)
+        while room and any(size < self.pool_size_wanted for size in sizes.values()):
+            for pool in pools:
+                if room and sizes[pool] < self.pool_size_wanted:
+                    sizes[pool] += 1
+                    room -= 1
+        changed = {
+            pool: {**config.get(pool, default), "pool_size": size}
+            for pool, size in sizes.items()
+            if config.get(pool, default).get("pool_size") != size
+        }
+        if changed:
+            self.kernel_pools_config = {**config, **changed}
+
+    def pooled_notebooks(self) -> list[str]:
+        """The notebooks with a preheated pool: the dashboard, and the join page if served."""
+        served = getattr(self, "notebook_path", None)  # Voilà's preheating manager sets it
+        return [name for name in (served, self.join_notebook) if name]
 
     async def _announce_room(self) -> None:
         if self.room is not None:
@@ -129,10 +149,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.stopping_ids.discard(kernel_id)
             self.opened_ids.discard(kernel_id)
             self.unopened.pop(kernel_id, None)
-        if not self.stopping_everything and hasattr(self, "fill_if_needed") and self.notebook_path:
-            # room under the cap again: let the pool grow back towards --pool
-            self._fit_pool_to_cap()
-            self.fill_if_needed(delay=0, notebook_name=self.notebook_path)
+        if not self.stopping_everything and hasattr(self, "fill_if_needed"):
+            # room under the cap again: let the pools grow back towards --pool
+            self.fit_pool_to_cap()
+            for notebook in self.pooled_notebooks():
+                self.fill_if_needed(delay=0, notebook_name=notebook)
 
     async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:
         self.stopping_everything = True  # no refills while the server stops
