@@ -46,7 +46,7 @@ from voila.app import Voila  # noqa: E402
 from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
 
 from .environment import PLOTLY_BUNDLE  # noqa: E402
-from .pool import ClassroomKernelManager  # noqa: E402
+from .pool import POOL_ENV, ClassroomKernelManager  # noqa: E402
 
 # how often a full page asks again, in seconds
 FULL_PAGE_RETRY = 15
@@ -133,6 +133,8 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
                 )
             )
             return
+        if isinstance(manager, ClassroomKernelManager):
+            await manager.make_room_for(self.notebook_path)
         await super().get(path)
 
     def should_use_rendered_notebook(self, *args: Any, **kwargs: Any) -> bool:
@@ -240,6 +242,16 @@ class ClassroomVoila(Voila):
             if isinstance(manager, ClassroomKernelManager) and hasattr(manager, "fill_if_needed"):
                 # Voilà's preheating manager filled the served notebook's pool as it was made
                 manager.join_notebook = self.join_notebook
+                pools = manager.kernel_pools_config
+                default = pools.get("default", {})
+                variables = {
+                    **default.get("kernel_env_variables", {}),
+                    POOL_ENV: self.join_notebook,
+                }
+                manager.kernel_pools_config = {
+                    **pools,
+                    self.join_notebook: {**default, "kernel_env_variables": variables},
+                }
                 manager.fit_pool_to_cap()
                 manager.fill_if_needed(delay=0, notebook_name=self.join_notebook)
         return settings

@@ -27,6 +27,10 @@ from tornado.ioloop import PeriodicCallback  # noqa: E402
 from traitlets import Int  # noqa: E402
 from voila.utils import ENV_VARIABLE  # noqa: E402
 
+# set in the environment of the join page's pool kernels (their pool's name): a refill held
+# back by the cap is then known to be for that page
+POOL_ENV = "AMTEACH_POOL"
+
 
 class ClassroomKernelManager(AsyncMappingKernelManager):
     """Voilà's kernel manager with a cap on live kernels and a grace period that starts when a
@@ -46,6 +50,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.starting_ids: set[str] = set()  # start_kernel in progress
         self.stopping_ids: set[str] = set()  # shutdown_kernel in progress
         self.waiting_pool_starts = 0  # pool refills held back by the cap
+        self.waiting_by_pool: dict[str, int] = {}  # the same, by the page they are for
         self.pool_starts = 0  # kernels started for the pool, ever
         self.pool_handouts = 0  # pool kernels given to visitors, ever
         self.room: asyncio.Condition | None = None
@@ -112,6 +117,34 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         served = getattr(self, "notebook_path", None)  # Voilà's preheating manager sets it
         return [name for name in (served, self.join_notebook) if name]
 
+    async def make_room_for(self, notebook: str) -> None:
+        """A visitor of `notebook` is let in (under the cap) but no kernel is ready in its
+        pool (none, or only refills waiting for room): when the kernels alive already fill the
+        cap, a kernel waiting in another page's pool (the join page's, say) is shut down first.
+        Pool kernels live within the cap, and a kernel built for one page cannot serve the
+        other."""
+        if not self.max_kernels or not hasattr(self, "get_rendered_notebook"):
+            return
+        if self.live_kernels() < self.max_kernels:
+            return
+        if self.get_pool_size(notebook) > self.waiting_by_pool.get(notebook, 0):
+            return  # a kernel is ready (or starting) in this page's pool
+        for other in self.pooled_notebooks():
+            # the oldest kernel of a pool is taken; one still waiting for room under the cap
+            # never comes, so a pool holding only such starts is left alone
+            ready = self.get_pool_size(other) - self.waiting_by_pool.get(other, 0)
+            if other != notebook and ready > 0:
+                # counted out of the pool first, so that the pools fit the cap before Voilà
+                # refills the one it leaves
+                self.note_pool_handout()
+                render, _, kernel_id = await self.get_rendered_notebook(notebook_name=other)
+                render.add_done_callback(lambda task: task.cancelled() or task.exception())
+                self.log.info(
+                    "Shutting down kernel %s of the %s pool: room for a visitor", kernel_id, other
+                )
+                await self.shutdown_kernel(kernel_id)
+                return
+
     async def _announce_room(self) -> None:
         if self.room is not None:
             async with self.room:
@@ -119,13 +152,16 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
     # --- starting and stopping ------------------------------------------------------------
     async def start_kernel(self, *, kernel_id: str | None = None, **kwargs: Any) -> str:
-        for_pool = kwargs.get("env", {}).get(ENV_VARIABLE.VOILA_PREHEAT) == "True"
+        env = kwargs.get("env", {})
+        for_pool = env.get(ENV_VARIABLE.VOILA_PREHEAT) == "True"
         if for_pool:
             self.pool_starts += 1
             if self.max_kernels and self.live_kernels() >= self.max_kernels:
                 # a pool refill waits until a visitor's kernel is freed: the pool lives within
                 # the cap, so memory never holds more than max_kernels kernels
+                pool = env.get(POOL_ENV) or getattr(self, "notebook_path", None) or ""
                 self.waiting_pool_starts += 1
+                self.waiting_by_pool[pool] = self.waiting_by_pool.get(pool, 0) + 1
                 if self.room is None:
                     self.room = asyncio.Condition()
                 try:
@@ -133,6 +169,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                         await self.room.wait_for(lambda: self.live_kernels() < self.max_kernels)
                 finally:
                     self.waiting_pool_starts -= 1
+                    self.waiting_by_pool[pool] -= 1
         kernel_id = kernel_id or self.new_kernel_id()
         self.starting_ids.add(kernel_id)
         try:
