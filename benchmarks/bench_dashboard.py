@@ -403,7 +403,7 @@ async def interactive_times(
                                 )
                                 found["server_cpu"] = cpu_seconds([server.pid]) - before[0]
                                 found["nginx_cpu"] = cpu_seconds(proxy) - before[1]
-                                found["load"] = found_load
+                                found["machine_load"] = found_load
                                 visits[route, cache].append(found)
                                 if cache == "empty cache":
                                     counted.setdefault(route, []).append(
@@ -417,7 +417,7 @@ async def interactive_times(
         )
         for (route, cache), found in visits.items():
             times = [v["interactive"] for v in found]
-            loads = ", ".join(f"{v['load']:.1f}" for v in found)
+            loads = ", ".join(f"{v['machine_load']:.1f}" for v in found)
             print(
                 f"  {route}, {cache}: {statistics.median(times):.2f} s"
                 f"  (runs: {', '.join(f'{t:.2f}' for t in times)}; load at each: {loads});"
