@@ -11,7 +11,6 @@ flag (`is_served`) and the public address for join links. A kernel reads those f
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -22,12 +21,6 @@ from importlib import resources
 from pathlib import Path
 
 TEMPLATE = "amteach"
-# the template's folder in the amteach package, and in it the scripts a page fetches after its
-# load event (benchmarks/record_preload.py writes it), named in the page's head as preload hints
-TEMPLATE_FOLDER = "voila_template"
-PRELOAD_LIST = "preload.json"
-# where the template's index asks for the preload hints (replaced as the server starts)
-PRELOAD_MARK = "{#- amteach: preload hints -#}"
 # Set in the kernels' environment: the bundle's path relative to Voilà's base URL + "voila/".
 PLOTLY_BUNDLE_ENV = "AMTEACH_PLOTLY_BUNDLE"
 # Set in the server's (and so the kernels') environment by `amteach dashboard`: the app is
@@ -57,65 +50,13 @@ def voila_environment() -> Iterator[dict[str, str]]:
     them. The files live in a temporary folder for as long as the server runs."""
     with tempfile.TemporaryDirectory(prefix="amteach-voila-") as share:
         folder = Path(share) / "voila" / "templates" / TEMPLATE
-        shutil.copytree(Path(str(resources.files("amteach") / TEMPLATE_FOLDER)), folder)
+        shutil.copytree(Path(str(resources.files("amteach") / "voila_template")), folder)
         shutil.copyfile(plotly_widget_bundle(), folder / "static" / PLOTLY_BUNDLE)
-        index = folder / "index.html.j2"
-        index.write_text(
-            index.read_text(encoding="utf-8").replace(PRELOAD_MARK, preload_links()),
-            encoding="utf-8",
-        )
         env = dict(os.environ)
         env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
         env[PLOTLY_BUNDLE_ENV] = f"templates/{TEMPLATE}/static/{PLOTLY_BUNDLE}"
         env[SERVED_ENV] = "1"
         yield env
-
-
-def preloaded_scripts() -> list[str]:
-    """The scripts a served page fetches after its load event (PRELOAD_LIST), as paths under
-    Voilà's `voila/` route, less any this installation does not serve (an upgraded Voilà or
-    widget extension renames its files: benchmarks/record_preload.py records them again)."""
-    from importlib.util import find_spec
-
-    from jupyter_core.paths import jupyter_path
-
-    listed = Path(str(resources.files("amteach") / TEMPLATE_FOLDER / PRELOAD_LIST))
-    try:
-        paths = json.loads(listed.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    # where Voilà finds what it serves under voila/static/ (its package's and its templates'
-    # static folders) and voila/labextensions/ (voila.paths, voila.utils: not imported here,
-    # importing voila costs seconds)
-    voila = find_spec("voila")
-    package = (
-        [Path(p) / "static" for p in (voila.submodule_search_locations or [])] if voila else []
-    )
-    voila_roots = [Path(root) for root in jupyter_path("voila")]
-    statics = package + [
-        folder for root in voila_roots for folder in root.glob("templates/*/static")
-    ]
-    extensions = [Path(p) for p in jupyter_path("labextensions")] + [
-        root / "labextensions" for root in voila_roots
-    ]
-
-    def served(path: str) -> bool:
-        kind, _, rest = path.split("?", 1)[0].partition("/")
-        folders = {"static": statics, "labextensions": extensions}.get(kind, [])
-        return any((folder / rest).is_file() for folder in folders)
-
-    return [path for path in paths if isinstance(path, str) and served(path)]
-
-
-def preload_links() -> str:
-    """The page's preload hints for `preloaded_scripts`, under the page's base URL. Each is
-    fetched while the page's first scripts load, not in the waves that follow its load
-    event (each wave waiting for the one before)."""
-    return "\n".join(
-        f'<link rel="preload" as="script" href="{{{{ resources.base_url }}}}voila/{path}">'
-        for path in preloaded_scripts()
-        if all(c.isalnum() or c in "-_./?=@" for c in path)  # no markup, no Jinja
-    )
 
 
 def is_served() -> bool:
