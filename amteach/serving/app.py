@@ -86,7 +86,8 @@ def is_join_link(query: str) -> bool:
 
 
 class ClassroomVoilaHandler(TornadoVoilaHandler):
-    """Voilà's page handler behind a door: a polite "full" page when the cap is reached."""
+    """Voilà's page handler behind a door: a polite "full" page when the cap is reached, and
+    a join link (`?room=CODE`) served the join page's notebook, from its own pool."""
 
     page_kernel: str | None = None
 
