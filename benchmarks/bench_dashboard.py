@@ -55,9 +55,24 @@ from bench_load import Visitor  # the protocol-level visitor
 from browser import launch_chromium, serve_dashboard  # the tests' own helper
 from served import nginx  # the tests' nginx on a free loopback port
 
+from amteach.content import dashboard_notebook
 from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
-from amteach.serving import TEMPLATE
+from amteach.serving import TEMPLATE, voila_command
 from amteach.serving.nginx import site_file
+
+
+def pooled_pages() -> int:
+    """How many pages the server keeps a pool for: the dashboard, and the join page when it
+    is served from a notebook of its own (so a warmed pool of 2 is 2 kernels per page)."""
+    command = voila_command(dashboard_notebook(), 8866, "127.0.0.1", 2, TEMPLATE)
+    return 1 + any(part.endswith("join_notebook=join.ipynb") for part in command)
+
+
+def load_average() -> str:
+    """The machine's load (1-minute average), printed with every figure: the machine is
+    shared, so only figures measured side by side compare."""
+    return f"load {os.getloadavg()[0]:.1f}"
+
 
 # seconds from navigation until the page's HTML had fully arrived, per visit (the server's
 # part: a preheated kernel's page is sent at once; the rest is the browser's and the widgets')
@@ -353,11 +368,14 @@ async def transferred_kb(page) -> float:
     return total / 1024
 
 
-async def interactive_times(browser, repeat: int, template: str) -> None:
+async def interactive_times(
+    browser, repeat: int, template: str, pages: tuple[str, ...] = ("dashboard", "join page")
+) -> None:
     """Issue 24's figures: the dashboard and a join page, pool of 2 warmed, `repeat` fresh
     servers each, straight and through nginx (in alternating order), each with an empty
     cache and then a warm one; medians."""
-    for label in ("dashboard", "join page"):
+    warm = 2 * pooled_pages()  # every page's pool warmed
+    for label in pages:
         visits: dict[tuple[str, str], list[dict[str, float]]] = collections.defaultdict(list)
         counted: dict[str, list[list]] = {}
         for run in range(repeat):
@@ -375,7 +393,8 @@ async def interactive_times(browser, repeat: int, template: str) -> None:
                         context = await browser.new_context(viewport={"width": 1280, "height": 720})
                         try:
                             for cache in ("empty cache", "warm cache"):
-                                wait_for_warm_pool(server.pid, 2, quiet_seconds=3)
+                                wait_for_warm_pool(server.pid, warm, quiet_seconds=3)
+                                found_load = os.getloadavg()[0]
                                 clear_costs()
                                 proxy = nginx_pids(Path(folder))
                                 before = cpu_seconds([server.pid]), cpu_seconds(proxy)
@@ -384,6 +403,7 @@ async def interactive_times(browser, repeat: int, template: str) -> None:
                                 )
                                 found["server_cpu"] = cpu_seconds([server.pid]) - before[0]
                                 found["nginx_cpu"] = cpu_seconds(proxy) - before[1]
+                                found["machine_load"] = found_load
                                 visits[route, cache].append(found)
                                 if cache == "empty cache":
                                     counted.setdefault(route, []).append(
@@ -392,13 +412,16 @@ async def interactive_times(browser, repeat: int, template: str) -> None:
                         finally:
                             await context.close()
         print(
-            f"time to interactive, {label}, pool of 2 warmed (target 1.5 s), medians of {repeat}:"
+            f"time to interactive, {label}, pool of 2 warmed (target 1.5 s), medians of {repeat}"
+            f" ({warm} pool kernels; the machine's load now: {load_average()}):"
         )
         for (route, cache), found in visits.items():
             times = [v["interactive"] for v in found]
+            loads = ", ".join(f"{v['machine_load']:.1f}" for v in found)
             print(
                 f"  {route}, {cache}: {statistics.median(times):.2f} s"
-                f"  (runs: {', '.join(f'{t:.2f}' for t in times)}); {phases(found)}",
+                f"  (runs: {', '.join(f'{t:.2f}' for t in times)}; load at each: {loads});"
+                f" {phases(found)}",
                 flush=True,
             )
             print(
@@ -462,16 +485,18 @@ def kernel_rss_mb(server_pid: int) -> list[float]:
     return sizes
 
 
-async def run(visitors: int, repeat: int, template: str, skip_class: bool) -> None:
+async def run(
+    visitors: int, repeat: int, template: str, skip_class: bool, pages: tuple[str, ...]
+) -> None:
     async with async_playwright() as playwright:
         browser = await launch_chromium(playwright)
-        print(f"template: {template}")
+        print(f"template: {template}; {load_average()}")
         import_profile()
-        await interactive_times(browser, repeat, template)
-        await kernel_memory(template)
+        await interactive_times(browser, repeat, template, pages)
         if skip_class:
             await browser.close()
             return
+        await kernel_memory(template)
         for label, pool in (("cold (no pool)", 0),):
             times = []
             for _ in range(repeat):
@@ -513,10 +538,17 @@ def main() -> None:
     parser.add_argument(
         "--skip-class",
         action="store_true",
-        help="skip the concurrent class (time to interactive and kernel memory only)",
+        help="skip kernel memory and the concurrent class (time to interactive only)",
+    )
+    parser.add_argument(
+        "--page",
+        choices=("dashboard", "join page"),
+        action="append",
+        help="time only this page (repeatable; default: both)",
     )
     args = parser.parse_args()
-    asyncio.run(run(args.visitors, args.repeat, args.template, args.skip_class))
+    pages = tuple(args.page or ("dashboard", "join page"))
+    asyncio.run(run(args.visitors, args.repeat, args.template, args.skip_class, pages))
 
 
 if __name__ == "__main__":

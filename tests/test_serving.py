@@ -4,7 +4,9 @@ served once, and a lighter kernel."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +124,91 @@ def test_a_preheated_dashboard_stays_the_dashboard_for_its_own_address(monkeypat
     assert page.dashboard is built and built.widget.comm is not None
 
 
+def test_a_preheated_join_page_fills_in_the_links_code_when_the_student_arrives(
+    tmp_path, monkeypatch
+):
+    """The join page (notebooks/join.ipynb) is built in its own pool before any student comes:
+    a form with an empty code box. The join link's query then fills in the room's code; a
+    device whose browser kept a seat in that room takes it back, whichever comes first."""
+    from amteach.rooms import RoomSettings, open_rooms
+    from amteach.ui import student as page_module
+
+    database = str(tmp_path / "class.sqlite")
+    monkeypatch.setenv("AMTEACH_ROOMS", database)
+    monkeypatch.setenv("VOILA_PREHEAT", "True")
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(tables=1, seats=2))
+    seat = rooms.join(code, "Ana")
+    waiting = []
+    monkeypatch.setattr(page_module, "when_page_known", waiting.append)
+
+    page = page_module.JoinPage()
+    assert len(waiting) == 1  # built and waiting for its address, without blocking
+    assert page.student.code.value == "" and page.student.seat is None
+    waiting[0](f"room={code.lower()}")
+    assert page.student.code.value == code and page.student.seat is None
+    assert page.student.messages.widget.value == ""
+
+    # the browser's kept seat arrived before the link's code: taken back once the code comes
+    again = page_module.JoinPage()
+    again.student._stored({code: seat.token}, {})
+    assert again.student.seat is None
+    waiting[1](f"room={code}")
+    assert again.student.seat is not None and again.student.seat.name == "Ana"
+
+
+def test_a_join_link_with_a_code_no_room_can_have_gets_one_line(tmp_path, monkeypatch):
+    from amteach.ui.student import JoinPage, StudentPage
+
+    monkeypatch.setenv("AMTEACH_ROOMS", str(tmp_path / "class.sqlite"))
+    monkeypatch.setenv("QUERY_STRING", "room=%3Cb%3EBOLD%3C%2Fb%3E")
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    page = JoinPage()  # a kernel started for one request: the address is known at once
+    assert page.student.code.value == ""
+    said = page.student.messages.widget.value
+    assert "is not a room code" in said and "&lt;B&gt;BOLD&lt;" in said and "<b>" not in said
+    long = StudentPage("X" * 10_000)
+    assert long.code.value == "" and long.messages.widget.value.count("not a room code") == 1
+    assert len(long.messages.widget.value) < 400  # the line names the code, cut short
+
+
+def test_the_server_serves_join_links_their_own_notebook_only_beside_the_dashboard(tmp_path):
+    from amteach.content import dashboard_notebook
+    from amteach.serving import voila_command
+
+    command = voila_command(dashboard_notebook(), 8866, "127.0.0.1", 2, TEMPLATE)
+    assert "--ClassroomVoila.join_notebook=join.ipynb" in command
+    assert (dashboard_notebook().parent / "join.ipynb").is_file()
+    other = tmp_path / "lesson.ipynb"
+    other.write_text("{}", encoding="utf-8")
+    command = voila_command(other, 8866, "127.0.0.1", 2, TEMPLATE)
+    assert "--ClassroomVoila.join_notebook=" in command  # none: the notebook takes join links
+
+
+def test_the_cap_shares_its_room_between_the_dashboards_pool_and_the_join_pages():
+    """Under `--max-visitors`, the pools the server refills fit in the room the cap leaves,
+    shared one kernel at a time, the dashboard's first."""
+    from amteach.serving.pool import ClassroomKernelManager
+
+    manager = ClassroomKernelManager()
+    manager.notebook_path = "dashboard.ipynb"
+    manager.join_notebook = "join.ipynb"
+    manager.kernel_pools_config = {"default": {"pool_size": 2, "kernel_env_variables": {}}}
+    manager.max_kernels = 3
+    manager.fit_pool_to_cap()
+    pools = manager.kernel_pools_config
+    assert pools["default"]["pool_size"] == 2 and pools["join.ipynb"]["pool_size"] == 1
+    manager.max_kernels = 1
+    manager.fit_pool_to_cap()
+    pools = manager.kernel_pools_config
+    assert pools["default"]["pool_size"] == 1 and pools["join.ipynb"]["pool_size"] == 0
+    manager.max_kernels = 10
+    manager.fit_pool_to_cap()
+    pools = manager.kernel_pools_config
+    assert pools["default"]["pool_size"] == 2 and pools["join.ipynb"]["pool_size"] == 2
+    assert manager.pooled_notebooks() == ["dashboard.ipynb", "join.ipynb"]
+
+
 # --- hard limits: pages that never connect, and the default cap (issue 22) ------------------
 
 
@@ -167,9 +254,9 @@ def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
     import pytest
     from served import bench_load, dashboard_server
 
-    pool = 1
-    with dashboard_server(pool=pool, unopened_after=10) as server:
-        wait_until(lambda: len(server.kernels()) >= pool, 300, "the pool's kernel")
+    pool = 2  # a kernel waiting with the dashboard, and one with the join page (issue 24)
+    with dashboard_server(pool=1, unopened_after=10) as server:
+        wait_until(lambda: len(server.kernels()) >= pool, 300, "the pools' kernels")
         visitor = bench_load().Visitor(server.url)
         loop = asyncio.new_event_loop()
         try:
@@ -257,10 +344,41 @@ def test_the_visitor_cap_defaults_to_what_the_memory_holds():
     assert 'dashboard --max-visitors auto "$@"' in dev
 
 
+def kernel_frames(page) -> list[dict]:
+    """Every kernel message the page receives over its websocket, decoded, as it arrives."""
+    from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1
+
+    received: list[dict] = []
+
+    def on_websocket(socket) -> None:
+        def frame(payload) -> None:
+            if isinstance(payload, bytes):
+                channel, parts = deserialize_msg_from_ws_v1(payload)
+                received.append(
+                    {"channel": channel, "header": json.loads(parts[0]), "content": parts[3]}
+                )
+
+        socket.on("framereceived", frame)
+
+    page.on("websocket", on_websocket)
+    return received
+
+
+def widget_states(frames: list[dict]) -> dict:
+    """The widget states the kernel sent in reply to the page's request for all of them."""
+    for message in frames:
+        data = json.loads(message["content"]).get("data", {})
+        if isinstance(data, dict) and data.get("method") == "update_states":
+            return data["states"]
+    return {}
+
+
 def test_preheated_kernels_serve_both_the_dashboard_and_a_join_link(tmp_path):
     """Issue 24: the pool renders the whole dashboard before anyone comes, and a join link
-    (`?room=CODE`) gets a pool kernel too, whose page turns into the student's: a Join form
-    with the room's code, and none of the dashboard's tabs."""
+    (`?room=CODE`, the dashboard's own address) is served the join page (notebooks/join.ipynb)
+    from a pool of its own: its kernel has built the student's page before the student came,
+    so the page's first reply carries only the student's widgets (a Join form with the room's
+    code), none of the dashboard's, and no widget is closed under it."""
     from browser import launch_chromium
     from playwright.sync_api import sync_playwright
     from served import dashboard_server
@@ -283,27 +401,88 @@ def test_preheated_kernels_serve_both_the_dashboard_and_a_join_link(tmp_path):
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda error: errors.append(str(error)))
+            frames = kernel_frames(page)
             page.goto(address)
-            return page
+            return page, frames
 
-        student = visit(f"{server.url}?room={code}")
+        student, student_frames = visit(f"{server.url}?room={code}")
         join = student.get_by_role("button", name="Join", exact=True)
         join.wait_for(timeout=wait)
         assert join.is_enabled()
         assert student.get_by_placeholder("the code on the projector").input_value() == code
-        assert student.locator(".am-page .am-student").count() == 1
+        assert student.locator(".am-student").count() == 1
         assert student.locator(".widget-tab, .am-board").count() == 0  # no dashboard
 
-        teacher = visit(server.url)
+        teacher, teacher_frames = visit(server.url)
         roll = teacher.locator(".am-choices button", has_text="Roll")
         roll.wait_for(timeout=wait)
         assert roll.is_enabled()
         assert teacher.locator(".am-page .lm-TabBar-tabLabel", has_text="Who wins").count() == 1
         assert teacher.locator(".am-student").count() == 0
+        # the widgets each page was sent: the student's form (and its few parts) alone; the
+        # dashboard's tabs and board (over a hundred models) only to the teacher
+        student_states = widget_states(student_frames)
+        teacher_states = widget_states(teacher_frames)
+        student_classes = {
+            name
+            for state in student_states.values()
+            for name in state["state"].get("_dom_classes", ())
+        }
+        assert "am-student" in student_classes and "am-pages" not in student_classes
+        assert 0 < len(student_states) <= 40, len(student_states)
+        assert len(teacher_states) >= 100, len(teacher_states)
+        assert not [m for m in student_frames if m["header"]["msg_type"] == "comm_close"]
         browser.close()
         assert errors == []
         # read before the server stops: a pool kernel still warming up when it is stopped
         # may print its KeyboardInterrupt, which says nothing about the pages served
         log = "".join(server.log)
+    # each page came from its own pool: a kernel that had built that page before it was asked
+    assert re.search(r"Using pre-heated kernel: [\w-]+ for join\.ipynb", log), log[-3000:]
+    assert re.search(r"Using pre-heated kernel: [\w-]+ for dashboard\.ipynb", log), log[-3000:]
     assert log.count("Using pre-heated kernel") == 2, log[-3000:]
+    assert "Traceback" not in log
+
+
+def test_a_forged_join_link_gets_one_line_and_no_traceback(tmp_path):
+    """Hostile input on the join page: a room code no room can have (markup, a long string,
+    control characters, several codes) is not put in the code box; the page says in one line
+    that the link's code is not a room code, and nothing but that line reaches the page (no
+    error message, no traceback over the websocket)."""
+    from urllib.parse import quote
+
+    from browser import launch_chromium
+    from playwright.sync_api import sync_playwright
+    from served import dashboard_server
+
+    from amteach.rooms import ROOMS_ENV
+
+    database = str(tmp_path / "class.sqlite")
+    wait = 180_000
+    forged = ["<img src=x onerror=alert(1)>", "A" * 5000, "AB\x00CD\n", "ÅBCDÉF"]
+    with (
+        dashboard_server(pool=1, env={ROOMS_ENV: database}) as server,
+        sync_playwright() as playwright,
+    ):
+        browser = launch_chromium(playwright)
+        errors: list[str] = []
+        for code in forged:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on("dialog", lambda dialog: errors.append(f"a dialog: {dialog.message}"))
+            frames = kernel_frames(page)
+            page.goto(f"{server.url}?room={quote(code, safe='&=')}")
+            message = page.locator(".am-message")
+            message.get_by_text("is not a room code").wait_for(timeout=wait)
+            assert "Type the code shown on the projector" in message.inner_text()
+            assert page.get_by_placeholder("the code on the projector").input_value() == ""
+            assert page.locator("img").count() == 0  # the code is shown as text
+            sent = [m["header"]["msg_type"] for m in frames]
+            assert "error" not in sent
+            assert not [m for m in frames if "Traceback" in m["content"].decode("utf-8", "replace")]
+            page.close()
+        browser.close()
+        log = "".join(server.log)
+    assert errors == []
     assert "Traceback" not in log

@@ -12,6 +12,10 @@
   the tab closes (see voila_template/index.html.j2). A page that vanishes without saying so (a
   dropped network, a sleeping laptop) keeps its kernel for a grace period counted from the
   moment its connection dropped, so a page that reconnects finds its game where it was.
+- **A join link's page has a pool of its own.** `?room=CODE` on the dashboard's address is
+  served the join page's notebook (`join_notebook`, notebooks/join.ipynb) from its own
+  preheated pool, so a student's first page comes from a kernel that has already built it and
+  carries only the student's widgets. Links handed out keep working: they are the same address.
 - **Stops what it starts.** Voilà shuts its kernels down on SIGTERM; `amteach dashboard`
   replaces itself with this process, so a service manager's SIGTERM reaches it directly.
 
@@ -27,6 +31,7 @@ import re
 import sys
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import parse_qs
 
 from .environment import skip_uri_grammar, voila_environment
 
@@ -36,12 +41,12 @@ skip_uri_grammar()
 from jupyter_server.base.handlers import JupyterHandler  # noqa: E402
 from jupyter_server.utils import url_path_join  # noqa: E402
 from tornado import httputil, web  # noqa: E402
-from traitlets import Bool  # noqa: E402
+from traitlets import Bool, Unicode  # noqa: E402
 from voila.app import Voila  # noqa: E402
 from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
 
 from .environment import PLOTLY_BUNDLE  # noqa: E402
-from .pool import ClassroomKernelManager  # noqa: E402
+from .pool import POOL_ENV, ClassroomKernelManager  # noqa: E402
 
 # how often a full page asks again, in seconds
 FULL_PAGE_RETRY = 15
@@ -71,8 +76,18 @@ dashboard as soon as a place is free.</p>
 """
 
 
+# where the server's settings name the join page's notebook, for the page handler
+JOIN_NOTEBOOK_SETTING = "amteach_join_notebook"
+
+
+def is_join_link(query: str) -> bool:
+    """A join link's query: `room=` with a value (what the page then reads, ui/live.py)."""
+    return bool(parse_qs(query).get("room"))
+
+
 class ClassroomVoilaHandler(TornadoVoilaHandler):
-    """Voilà's page handler behind a door: a polite "full" page when the cap is reached."""
+    """Voilà's page handler behind a door: a polite "full" page when the cap is reached, and
+    a join link (`?room=CODE`) served the join page's notebook, from its own pool."""
 
     page_kernel: str | None = None
 
@@ -103,6 +118,11 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
         super().on_connection_close()
 
     async def get(self, path: str | None = None) -> None:
+        join_notebook = self.settings.get(JOIN_NOTEBOOK_SETTING)
+        if join_notebook and self.notebook_path and is_join_link(self.request.query):
+            # a join link: the student's page, from its own pool (this handler serves one
+            # request, so the notebook it serves can be chosen here)
+            self.notebook_path = join_notebook
         manager = self.kernel_manager
         if isinstance(manager, ClassroomKernelManager) and not manager.has_room_for_a_visitor():
             self.set_status(503)
@@ -114,6 +134,8 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
                 )
             )
             return
+        if isinstance(manager, ClassroomKernelManager):
+            await manager.make_room_for(self.notebook_path)
         await super().get(path)
 
     def should_use_rendered_notebook(self, *args: Any, **kwargs: Any) -> bool:
@@ -200,12 +222,39 @@ class ClassroomVoila(Voila):
         "1.6 MB gzipped) for browsers that accept it (QuickGzip).",
     )
 
+    join_notebook = Unicode(
+        "",
+        config=True,
+        help="The notebook a join link (?room=CODE) is served, beside the served notebook, "
+        "with a preheated pool of its own ('' for none: the served notebook takes join links).",
+    )
+
     def init_settings(self) -> dict:
         settings = super().init_settings()
         if self.compress_responses:
             # Voilà builds tornado's application with these settings, then applies its own
             # tornado_settings: too late for compress_response, so the transforms go here
             settings["transforms"] = [QuickGzip]
+        if self.join_notebook and self.notebook_path:
+            if not os.path.isfile(os.path.join(self.root_dir, self.join_notebook)):
+                raise ValueError(f"join notebook not found: {self.join_notebook}")
+            settings[JOIN_NOTEBOOK_SETTING] = self.join_notebook
+            manager = self.kernel_manager
+            if isinstance(manager, ClassroomKernelManager) and hasattr(manager, "fill_if_needed"):
+                # Voilà's preheating manager filled the served notebook's pool as it was made
+                manager.join_notebook = self.join_notebook
+                pools = manager.kernel_pools_config
+                default = pools.get("default", {})
+                variables = {
+                    **default.get("kernel_env_variables", {}),
+                    POOL_ENV: self.join_notebook,
+                }
+                manager.kernel_pools_config = {
+                    **pools,
+                    self.join_notebook: {**default, "kernel_env_variables": variables},
+                }
+                manager.fit_pool_to_cap()
+                manager.fill_if_needed(delay=0, notebook_name=self.join_notebook)
         return settings
 
     def initialize(self, argv: Any = None) -> None:

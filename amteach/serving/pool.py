@@ -27,6 +27,10 @@ from tornado.ioloop import PeriodicCallback  # noqa: E402
 from traitlets import Int  # noqa: E402
 from voila.utils import ENV_VARIABLE  # noqa: E402
 
+# set in the environment of the join page's pool kernels (their pool's name): a refill held
+# back by the cap is then known to be for that page
+POOL_ENV = "AMTEACH_POOL"
+
 
 class ClassroomKernelManager(AsyncMappingKernelManager):
     """Voilà's kernel manager with a cap on live kernels and a grace period that starts when a
@@ -46,10 +50,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.starting_ids: set[str] = set()  # start_kernel in progress
         self.stopping_ids: set[str] = set()  # shutdown_kernel in progress
         self.waiting_pool_starts = 0  # pool refills held back by the cap
+        self.waiting_by_pool: dict[str, int] = {}  # the same, by the page they are for
         self.pool_starts = 0  # kernels started for the pool, ever
         self.pool_handouts = 0  # pool kernels given to visitors, ever
         self.room: asyncio.Condition | None = None
         self.pool_size_wanted: int | None = None  # --pool, before the cap trims it
+        # the join page's notebook, with a pool of its own beside the dashboard's (set by
+        # amteach.serving.app; "" for none)
+        self.join_notebook = ""
         self.stopping_everything = False
         self.unopened: dict[str, float] = {}  # kernel id -> when its page was sent
         self.opened_ids: set[str] = set()  # kernels whose page a browser opened or connected
@@ -74,13 +82,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     def note_pool_handout(self) -> None:
         """The handler is giving a pool kernel to a visitor (Voilà refills the pool next)."""
         self.pool_handouts += 1
-        self._fit_pool_to_cap()
+        self.fit_pool_to_cap()
 
-    def _fit_pool_to_cap(self) -> None:
-        """Keep the pool Voilà refills (kernel_pools_config, of Voilà's preheating manager built
-        on this class) within the room the cap leaves. A refill that could not start would
-        still cost the server's event loop its preparation (about 0.15 s each), so a class
-        arriving together would wait behind its own refills."""
+    def fit_pool_to_cap(self) -> None:
+        """Keep the pools Voilà refills (kernel_pools_config, of Voilà's preheating manager
+        built on this class) within the room the cap leaves. A refill that could not start
+        would still cost the server's event loop its preparation (about 0.15 s each), so a
+        class arriving together would wait behind its own refills. With a join page, the room
+        is shared out one kernel at a time, the dashboard's pool first."""
         if not self.max_kernels or not hasattr(self, "kernel_pools_config"):
             return
         config = self.kernel_pools_config
@@ -88,9 +97,53 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         if self.pool_size_wanted is None:
             self.pool_size_wanted = default.get("pool_size", 0)
         room = max(0, self.max_kernels - self.visitor_kernels())
-        size = min(self.pool_size_wanted, room)
-        if default.get("pool_size") != size:
-            self.kernel_pools_config = {**config, "default": {**default, "pool_size": size}}
+        pools = ["default"] + ([self.join_notebook] if self.join_notebook else [])
+        sizes = dict.fromkeys(pools, 0)
+        while room and any(size < self.pool_size_wanted for size in sizes.values()):
+            for pool in pools:
+                if room and sizes[pool] < self.pool_size_wanted:
+                    sizes[pool] += 1
+                    room -= 1
+        changed = {
+            pool: {**config.get(pool, default), "pool_size": size}
+            for pool, size in sizes.items()
+            if config.get(pool, default).get("pool_size") != size
+        }
+        if changed:
+            self.kernel_pools_config = {**config, **changed}
+
+    def pooled_notebooks(self) -> list[str]:
+        """The notebooks with a preheated pool: the dashboard, and the join page if served."""
+        served = getattr(self, "notebook_path", None)  # Voilà's preheating manager sets it
+        return [name for name in (served, self.join_notebook) if name]
+
+    async def make_room_for(self, notebook: str) -> None:
+        """A visitor of `notebook` is let in (under the cap) but no kernel is ready in its
+        pool (none, or only refills waiting for room): when the kernels alive already fill the
+        cap, a kernel waiting in another page's pool (the join page's, say) is shut down first.
+        Pool kernels live within the cap, and a kernel built for one page cannot serve the
+        other."""
+        if not self.max_kernels or not hasattr(self, "get_rendered_notebook"):
+            return
+        if self.live_kernels() < self.max_kernels:
+            return
+        if self.get_pool_size(notebook) > self.waiting_by_pool.get(notebook, 0):
+            return  # a kernel is ready (or starting) in this page's pool
+        for other in self.pooled_notebooks():
+            # the oldest kernel of a pool is taken; one still waiting for room under the cap
+            # never comes, so a pool holding only such starts is left alone
+            ready = self.get_pool_size(other) - self.waiting_by_pool.get(other, 0)
+            if other != notebook and ready > 0:
+                # counted out of the pool first, so that the pools fit the cap before Voilà
+                # refills the one it leaves
+                self.note_pool_handout()
+                render, _, kernel_id = await self.get_rendered_notebook(notebook_name=other)
+                render.add_done_callback(lambda task: task.cancelled() or task.exception())
+                self.log.info(
+                    "Shutting down kernel %s of the %s pool: room for a visitor", kernel_id, other
+                )
+                await self.shutdown_kernel(kernel_id)
+                return
 
     async def _announce_room(self) -> None:
         if self.room is not None:
@@ -99,13 +152,16 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
     # --- starting and stopping ------------------------------------------------------------
     async def start_kernel(self, *, kernel_id: str | None = None, **kwargs: Any) -> str:
-        for_pool = kwargs.get("env", {}).get(ENV_VARIABLE.VOILA_PREHEAT) == "True"
+        env = kwargs.get("env", {})
+        for_pool = env.get(ENV_VARIABLE.VOILA_PREHEAT) == "True"
         if for_pool:
             self.pool_starts += 1
             if self.max_kernels and self.live_kernels() >= self.max_kernels:
                 # a pool refill waits until a visitor's kernel is freed: the pool lives within
                 # the cap, so memory never holds more than max_kernels kernels
+                pool = env.get(POOL_ENV) or getattr(self, "notebook_path", None) or ""
                 self.waiting_pool_starts += 1
+                self.waiting_by_pool[pool] = self.waiting_by_pool.get(pool, 0) + 1
                 if self.room is None:
                     self.room = asyncio.Condition()
                 try:
@@ -113,6 +169,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
                         await self.room.wait_for(lambda: self.live_kernels() < self.max_kernels)
                 finally:
                     self.waiting_pool_starts -= 1
+                    self.waiting_by_pool[pool] -= 1
         kernel_id = kernel_id or self.new_kernel_id()
         self.starting_ids.add(kernel_id)
         try:
@@ -129,10 +186,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.stopping_ids.discard(kernel_id)
             self.opened_ids.discard(kernel_id)
             self.unopened.pop(kernel_id, None)
-        if not self.stopping_everything and hasattr(self, "fill_if_needed") and self.notebook_path:
-            # room under the cap again: let the pool grow back towards --pool
-            self._fit_pool_to_cap()
-            self.fill_if_needed(delay=0, notebook_name=self.notebook_path)
+        if not self.stopping_everything and hasattr(self, "fill_if_needed"):
+            # room under the cap again: let the pools grow back towards --pool
+            self.fit_pool_to_cap()
+            for notebook in self.pooled_notebooks():
+                self.fill_if_needed(delay=0, notebook_name=notebook)
 
     async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:
         self.stopping_everything = True  # no refills while the server stops

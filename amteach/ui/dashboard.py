@@ -249,9 +249,12 @@ class ServedPage:
 
     A kernel in the server's preheated pool builds and displays the dashboard before any
     visitor comes, so a visitor's page is ready at once; the page's address arrives later
-    (`serving.when_page_known`). A join link then puts the student's page in its place, and
-    closes every widget of the dashboard once the browser shows that page. A kernel started
-    for one request knows the address at once and builds only what it shows."""
+    (`serving.when_page_known`). `amteach dashboard` answers join links with a page of their
+    own (notebooks/join.ipynb, `student.JoinPage`, from its own pool), so this notebook sees
+    one only when served without it (Voilà's own server, a notebook of one's own): a join link
+    then puts the student's page in the dashboard's place, and closes every widget of the
+    dashboard once the browser shows that page. A kernel started for one request knows the
+    address at once and builds only what it shows."""
 
     def __init__(self) -> None:
         self.page = widgets.Box(layout=widgets.Layout(display="block"))

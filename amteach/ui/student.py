@@ -31,10 +31,13 @@ from ..rooms import (
     unavailable_reply,
 )
 from ..rooms.limits import JOIN_WINDOW_SECONDS, PAGE_JOINS, Window
+from ..rooms.room import clean_code
+from ..serving import when_page_known
 from ..session import Change, Reply, choice_label
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
+from .callback_errors import ProblemLine, report_callback_errors
 from .keeper import SEAT_SPACE, BrowserMemory
-from .live import Ticker
+from .live import Ticker, room_in_query
 from .play_panels import (
     PHASE_WORDS,
     TITLE_ACTIONS,
@@ -129,7 +132,6 @@ class StudentPage:
         self.follower: Follower | None = None
         self.messages = Messages()
         self.code = w.Text(
-            value=(code or "").strip().upper()[:12],
             description="Room",
             placeholder="the code on the projector",
             layout=w.Layout(width="260px"),
@@ -166,6 +168,30 @@ class StudentPage:
         self.widget.add_class("am-student")
         self.ticker = Ticker(self.tick)
         self._shown: tuple[Any, ...] = ()  # the decision and the choices the buttons are for
+        self.use_link_code(code)
+
+    def use_link_code(self, code: str | None) -> None:
+        """Fill in the room code a join link carries. A code that cannot be a room's (a
+        mistyped or forged link) is not put in the box: one line says so, and the student
+        types the code from the projector. A device that holds a seat in the room (its token
+        arrived already) takes it back."""
+        if code is None:
+            return
+        try:
+            self.code.value = clean_code(code)
+        except Refused:
+            typed = "".join(code.split()).upper()
+            shown = typed[:12] + ("…" if len(typed) > 12 else "")
+            self.answer(
+                Reply(
+                    False,
+                    f"The room code in this join link ({shown!r}) is not a room code. Type "
+                    "the code shown on the projector.",
+                    "warning",
+                )
+            )
+            return
+        self._rejoin_kept_seat()
 
     def _build_seat_view(self) -> None:
         """The parts of the seat's view, once, as the student first takes a seat: the status
@@ -242,11 +268,14 @@ class StudentPage:
         """The browser's kept tokens arrived (a reload, a lost connection): a device that has
         a seat in this page's room takes it back at once."""
         self.tokens = tokens
+        self._rejoin_kept_seat()
+
+    def _rejoin_kept_seat(self) -> None:
         code = self.code.value.strip().upper()
-        if self.seat is not None or code not in tokens:
+        if self.seat is not None or code not in self.tokens:
             return
         try:
-            seat = self.rooms.rejoin(code, tokens[code])
+            seat = self.rooms.rejoin(code, self.tokens[code])
         except Refused:  # freed by the teacher, or the class is over: the form stays
             self.memory.forget(code)
             return
@@ -475,3 +504,28 @@ class StudentPage:
         if self.table is None:
             return None
         return ROLES[self.table.game.roles[self.table.seat]]
+
+
+class JoinPage:
+    """The page a join link opens under `amteach dashboard` (notebooks/join.ipynb): a
+    student's page with its own preheated pool. Its kernel builds the page while it waits in
+    the pool, before any student comes; the room code in the link (`?room=CODE`) is filled in
+    as the student arrives (`serving.when_page_known`). Above it, a hidden line shows if a
+    widget callback fails; the traceback goes to the server's log, never to the page."""
+
+    def __init__(self) -> None:
+        self.student = StudentPage()
+        self.problems = ProblemLine()
+        self.shows_problems = report_callback_errors(self.problems)
+        when_page_known(self.show)
+
+    def show(self, query: str | None) -> None:
+        """The visitor's address is known: fill in its room code."""
+        self.student.use_link_code(room_in_query(query))
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        if self.shows_problems:
+            display(self.problems.widget)
+        display(self.student.widget)
