@@ -25,9 +25,9 @@ from ..engine.choices import Choice, Trade
 from ..engine.errors import RulesError
 from ..engine.game import Game
 from .builds import decisions, tables_for
-from .strategies import CORE, TAX_BEHAVIOURS, InvestorStrategy
+from .strategies import CODE, CORE, TAX_BEHAVIOURS, InvestorStrategy
 
-FAMILY = CORE.BOTS[CORE.BOT_FAMILY]
+FAMILY = CORE.BOTS[CODE["BOT_FAMILY"]]
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ _KNOBS: tuple[Knob, ...] = (
 )
 # the knobs in the order of the core's vector (amteach.bots.core.FAMILY_KNOBS, its F_* codes)
 KNOB_NAMES: tuple[str, ...] = CORE.FAMILY_KNOBS
-if sorted(k.name for k in _KNOBS) != sorted(KNOB_NAMES) or len(_KNOBS) != CORE.FAMILY_SIZE:
+if sorted(k.name for k in _KNOBS) != sorted(KNOB_NAMES) or len(_KNOBS) != CODE["FAMILY_SIZE"]:
     raise ImportError("amteach.bots.family: the knobs are not the core's FAMILY_KNOBS")
 KNOBS: tuple[Knob, ...] = tuple(next(k for k in _KNOBS if k.name == n) for n in KNOB_NAMES)
 FAMILY_SIZE = len(KNOBS)
@@ -443,7 +443,7 @@ class FamilyStrategy(InvestorStrategy):
     `build_order=expected`. Its decisions are `amteach.bots.core`'s, with its knobs."""
 
     name = FAMILY
-    kind = CORE.BOT_FAMILY
+    kind = CODE["BOT_FAMILY"]
     describe = (
         "A strategy set by numbers you can read: its cash reserve, what it buys, how it "
         "builds, when it redeems, its tax choice, its trade prices and how it leaves Prison "

@@ -29,6 +29,7 @@ from .builds import decisions, tables_for
 # the vocabulary is the core's (the same in either build)
 CORE = decisions()
 TAX_BEHAVIOURS: tuple[str, ...] = CORE.TAX_BEHAVIOURS
+CODE: dict[str, Any] = CORE.CODES  # the core's codes by name (BOT_CAUTIOUS, C_NONE, ...)
 
 
 @runtime_checkable
@@ -55,7 +56,7 @@ class CoreBot:
     """A bot whose decisions are `amteach.bots.core`'s: its kind (a code of `core.BOTS`),
     its `state`, and a view of the game it is asked about."""
 
-    kind: ClassVar[int] = CORE.BOT_PLAIN
+    kind: ClassVar[int] = CODE["BOT_PLAIN"]
 
     def __init__(self, tax_code: int, seed: int | None, knobs: Sequence[int] = ()) -> None:
         self.rng = random.Random(seed)
@@ -80,7 +81,7 @@ class CoreBot:
         """A decision of the core that may have nothing to do (None)."""
         view = self._read(game)
         code = decision(view, self.state)
-        return None if code == self._core.C_NONE else view.as_choice(code)
+        return None if code == CODE["C_NONE"] else view.as_choice(code)
 
     def choose(self, game: Game, legal: Sequence[Choice]) -> Choice:
         view = self._read(game, legal)
@@ -177,8 +178,8 @@ class Bot(CoreBot):
 
 
 class CautiousStrategy(Bot):
-    name = CORE.BOTS[CORE.BOT_CAUTIOUS]
-    kind = CORE.BOT_CAUTIOUS
+    name = CORE.BOTS[CODE["BOT_CAUTIOUS"]]
+    kind = CODE["BOT_CAUTIOUS"]
     describe = (
         "Keeps a safety cushion of cash, buys only what it can easily afford, and rarely builds."
     )
@@ -187,8 +188,8 @@ class CautiousStrategy(Bot):
 
 
 class BuilderStrategy(Bot):
-    name = CORE.BOTS[CORE.BOT_BUILDER]
-    kind = CORE.BOT_BUILDER
+    name = CORE.BOTS[CODE["BOT_BUILDER"]]
+    kind = CODE["BOT_BUILDER"]
     describe = "Buys every title it can and builds houses whenever it has the cash, hoping high rents pay off."
 
 
@@ -196,8 +197,8 @@ class InvestorStrategy(Bot):
     """Weighs every purchase and building by its expected return for its role: landing odds
     (from the Markov chain) times the rent it would earn, per dollar spent."""
 
-    name = CORE.BOTS[CORE.BOT_INVESTOR]
-    kind = CORE.BOT_INVESTOR
+    name = CORE.BOTS[CODE["BOT_INVESTOR"]]
+    kind = CODE["BOT_INVESTOR"]
     describe = (
         "Buys and builds where the expected rent per dollar is highest, using the odds of "
         "landing on each space, and as a Monopolist offers to buy a second street in a city."
@@ -208,7 +209,7 @@ class InvestorStrategy(Bot):
         tax: str = "cheaper",
         seed: int | None = None,
         reserve: int | None = None,
-        min_return: float = CORE.MIN_RETURN,
+        min_return: float = CODE["MIN_RETURN"],
     ) -> None:
         super().__init__(tax, seed, reserve)
         self.state.min_return = min_return
@@ -240,14 +241,17 @@ def opponent_landings(
 class RandomStrategy(CoreBot):
     """A uniformly random legal choice; now and then it also offers a random trade."""
 
-    name = CORE.BOTS[CORE.BOT_RANDOM]
-    kind = CORE.BOT_RANDOM
+    name = CORE.BOTS[CODE["BOT_RANDOM"]]
+    kind = CODE["BOT_RANDOM"]
     describe = "Picks any legal move at random, like a player who does not think ahead."
 
     def __init__(
-        self, seed: int | None = None, trade_rate: float = CORE.TRADE_RATE, tax: str | None = None
+        self,
+        seed: int | None = None,
+        trade_rate: float = CODE["TRADE_RATE"],
+        tax: str | None = None,
     ) -> None:
-        super().__init__(CORE.TAX_RANDOM if tax is None else check_tax(tax), seed)
+        super().__init__(CODE["TAX_RANDOM"] if tax is None else check_tax(tax), seed)
         self.tax = tax
         self.state.trade_rate = trade_rate
 
