@@ -1,7 +1,8 @@
 # cython: language_level=3
 # The C types of amteach/bots/core.py (Cython's pure-Python mode): compiled, the bots' state is
-# C arrays, `View` is a class of `cpdef` methods that each core implements on its own game
-# state, and the decisions are `cpdef` C functions, which amteach/sim/kernel.py cimports;
+# C arrays, `View` is a class of `cdef` methods (C virtual calls, no Python dispatch) that each
+# core implements on its own game state, and the decisions are `cpdef` C functions, which
+# amteach/sim/kernel.py cimports;
 # uncompiled, core.py runs as plain Python with lists, and gives the same decisions.
 #
 # Array sizes are written as numbers here (a .pxd cannot use core.py's names): 40 spaces
@@ -40,48 +41,48 @@ cdef int F_RAISE_FIRST, F_TAX, F_OFFER, F_ACCEPT, F_FINE_CASH, F_FINAL_ADJUST, F
 cdef class View:
     cdef public rules.Tables t
     cdef int spaces[40]
-    cpdef int actor(self) except? -1
-    cpdef int current(self) except? -1
-    cpdef int phase(self) except? -1
-    cpdef int round(self) except? -1
-    cpdef int seats(self) except? -1
-    cpdef int role(self, int p) except? -1
-    cpdef int bankrupt(self, int p) except? -1
-    cpdef int held(self, int p) except? -1
-    cpdef long long cash(self, int p) except? -1
-    cpdef int owner(self, int space) except? -2
-    cpdef int houses(self, int space) except? -1
-    cpdef int apartment(self, int space) except? -1
-    cpdef int mortgaged(self, int space) except? -1
-    cpdef int redeem_value(self, int space) except? -1
-    cpdef int monopoly_count(self, int p, int city) except? -1
-    cpdef int rent(self, int space) except? -1
-    cpdef int rent_after_build(self, int space) except? -1
-    cpdef int rent_redeemed(self, int space) except? -1
-    cpdef int percent_tax_is_cheaper(self, int p) except? -1
-    cpdef int targets(self, int kind) except? -1
-    cpdef int can_pay_fine(self) except? -1
-    cpdef int can_buy(self) except? -1
-    cpdef int pending_buy(self) except? -2
-    cpdef double landing_weight(self, int role, int space) except? -1
-    cpdef int offer_other(self) except? -1
-    cpdef int offer_gives(self) except? -1
-    cpdef int offer_give(self, int i) except? -1
-    cpdef int offer_gets(self) except? -1
-    cpdef int offer_get(self, int i) except? -1
-    cpdef long long offer_pay(self) except? -1
-    cpdef int propose(self, int other) except? -1
-    cpdef int propose_give(self, int space) except? -1
-    cpdef int propose_get(self, int space) except? -1
-    cpdef int proposal_gives(self) except? -1
-    cpdef int proposal_gets(self) except? -1
-    cpdef int propose_pay(self, long long pay) except? -1
-    cpdef int proposal_is_legal(self) except? -1
-    cpdef int trade_possible(self) except? -1
-    cpdef int legal_choices(self) except? -1
-    cpdef int legal_choice(self, int i) except? -1
-    cpdef double random(self) except? -1
-    cpdef long long randbelow(self, long long n) except? -1
+    cdef int actor(self) except? -1
+    cdef int current(self) except? -1
+    cdef int phase(self) except? -1
+    cdef int round(self) except? -1
+    cdef int seats(self) except? -1
+    cdef int role(self, int p) except? -1
+    cdef int bankrupt(self, int p) except? -1
+    cdef int held(self, int p) except? -1
+    cdef long long cash(self, int p) except? -1
+    cdef int owner(self, int space) except? -2
+    cdef int houses(self, int space) except? -1
+    cdef int apartment(self, int space) except? -1
+    cdef int mortgaged(self, int space) except? -1
+    cdef int redeem_value(self, int space) except? -1
+    cdef int monopoly_count(self, int p, int city) except? -1
+    cdef int rent(self, int space) except? -1
+    cdef int rent_after_build(self, int space) except? -1
+    cdef int rent_redeemed(self, int space) except? -1
+    cdef int percent_tax_is_cheaper(self, int p) except? -1
+    cdef int targets(self, int kind) except? -1
+    cdef int can_pay_fine(self) except? -1
+    cdef int can_buy(self) except? -1
+    cdef int pending_buy(self) except? -2
+    cdef double landing_weight(self, int role, int space) except? -1
+    cdef int offer_other(self) except? -1
+    cdef int offer_gives(self) except? -1
+    cdef int offer_give(self, int i) except? -1
+    cdef int offer_gets(self) except? -1
+    cdef int offer_get(self, int i) except? -1
+    cdef long long offer_pay(self) except? -1
+    cdef int propose(self, int other) except? -1
+    cdef int propose_give(self, int space) except? -1
+    cdef int propose_get(self, int space) except? -1
+    cdef int proposal_gives(self) except? -1
+    cdef int proposal_gets(self) except? -1
+    cdef int propose_pay(self, long long pay) except? -1
+    cdef int proposal_is_legal(self) except? -1
+    cdef int trade_possible(self) except? -1
+    cdef int legal_choices(self) except? -1
+    cdef int legal_choice(self, int i) except? -1
+    cdef double random(self) except? -1
+    cdef long long randbelow(self, long long n) except? -1
 
 
 cdef class BotState:

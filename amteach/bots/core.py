@@ -290,236 +290,236 @@ class View:
             self.spaces = zeros(MAX_SPACES)
         self.t = None
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def actor(self) -> cython.int:
         """The seat whose decision it is."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def current(self) -> cython.int:
         """The seat whose turn it is (who proposed the offer on the table)."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def phase(self) -> cython.int:
         """The phase, as its position in PHASES."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def round(self) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def seats(self) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def role(self, p: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def bankrupt(self, p: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def held(self, p: cython.int) -> cython.int:
         """1 when p is held in Prison or the Price War."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def cash(self, p: cython.int) -> cython.longlong:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-2, check=True)
     def owner(self, space: cython.int) -> cython.int:
         """The owner's seat, NOBODY (-1) for none."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def houses(self, space: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def apartment(self, space: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def mortgaged(self, space: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def redeem_value(self, space: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def monopoly_count(self, p: cython.int, city: cython.int) -> cython.int:
         """How many unmortgaged streets of city number `city` p owns."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent(self, space: cython.int) -> cython.int:
         """One landing's rent on the title now (utilities at the settlement's dice)."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_after_build(self, space: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_redeemed(self, space: cython.int) -> cython.int:
         """The rent on the title were it redeemed (utilities at the settlement's dice)."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def percent_tax_is_cheaper(self, p: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def targets(self, kind: cython.int) -> cython.int:
         """How many titles a choice of `kind` (C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM) may
         name now; they are left in `spaces`, in board order."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def can_pay_fine(self) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def can_buy(self) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-2, check=True)
     def pending_buy(self) -> cython.int:
         """The title on offer in the BUY phase."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def landing_weight(self, role: cython.int, space: cython.int) -> cython.double:
         """Expected landings per round on `space` by one opponent of `role` (Markov chain)."""
         raise NotImplementedError
 
     # the offer to answer (TRADE_ANSWER)
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_other(self) -> cython.int:
         """The seat asked."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_gives(self) -> cython.int:
         """How many titles the proposer gives."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_give(self, i: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_gets(self) -> cython.int:
         """How many titles the proposer asks for."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_get(self, i: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_pay(self) -> cython.longlong:
         """The cash the proposer pays (negative: receives)."""
         raise NotImplementedError
 
     # a trade the bot proposes: begun, titles added, the cash set, then checked
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose(self, other: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_give(self, space: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_get(self, space: cython.int) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_gives(self) -> cython.int:
         """How many titles the proposal gives so far."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_gets(self) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_pay(self, pay: cython.longlong) -> cython.int:
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_is_legal(self) -> cython.int:
         raise NotImplementedError
 
     # what the random bot reads
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def trade_possible(self) -> cython.int:
         """Is a trade among the legal kinds of choice now?"""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def legal_choices(self) -> cython.int:
         """How many legal choices there are now, trades left out (see `legal_choice`)."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def legal_choice(self, i: cython.int) -> cython.int:
         """The code of legal choice i, in the engine's order."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def random(self) -> cython.double:
         """The acting bot's next random number in [0, 1) (random.Random.random)."""
         raise NotImplementedError
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def randbelow(self, n: cython.longlong) -> cython.longlong:
         """The acting bot's next random whole number below n (random.Random.randrange(n))."""
@@ -1339,103 +1339,103 @@ class EngineView(View):
         code = CHOICE_CODES.index(c.kind)
         return choice(code, c.arg) if c.kind in TITLE_CHOICES else code
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def actor(self) -> cython.int:
         return self.game.actor
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def current(self) -> cython.int:
         return self.game.current
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def phase(self) -> cython.int:
         return PHASE_CODES[self.game.phase]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def round(self) -> cython.int:
         return self.game.round
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def seats(self) -> cython.int:
         return len(self.game.names)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def role(self, p: cython.int) -> cython.int:
         return self.game.roles[p]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def bankrupt(self, p: cython.int) -> cython.int:
         return self.game.bankrupt[p]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def held(self, p: cython.int) -> cython.int:
         return self.game.is_held(p)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def cash(self, p: cython.int) -> cython.longlong:
         return self.game.cash[p]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-2, check=True)
     def owner(self, space: cython.int) -> cython.int:
         return self.game.owner[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def houses(self, space: cython.int) -> cython.int:
         return self.game.houses[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def apartment(self, space: cython.int) -> cython.int:
         return self.game.apartment[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def mortgaged(self, space: cython.int) -> cython.int:
         return self.game.mortgaged[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def redeem_value(self, space: cython.int) -> cython.int:
         return self.game.redeem_values[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def monopoly_count(self, p: cython.int, city: cython.int) -> cython.int:
         return self.game.monopoly_count(p, self.city_names[city])
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent(self, space: cython.int) -> cython.int:
         return self.game.rent_for(space)[0]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_after_build(self, space: cython.int) -> cython.int:
         return self.game.rent_after_build(space)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_redeemed(self, space: cython.int) -> cython.int:
         game = self.game
         return game.rent_if(space, mortgaged=False, dice_total=game.rules.settlement_utility_dice)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def percent_tax_is_cheaper(self, p: cython.int) -> cython.int:
         return self.game.tax_options(p).cheaper == "percent"
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def targets(self, kind: cython.int) -> cython.int:
         i: cython.int
@@ -1444,57 +1444,57 @@ class EngineView(View):
             self.spaces[i] = spaces[i]
         return len(spaces)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def can_pay_fine(self) -> cython.int:
         return self.game.is_legal(engine_choices.PAY_FINE)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def can_buy(self) -> cython.int:
         return self.game.is_legal(engine_choices.BUY)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-2, check=True)
     def pending_buy(self) -> cython.int:
         return self.game.pending_buy
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def landing_weight(self, role: cython.int, space: cython.int) -> cython.double:
         return role_landings(self.game.rules, self.game.board, role)[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_other(self) -> cython.int:
         return self.offer.other
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_gives(self) -> cython.int:
         return len(self.offer.give)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_give(self, i: cython.int) -> cython.int:
         return self.offer.give[i]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_gets(self) -> cython.int:
         return len(self.offer.get)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_get(self, i: cython.int) -> cython.int:
         return self.offer.get[i]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_pay(self) -> cython.longlong:
         return self.offer.pay
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose(self, other: cython.int) -> cython.int:
         self.other = other
@@ -1504,35 +1504,35 @@ class EngineView(View):
         self.proposal = None
         return 0
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_give(self, space: cython.int) -> cython.int:
         self.give.append(space)
         return 0
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_get(self, space: cython.int) -> cython.int:
         self.get.append(space)
         return 0
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_gives(self) -> cython.int:
         return len(self.give)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_gets(self) -> cython.int:
         return len(self.get)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_pay(self, pay: cython.longlong) -> cython.int:
         self.pay = pay
         return 0
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_is_legal(self) -> cython.int:
         self.proposal = Choice(
@@ -1540,7 +1540,7 @@ class EngineView(View):
         )
         return self.game.is_legal(self.proposal)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def trade_possible(self) -> cython.int:
         legal = self.legal
@@ -1550,23 +1550,23 @@ class EngineView(View):
             kinds = () if pending is None else pending.kinds
         return "trade" in kinds
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def legal_choices(self) -> cython.int:
         self.legal_list = list(self.legal)
         return len(self.legal_list)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def legal_choice(self, i: cython.int) -> cython.int:
         return self.code_of(self.legal_list[i])
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def random(self) -> cython.double:
         return self.rng.random()
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def randbelow(self, n: cython.longlong) -> cython.longlong:
         return self.rng.randrange(n)

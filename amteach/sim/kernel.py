@@ -1334,157 +1334,157 @@ class KernelView(bots.View):
         self.t = g.s
         self.rng = rng
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def actor(self) -> cython.int:
         return self.g.actor
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def current(self) -> cython.int:
         return self.g.current
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def phase(self) -> cython.int:
         return self.g.phase
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def round(self) -> cython.int:
         return self.g.round
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def seats(self) -> cython.int:
         return self.g.n
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def role(self, p: cython.int) -> cython.int:
         return self.g.s.roles[p]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def bankrupt(self, p: cython.int) -> cython.int:
         return self.g.bankrupt[p]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def held(self, p: cython.int) -> cython.int:
         return self.g.held[p] != NOBODY
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def cash(self, p: cython.int) -> cython.longlong:
         return self.g.cash[p]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-2, check=True)
     def owner(self, space: cython.int) -> cython.int:
         return self.g.owner[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def houses(self, space: cython.int) -> cython.int:
         return self.g.houses[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def apartment(self, space: cython.int) -> cython.int:
         return self.g.apartment[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def mortgaged(self, space: cython.int) -> cython.int:
         return self.g.mortgaged[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def redeem_value(self, space: cython.int) -> cython.int:
         return self.g.redeem_values[space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def monopoly_count(self, p: cython.int, city: cython.int) -> cython.int:
         return monopoly_count(self.g, p, city)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent(self, space: cython.int) -> cython.int:
         return rent_for(self.g, space, self.g.s.settlement_utility_dice)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_after_build(self, space: cython.int) -> cython.int:
         return rent_after_build(self.g, space)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_redeemed(self, space: cython.int) -> cython.int:
         return rent_if(self.g, space, False, self.g.s.settlement_utility_dice)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def percent_tax_is_cheaper(self, p: cython.int) -> cython.int:
         return tax_percent(self.g, p) < self.g.s.income_tax_flat
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def targets(self, kind: cython.int) -> cython.int:
         return targets(self.g, kind, self.spaces)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def can_pay_fine(self) -> cython.int:
         return can_pay_fine(self.g)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def can_buy(self) -> cython.int:
         return self.g.cash[self.g.actor] >= self.g.s.price[self.g.pending_buy]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-2, check=True)
     def pending_buy(self) -> cython.int:
         return self.g.pending_buy
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def landing_weight(self, role: cython.int, space: cython.int) -> cython.double:
         return self.g.s.role_landings[role][space]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_other(self) -> cython.int:
         return self.g.offer.other
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_gives(self) -> cython.int:
         return self.g.offer.n_give
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_give(self, i: cython.int) -> cython.int:
         return self.g.offer.give[i]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_gets(self) -> cython.int:
         return self.g.offer.n_get
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_get(self, i: cython.int) -> cython.int:
         return self.g.offer.get[i]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def offer_pay(self) -> cython.longlong:
         return self.g.offer.pay
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose(self, other: cython.int) -> cython.int:
         t: Trade = self.g.proposal
@@ -1494,7 +1494,7 @@ class KernelView(bots.View):
         t.pay = 0
         return 0
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_give(self, space: cython.int) -> cython.int:
         t: Trade = self.g.proposal
@@ -1502,7 +1502,7 @@ class KernelView(bots.View):
         t.n_give += 1
         return 0
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_get(self, space: cython.int) -> cython.int:
         t: Trade = self.g.proposal
@@ -1510,48 +1510,48 @@ class KernelView(bots.View):
         t.n_get += 1
         return 0
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_gives(self) -> cython.int:
         return self.g.proposal.n_give
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_gets(self) -> cython.int:
         return self.g.proposal.n_get
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_pay(self, pay: cython.longlong) -> cython.int:
         self.g.proposal.pay = pay
         return 0
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_is_legal(self) -> cython.int:
         return trade_is_legal(self.g, self.g.proposal)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def trade_possible(self) -> cython.int:
         return (self.g.phase == PRE_ROLL or self.g.phase == POST_ROLL) and trade_possible(self.g)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def legal_choices(self) -> cython.int:
         return legal_choices(self.g, self.g.legal)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def legal_choice(self, i: cython.int) -> cython.int:
         return self.g.legal[i]
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def random(self) -> cython.double:
         return mt_random(self.rng)
 
-    @cython.ccall
+    @cython.cfunc
     @cython.exceptval(-1, check=True)
     def randbelow(self, n: cython.longlong) -> cython.longlong:
         return mt_randbelow(self.rng, n)
