@@ -1,17 +1,18 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 # cython: cdivision=True, nonecheck=False, infer_types=True, auto_pickle=False
-"""The core of a batch: the engine, the four named bots, the family of strategies
-(`amteach.bots.family`) and the frame recording of `amteach.sim.play`, written over small
-state objects so that a bot game runs without creating a Python object per decision.
+"""The core of a batch: the engine and the frame recording of `amteach.sim.play`, written over
+small state objects so that a bot game runs without creating a Python object per decision.
+The bots (the four named bots and the family) decide by `amteach/bots/core.py`, written once
+for both cores, which reads the game here through `KernelView`.
 
 This module is Cython's pure-Python mode: `kernel.pxd` beside it types the state as C arrays
 inside cdef classes and the functions as C functions, and `setup.py` compiles the two into
 the extension that batches use. Uncompiled, it is plain Python (with the `cython` package
 for its names) and gives the same frames: tests/test_core.py compares the two.
 
-The Python engine (`amteach.engine.game`) and bots (`amteach.bots.strategies`) are the
-reference: they serve the classroom app, scenarios, saves and docs, and this file follows
-them line for line (each function names the one it mirrors). `tests/test_core.py` plays the
+The Python engine (`amteach.engine.game`) is the reference: it serves the classroom app,
+scenarios, saves and docs, and this file follows it line for line (each function names the
+one it mirrors). `tests/test_core.py` plays the
 same seeds through both and requires every column of every frame to be identical, so any rule
 changed there must be changed here too.
 
