@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from amteach import RuleSet, simulate
 from amteach.bots import KNOBS, STRATEGIES, FamilyParams
+from amteach.bots import builds as bots_builds
 from amteach.cli import main
 from amteach.engine import builds
 from amteach.engine import game as game_module
@@ -195,6 +196,7 @@ def test_the_kernels_array_sizes_are_declared_alike_in_both_files():
     for module, pxd in (
         (UNCOMPILED, Path(core.__file__).with_name("kernel.pxd")),
         (builds.source_core(), builds.core_sources()[1]),
+        (bots_builds.source_decisions(), bots_builds.decisions_sources()[1]),
     ):
         cls = None
         for line in pxd.read_text().splitlines():
@@ -205,7 +207,7 @@ def test_the_kernels_array_sizes_are_declared_alike_in_both_files():
                 sizes = [int(size) for size in re.findall(r"\d+", match.group(3))]
                 arrays.append((module, cls, match.group(2), sizes))
     assert len(arrays) > 60  # every class's arrays were read
-    assert {cls for _, cls, _, _ in arrays} >= {"Tables", "Static", "G", "Bot"}
+    assert {cls for _, cls, _, _ in arrays} >= {"Tables", "Static", "G", "View", "BotState"}
     for module, cls, name, sizes in arrays:
         value = getattr(getattr(module, cls)(), name)
         for size in sizes:
@@ -431,14 +433,26 @@ def test_a_build_of_the_old_hand_written_kernel_is_stale_not_an_error(monkeypatc
 
 
 def test_the_build_digest_covers_the_kernel_and_the_rules_core(tmp_path):
-    """An edit to kernel.py, kernel.pxd, core.py or core.pxd (a type, an array size) changes
-    the digest the kernel's build is checked against, so any of them makes the build stale;
-    setup.py hashes the same files in the same order."""
+    """An edit to kernel.py, kernel.pxd, the rules core's core.py or core.pxd, or the bots'
+    core.py or core.pxd (a type, an array size) changes the digest the kernel's build is
+    checked against, so any of them makes the build stale; setup.py hashes the same files in
+    the same order."""
     sources = core.kernel_sources()
-    assert [path.name for path in sources] == ["kernel.py", "kernel.pxd", "core.py", "core.pxd"]
+    assert [path.name for path in sources] == [
+        "kernel.py",
+        "kernel.pxd",
+        "core.py",
+        "core.pxd",
+        "core.py",
+        "core.pxd",
+    ]
+    assert [path.parent.name for path in sources[2:]] == ["engine", "engine", "bots", "bots"]
     setup_py = (Path(core.__file__).parents[2] / "setup.py").read_text()
-    assert 'KERNEL_SOURCES = (KERNEL, KERNEL.with_suffix(".pxd"), *CORE_SOURCES)' in setup_py
-    copies = [tmp_path / path.name for path in sources]
+    assert (
+        'KERNEL_SOURCES = (KERNEL, KERNEL.with_suffix(".pxd"), *CORE_SOURCES, *BOTS_SOURCES[:2])'
+        in setup_py
+    )
+    copies = [tmp_path / f"{i}-{path.name}" for i, path in enumerate(sources)]
     for path, copy in zip(sources, copies, strict=True):
         copy.write_bytes(path.read_bytes())
     assert core.sources_digest(copies) == core.sources_digest(sources)

@@ -21,13 +21,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..engine.board import MONOPOLIST
-from ..engine.choices import PAY_FINE, Choice, Trade
+from ..engine.choices import Choice, Trade
 from ..engine.errors import RulesError
-from ..engine.game import NOBODY, Game, Phase
-from .strategies import InvestorStrategy
+from ..engine.game import Game
+from .builds import decisions, tables_for
+from .strategies import CODE, CORE, TAX_BEHAVIOURS, InvestorStrategy
 
-FAMILY = "family"
+FAMILY = CORE.BOTS[CODE["BOT_FAMILY"]]
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,8 @@ class Knob:
 
 
 BUY_LEVELS = ("never", "above", "always")  # never; when its reserve is left; whenever it can pay
-KNOBS: tuple[Knob, ...] = (
+TAX_BY_LEVEL = TAX_BEHAVIOURS
+_KNOBS: tuple[Knob, ...] = (
     Knob("reserve", 0, 1000, 25, about="cash it keeps in hand when it buys a title"),
     Knob("streets", 0, 2, levels=BUY_LEVELS, about="buys streets"),
     Knob("transports", 0, 2, levels=BUY_LEVELS, about="buys transport companies"),
@@ -129,7 +130,7 @@ KNOBS: tuple[Knob, ...] = (
         levels=("buildings", "titles"),
         about="to raise money it sells buildings first, or mortgages titles first",
     ),
-    Knob("tax", 0, 2, levels=("cheaper", "flat", "percent"), about="its income-tax choice"),
+    Knob("tax", 0, len(TAX_BY_LEVEL) - 1, levels=TAX_BY_LEVEL, about="its income-tax choice"),
     Knob(
         "offer",
         0,
@@ -173,9 +174,11 @@ KNOBS: tuple[Knob, ...] = (
         "with the Treasury only (decision 8)",
     ),
 )
-KNOB_NAMES = tuple(k.name for k in KNOBS)
-TAX_BY_LEVEL = ("cheaper", "flat", "percent")
-# each knob's place in the kernel's vector of ints (amteach/sim/kernel.py, F_*)
+# the knobs in the order of the core's vector (amteach.bots.core.FAMILY_KNOBS, its F_* codes)
+KNOB_NAMES: tuple[str, ...] = CORE.FAMILY_KNOBS
+if sorted(k.name for k in _KNOBS) != sorted(KNOB_NAMES) or len(_KNOBS) != CODE["FAMILY_SIZE"]:
+    raise ImportError("amteach.bots.family: the knobs are not the core's FAMILY_KNOBS")
+KNOBS: tuple[Knob, ...] = tuple(next(k for k in _KNOBS if k.name == n) for n in KNOB_NAMES)
 FAMILY_SIZE = len(KNOBS)
 
 
@@ -437,9 +440,10 @@ def _join(items: list[str]) -> str:
 class FamilyStrategy(InvestorStrategy):
     """A bot of the family: every decision follows its `params` (see KNOBS). It builds,
     redeems and trades after its throw, and reads the landing odds only for
-    `build_order=expected` (the investor's weights, whose cache it shares)."""
+    `build_order=expected`. Its decisions are `amteach.bots.core`'s, with its knobs."""
 
     name = FAMILY
+    kind = CODE["BOT_FAMILY"]
     describe = (
         "A strategy set by numbers you can read: its cash reserve, what it buys, how it "
         "builds, when it redeems, its tax choice, its trade prices and how it leaves Prison "
@@ -460,9 +464,11 @@ class FamilyStrategy(InvestorStrategy):
                     field="tax",
                 )
             params = params.changed(tax=TAX_BY_LEVEL.index(tax))
-        super().__init__(tax=params.tax_name, seed=seed, reserve=params.reserve)
         self.params = params
-        self._built: tuple[int, int, int] = (-1, -1, 0)  # round, seat, buildings that turn
+        super().__init__(tax=params.tax_name, seed=seed)
+
+    def _knobs(self) -> Sequence[int]:
+        return self.params.vector()
 
     def __repr__(self) -> str:
         return f"FamilyStrategy({self.params.text()!r})"
@@ -472,155 +478,24 @@ class FamilyStrategy(InvestorStrategy):
         """The bot as a seat or a controller names it: "family:<its knobs>"."""
         return f"{FAMILY}:{self.params.text()}"
 
-    # -- buying ---------------------------------------------------------------------------------
-    def wants(self, game: Game, space: int) -> bool:
-        p = self.params
-        me = game.actor
-        sp = game.board.spaces[space]
-        if sp.kind == "street" and p.key_streets:
-            need = game.rules.monopoly_streets
-            if game.roles[me] == MONOPOLIST and game.monopoly_count(me, sp.city) + 1 >= need:
-                return True
-            if p.key_streets == 2:
-                for q in game.players:
-                    if (
-                        q != me
-                        and not game.bankrupt[q]
-                        and game.roles[q] == MONOPOLIST
-                        and game.monopoly_count(q, sp.city) + 1 >= need
-                    ):
-                        return True
-        level = {"street": p.streets, "transport": p.transports}.get(sp.kind, p.utilities)
-        return level == 2 or (level == 1 and game.cash[me] - sp.price >= p.reserve)
-
-    # -- the turn -------------------------------------------------------------------------------
-    def before_throw(self, game: Game) -> Choice | None:
-        me = game.actor
-        if game.is_held(me) and game.cash[me] >= self.params.fine_cash and game.is_legal(PAY_FINE):
-            return PAY_FINE
-        return None
-
-    def manage(self, game: Game) -> Choice | None:
-        p = self.params
-        if p.offer:
-            trade = self.propose_monopoly_trade(game) or self.propose_blocking_trade(game)
-            if trade is not None:
-                return trade
-        build = self.build(game)
-        if build is not None:
-            return build
-        cash = game.cash[game.actor]
-        for space in game.targets("redeem"):
-            if cash - game.redeem_values[space] >= p.redeem_reserve:
-                return Choice("redeem", space)
-        return None
-
     def propose_blocking_trade(self, game: Game) -> Choice | None:
         """As a Competitor, offer cash for a street a Monopolist holds in a city it has not
         monopolized yet, so that it cannot complete it (the same prices as its other offers)."""
-        me = game.actor
-        if game.roles[me] == MONOPOLIST or game.phase != Phase.POST_ROLL:
-            return None
-        need = game.rules.monopoly_streets
-        for s in game.board.streets:
-            other = game.owner[s]
-            if (
-                other == NOBODY
-                or game.roles[other] != MONOPOLIST
-                or game.houses[s]
-                or game.apartment[s]
-                or game.monopoly_count(other, game.board.spaces[s].city) >= need
-            ):
-                continue
-            tries = self._offers.get(s, 0)
-            if tries > 4:
-                continue
-            self._offers[s] = tries + 1
-            offer = self.offer_amount(game.board.spaces[s].price, tries)
-            if game.cash[me] - offer < self.reserve:
-                continue
-            choice = Choice("trade", Trade(other, (), (s,), offer))
-            if game.is_legal(choice):
-                return choice
-        return None
-
-    def offer_amount(self, price: int, tries: int) -> int:
-        """The k-th offer for a street: from half the top offer up to it in four steps."""
-        return price * self.params.offer * (4 + tries) // 32
+        return self._hook(game, self._core.propose_blocking_trade)
 
     def build(self, game: Game) -> Choice | None:
         """The next building, if the strategy wants one now."""
-        p = self.params
-        if p.houses == 0:
-            return None
-        me = game.actor
-        turn = (game.round, me)
-        built = self._built[2] if self._built[:2] == turn else 0
-        if built >= p.builds_per_turn:
-            return None
-        cash = game.cash[me]
-        full = game.rules.max_houses(game.roles[me])
-        landings = self.landings(game) if p.build_order == 1 else None
-        best, best_score = None, 0.0
-        for space in game.targets("build"):
-            cost = game.board.spaces[space].house_cost
-            if cash - cost < p.build_reserve:
-                continue
-            if game.houses[space] >= full:
-                if not p.apartments or p.houses < full:
-                    continue
-            elif game.houses[space] >= p.houses:
-                continue
-            gain = game.rent_after_build(space) - game.rent_for(space)[0]
-            score = float(gain) if landings is None else gain * landings[space] / cost
-            if score > best_score:
-                best, best_score = space, score
-        if best is None:
-            return None
-        self._built = (*turn, built + 1)
-        return Choice("build", best)
-
-    # -- money ------------------------------------------------------------------------------------
-    def raise_money(self, game: Game) -> Choice:
-        if self.params.raise_first == 1:
-            mortgages = game.targets("mortgage")
-            if mortgages:
-                return Choice("mortgage", min(mortgages, key=lambda s: (game.rent_for(s)[0], s)))
-            sells = game.targets("sell_building")
-            return Choice("sell_building", min(sells, key=lambda s: game.rent_for(s)[0]))
-        return super().raise_money(game)
-
-    def final_adjust(self, game: Game) -> Choice | None:
-        return super().final_adjust(game) if self.params.final_adjust else None
-
-    def accepts(self, game: Game, trade: Trade | None, margin: float = 0.0) -> bool:
-        """Accepts when what it gets is worth `accept` times what it gives up (the bots'
-        valuation of titles, a street that completes a rival's monopoly counted dearer)."""
-        if trade is None:
-            return False
-        if self.params.team and self.completes_teammates_city(game, trade):
-            return True
-        gain, loss = self.trade_value(game, trade)
-        return (
-            10 * gain >= self.params.accept * loss
-            and game.cash[trade.other] + min(trade.pay, 0) >= 0
-        )
+        return self._hook(game, self._core.family_build)
 
     @staticmethod
     def completes_teammates_city(game: Game, trade: Trade) -> bool:
         """Is this trade a teammate's offer of cash (or nothing) for the one street that
         completes its city? Team play: both Monopolists, the proposer gives no title and
         asks for one street that gives it a monopoly."""
-        me, proposer = trade.other, game.current
-        if not (game.roles[me] == game.roles[proposer] == MONOPOLIST):
-            return False
-        if trade.give or len(trade.get) != 1 or trade.pay < 0:
-            return False
-        space = game.board.spaces[trade.get[0]]
-        if space.kind != "street":
-            return False
-        need = game.rules.monopoly_streets
-        return game.monopoly_count(proposer, space.city) + 1 >= need
+        module = decisions()
+        view = module.EngineView()
+        view.bind(game, tables_for(module, game), offer=trade)
+        return bool(module.completes_teammates_city(view))
 
 
 def is_family(name: str) -> bool:

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
+from amteach.bots.builds import decisions, decisions_sources
 from amteach.engine.builds import (
     PURE_PYTHON_ENV,
     StaleCoreWarning,
@@ -45,9 +46,14 @@ KERNEL_SOURCES = ("kernel.py", "kernel.pxd")
 def kernel_sources(folder: Path | None = None) -> tuple[Path, ...]:
     """The files a build of the kernel is made from, in the order its digest reads them:
     kernel.py and kernel.pxd in `folder` (by default this package's), then the rules core's
-    core.py and core.pxd, whose declarations the kernel cimports (setup.py reads the same)."""
+    core.py and core.pxd and the bots' core's, whose declarations the kernel cimports
+    (setup.py reads the same)."""
     folder = Path(__file__).parent if folder is None else folder
-    return (*(folder / name for name in KERNEL_SOURCES), *core_sources())
+    return (
+        *(folder / name for name in KERNEL_SOURCES),
+        *core_sources(),
+        *decisions_sources()[:2],
+    )
 
 
 @cache
@@ -58,6 +64,9 @@ def kernel() -> ModuleType | None:
     # the kernel runs the rules core's C functions: a core on plain Python (stale, or never
     # compiled) means the kernel's build cannot be used either
     if not core_is_compiled():
+        return None
+    # likewise the bots' core, whose decisions the kernel calls
+    if not decisions().COMPILED:
         return None
     try:
         from . import kernel as module

@@ -13,6 +13,8 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 # the board, the rules and the rules' arithmetic, written once (amteach/engine/core.pxd)
 from amteach.engine cimport core
+# the bots' decisions, written once (amteach/bots/core.pxd)
+from amteach.bots cimport core as bots
 
 cdef extern from *:
     """
@@ -35,12 +37,7 @@ cdef int D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER
 cdef int THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED
 cdef int END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
 cdef int GAME_A, GAME_B, GAME_TWO_HOUR
-cdef int BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY
-cdef int F_RESERVE, F_STREETS, F_TRANSPORTS, F_UTILITIES, F_KEY_STREETS, F_BUILD_RESERVE
-cdef int F_HOUSES, F_APARTMENTS, F_BUILD_ORDER, F_BUILDS_PER_TURN, F_REDEEM_RESERVE
-cdef int F_RAISE_FIRST, F_TAX, F_OFFER, F_ACCEPT, F_FINE_CASH, F_FINAL_ADJUST, F_TEAM
-cdef int FAMILY_SIZE
-cdef int TAX_CHEAPER, TAX_FLAT, TAX_PERCENT
+cdef int CHOICE_BASE, BOT_RANDOM, BOT_FAMILY, FAMILY_SIZE, TAX_PERCENT
 
 # -- the state -------------------------------------------------------------------------------
 
@@ -70,21 +67,6 @@ cdef class Trade:
     cdef int n_get
     cdef int get[40]
     cdef int64_t pay
-
-
-cdef class Bot:
-    cdef int kind
-    cdef int tax
-    cdef int reserve
-    cdef double margin
-    cdef int built_round
-    cdef int built_seat
-    cdef int built_count
-    cdef int fam[18]
-    cdef int offers[40]
-    cdef int landings_key
-    cdef double landings[40]
-    cdef MT rng
 
 
 cdef class Rows:
@@ -210,6 +192,60 @@ cdef class G(core.Steps):
     cpdef int resume_turn(self) except -1
 
 
+# -- the bots: the bots' core's state and view (amteach/bots/core.pxd) -------------------------
+
+cdef class KernelView(bots.View):
+    cdef G g
+    cdef MT rng
+    cdef int actor(self) except? -1
+    cdef int current(self) except? -1
+    cdef int phase(self) except? -1
+    cdef int round(self) except? -1
+    cdef int seats(self) except? -1
+    cdef int role(self, int p) except? -1
+    cdef int bankrupt(self, int p) except? -1
+    cdef int held(self, int p) except? -1
+    cdef long long cash(self, int p) except? -1
+    cdef int owner(self, int space) except? -2
+    cdef int houses(self, int space) except? -1
+    cdef int apartment(self, int space) except? -1
+    cdef int mortgaged(self, int space) except? -1
+    cdef int redeem_value(self, int space) except? -1
+    cdef int monopoly_count(self, int p, int city) except? -1
+    cdef int rent(self, int space) except? -1
+    cdef int rent_after_build(self, int space) except? -1
+    cdef int rent_redeemed(self, int space) except? -1
+    cdef int percent_tax_is_cheaper(self, int p) except? -1
+    cdef int targets(self, int kind) except? -1
+    cdef int can_pay_fine(self) except? -1
+    cdef int can_buy(self) except? -1
+    cdef int pending_buy(self) except? -2
+    cdef double landing_weight(self, int role, int space) except? -1
+    cdef int offer_other(self) except? -1
+    cdef int offer_gives(self) except? -1
+    cdef int offer_give(self, int i) except? -1
+    cdef int offer_gets(self) except? -1
+    cdef int offer_get(self, int i) except? -1
+    cdef long long offer_pay(self) except? -1
+    cdef int propose(self, int other) except? -1
+    cdef int propose_give(self, int space) except? -1
+    cdef int propose_get(self, int space) except? -1
+    cdef int proposal_gives(self) except? -1
+    cdef int proposal_gets(self) except? -1
+    cdef int propose_pay(self, long long pay) except? -1
+    cdef int proposal_is_legal(self) except? -1
+    cdef int trade_possible(self) except? -1
+    cdef int legal_choices(self) except? -1
+    cdef int legal_choice(self, int i) except? -1
+    cdef double random(self) except? -1
+    cdef long long randbelow(self, long long n) except? -1
+
+
+cdef class Bot(bots.BotState):
+    cdef MT rng
+    cdef KernelView view
+
+
 cdef class Batch:
     cdef Static s
 
@@ -268,24 +304,9 @@ cdef void apply(G g, int c) noexcept
 cdef inline int choice(int kind, int arg) noexcept
 cdef inline int choice_kind(int c) noexcept
 cdef inline int choice_arg(int c) noexcept
-cdef double* landings(G g, Bot bot) noexcept
-cdef int income_tax_choice(G g, Bot bot) noexcept
-cdef bint family_wants(G g, Bot bot, int space) noexcept
-cdef bint wants(G g, Bot bot, int space) noexcept
-cdef double title_value(G g, int player, int space, bint gaining) noexcept
-cdef bint accepts(G g, Bot bot) noexcept
-cdef int raise_money(G g, Bot bot) noexcept
-cdef int final_adjust(G g, Bot bot) noexcept
-cdef int propose_monopoly_trade(G g, Bot bot) noexcept
-cdef int family_build(G g, Bot bot) noexcept
-cdef int family_blocking_trade(G g, Bot bot) noexcept
-cdef int family_manage(G g, Bot bot) noexcept
-cdef int manage(G g, Bot bot) noexcept
-cdef int before_throw(G g, Bot bot) noexcept
-cdef int legal_choices(G g, int* out) noexcept
-cdef bint random_trade(G g, Bot bot) noexcept
-cdef int random_choose(G g, Bot bot) noexcept
+cdef void reset_bots(G g, Static s, uint64_t seed) noexcept
 cdef int choose(G g, Bot bot) noexcept
+cdef int legal_choices(G g, int* out) noexcept
 
 # -- one game --------------------------------------------------------------------------------
 cdef int invariant_violations(G g) noexcept

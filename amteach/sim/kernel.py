@@ -1,17 +1,18 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 # cython: cdivision=True, nonecheck=False, infer_types=True, auto_pickle=False
-"""The core of a batch: the engine, the four named bots, the family of strategies
-(`amteach.bots.family`) and the frame recording of `amteach.sim.play`, written over small
-state objects so that a bot game runs without creating a Python object per decision.
+"""The core of a batch: the engine and the frame recording of `amteach.sim.play`, written over
+small state objects so that a bot game runs without creating a Python object per decision.
+The bots (the four named bots and the family) decide by `amteach/bots/core.py`, written once
+for both cores, which reads the game here through `KernelView`.
 
 This module is Cython's pure-Python mode: `kernel.pxd` beside it types the state as C arrays
 inside cdef classes and the functions as C functions, and `setup.py` compiles the two into
 the extension that batches use. Uncompiled, it is plain Python (with the `cython` package
 for its names) and gives the same frames: tests/test_core.py compares the two.
 
-The Python engine (`amteach.engine.game`) and bots (`amteach.bots.strategies`) are the
-reference: they serve the classroom app, scenarios, saves and docs, and this file follows
-them line for line (each function names the one it mirrors). `tests/test_core.py` plays the
+The Python engine (`amteach.engine.game`) is the reference: it serves the classroom app,
+scenarios, saves and docs, and this file follows it line for line (each function names the
+one it mirrors). `tests/test_core.py` plays the
 same seeds through both and requires every column of every frame to be identical, so any rule
 changed there must be changed here too.
 
@@ -40,6 +41,15 @@ else:
     from amteach.engine.builds import source_core
 
     core = source_core()
+# The bots' decisions (the named bots and the family) are written once, in
+# amteach/bots/core.py, which the Python bots run too: the kernel implements its `View` on a
+# game's arrays (`KernelView` below) and asks it for each decision.
+if cython.compiled:
+    from amteach.bots import core as bots
+else:
+    from amteach.bots.builds import source_decisions
+
+    bots = source_decisions()
 
 # compiled (the extension) or plain Python (this file run as it is)
 COMPILED = cython.compiled
@@ -81,25 +91,32 @@ K_CARD = core.K_CARD
 K_TAX = core.K_TAX
 K_TRANSPORT = core.K_TRANSPORT
 K_UTILITY = core.K_UTILITY
-PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = range(8)
-(
-    C_NONE,
-    C_ROLL,
-    C_BUY,
-    C_DECLINE,
-    C_BUILD,
-    C_SELL,
-    C_MORTGAGE,
-    C_REDEEM,
-    C_TAX_FLAT,
-    C_TAX_PERCENT,
-    C_PAY_FINE,
-    C_TRADE,
-    C_ACCEPT,
-    C_REJECT,
-    C_END_TURN,
-    C_END_GAME,
-) = range(16)
+# the phases and the kinds of choice are the bots' core's codes (from the engine's names)
+PRE_ROLL = bots.CODES["PRE_ROLL"]
+BUY = bots.CODES["BUY_PHASE"]
+INCOME_TAX = bots.CODES["INCOME_TAX"]
+RAISE = bots.CODES["RAISE"]
+POST_ROLL = bots.CODES["POST_ROLL"]
+TRADE_ANSWER = bots.CODES["TRADE_ANSWER"]
+FINAL_ADJUST = bots.CODES["FINAL_ADJUST"]
+OVER = bots.CODES["OVER"]
+C_NONE = bots.CODES["C_NONE"]
+C_ROLL = bots.CODES["C_ROLL"]
+C_BUY = bots.CODES["C_BUY"]
+C_DECLINE = bots.CODES["C_DECLINE"]
+C_BUILD = bots.CODES["C_BUILD"]
+C_SELL = bots.CODES["C_SELL"]
+C_MORTGAGE = bots.CODES["C_MORTGAGE"]
+C_REDEEM = bots.CODES["C_REDEEM"]
+C_TAX_FLAT = bots.CODES["C_TAX_FLAT"]
+C_TAX_PERCENT = bots.CODES["C_TAX_PERCENT"]
+C_PAY_FINE = bots.CODES["C_PAY_FINE"]
+C_TRADE = bots.CODES["C_TRADE"]
+C_ACCEPT = bots.CODES["C_ACCEPT"]
+C_REJECT = bots.CODES["C_REJECT"]
+C_END_TURN = bots.CODES["C_END_TURN"]
+C_END_GAME = bots.CODES["C_END_GAME"]
+CHOICE_BASE = bots.CODES["CHOICE_BASE"]
 # what a debt is for: the rules core's payment codes (the frames count fines and taxes), and
 # rent, which has a code of its own after them
 D_FINE = core.P_FINE
@@ -116,36 +133,17 @@ END_GAME_B = core.END_GAME_B
 END_TWO_HOUR = core.END_TWO_HOUR
 END_ROUND_CAP = core.END_ROUND_CAP
 GAME_A, GAME_B, GAME_TWO_HOUR = range(3)
-BOT_CAUTIOUS, BOT_BUILDER, BOT_INVESTOR, BOT_RANDOM, BOT_FAMILY = range(5)
-# a family bot's knobs, in amteach.bots.family.KNOBS order (FamilyParams.vector())
-(
-    F_RESERVE,
-    F_STREETS,
-    F_TRANSPORTS,
-    F_UTILITIES,
-    F_KEY_STREETS,
-    F_BUILD_RESERVE,
-    F_HOUSES,
-    F_APARTMENTS,
-    F_BUILD_ORDER,
-    F_BUILDS_PER_TURN,
-    F_REDEEM_RESERVE,
-    F_RAISE_FIRST,
-    F_TAX,
-    F_OFFER,
-    F_ACCEPT,
-    F_FINE_CASH,
-    F_FINAL_ADJUST,
-    F_TEAM,
-) = range(18)
-FAMILY_SIZE = 18
-TAX_CHEAPER, TAX_FLAT, TAX_PERCENT = range(3)
+# the bots, their tax behaviours and the family's knobs: the bots' core's codes
+BOT_RANDOM = bots.CODES["BOT_RANDOM"]
+BOT_FAMILY = bots.CODES["BOT_FAMILY"]
+FAMILY_SIZE = bots.CODES["FAMILY_SIZE"]
+TAX_PERCENT = bots.CODES["TAX_PERCENT"]
 
 # The strings each code above stands for, in code order. tests/test_core_rules.py requires
 # them to equal the engine's own vocabulary (the bots, the tax behaviours, the game types, the
 # family's knobs) in the same order, and the sizes below to match the codes.
-BOTS = ("cautious", "builder", "investor", "random", "family")
-TAX_BEHAVIOURS = ("cheaper", "flat", "percent")
+BOTS = bots.BOTS
+TAX_BEHAVIOURS = bots.TAX_BEHAVIOURS
 GAME_TYPES = ("A", "B", "two-hour")
 ENUM_SIZES = {
     "bots": BOT_FAMILY + 1,
@@ -160,8 +158,6 @@ if (len(BOTS), len(TAX_BEHAVIOURS), len(GAME_TYPES)) != (
     ENUM_SIZES["game_types"],
 ):
     raise ImportError("amteach.sim.kernel: a vocabulary tuple and its code differ in size")
-# CautiousStrategy, BuilderStrategy, InvestorStrategy, random; a family bot's is its own
-RESERVES = (400, 75, 150, 0, 0)
 ROWS_PER_BLOCK = 16384
 
 
@@ -325,18 +321,6 @@ class Trade:
         if not cython.compiled:  # compiled, the C arrays start zeroed
             self.give = zeros(MAX_SPACES)
             self.get = zeros(MAX_SPACES)
-
-
-@cython.cclass
-class Bot:
-    """One seat's bot and what it remembers between decisions."""
-
-    def __init__(self):
-        if not cython.compiled:  # compiled, the C arrays start zeroed
-            self.fam = zeros(FAMILY_SIZE)
-            self.offers = zeros(MAX_SPACES)
-            self.landings = reals(MAX_SPACES)
-        self.rng = MT()
 
 
 @cython.cclass
@@ -1267,500 +1251,288 @@ def apply(g, c):
         core.start_final(g, g.s, END_TWO_HOUR)
 
 
-# -- the bots (amteach.bots.strategies) --------------------------------------------------------
-# A choice is one int: its kind (C_...) plus 16 times (its space + 1), so a kind alone is the
-# choice with no space.
+# -- the bots (amteach/bots/core.py) ----------------------------------------------------------
+# A choice is one int: its kind (C_...) plus CHOICE_BASE times (its space + 1), so a kind alone
+# is the choice with no space (amteach.bots.core.choice). Every decision is the bots' core's;
+# the kernel answers what it reads through `KernelView`.
 
 
 def choice(kind, arg):
-    return kind + 16 * (arg + 1)
+    return kind + CHOICE_BASE * (arg + 1)
 
 
 def choice_kind(c):
-    return c % 16
+    return c % CHOICE_BASE
 
 
 def choice_arg(c):
-    return c // 16 - 1
+    return c // CHOICE_BASE - 1
 
 
-def landings(g, bot):
-    """InvestorStrategy._landings: expected landings per round by the bot's opponents"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    key: cython.int = 0
+@cython.cclass
+class Bot(bots.BotState):
+    """One seat's bot (the bots' core's `BotState`), its random numbers, and its view of the
+    game it plays."""
+
+    def __init__(self):
+        super().__init__()
+        self.rng = MT()
+        self.view = None
+
+
+@cython.cclass
+class KernelView(bots.View):
+    """A game's arrays (`G`) as the bots' core's `View`: each answer is a read of the arrays
+    or a call of the kernel's own function for it."""
+
+    def __init__(self, g: G, rng: MT):
+        super().__init__()
+        self.g = g
+        self.t = g.s
+        self.rng = rng
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def actor(self) -> cython.int:
+        return self.g.actor
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def current(self) -> cython.int:
+        return self.g.current
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def phase(self) -> cython.int:
+        return self.g.phase
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def round(self) -> cython.int:
+        return self.g.round
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def seats(self) -> cython.int:
+        return self.g.n
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def role(self, p: cython.int) -> cython.int:
+        return self.g.s.roles[p]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def bankrupt(self, p: cython.int) -> cython.int:
+        return self.g.bankrupt[p]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def held(self, p: cython.int) -> cython.int:
+        return self.g.held[p] != NOBODY
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def cash(self, p: cython.int) -> cython.longlong:
+        return self.g.cash[p]
+
+    @cython.cfunc
+    @cython.exceptval(-2, check=True)
+    def owner(self, space: cython.int) -> cython.int:
+        return self.g.owner[space]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def houses(self, space: cython.int) -> cython.int:
+        return self.g.houses[space]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def apartment(self, space: cython.int) -> cython.int:
+        return self.g.apartment[space]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def mortgaged(self, space: cython.int) -> cython.int:
+        return self.g.mortgaged[space]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def redeem_value(self, space: cython.int) -> cython.int:
+        return self.g.redeem_values[space]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def monopoly_count(self, p: cython.int, city: cython.int) -> cython.int:
+        return monopoly_count(self.g, p, city)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def rent(self, space: cython.int) -> cython.int:
+        return rent_for(self.g, space, self.g.s.settlement_utility_dice)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def rent_after_build(self, space: cython.int) -> cython.int:
+        return rent_after_build(self.g, space)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def rent_redeemed(self, space: cython.int) -> cython.int:
+        return rent_if(self.g, space, False, self.g.s.settlement_utility_dice)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def percent_tax_is_cheaper(self, p: cython.int) -> cython.int:
+        return tax_percent(self.g, p) < self.g.s.income_tax_flat
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def targets(self, kind: cython.int) -> cython.int:
+        return targets(self.g, kind, self.spaces)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def can_pay_fine(self) -> cython.int:
+        return can_pay_fine(self.g)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def can_buy(self) -> cython.int:
+        return self.g.cash[self.g.actor] >= self.g.s.price[self.g.pending_buy]
+
+    @cython.cfunc
+    @cython.exceptval(-2, check=True)
+    def pending_buy(self) -> cython.int:
+        return self.g.pending_buy
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def landing_weight(self, role: cython.int, space: cython.int) -> cython.double:
+        return self.g.s.role_landings[role][space]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def offer_other(self) -> cython.int:
+        return self.g.offer.other
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def offer_gives(self) -> cython.int:
+        return self.g.offer.n_give
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def offer_give(self, i: cython.int) -> cython.int:
+        return self.g.offer.give[i]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def offer_gets(self) -> cython.int:
+        return self.g.offer.n_get
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def offer_get(self, i: cython.int) -> cython.int:
+        return self.g.offer.get[i]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def offer_pay(self) -> cython.longlong:
+        return self.g.offer.pay
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def propose(self, other: cython.int) -> cython.int:
+        t: Trade = self.g.proposal
+        t.other = other
+        t.n_give = 0
+        t.n_get = 0
+        t.pay = 0
+        return 0
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def propose_give(self, space: cython.int) -> cython.int:
+        t: Trade = self.g.proposal
+        t.give[t.n_give] = space
+        t.n_give += 1
+        return 0
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def propose_get(self, space: cython.int) -> cython.int:
+        t: Trade = self.g.proposal
+        t.get[t.n_get] = space
+        t.n_get += 1
+        return 0
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def proposal_gives(self) -> cython.int:
+        return self.g.proposal.n_give
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def proposal_gets(self) -> cython.int:
+        return self.g.proposal.n_get
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def propose_pay(self, pay: cython.longlong) -> cython.int:
+        self.g.proposal.pay = pay
+        return 0
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def proposal_is_legal(self) -> cython.int:
+        return trade_is_legal(self.g, self.g.proposal)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def trade_possible(self) -> cython.int:
+        return (self.g.phase == PRE_ROLL or self.g.phase == POST_ROLL) and trade_possible(self.g)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def legal_choices(self) -> cython.int:
+        return legal_choices(self.g, self.g.legal)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def legal_choice(self, i: cython.int) -> cython.int:
+        return self.g.legal[i]
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def random(self) -> cython.double:
+        return mt_random(self.rng)
+
+    @cython.cfunc
+    @cython.exceptval(-1, check=True)
+    def randbelow(self, n: cython.longlong) -> cython.longlong:
+        return mt_randbelow(self.rng, n)
+
+
+def reset_bots(g, s, seed):
+    """Each seat's bot fresh for a game (the Python bots are made anew for each game)"""
     p: cython.int
-    sp: cython.int
-    role: cython.int
+    i: cython.int
+    bot: Bot
     for p in range(g.n):
-        if p != me and not g.bankrupt[p]:
-            key |= 1 << p
-    if bot.landings_key != key:
-        bot.landings_key = key
-        for sp in range(s.n_spaces):
-            bot.landings[sp] = 0.0
-        # opponent_landings: each opponent's role in seat order, added space by space
-        for p in range(g.n):
-            if (key >> p) & 1:
-                role = s.roles[p]
-                for sp in range(s.n_spaces):
-                    bot.landings[sp] += s.role_landings[role][sp]
-    return bot.landings
+        bot = g.bots[p]
+        for i in range(FAMILY_SIZE):
+            bot.fam[i] = s.family[p][i] if s.bot[p] == BOT_FAMILY else 0
+        bots.reset_bot(bot, s.bot[p], s.tax[p])
+        if bot.view is None or bot.view.g is not g:
+            bot.view = KernelView(g, bot.rng)
+        if bot.kind == BOT_RANDOM:
+            mt_seed(bot.rng, seed + p)
 
 
-def income_tax_choice(g, bot):
-    """Bot.income_tax"""
-    if bot.tax == TAX_FLAT:
-        return C_TAX_FLAT
-    if bot.tax == TAX_PERCENT:
-        return C_TAX_PERCENT
-    return C_TAX_PERCENT if tax_percent(g, g.actor) < g.s.income_tax_flat else C_TAX_FLAT
-
-
-def family_wants(g, bot, space):
-    """FamilyStrategy.wants"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    need: cython.int = s.monopoly_streets
-    city: cython.int
-    q: cython.int
-    level: cython.int
-    if s.kind[space] == K_STREET and bot.fam[F_KEY_STREETS]:
-        city = s.city[space]
-        if s.roles[me] == MONOPOLIST and monopoly_count(g, me, city) + 1 >= need:
-            return True
-        if bot.fam[F_KEY_STREETS] == 2:
-            for q in range(g.n):
-                if (
-                    q != me
-                    and not g.bankrupt[q]
-                    and s.roles[q] == MONOPOLIST
-                    and monopoly_count(g, q, city) + 1 >= need
-                ):
-                    return True
-    if s.kind[space] == K_STREET:
-        level = bot.fam[F_STREETS]
-    elif s.kind[space] == K_TRANSPORT:
-        level = bot.fam[F_TRANSPORTS]
-    else:
-        level = bot.fam[F_UTILITIES]
-    return level == 2 or (level == 1 and g.cash[me] - s.price[space] >= bot.fam[F_RESERVE])
-
-
-def wants(g, bot, space):
-    """Bot.wants, and InvestorStrategy.wants"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    i: cython.int
-    spare: cython.longlong = g.cash[me] - s.price[space]
-    total: cython.double
-    average: cython.double
-    weights: cython.p_double
-    if bot.kind == BOT_FAMILY:
-        return family_wants(g, bot, space)
-    if bot.kind != BOT_INVESTOR:
-        return spare >= bot.reserve
-    if spare < bot.reserve:
-        return False
-    if s.roles[me] == MONOPOLIST:
-        if s.kind[space] == K_TRANSPORT:
-            return True
-        if (
-            s.kind[space] == K_STREET
-            and monopoly_count(g, me, s.city[space]) + 1 >= s.monopoly_streets
-        ):
-            return True
-    weights = landings(g, bot)
-    total = 0.0
-    for i in range(s.n_titles):
-        total += weights[s.titles[i]]
-    average = total / s.n_titles
-    return weights[space] >= 0.9 * average or spare >= 3 * bot.reserve
-
-
-def title_value(g, player, space, gaining):
-    """Bot.title_value"""
-    s: Static = g.s
-    value: cython.double = s.price[space]
-    have: cython.int
-    if g.mortgaged[space]:
-        value -= g.redeem_values[space]
-    if s.kind[space] == K_STREET and s.roles[player] == MONOPOLIST:
-        have = monopoly_count(g, player, s.city[space]) - (0 if gaining else 1)
-        if have + 1 == s.monopoly_streets:
-            value += 2 * s.price[space]
-    return value
-
-
-def accepts(g, bot):
-    """Bot.accepts (CautiousStrategy with a margin of 1.0)"""
-    s: Static = g.s
-    t: Trade = g.offer
-    me: cython.int = t.other
-    proposer: cython.int = g.current
-    i: cython.int
-    sp: cython.int
-    gain: cython.double = 0.0
-    loss: cython.double = 0.0
-    for i in range(t.n_give):
-        gain += title_value(g, me, t.give[i], True)
-    gain += t.pay
-    for i in range(t.n_get):
-        loss += title_value(g, me, t.get[i], False)
-    for i in range(t.n_get):
-        sp = t.get[i]
-        if s.roles[proposer] == MONOPOLIST and s.kind[sp] == K_STREET:
-            if monopoly_count(g, proposer, s.city[sp]) + 1 >= s.monopoly_streets:
-                loss += 2 * s.price[sp]
-    if bot.kind == BOT_FAMILY:  # FamilyStrategy.accepts
-        # team play: FamilyStrategy.completes_teammates_city
-        if (
-            bot.fam[F_TEAM] == 1
-            and s.roles[me] == MONOPOLIST
-            and s.roles[proposer] == MONOPOLIST
-            and t.n_give == 0
-            and t.n_get == 1
-            and t.pay >= 0
-            and s.kind[t.get[0]] == K_STREET
-            and monopoly_count(g, proposer, s.city[t.get[0]]) + 1 >= s.monopoly_streets
-        ):
-            return True
-        return (
-            10 * gain >= bot.fam[F_ACCEPT] * loss and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0
-        )
-    return gain >= (1 + bot.margin) * loss and g.cash[me] + (t.pay if t.pay < 0 else 0) >= 0
-
-
-def raise_money(g, bot):
-    """Bot.raise_money: sell the building that loses least rent, else mortgage (and
-    FamilyStrategy.raise_money with raise_first=titles: the other way round)"""
-    count: cython.int
-    i: cython.int
-    best: cython.int = -1
-    rent: cython.int
-    best_rent: cython.int = 0
-    first: cython.int = C_SELL
-    second: cython.int = C_MORTGAGE
-    kind: cython.int
-    if bot.kind == BOT_FAMILY and bot.fam[F_RAISE_FIRST] == 1:
-        first = C_MORTGAGE
-        second = C_SELL
-    kind = first
-    count = targets(g, first, g.spaces)
-    if count == 0:
-        count = targets(g, second, g.spaces)
-        kind = second
-    for i in range(count):
-        rent = rent_for(g, g.spaces[i], g.s.settlement_utility_dice)
-        if best < 0 or rent < best_rent:
-            best = g.spaces[i]
-            best_rent = rent
-    return choice(kind, best)
-
-
-def final_adjust(g, bot):
-    """Bot.final_adjust (CautiousStrategy does nothing)"""
-    s: Static = g.s
-    count: cython.int
-    i: cython.int
-    sp: cython.int
-    before: cython.int
-    after: cython.int
-    keep: cython.double
-    if bot.kind == BOT_CAUTIOUS or (bot.kind == BOT_FAMILY and not bot.fam[F_FINAL_ADJUST]):
-        return C_NONE
-    keep = s.keep_percent[s.roles[g.actor]] / 100.0
-    count = targets(g, C_BUILD, g.spaces)
-    for i in range(count):
-        sp = g.spaces[i]
-        before = rent_for(g, sp, s.settlement_utility_dice)
-        after = rent_after_build(g, sp)
-        if after - before > keep * s.house_cost[sp]:
-            return choice(C_BUILD, sp)
-    count = targets(g, C_REDEEM, g.spaces)
-    for i in range(count):
-        sp = g.spaces[i]
-        if rent_if(g, sp, False, s.settlement_utility_dice) > keep * g.redeem_values[sp]:
-            return choice(C_REDEEM, sp)
-    return C_NONE
-
-
-def propose_monopoly_trade(g, bot):
-    """Bot.propose_monopoly_trade: as a Monopolist with one street of a city, offer cash for
-    a second one (2x the price, half the price more after each refusal, up to 4x)"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    need: cython.int = s.monopoly_streets
-    i: cython.int
-    j: cython.int
-    sp: cython.int
-    city: cython.int
-    other: cython.int
-    tries: cython.int
-    n_order: cython.int = 0
-    offer: cython.longlong
-    proposal: Trade
-    if s.roles[me] != MONOPOLIST or g.phase != POST_ROLL:
-        return C_NONE
-    for i in range(s.n_cities):
-        g.city_counts[i] = 0
-    for i in range(s.n_streets):
-        sp = s.streets[i]
-        if g.owner[sp] == me and not g.mortgaged[sp]:
-            city = s.city[sp]
-            if g.city_counts[city] == 0:
-                g.city_order[n_order] = city
-                n_order += 1
-            g.city_counts[city] += 1
-    for i in range(n_order):
-        city = g.city_order[i]
-        if g.city_counts[city] != need - 1:
-            continue
-        for j in range(s.city_size[city]):
-            sp = s.city_member[city][j]
-            other = g.owner[sp]
-            if other == NOBODY or other == me or g.houses[sp] or g.apartment[sp]:
-                continue
-            tries = bot.offers[sp]
-            if tries > 4:
-                continue
-            bot.offers[sp] = tries + 1
-            if bot.kind == BOT_FAMILY:  # FamilyStrategy.offer_amount
-                offer = (
-                    cython.cast(cython.longlong, s.price[sp]) * bot.fam[F_OFFER] * (4 + tries) // 32
-                )
-            else:
-                offer = cython.cast(cython.longlong, s.price[sp] * (2 + tries / 2.0))
-            if g.cash[me] - offer < bot.reserve:
-                continue
-            proposal = g.proposal
-            proposal.other = other
-            proposal.n_give = 0
-            proposal.n_get = 1
-            proposal.get[0] = sp
-            proposal.pay = offer
-            if trade_is_legal(g, proposal):
-                return C_TRADE
-    return C_NONE
-
-
-def family_build(g, bot):
-    """FamilyStrategy.build: the next building, if the strategy wants one now"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    count: cython.int
-    i: cython.int
-    sp: cython.int
-    cost: cython.int
-    full: cython.int
-    gain: cython.int
-    best: cython.int = -1
-    built: cython.int = 0
-    cash: cython.longlong = g.cash[me]
-    score: cython.double
-    best_score: cython.double = 0.0
-    by_landings: cython.bint = bot.fam[F_BUILD_ORDER] == 1
-    weights: cython.p_double
-    if bot.fam[F_HOUSES] == 0:
-        return C_NONE
-    if bot.built_round == g.round and bot.built_seat == me:
-        built = bot.built_count
-    if built >= bot.fam[F_BUILDS_PER_TURN]:
-        return C_NONE
-    full = s.max_houses[s.roles[me]]
-    if by_landings:
-        weights = landings(g, bot)
-    count = targets(g, C_BUILD, g.spaces)
-    for i in range(count):
-        sp = g.spaces[i]
-        cost = s.house_cost[sp]
-        if cash - cost < bot.fam[F_BUILD_RESERVE]:
-            continue
-        if g.houses[sp] >= full:
-            if not bot.fam[F_APARTMENTS] or bot.fam[F_HOUSES] < full:
-                continue
-        elif g.houses[sp] >= bot.fam[F_HOUSES]:
-            continue
-        gain = rent_after_build(g, sp) - rent_for(g, sp, s.settlement_utility_dice)
-        if by_landings:
-            score = gain * weights[sp] / cython.cast(cython.double, cost)
-        else:
-            score = gain
-        if score > best_score:
-            best = sp
-            best_score = score
-    if best < 0:
-        return C_NONE
-    bot.built_round = g.round
-    bot.built_seat = me
-    bot.built_count = built + 1
-    return choice(C_BUILD, best)
-
-
-def family_blocking_trade(g, bot):
-    """FamilyStrategy.propose_blocking_trade: as a Competitor, offer cash for a street a
-    Monopolist holds in a city it has not monopolized yet"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    i: cython.int
-    sp: cython.int
-    other: cython.int
-    tries: cython.int
-    offer: cython.longlong
-    proposal: Trade
-    if s.roles[me] == MONOPOLIST or g.phase != POST_ROLL:
-        return C_NONE
-    for i in range(s.n_streets):
-        sp = s.streets[i]
-        other = g.owner[sp]
-        if (
-            other == NOBODY
-            or s.roles[other] != MONOPOLIST
-            or g.houses[sp]
-            or g.apartment[sp]
-            or monopoly_count(g, other, s.city[sp]) >= s.monopoly_streets
-        ):
-            continue
-        tries = bot.offers[sp]
-        if tries > 4:
-            continue
-        bot.offers[sp] = tries + 1
-        offer = cython.cast(cython.longlong, s.price[sp]) * bot.fam[F_OFFER] * (4 + tries) // 32
-        if g.cash[me] - offer < bot.reserve:
-            continue
-        proposal = g.proposal
-        proposal.other = other
-        proposal.n_give = 0
-        proposal.n_get = 1
-        proposal.get[0] = sp
-        proposal.pay = offer
-        if trade_is_legal(g, proposal):
-            return C_TRADE
-    return C_NONE
-
-
-def family_manage(g, bot):
-    """FamilyStrategy.manage: offer a trade, build, or redeem"""
-    count: cython.int
-    i: cython.int
-    cash: cython.longlong
-    c: cython.int
-    if bot.fam[F_OFFER]:
-        c = propose_monopoly_trade(g, bot)
-        if c != C_NONE:
-            return c
-        c = family_blocking_trade(g, bot)
-        if c != C_NONE:
-            return c
-    c = family_build(g, bot)
-    if c != C_NONE:
-        return c
-    cash = g.cash[g.actor]
-    count = targets(g, C_REDEEM, g.spaces)
-    for i in range(count):
-        if cash - g.redeem_values[g.spaces[i]] >= bot.fam[F_REDEEM_RESERVE]:
-            return choice(C_REDEEM, g.spaces[i])
-    return C_NONE
-
-
-def manage(g, bot):
-    """CautiousStrategy.manage, BuilderStrategy.manage, InvestorStrategy.manage"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    count: cython.int
-    i: cython.int
-    sp: cython.int
-    best: cython.int = -1
-    gain_i: cython.int
-    best_gain_i: cython.int = 0
-    cash: cython.longlong = g.cash[me]
-    gain: cython.double
-    best_return: cython.double
-    weights: cython.p_double
-    trade: cython.int
-    if bot.kind == BOT_FAMILY:
-        return family_manage(g, bot)
-    if bot.kind == BOT_CAUTIOUS:
-        if cash < 3 * bot.reserve:
-            return C_NONE
-        if not (bot.built_round == g.round and bot.built_seat == me):
-            count = targets(g, C_BUILD, g.spaces)
-            for i in range(count):
-                sp = g.spaces[i]
-                if cash - s.house_cost[sp] >= 3 * bot.reserve:
-                    if best < 0 or s.price[sp] > s.price[best]:
-                        best = sp
-            if best >= 0:
-                bot.built_round = g.round
-                bot.built_seat = me
-                return choice(C_BUILD, best)
-        count = targets(g, C_REDEEM, g.spaces)
-        for i in range(count):
-            if cash - g.redeem_values[g.spaces[i]] >= 2 * bot.reserve:
-                return choice(C_REDEEM, g.spaces[i])
-        return C_NONE
-    if bot.kind == BOT_BUILDER:
-        if cash < bot.reserve + 50:
-            return C_NONE
-        count = targets(g, C_BUILD, g.spaces)
-        for i in range(count):
-            sp = g.spaces[i]
-            if cash - s.house_cost[sp] >= bot.reserve:
-                gain_i = rent_after_build(g, sp) - rent_for(g, sp, s.settlement_utility_dice)
-                if best < 0 or gain_i > best_gain_i:
-                    best = sp
-                    best_gain_i = gain_i
-        return choice(C_BUILD, best) if best >= 0 else C_NONE
-    # investor
-    trade = propose_monopoly_trade(g, bot)
-    if trade != C_NONE:
-        return trade
-    if cash < bot.reserve + 50:
-        return C_NONE
-    count = targets(g, C_BUILD, g.spaces)
-    if count:
-        weights = landings(g, bot)
-        best_return = 0.005  # InvestorStrategy.min_return
-        for i in range(count):
-            sp = g.spaces[i]
-            if cash - s.house_cost[sp] < bot.reserve:
-                continue
-            gain = (
-                cython.cast(
-                    cython.double,
-                    rent_after_build(g, sp) - rent_for(g, sp, s.settlement_utility_dice),
-                )
-                * weights[sp]
-                / cython.cast(cython.double, s.house_cost[sp])
-            )
-            if gain > best_return:
-                best = sp
-                best_return = gain
-        if best >= 0:
-            return choice(C_BUILD, best)
-    if cash >= 3 * bot.reserve:
-        count = targets(g, C_REDEEM, g.spaces)
-        if count:
-            return choice(C_REDEEM, g.spaces[0])
-    return C_NONE
-
-
-def before_throw(g, bot):
-    """Bot.before_throw and its overrides"""
-    me: cython.int = g.actor
-    if bot.kind == BOT_FAMILY:  # FamilyStrategy.before_throw
-        if g.held[me] != NOBODY and g.cash[me] >= bot.fam[F_FINE_CASH] and can_pay_fine(g):
-            return C_PAY_FINE
-        return C_NONE
-    if bot.kind == BOT_BUILDER:
-        if g.held[me] != NOBODY and g.cash[me] >= g.s.fine + bot.reserve and can_pay_fine(g):
-            return C_PAY_FINE
-        return manage(g, bot)
-    if g.held[me] != NOBODY and g.cash[me] >= 4 * bot.reserve and can_pay_fine(g):
-        return C_PAY_FINE
-    if bot.kind == BOT_INVESTOR:
-        return C_NONE
-    return manage(g, bot)
+def choose(g, bot):
+    """Bot.choose: one decision for the pending player, by the bots' core"""
+    return bots.choose(bot.view, bot)
 
 
 def legal_choices(g, out):
@@ -1819,90 +1591,6 @@ def legal_choices(g, out):
         out[count] = C_END_GAME
         count += 1
     return count
-
-
-def random_trade(g, bot):
-    """RandomStrategy._random_trade, into g.proposal; False for no trade"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    other: cython.int
-    n_others: cython.int = 0
-    p: cython.int
-    i: cython.int
-    sp: cython.int
-    t: Trade = g.proposal
-    low: cython.longlong
-    high: cython.longlong
-    for p in range(g.n):
-        if not g.bankrupt[p] and p != me:
-            g.others[n_others] = p
-            n_others += 1
-    if n_others == 0:
-        return False
-    other = g.others[mt_randbelow(bot.rng, n_others)]
-    t.other = other
-    t.n_give = 0
-    t.n_get = 0
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        if g.owner[sp] == me and not g.houses[sp] and not g.apartment[sp]:
-            if mt_random(bot.rng) < 0.3:
-                t.give[t.n_give] = sp
-                t.n_give += 1
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        if g.owner[sp] == other and not g.houses[sp] and not g.apartment[sp]:
-            if mt_random(bot.rng) < 0.3:
-                t.get[t.n_get] = sp
-                t.n_get += 1
-    if t.n_give == 0 and t.n_get == 0:
-        return False
-    low = -g.cash[other]
-    high = g.cash[me]
-    if mt_random(bot.rng) < 0.7:
-        t.pay = low + mt_randbelow(bot.rng, high - low + 1)  # randint(low, high)
-    else:
-        t.pay = 0
-    return True
-
-
-def random_choose(g, bot):
-    """RandomStrategy.choose (its tax behaviour is always set in a batch)"""
-    count: cython.int
-    if g.phase == INCOME_TAX:
-        return income_tax_choice(g, bot)
-    if (g.phase == PRE_ROLL or g.phase == POST_ROLL) and trade_possible(g):
-        if mt_random(bot.rng) < 0.05:  # RandomStrategy's trade_rate
-            if random_trade(g, bot) and trade_is_legal(g, g.proposal):
-                return C_TRADE
-    count = legal_choices(g, g.legal)
-    return g.legal[mt_randbelow(bot.rng, count)]
-
-
-def choose(g, bot):
-    """Bot.choose: one decision for the pending player"""
-    c: cython.int
-    phase: cython.int = g.phase
-    if bot.kind == BOT_RANDOM:
-        return random_choose(g, bot)
-    if phase == PRE_ROLL:
-        c = before_throw(g, bot)
-        return C_ROLL if c == C_NONE else c
-    if phase == POST_ROLL:
-        c = manage(g, bot)
-        return C_END_TURN if c == C_NONE else c
-    if phase == BUY:
-        if g.cash[g.actor] >= g.s.price[g.pending_buy] and wants(g, bot, g.pending_buy):
-            return C_BUY
-        return C_DECLINE
-    if phase == INCOME_TAX:
-        return income_tax_choice(g, bot)
-    if phase == RAISE:
-        return raise_money(g, bot)
-    if phase == TRADE_ANSWER:
-        return C_ACCEPT if accepts(g, bot) else C_REJECT
-    c = final_adjust(g, bot)
-    return C_END_TURN if c == C_NONE else c
 
 
 # -- the invariants (`amteach simulate --check-invariants`) ----------------------------------
@@ -1965,7 +1653,6 @@ def reset_game(g, s, index, seed, taxes):
     i: cython.int
     j: cython.int
     tmp: cython.int
-    bot: Bot
     g.s = s
     g.n = s.n
     g.game_index = index
@@ -2024,25 +1711,7 @@ def reset_game(g, s, index, seed, taxes):
     g.final_reason = 0
     g.winner = NOBODY
     g.end_reason = 0
-    for p in range(g.n):
-        bot = g.bots[p]
-        bot.kind = s.bot[p]
-        bot.tax = s.tax[p]
-        bot.reserve = RESERVES[bot.kind]
-        bot.margin = 1.0 if bot.kind == BOT_CAUTIOUS else 0.2
-        bot.built_round = -1
-        bot.built_seat = 0
-        bot.built_count = 0
-        for i in range(FAMILY_SIZE):
-            bot.fam[i] = s.family[p][i] if bot.kind == BOT_FAMILY else 0
-        if bot.kind == BOT_FAMILY:
-            bot.reserve = bot.fam[F_RESERVE]
-        for sp in range(MAX_SPACES):
-            bot.offers[sp] = 0
-            bot.landings[sp] = 0.0
-        bot.landings_key = -1
-        if bot.kind == BOT_RANDOM:
-            mt_seed(bot.rng, seed + p)
+    reset_bots(g, s, seed)
 
 
 def play_one(g, index, seed, games, players, rounds):
