@@ -10,8 +10,6 @@ or when the build is older than the sources it was built from (a stale build is 
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import sys
 import warnings
 from functools import cache
 from pathlib import Path
@@ -22,6 +20,7 @@ from amteach.engine.builds import (
     core_is_compiled,
     core_sources,
     is_stale,
+    load_source,
     pure_python_requested,
     source_core,
 )
@@ -40,13 +39,7 @@ def decisions_sources() -> tuple[Path, ...]:
 @cache
 def source_decisions() -> ModuleType:
     """core.py run as plain Python (the uncompiled kernel decides on this one too)."""
-    name = DECISIONS + "_source"
-    spec = importlib.util.spec_from_file_location(name, FOLDER / "core.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_source(DECISIONS + "_source", FOLDER / "core.py")
 
 
 @cache

@@ -57,16 +57,21 @@ def is_stale(module: ModuleType, sources: tuple[Path, ...]) -> bool:
     return sources_digest(sources) != module.SOURCE_SHA256
 
 
-@cache
-def source_core() -> ModuleType:
-    """core.py run as plain Python (the uncompiled kernel plays on this one too)."""
-    name = CORE + "_source"
-    spec = importlib.util.spec_from_file_location(name, FOLDER / "core.py")
+def load_source(name: str, path: Path) -> ModuleType:
+    """The module at `path` run as plain Python under `name` (a core's uncompiled build,
+    beside the compiled one that has the module's own name)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+@cache
+def source_core() -> ModuleType:
+    """core.py run as plain Python (the uncompiled kernel plays on this one too)."""
+    return load_source(CORE + "_source", FOLDER / "core.py")
 
 
 @cache
