@@ -4,7 +4,7 @@
 # as plain Python with lists, and gives the same frames.
 #
 # Array sizes are written as numbers here (a .pxd cannot use kernel.py's names): 6 seats
-# (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 cities (MAX_CITIES), 16 debts
+# (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 debts
 # (MAX_DEBTS), 160 choices (MAX_CHOICES), 624 words (MT_N), 18 knobs (FAMILY_SIZE).
 # Uncompiled, kernel.py makes each array a list of its size; tests/test_core.py requires those
 # sizes to be the ones declared here.
@@ -27,7 +27,7 @@ cdef extern from *:
 # -- sizes and codes: C globals, set once by kernel.py --------------------------------------
 cdef uint64_t MASK32
 cdef uint32_t UPPER_MASK, LOWER_MASK, MATRIX_A, TEMPER_B, TEMPER_C
-cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_CITIES, MAX_DEBTS, MAX_CHOICES, MT_N, MT_M
+cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_DEBTS, MAX_CHOICES, MT_N, MT_M
 cdef int NOBODY, COMPETITOR, MONOPOLIST
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
 cdef int PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
@@ -140,9 +140,6 @@ cdef class G(core.Steps):
     # scratch arrays (a compiled function's local arrays)
     cdef int spaces[40]
     cdef int legal[160]
-    cdef int city_order[16]
-    cdef int city_counts[16]
-    cdef int others[6]
     cdef int doomed[40]
     cdef int64_t wealth_titles[6]
     cdef int64_t wealth_buildings[6]

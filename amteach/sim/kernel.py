@@ -64,7 +64,6 @@ else:
 MAX_SEATS = 6
 MAX_SPACES = 40
 MAX_CARDS = 32
-MAX_CITIES = 16
 MAX_DEBTS = 16
 MAX_CHOICES = 4 * 40
 MT_N = 624
@@ -336,7 +335,6 @@ class G(core.Steps):
             self.bankrupt = zeros(MAX_SEATS)
             self.turns_taken = zeros(MAX_SEATS)
             self.final_queue = zeros(MAX_SEATS)
-            self.others = zeros(MAX_SEATS)
             self.rent_paid = zeros(MAX_SEATS)
             self.rent_received = zeros(MAX_SEATS)
             self.income_tax = zeros(MAX_SEATS)
@@ -354,8 +352,6 @@ class G(core.Steps):
             self.spaces = zeros(MAX_SPACES)
             self.doomed = zeros(MAX_SPACES)
             self.legal = zeros(MAX_CHOICES)
-            self.city_order = zeros(MAX_CITIES)
-            self.city_counts = zeros(MAX_CITIES)
             self.debt_debtor = zeros(MAX_DEBTS)
             self.debt_creditor = zeros(MAX_DEBTS)
             self.debt_amount = zeros(MAX_DEBTS)
