@@ -486,3 +486,42 @@ def test_a_forged_join_link_gets_one_line_and_no_traceback(tmp_path):
         log = "".join(server.log)
     assert errors == []
     assert "Traceback" not in log
+
+
+def test_a_visitor_leaving_mid_message_logs_no_traceback_and_other_errors_still_do(caplog):
+    """A page closed while the server was still sending it a message (a student leaves, a tab
+    is closed) made tornado's unawaited write fail, and the server logged a traceback for it
+    (the clean-clone run's test_a_forged_join_link...). That is no error; anything else that
+    no one awaited is logged as before."""
+    import asyncio
+    import gc
+    import logging
+
+    from tornado.iostream import StreamClosedError
+    from tornado.websocket import WebSocketClosedError
+
+    from amteach.serving.app import quiet_when_a_visitor_left
+
+    async def fails(error: Exception) -> None:
+        raise error
+
+    def left_unawaited(error: Exception) -> None:
+        loop = asyncio.new_event_loop()
+        loop.set_exception_handler(quiet_when_a_visitor_left)
+        try:
+            task = loop.create_task(fails(error))
+            loop.run_until_complete(asyncio.sleep(0))  # the task runs and fails; no one awaits it
+            del task  # collected with its error never retrieved: the handler is called
+            gc.collect()
+        finally:
+            loop.close()
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        left_unawaited(WebSocketClosedError())
+        left_unawaited(StreamClosedError())
+    assert caplog.records == []
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        left_unawaited(ValueError("a real fault"))
+    (record,) = caplog.records
+    assert record.getMessage().startswith("Task exception was never retrieved")
+    assert "a real fault" in caplog.text

@@ -25,6 +25,7 @@ Run as `python -m amteach.serving.app NOTEBOOK [Voilà options]` (see
 
 from __future__ import annotations
 
+import asyncio
 import html
 import os
 import re
@@ -40,7 +41,9 @@ skip_uri_grammar()
 
 from jupyter_server.base.handlers import JupyterHandler  # noqa: E402
 from jupyter_server.utils import url_path_join  # noqa: E402
-from tornado import httputil, web  # noqa: E402
+from tornado import httputil, ioloop, web  # noqa: E402
+from tornado.iostream import StreamClosedError  # noqa: E402
+from tornado.websocket import WebSocketClosedError  # noqa: E402
 from traitlets import Bool, Unicode  # noqa: E402
 from voila.app import Voila  # noqa: E402
 from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
@@ -210,6 +213,16 @@ class QuickGzip(web.GZipContentEncoding):
         return chunk if self.as_is else super().transform_chunk(chunk, finishing)
 
 
+def quiet_when_a_visitor_left(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The event loop's handler of errors no one awaited, except one that is no error: a
+    message the server was still sending when the visitor's page closed its websocket (tornado's
+    write_message fails, and the server does not wait for it). Anything else is logged as
+    asyncio would, traceback included."""
+    if isinstance(context.get("exception"), WebSocketClosedError | StreamClosedError):
+        return
+    loop.default_exception_handler(context)
+
+
 class ClassroomVoila(Voila):
     """Voilà with amteach's kernel manager and page handler, and compressed responses."""
 
@@ -260,6 +273,11 @@ class ClassroomVoila(Voila):
     def initialize(self, argv: Any = None) -> None:
         super().initialize(argv)
         self.voila_configuration.multi_kernel_manager_class = ClassroomKernelManager
+
+    def start(self) -> None:
+        loop = ioloop.IOLoop.current().asyncio_loop  # type: ignore[attr-defined]
+        loop.set_exception_handler(quiet_when_a_visitor_left)
+        super().start()
 
     def init_handlers(self) -> list:
         handlers = super().init_handlers()
