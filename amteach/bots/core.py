@@ -30,7 +30,6 @@ from functools import lru_cache
 
 import cython
 
-from amteach.engine import board as board_names
 from amteach.engine import choices as engine_choices
 from amteach.engine.choices import CHOICE_KINDS, TAX_OPTIONS, TITLE_CHOICES, Choice, Trade
 from amteach.engine.odds import landing_odds
@@ -45,18 +44,26 @@ if cython.compiled:
 else:
     SOURCE_SHA256 = None
 
+# the rules core, compiled with this one or run as plain Python with it (as the kernel does)
+if cython.compiled:
+    from amteach.engine import core as rules
+else:
+    from amteach.engine.builds import source_core
+
+    rules = source_core()
+
 # -- sizes (core.pxd writes them as numbers) --------------------------------------------------
 MAX_SPACES = 40
 MAX_CITIES = 16
 MAX_CHOICES = 4 * 40
 CHOICE_BASE = 16  # a choice code is kind + CHOICE_BASE * (argument + 1)
 
-# -- the vocabulary, each code the position of a name ----------------------------------------
-NOBODY = -1
-COMPETITOR = board_names.COMPETITOR
-MONOPOLIST = board_names.MONOPOLIST
-K_STREET = board_names.KINDS.index("street")
-K_TRANSPORT = board_names.KINDS.index("transport")
+# -- the vocabulary, each code the position of a name (the board's: the rules core's codes) ----
+NOBODY = rules.NOBODY
+COMPETITOR = rules.COMPETITOR
+MONOPOLIST = rules.MONOPOLIST
+K_STREET = rules.K_STREET
+K_TRANSPORT = rules.K_TRANSPORT
 
 # the engine's phases, in their order (amteach.engine.terms.Phase)
 PHASES = tuple(Phase)
