@@ -142,7 +142,9 @@ class Teacher:
             pane.get_by_role("button", name=name, exact=True),
             pane.locator(".widget-label", has_text=re.compile(rf"^\s*{re.escape(name)}\s*$")),
             pane.locator(".jupyter-widget-Collapse-header", has_text=name),
-            pane.get_by_role("button", name=name),
+            # a button whose name holds `name`, with its case: "Players" must not find the
+            # "Rules and players …" header while the list under it is still being drawn
+            pane.get_by_role("button", name=re.compile(re.escape(name))),
         ]
         anyone = candidates[0]
         for other in candidates[1:]:
