@@ -35,7 +35,6 @@ class Recorder(core.Steps):
         held=None,
         position=None,
         pairs=(),
-        current=0,
         round_number=1,
         extra_throw=False,
         extra_due=False,
@@ -54,7 +53,7 @@ class Recorder(core.Steps):
         self.held = list(held or [NOBODY] * len(roles))
         self.position = list(position or [0] * len(roles))
         self.pairs = list(pairs)  # the pairs of dice thrown, in order
-        self.current = current
+        self.current = 0
         self.round = round_number
         self.extra_now = extra_throw
         self.extra = extra_due
@@ -164,7 +163,7 @@ class Recorder(core.Steps):
     def start_turn(self, p):
         self.log.append(("start_turn", p))
         self.current = p
-        return 0
+        return self.held[p]
 
     def held_turns(self, p):
         return self.held[p]
@@ -375,20 +374,20 @@ def test_decision3_held_fewer_turns_the_player_decides_before_throwing(limit):
     # decision 3: on the turns before that, the player may pay or try for doubles
     game = Recorder([COMPETITOR, MONOPOLIST], held=[limit - 1, NOBODY])
     core.begin_turn(game, tables(held_turns_before_forced_fine=limit, fine=70), 0)
-    assert game.log == [("start_turn", 0), ("resume_turn",)]
+    assert game.log == [("start_turn", 0)]  # and p decides before throwing
 
 
 def test_decision3_a_player_not_held_owes_no_fine_even_at_a_limit_of_zero():
     game = Recorder([COMPETITOR, MONOPOLIST])
     core.begin_turn(game, tables(held_turns_before_forced_fine=0), 1)
-    assert game.log == [("start_turn", 1), ("resume_turn",)]
+    assert game.log == [("start_turn", 1)]
 
 
 def test_decision3_doubles_release_a_held_player_who_moves_by_them_and_throws_again():
     # decision 3: doubles: move by that throw, and the normal extra throw follows
     hold = BOARD.hold_space
     game = Recorder([MONOPOLIST, COMPETITOR], held=[1, NOBODY], position=[hold, 0], pairs=[(3, 3)])
-    core.roll(game, tables())
+    core.roll(game, tables(), 0)
     assert game.log == [
         ("throw_pair", "doubles_attempt"),
         ("released_by_doubles", 0),
@@ -401,7 +400,7 @@ def test_decision3_doubles_release_a_held_player_who_moves_by_them_and_throws_ag
 def test_decision3_no_doubles_the_held_player_stays_and_does_not_move():
     hold = BOARD.hold_space
     game = Recorder([COMPETITOR, MONOPOLIST], held=[0, NOBODY], position=[hold, 0], pairs=[(2, 5)])
-    core.roll(game, tables())
+    core.roll(game, tables(), 0)
     assert game.log == [("throw_pair", "doubles_attempt"), ("stays_held", 0), ("post_roll", 0)]
     assert game.position[0] == hold
 
@@ -415,7 +414,7 @@ def test_decision2_doubles_give_one_extra_throw_but_not_on_the_extra_throw(pair,
     game = Recorder(
         [COMPETITOR, MONOPOLIST], position=[3, 0], pairs=[pair], extra_throw=extra_throw
     )
-    core.roll(game, tables())
+    core.roll(game, tables(), 0)
     assert game.log[:3] == [
         ("throw_pair", "move"),
         ("note_throw", 8, due),
@@ -425,20 +424,20 @@ def test_decision2_doubles_give_one_extra_throw_but_not_on_the_extra_throw(pair,
 
 def test_decision2_after_the_move_the_extra_throw_due_is_thrown():
     game = Recorder([COMPETITOR, MONOPOLIST], extra_due=True)
-    core.after_move(game, tables())
+    core.after_move(game, tables(), 0)
     assert game.log == [("extra_throw", 0)]
 
 
 def test_decision3_a_player_sent_to_prison_on_the_move_throws_no_extra_throw():
     game = Recorder([MONOPOLIST, COMPETITOR], held=[0, NOBODY], extra_due=True)
-    core.after_move(game, tables())
+    core.after_move(game, tables(), 0)
     assert game.log == [("post_roll", 0)]
 
 
 def test_a_player_bankrupt_on_the_move_ends_the_turn():
     game = Recorder([MONOPOLIST, COMPETITOR, COMPETITOR], out={0}, extra_due=True)
-    core.after_move(game, tables())
-    assert game.log == [("start_turn", 1), ("resume_turn",)]
+    core.after_move(game, tables(), 0)
+    assert game.log == [("start_turn", 1)]
 
 
 @pytest.mark.parametrize(
@@ -461,16 +460,16 @@ def test_start_payment_of_zero_pays_nothing():
 
 
 def test_the_next_player_still_in_plays_and_a_new_round_begins_past_the_last_seat():
-    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR], out={2}, current=1, round_number=4)
-    core.next_turn(game, tables(round_cap=5))
-    assert game.log == [("new_round",), ("start_turn", 0), ("resume_turn",)]
+    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR], out={2}, round_number=4)
+    core.next_turn(game, tables(round_cap=5), 1)
+    assert game.log == [("new_round",), ("start_turn", 0)]
     assert game.round == 5
 
 
 def test_decision12_once_the_round_cap_is_played_the_final_accounting_begins():
     # decision 12: the round cap reached, the game is settled by the final accounting, and
     # the round stays the last one played
-    game = Recorder([COMPETITOR, MONOPOLIST], current=1, round_number=5)
-    core.next_turn(game, tables(round_cap=5))
+    game = Recorder([COMPETITOR, MONOPOLIST], round_number=5)
+    core.next_turn(game, tables(round_cap=5), 1)
     assert game.log == [("begin_final", "round_cap")]
     assert game.queue == [0, 1]

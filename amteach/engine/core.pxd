@@ -163,7 +163,7 @@ cdef class Steps:
     cpdef int current_seat(self) except -1
     cpdef int next_turn(self) except -1
     cpdef int resume_turn(self) except -1
-    cpdef int start_turn(self, int p) except -1
+    cpdef int start_turn(self, int p) except -2
     cpdef int held_turns(self, int p) except -2
     cpdef int owes_fine(self, int p, int amount) except -1
     cpdef int throw_pair(self, int purpose) except -1
@@ -195,10 +195,10 @@ cpdef int land(Steps game, Tables t, int p, int space) except -1
 cpdef int play_card(Steps game, Tables t, int p, int role, int index) except -1
 cpdef inline int pair_of(int first, int second) noexcept
 cpdef int begin_turn(Steps game, Tables t, int p) except -1
-cpdef int next_turn(Steps game, Tables t) except -1
-cpdef int roll(Steps game, Tables t) except -1
+cpdef int next_turn(Steps game, Tables t, int p) except -1
+cpdef int roll(Steps game, Tables t, int p) except -1
 cpdef int move_to(Steps game, Tables t, int p, int end, int by) except -1
-cpdef int after_move(Steps game, Tables t) except -1
+cpdef int after_move(Steps game, Tables t, int p) except -1
 cpdef int check_end(Steps game, Tables t) except -1
 cpdef int start_final(Steps game, Tables t, int reason) except -1
 cpdef int next_final(Steps game, Tables t) except -1

@@ -849,10 +849,11 @@ class Steps:
 
     # -- the turn flow
     @cython.ccall
-    @cython.exceptval(-1, check=False)
+    @cython.exceptval(-2, check=False)
     def start_turn(self, p: cython.int) -> cython.int:
-        """p's turn begins (p decides; no extra throw is due yet; one more turn counted)."""
-        return 0
+        """p's turn begins: p decides before throwing (the PRE_ROLL phase), no extra throw is
+        due yet, one more turn is counted. Returns `held_turns(p)`."""
+        return NOBODY
 
     @cython.ccall
     @cython.exceptval(-2, check=False)
@@ -1036,23 +1037,21 @@ def begin_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
     `held_turns_before_forced_fine` turns must pay the `fine` at the start of this one (a debt,
     so a player short of cash raises it or goes bankrupt, decision 9); paid, p is released and
     throws as usual. Otherwise p decides before throwing."""
-    held: cython.int
-    game.start_turn(p)
-    held = game.held_turns(p)
+    held: cython.int = game.start_turn(p)
     if held != NOBODY and held >= t.held_turns_before_forced_fine:
         game.owes_fine(p, t.fine)
         return settle(game, t, THEN_RELEASED)
-    return game.resume_turn()
+    return 0
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def next_turn(game: Steps, t: Tables) -> cython.int:
-    """The next player still in the game takes a turn, in seat order. Coming round to the first
-    seat again starts a new round, unless the round cap (`round_cap`, decision 12) has been
-    played: then the final accounting begins (the round stays the last one played)."""
+def next_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """p's turn is over: the next player still in the game takes a turn, in seat order. Coming
+    round to the first seat again starts a new round, unless the round cap (`round_cap`,
+    decision 12) has been played: then the final accounting begins (the round stays the last
+    one played)."""
     n: cython.int = game.seats()
-    p: cython.int = game.current_seat()
     q: cython.int = p
     step: cython.int
     for step in range(1, n + 1):
@@ -1068,13 +1067,12 @@ def next_turn(game: Steps, t: Tables) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def roll(game: Steps, t: Tables) -> cython.int:
-    """The current player throws two dice. Held in Prison or Price War (decision 3): doubles
+def roll(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """p, whose turn it is, throws two dice. Held in Prison or Price War (decision 3): doubles
     release p, who moves by that throw and has the extra throw after it; no doubles, p stays
     held (one more turn spent there) and does not move. Not held: p moves by the throw, and
     doubles give one extra throw, but not on the extra throw itself (decision 2: no third
     throw, no three-doubles rule)."""
-    p: cython.int = game.current_seat()
     pair: cython.int
     extra: cython.int
     total: cython.int
@@ -1109,13 +1107,12 @@ def move_to(game: Steps, t: Tables, p: cython.int, end: cython.int, by: cython.i
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def after_move(game: Steps, t: Tables) -> cython.int:
-    """The move is over (its landing and debts done). A player who went bankrupt on the way
+def after_move(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """p's move is over (its landing and debts done). A player who went bankrupt on the way
     ends the turn; after doubles a player not held throws once more (decisions 2 and 3);
     otherwise the rest of the turn."""
-    p: cython.int = game.current_seat()
     if game.seat_out(p):
-        return next_turn(game, t)
+        return next_turn(game, t, p)
     if game.extra_due() and game.held_turns(p) == NOBODY:
         return game.extra_throw(p)
     return game.post_roll(p)

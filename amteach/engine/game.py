@@ -738,7 +738,7 @@ class Game(core.Steps):
         core.begin_turn(self, self.tables, player)
 
     def _do_roll(self, _: None) -> None:
-        core.roll(self, self.tables)
+        core.roll(self, self.tables, self.current)
 
     def _throw(self, count: int, purpose: str) -> tuple[int, ...]:
         if self._forced_dice:
@@ -827,7 +827,7 @@ class Game(core.Steps):
         return _deck_positions(self.board, role)[card_id]
 
     def after_move(self) -> int:
-        return core.after_move(self, self.tables)
+        return core.after_move(self, self.tables, self.current)
 
     def is_game_b(self) -> int:
         return int(self.game_type == "B")
@@ -972,7 +972,7 @@ class Game(core.Steps):
         return self.current
 
     def next_turn(self) -> int:
-        return core.next_turn(self, self.tables)
+        return core.next_turn(self, self.tables, self.current)
 
     def resume_turn(self) -> int:
         self.actor = self.current
@@ -981,10 +981,11 @@ class Game(core.Steps):
 
     def start_turn(self, p: int) -> int:
         self.current = self.actor = p
+        self.phase = PRE_ROLL
         self.is_extra = self.extra_pending = False
         self.turns_taken[p] += 1
         self._emit(ev.TurnStarted(self.table, p, self.round))
-        return 0
+        return self.held[p]
 
     def held_turns(self, p: int) -> int:
         return self.held[p]  # NOT_HELD is NOBODY
@@ -1048,7 +1049,7 @@ class Game(core.Steps):
         return 0
 
     def _after_move(self) -> None:
-        core.after_move(self, self.tables)
+        core.after_move(self, self.tables, self.current)
 
     # debts
     def _owe(
@@ -1071,7 +1072,7 @@ class Game(core.Steps):
         self._emit(ev.GameOver(self.table, winner, reason, scores))
 
     def _next_turn(self) -> None:
-        core.next_turn(self, self.tables)
+        core.next_turn(self, self.tables, self.current)
 
     # decisions
     def _do_end_turn(self, _: None) -> None:

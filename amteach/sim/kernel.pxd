@@ -188,7 +188,7 @@ cdef class G(core.Steps):
     cpdef int current_seat(self) except -1
     cpdef int next_turn(self) except -1
     cpdef int resume_turn(self) except -1
-    cpdef int start_turn(self, int p) except -1
+    cpdef int start_turn(self, int p) except -2
     cpdef int held_turns(self, int p) except -2
     cpdef int owes_fine(self, int p, int amount) except -1
     cpdef int throw_pair(self, int purpose) except -1

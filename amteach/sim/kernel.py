@@ -430,7 +430,7 @@ class G(core.Steps):
         return index
 
     def after_move(self):
-        return core.after_move(self, self.s)
+        return core.after_move(self, self.s, self.current)
 
     def is_game_b(self):
         return 1 if self.s.game_type == GAME_B else 0
@@ -580,7 +580,7 @@ class G(core.Steps):
         return self.current
 
     def next_turn(self):
-        return core.next_turn(self, self.s)
+        return core.next_turn(self, self.s, self.current)
 
     def resume_turn(self):
         self.actor = self.current
@@ -590,10 +590,11 @@ class G(core.Steps):
     def start_turn(self, p):
         self.current = p
         self.actor = p
+        self.phase = PRE_ROLL
         self.is_extra = False
         self.extra_pending = False
         self.turns_taken[p] += 1
-        return 0
+        return self.held[p]
 
     def held_turns(self, p):
         return self.held[p]
@@ -1083,12 +1084,12 @@ def settle(g, then):
 
 def next_turn(g):
     """The next player's turn: core.next_turn, written once"""
-    core.next_turn(g, g.s)
+    core.next_turn(g, g.s, g.current)
 
 
 def after_move(g):
     """The rest of the turn once the move is over: core.after_move, written once"""
-    core.after_move(g, g.s)
+    core.after_move(g, g.s, g.current)
 
 
 def do_build(g, space):
@@ -1190,7 +1191,7 @@ def apply(g, c):
     p: cython.int
     offer: Trade
     if kind == C_ROLL:
-        core.roll(g, g.s)
+        core.roll(g, g.s, g.current)
     elif kind == C_END_TURN:
         if g.phase == FINAL_ADJUST:
             g.final_head += 1
