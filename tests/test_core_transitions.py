@@ -14,7 +14,7 @@ import pytest
 from amteach.engine.board import COMPETITOR, MONOPOLIST, standard_board
 from amteach.engine.builds import rules_core
 from amteach.engine.rules import RuleSet
-from amteach.engine.terms import NOBODY
+from amteach.engine.terms import NOBODY, PaymentReason
 from amteach.sim import core as sim_core
 
 core = rules_core()
@@ -24,7 +24,21 @@ BOARD = standard_board()
 class Recorder(core.Steps):
     """A game of a few seats that records each step a transition takes."""
 
-    def __init__(self, roles, cash=None, out=(), game_b=False, scores=None, throws=()):
+    def __init__(
+        self,
+        roles,
+        cash=None,
+        out=(),
+        game_b=False,
+        scores=None,
+        throws=(),
+        held=None,
+        position=None,
+        pairs=(),
+        round_number=1,
+        extra_throw=False,
+        extra_due=False,
+    ):
         self.roles = list(roles)
         self.cash = list(cash or [1000] * len(roles))
         self.out = set(out)
@@ -35,6 +49,14 @@ class Recorder(core.Steps):
         self.queue = []
         self.reason = None
         self.log = []
+        # the turn flow
+        self.held = list(held or [NOBODY] * len(roles))
+        self.position = list(position or [0] * len(roles))
+        self.pairs = list(pairs)  # the pairs of dice thrown, in order
+        self.current = 0
+        self.round = round_number
+        self.extra_now = extra_throw
+        self.extra = extra_due
 
     def seats(self):
         return len(self.roles)
@@ -120,6 +142,83 @@ class Recorder(core.Steps):
     def declare_bankrupt(self, d, creditor, debt):
         self.log.append(("declare_bankrupt", d, creditor, debt))
         self.out.add(d)
+        return 0
+
+    # the turn flow
+    def offer_title(self, p, space):
+        self.log.append(("offer_title", p, space))
+        return 0
+
+    def set_then(self, then):
+        self.log.append(("set_then", core.THENS[then]))
+        return 0
+
+    def current_seat(self):
+        return self.current
+
+    def resume_turn(self):
+        self.log.append(("resume_turn",))
+        return 0
+
+    def start_turn(self, p):
+        self.log.append(("start_turn", p))
+        self.current = p
+        return self.held[p]
+
+    def held_turns(self, p):
+        return self.held[p]
+
+    def owes_fine(self, p, amount):
+        self.log.append(("owes_fine", p, amount))
+        return 0
+
+    def throw_pair(self, purpose):
+        self.log.append(("throw_pair", core.THROWS[purpose]))
+        first, second = self.pairs.pop(0)
+        return core.pair_of(first, second)
+
+    def stays_held(self, p):
+        self.log.append(("stays_held", p))
+        return 0
+
+    def released_by_doubles(self, p):
+        self.log.append(("released_by_doubles", p))
+        self.held[p] = NOBODY
+        return 0
+
+    def is_extra_throw(self):
+        return int(self.extra_now)
+
+    def note_throw(self, total, extra):
+        self.log.append(("note_throw", total, extra))
+        return 0
+
+    def position_of(self, p):
+        return self.position[p]
+
+    def place(self, p, end, by):
+        self.log.append(("place", p, end, core.MOVES[by]))
+        start = self.position[p]
+        self.position[p] = end
+        return start
+
+    def extra_due(self):
+        return int(self.extra)
+
+    def extra_throw(self, p):
+        self.log.append(("extra_throw", p))
+        return 0
+
+    def post_roll(self, p):
+        self.log.append(("post_roll", p))
+        return 0
+
+    def round_number(self):
+        return self.round
+
+    def new_round(self):
+        self.log.append(("new_round",))
+        self.round += 1
         return 0
 
 
@@ -252,3 +351,125 @@ def test_the_kernel_debt_ring_refuses_a_debt_beyond_max_debts():
     assert g.debt_overflow
     owed = [g.debt_amount[(3 + k) % kernel.MAX_DEBTS] for k in range(kernel.MAX_DEBTS)]
     assert owed == list(range(1, kernel.MAX_DEBTS + 1))
+
+
+# -- the turn flow (core.begin_turn, roll, move_to, after_move, next_turn) --------------------
+
+START = PaymentReason.START.value
+BY_DICE = core.MOVES.index("dice")
+BY_CARD = core.MOVES.index("card")
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3])
+def test_decision3_held_the_set_number_of_turns_the_fine_is_owed_as_the_turn_begins(limit):
+    # decision 3: at the start of the turn after `held_turns_before_forced_fine` turns held,
+    # the fine is owed (a debt: paid, it releases the player; then the turn goes on)
+    game = Recorder([COMPETITOR, MONOPOLIST], held=[limit, NOBODY])
+    core.begin_turn(game, tables(held_turns_before_forced_fine=limit, fine=70), 0)
+    assert game.log == [("start_turn", 0), ("owes_fine", 0, 70), ("set_then", "released")]
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3])
+def test_decision3_held_fewer_turns_the_player_decides_before_throwing(limit):
+    # decision 3: on the turns before that, the player may pay or try for doubles
+    game = Recorder([COMPETITOR, MONOPOLIST], held=[limit - 1, NOBODY])
+    core.begin_turn(game, tables(held_turns_before_forced_fine=limit, fine=70), 0)
+    assert game.log == [("start_turn", 0)]  # and p decides before throwing
+
+
+def test_decision3_a_player_not_held_owes_no_fine_even_at_a_limit_of_zero():
+    game = Recorder([COMPETITOR, MONOPOLIST])
+    core.begin_turn(game, tables(held_turns_before_forced_fine=0), 1)
+    assert game.log == [("start_turn", 1)]
+
+
+def test_decision3_doubles_release_a_held_player_who_moves_by_them_and_throws_again():
+    # decision 3: doubles: move by that throw, and the normal extra throw follows
+    hold = BOARD.hold_space
+    game = Recorder([MONOPOLIST, COMPETITOR], held=[1, NOBODY], position=[hold, 0], pairs=[(3, 3)])
+    core.roll(game, tables(), 0)
+    assert game.log == [
+        ("throw_pair", "doubles_attempt"),
+        ("released_by_doubles", 0),
+        ("note_throw", 6, 1),
+        ("place", 0, hold + 6, "dice"),
+        ("offer_title", 0, hold + 6),  # an unowned street
+    ]
+
+
+def test_decision3_no_doubles_the_held_player_stays_and_does_not_move():
+    hold = BOARD.hold_space
+    game = Recorder([COMPETITOR, MONOPOLIST], held=[0, NOBODY], position=[hold, 0], pairs=[(2, 5)])
+    core.roll(game, tables(), 0)
+    assert game.log == [("throw_pair", "doubles_attempt"), ("stays_held", 0), ("post_roll", 0)]
+    assert game.position[0] == hold
+
+
+@pytest.mark.parametrize(
+    ("pair", "extra_throw", "due"),
+    [((4, 4), False, 1), ((4, 4), True, 0), ((3, 5), False, 0)],
+)
+def test_decision2_doubles_give_one_extra_throw_but_not_on_the_extra_throw(pair, extra_throw, due):
+    # decision 2: one extra throw; doubles on the extra throw give nothing more
+    game = Recorder(
+        [COMPETITOR, MONOPOLIST], position=[3, 0], pairs=[pair], extra_throw=extra_throw
+    )
+    core.roll(game, tables(), 0)
+    assert game.log[:3] == [
+        ("throw_pair", "move"),
+        ("note_throw", 8, due),
+        ("place", 0, 11, "dice"),
+    ]
+
+
+def test_decision2_after_the_move_the_extra_throw_due_is_thrown():
+    game = Recorder([COMPETITOR, MONOPOLIST], extra_due=True)
+    core.after_move(game, tables(), 0)
+    assert game.log == [("extra_throw", 0)]
+
+
+def test_decision3_a_player_sent_to_prison_on_the_move_throws_no_extra_throw():
+    game = Recorder([MONOPOLIST, COMPETITOR], held=[0, NOBODY], extra_due=True)
+    core.after_move(game, tables(), 0)
+    assert game.log == [("post_roll", 0)]
+
+
+def test_a_player_bankrupt_on_the_move_ends_the_turn():
+    game = Recorder([MONOPOLIST, COMPETITOR, COMPETITOR], out={0}, extra_due=True)
+    core.after_move(game, tables(), 0)
+    assert game.log == [("start_turn", 1)]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "paid"),
+    [(36, 0, True), (38, 5, True), (1, 5, False)],  # landing on START, passing it, neither
+)
+def test_start_payment_is_paid_on_landing_on_or_passing_start(start, end, paid):
+    # the parameters' table: START pays `start_payment` on landing or passing, by card too
+    game = Recorder([COMPETITOR, MONOPOLIST], position=[start, 0])
+    core.move_to(game, tables(start_payment=250), 0, end, BY_CARD)
+    pay = [("treasury_pays", 0, 250, START, 0)] if paid else []
+    landing = [("after_move",)] if end == 0 else [("offer_title", 0, end)]
+    assert game.log == [("place", 0, end, "card"), *pay, *landing]
+
+
+def test_start_payment_of_zero_pays_nothing():
+    game = Recorder([COMPETITOR, MONOPOLIST], position=[38, 0])
+    core.move_to(game, tables(start_payment=0), 0, 5, BY_DICE)
+    assert game.log == [("place", 0, 5, "dice"), ("offer_title", 0, 5)]
+
+
+def test_the_next_player_still_in_plays_and_a_new_round_begins_past_the_last_seat():
+    game = Recorder([COMPETITOR, MONOPOLIST, COMPETITOR], out={2}, round_number=4)
+    core.next_turn(game, tables(round_cap=5), 1)
+    assert game.log == [("new_round",), ("start_turn", 0)]
+    assert game.round == 5
+
+
+def test_decision12_once_the_round_cap_is_played_the_final_accounting_begins():
+    # decision 12: the round cap reached, the game is settled by the final accounting, and
+    # the round stays the last one played
+    game = Recorder([COMPETITOR, MONOPOLIST], round_number=5)
+    core.next_turn(game, tables(round_cap=5), 1)
+    assert game.log == [("begin_final", "round_cap")]
+    assert game.queue == [0, 1]

@@ -95,12 +95,12 @@ EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
         ),
         ("values", "refusals"),
     ),
-    "amteach/engine/game.py": (
+    "amteach/engine/core.py": (
         replace_once(
-            "pay = self.rules.start_payment\n",
-            f"pay = max(0, self.rules.start_payment - self.rules.{NAME})\n",
+            "game.treasury_pays(p, t.start_payment, P_START, 0)\n",
+            f"game.treasury_pays(p, max(0, t.start_payment - t.{NAME}), P_START, 0)\n",
         ),
-        ("engine",),
+        ("engine", "kernel"),
     ),
     "amteach/analysis/rules_table.py": (
         chain(
@@ -126,13 +126,6 @@ EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
         insert_after(r"^KERNEL_RULES = frozenset\(\n    \{", f'        "{NAME}",\n'),
         ("compiled core's list",),
     ),
-    "amteach/sim/kernel.py": (
-        replace_once(
-            "pay_from_treasury(g, p, g.s.start_payment)",
-            f"pay_from_treasury(g, p, max(0, g.s.start_payment - g.s.{NAME}))",
-        ),
-        ("kernel",),
-    ),
     "amteach/engine/core.pxd": (
         insert_after(r"^    cdef public int start_payment", f"    cdef public int {NAME}\n"),
         ("kernel declarations",),
@@ -151,8 +144,10 @@ NOT_EDITED = {
     "amteach/engine/refusals.py": "the fee makes no choice illegal",
     "amteach/engine/setup_schema.py": "a set-up's rules go through RuleSet (checked: 'scenarios')",
     "tests/test_core.py": "it checks KERNEL_RULES, which the check 'compiled core's list' repeats",
-    "amteach/engine/core.py": "fill_tables copies a whole-number parameter by its name, and the "
-    "fee is no arithmetic that Game and the kernel share",
+    "amteach/engine/game.py": "the START payment is in the turn flow, written once in "
+    "core.move_to (step 3): Game runs it there",
+    "amteach/sim/kernel.py": "the kernel runs core.move_to too, so the fee reaches it through "
+    "the rules' tables",
 }
 
 # What the recipe says follows by itself: checked on the whole recipe only.

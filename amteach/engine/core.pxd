@@ -33,6 +33,7 @@ cdef int E_ROLL_FOR
 cdef int P_START, P_INCOME_TAX, P_PROPERTY_TAX, P_FOUNDATION_FEE, P_FOUNDATION_GRANT, P_CARD
 cdef int P_FINE, P_SETTLEMENT, P_TRADE
 cdef int T_MOVE, T_DOUBLES_ATTEMPT, T_FOUNDATION, T_CARD
+cdef int BY_DICE, BY_CARD, DIE_BASE
 cdef int END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
 cdef int THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED
 cdef int R_MORTGAGED, R_PRISON, R_APARTMENT, R_HOUSES, R_BARE, R_SINGLE, R_MONOPOLY
@@ -162,6 +163,21 @@ cdef class Steps:
     cpdef int current_seat(self) except -1
     cpdef int next_turn(self) except -1
     cpdef int resume_turn(self) except -1
+    cpdef int start_turn(self, int p) except -2
+    cpdef int held_turns(self, int p) except -2
+    cpdef int owes_fine(self, int p, int amount) except -1
+    cpdef int throw_pair(self, int purpose) except -1
+    cpdef int stays_held(self, int p) except -1
+    cpdef int released_by_doubles(self, int p) except -1
+    cpdef int is_extra_throw(self) except -1
+    cpdef int note_throw(self, int total, int extra) except -1
+    cpdef int position_of(self, int p) except -1
+    cpdef int place(self, int p, int end, int by) except -1
+    cpdef int extra_due(self) except -1
+    cpdef int extra_throw(self, int p) except -1
+    cpdef int post_roll(self, int p) except -1
+    cpdef int round_number(self) except -1
+    cpdef int new_round(self) except -1
     cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
     cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
     cpdef int owes_rent(self, int p, int owner, int space) except -1
@@ -177,6 +193,12 @@ cdef class Steps:
 
 cpdef int land(Steps game, Tables t, int p, int space) except -1
 cpdef int play_card(Steps game, Tables t, int p, int role, int index) except -1
+cpdef inline int pair_of(int first, int second) noexcept
+cpdef int begin_turn(Steps game, Tables t, int p) except -1
+cpdef int next_turn(Steps game, Tables t, int p) except -1
+cpdef int roll(Steps game, Tables t, int p) except -1
+cpdef int move_to(Steps game, Tables t, int p, int end, int by) except -1
+cpdef int after_move(Steps game, Tables t, int p) except -1
 cpdef int check_end(Steps game, Tables t) except -1
 cpdef int start_final(Steps game, Tables t, int reason) except -1
 cpdef int next_final(Steps game, Tables t) except -1

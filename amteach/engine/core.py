@@ -93,6 +93,13 @@ T_MOVE = THROWS.index("move")
 T_DOUBLES_ATTEMPT = THROWS.index("doubles_attempt")
 T_FOUNDATION = THROWS.index("foundation")
 T_CARD = THROWS.index("card")
+# How a pawn moves forward (`Moved.by`), and how a pair of dice thrown crosses the interface
+# (`Steps.throw_pair` returns `pair_of(first, second)`: the first die times DIE_BASE plus the
+# second; a die is 1 to 6).
+MOVES = ("dice", "card")
+BY_DICE = MOVES.index("dice")
+BY_CARD = MOVES.index("card")
+DIE_BASE = 8
 
 # How a game ends (`Game.end_reason`, the frames' end reason): the codes, each its position.
 ENDINGS = ("game_a", "game_b", "two_hour", "round_cap")
@@ -840,12 +847,105 @@ class Steps:
         """The current player decides before throwing (the PRE_ROLL phase)."""
         return 0
 
+    # -- the turn flow
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def start_turn(self, p: cython.int) -> cython.int:
+        """p's turn begins: p decides before throwing (the PRE_ROLL phase), no extra throw is
+        due yet, one more turn is counted. Returns `held_turns(p)`."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def held_turns(self, p: cython.int) -> cython.int:
+        """How many turns p has spent held in Prison or Price War (NOBODY: p is not held)."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def owes_fine(self, p: cython.int, amount: cython.int) -> cython.int:
+        """Queue the fine p owes the Treasury; paying it releases p (`pay_first_debt`)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def throw_pair(self, purpose: cython.int) -> cython.int:
+        """Throw two dice for `purpose` (a `THROWS` code): first * DIE_BASE + second."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def stays_held(self, p: cython.int) -> cython.int:
+        """p threw no doubles and stays held: one more turn spent there."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def released_by_doubles(self, p: cython.int) -> cython.int:
+        """p threw doubles and leaves Prison or Price War."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def is_extra_throw(self) -> cython.int:
+        """1 when the current throw is the extra throw after doubles, else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def note_throw(self, total: cython.int, extra: cython.int) -> cython.int:
+        """The move's throw: its total (a utility's rent reads it) and whether an extra throw
+        is due after the move (1 or 0)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def position_of(self, p: cython.int) -> cython.int:
+        """The space p's pawn stands on."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def place(self, p: cython.int, end: cython.int, by: cython.int) -> cython.int:
+        """Move p's pawn forward to `end` (by: a `MOVES` code): the space it left."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def extra_due(self) -> cython.int:
+        """1 when an extra throw is due after the move, else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def extra_throw(self, p: cython.int) -> cython.int:
+        """p throws again, the extra throw (the PRE_ROLL phase), none being due any more."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def post_roll(self, p: cython.int) -> cython.int:
+        """p has thrown: the rest of the turn (the POST_ROLL phase)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def round_number(self) -> cython.int:
+        """The round being played (the first is 1)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def new_round(self) -> cython.int:
+        """The next round begins."""
+        return 0
+
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
 def land(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
-    """What landing on `space` does to p, for each kind of space and each role (Game._move_to
-    and the kernel's move_to call this once the pawn stands there)."""
+    """What landing on `space` does to p, for each kind of space and each role (`move_to`
+    calls this once the pawn stands there)."""
     kind: cython.int = t.kind[space]
     owner: cython.int
     prize: cython.int
@@ -918,6 +1018,104 @@ def play_card(
         if game.throw(2, T_CARD) >= t.card_target[role][index]:
             game.treasury_pays(p, amount, P_CARD, NO_SPACE)
     return game.after_move()
+
+
+# -- the turn flow -----------------------------------------------------------------------------
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def pair_of(first: cython.int, second: cython.int) -> cython.int:
+    """Two dice thrown as one number (what `Steps.throw_pair` returns)."""
+    return first * DIE_BASE + second
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def begin_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """p's turn begins. Decision 3: a player held in Prison or Price War for
+    `held_turns_before_forced_fine` turns must pay the `fine` at the start of this one (a debt,
+    so a player short of cash raises it or goes bankrupt, decision 9); paid, p is released and
+    throws as usual. Otherwise p decides before throwing."""
+    held: cython.int = game.start_turn(p)
+    if held != NOBODY and held >= t.held_turns_before_forced_fine:
+        game.owes_fine(p, t.fine)
+        return settle(game, t, THEN_RELEASED)
+    return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def next_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """p's turn is over: the next player still in the game takes a turn, in seat order. Coming
+    round to the first seat again starts a new round, unless the round cap (`round_cap`,
+    decision 12) has been played: then the final accounting begins (the round stays the last
+    one played)."""
+    n: cython.int = game.seats()
+    q: cython.int = p
+    step: cython.int
+    for step in range(1, n + 1):
+        q = (p + step) % n
+        if not game.seat_out(q):
+            break
+    if q <= p:
+        if t.round_cap >= 0 and game.round_number() >= t.round_cap:
+            return start_final(game, t, END_ROUND_CAP)
+        game.new_round()
+    return begin_turn(game, t, q)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def roll(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """p, whose turn it is, throws two dice. Held in Prison or Price War (decision 3): doubles
+    release p, who moves by that throw and has the extra throw after it; no doubles, p stays
+    held (one more turn spent there) and does not move. Not held: p moves by the throw, and
+    doubles give one extra throw, but not on the extra throw itself (decision 2: no third
+    throw, no three-doubles rule)."""
+    pair: cython.int
+    extra: cython.int
+    total: cython.int
+    if game.held_turns(p) != NOBODY:
+        pair = game.throw_pair(T_DOUBLES_ATTEMPT)
+        if pair // DIE_BASE != pair % DIE_BASE:
+            game.stays_held(p)
+            return game.post_roll(p)
+        game.released_by_doubles(p)
+        extra = 1
+    else:
+        pair = game.throw_pair(T_MOVE)
+        extra = 1 if pair // DIE_BASE == pair % DIE_BASE and not game.is_extra_throw() else 0
+    total = pair // DIE_BASE + pair % DIE_BASE
+    game.note_throw(total, extra)
+    return move_to(game, t, p, (game.position_of(p) + total) % t.n_spaces, BY_DICE)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def move_to(game: Steps, t: Tables, p: cython.int, end: cython.int, by: cython.int) -> cython.int:
+    """p's pawn moves forward to `end` (by: a `MOVES` code) and lands there. Reaching or
+    passing START (space 0) pays the `start_payment`, a card's move forward too (the table of
+    parameters in decisions.md); a pawn sent to Prison or Price War does not move forward and
+    is paid nothing (decision 3, `send_to_hold`)."""
+    start: cython.int = game.place(p, end, by)
+    if end <= start or end == 0:
+        if t.start_payment:
+            game.treasury_pays(p, t.start_payment, P_START, 0)
+    return land(game, t, p, end)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def after_move(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """p's move is over (its landing and debts done). A player who went bankrupt on the way
+    ends the turn; after doubles a player not held throws once more (decisions 2 and 3);
+    otherwise the rest of the turn."""
+    if game.seat_out(p):
+        return next_turn(game, t, p)
+    if game.extra_due() and game.held_turns(p) == NOBODY:
+        return game.extra_throw(p)
+    return game.post_roll(p)
 
 
 # -- the debts ---------------------------------------------------------------------------------

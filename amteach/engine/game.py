@@ -76,7 +76,8 @@ core = rules_core()
 PAYMENT_REASONS = tuple(PaymentReason)
 # how a game ends, by its code in the rules core
 END_TWO_HOUR = core.ENDINGS.index("two_hour")
-END_ROUND_CAP = core.ENDINGS.index("round_cap")
+# a pawn moved by a card, by its code in the rules core
+BY_CARD = core.MOVES.index("card")
 
 
 @lru_cache(maxsize=64)
@@ -731,36 +732,13 @@ class Game(core.Steps):
     def _emit(self, event: ev.Event) -> None:
         self.events.append(event)
 
-    # turn flow
+    # turn flow: written once, in the rules core (`core.begin_turn`, `roll`, `move_to`,
+    # `after_move`, `next_turn`), over the steps below
     def _begin_turn(self, player: int) -> None:
-        self.current = self.actor = player
-        self.is_extra = self.extra_pending = False
-        self.turns_taken[player] += 1
-        self._emit(ev.TurnStarted(self.table, player, self.round))
-        if self.is_held(player) and self.held[player] >= self.rules.held_turns_before_forced_fine:
-            fine = ev.Payment(self.table, player, TREASURY, self.rules.fine, PaymentReason.FINE)
-            self._owe(player, TREASURY, self.rules.fine, fine, releases=True)
-            self._settle("released")
-        else:
-            self.phase = PRE_ROLL
+        core.begin_turn(self, self.tables, player)
 
     def _do_roll(self, _: None) -> None:
-        p = self.current
-        if self.is_held(p):
-            dice = self._throw(2, "doubles_attempt")
-            if dice[0] != dice[1]:
-                self.held[p] += 1
-                self._emit(ev.StayedHeld(self.table, p, self.held[p]))
-                self.phase = POST_ROLL
-                return
-            self.held[p] = NOT_HELD
-            self._emit(ev.LeftHold(self.table, p, "doubles"))
-            self.extra_pending = True
-        else:
-            dice = self._throw(2, "move")
-            self.extra_pending = dice[0] == dice[1] and not self.is_extra
-        self.last_dice = dice[0] + dice[1]
-        self._advance(p, self.last_dice, "dice")
+        core.roll(self, self.tables, self.current)
 
     def _throw(self, count: int, purpose: str) -> tuple[int, ...]:
         if self._forced_dice:
@@ -778,25 +756,6 @@ class Game(core.Steps):
                 dice = tuple(int(rand() * 6) + 1 for _ in range(count))
         self._emit(ev.DiceThrown(self.table, self.actor, dice, purpose))
         return dice
-
-    def _advance(self, p: int, steps: int, by: str) -> None:
-        start = self.position[p]
-        end = (start + steps) % len(self.board.spaces)
-        self._move_to(p, end, by)
-
-    def _move_to(self, p: int, end: int, by: str) -> None:
-        """Move forward to `end`; reaching or passing START pays the START money."""
-        start = self.position[p]
-        self.position[p] = end
-        self._emit(ev.Moved(self.table, p, start, end, by))
-        if end <= start or end == 0:
-            pay = self.rules.start_payment
-            if pay:
-                self.cash[p] += pay
-                self.treasury -= pay
-                self._emit(ev.Payment(self.table, TREASURY, p, pay, PaymentReason.START, 0))
-        # what the landing does is written once, in the rules core, over the steps below
-        core.land(self, self.tables, p, end)
 
     # the steps of the transitions (core.Steps), with their events; each returns an int
     # (0 when it only acts), as the compiled interface requires
@@ -848,8 +807,7 @@ class Game(core.Steps):
         return 0
 
     def card_moves(self, p: int, target: int) -> int:
-        self._move_to(p, target, "card")
-        return 0
+        return core.move_to(self, self.tables, p, target, BY_CARD)
 
     def send_to_hold(self, p: int, by_card: int) -> int:
         self.position[p] = self.board.hold_space
@@ -869,8 +827,7 @@ class Game(core.Steps):
         return _deck_positions(self.board, role)[card_id]
 
     def after_move(self) -> int:
-        self._after_move()
-        return 0
+        return core.after_move(self, self.tables, self.current)
 
     def is_game_b(self) -> int:
         return int(self.game_type == "B")
@@ -1015,26 +972,84 @@ class Game(core.Steps):
         return self.current
 
     def next_turn(self) -> int:
-        self._next_turn()
-        return 0
+        return core.next_turn(self, self.tables, self.current)
 
     def resume_turn(self) -> int:
         self.actor = self.current
         self.phase = PRE_ROLL
         return 0
 
+    def start_turn(self, p: int) -> int:
+        self.current = self.actor = p
+        self.phase = PRE_ROLL
+        self.is_extra = self.extra_pending = False
+        self.turns_taken[p] += 1
+        self._emit(ev.TurnStarted(self.table, p, self.round))
+        return self.held[p]
+
+    def held_turns(self, p: int) -> int:
+        return self.held[p]  # NOT_HELD is NOBODY
+
+    def owes_fine(self, p: int, amount: int) -> int:
+        fine = ev.Payment(self.table, p, TREASURY, amount, PaymentReason.FINE)
+        self._owe(p, TREASURY, amount, fine, releases=True)
+        return 0
+
+    def throw_pair(self, purpose: int) -> int:
+        first, second = self._throw(2, core.THROWS[purpose])
+        return core.pair_of(first, second)
+
+    def stays_held(self, p: int) -> int:
+        self.held[p] += 1
+        self._emit(ev.StayedHeld(self.table, p, self.held[p]))
+        return 0
+
+    def released_by_doubles(self, p: int) -> int:
+        self.held[p] = NOT_HELD
+        self._emit(ev.LeftHold(self.table, p, "doubles"))
+        return 0
+
+    def is_extra_throw(self) -> int:
+        return int(self.is_extra)
+
+    def note_throw(self, total: int, extra: int) -> int:
+        self.last_dice = total
+        self.extra_pending = bool(extra)
+        return 0
+
+    def position_of(self, p: int) -> int:
+        return self.position[p]
+
+    def place(self, p: int, end: int, by: int) -> int:
+        start = self.position[p]
+        self.position[p] = end
+        self._emit(ev.Moved(self.table, p, start, end, core.MOVES[by]))
+        return start
+
+    def extra_due(self) -> int:
+        return int(self.extra_pending)
+
+    def extra_throw(self, p: int) -> int:
+        self.extra_pending = False
+        self.is_extra = True
+        self.actor = p
+        self.phase = PRE_ROLL
+        return 0
+
+    def post_roll(self, p: int) -> int:
+        self.actor = p
+        self.phase = POST_ROLL
+        return 0
+
+    def round_number(self) -> int:
+        return self.round
+
+    def new_round(self) -> int:
+        self.round += 1
+        return 0
+
     def _after_move(self) -> None:
-        p = self.current
-        if self.bankrupt[p]:
-            self._next_turn()
-        elif self.extra_pending and not self.is_held(p):
-            self.extra_pending = False
-            self.is_extra = True
-            self.actor = p
-            self.phase = PRE_ROLL
-        else:
-            self.actor = p
-            self.phase = POST_ROLL
+        core.after_move(self, self.tables, self.current)
 
     # debts
     def _owe(
@@ -1057,20 +1072,7 @@ class Game(core.Steps):
         self._emit(ev.GameOver(self.table, winner, reason, scores))
 
     def _next_turn(self) -> None:
-        n = len(self.names)
-        p = self.current
-        for step in range(1, n + 1):
-            q = (p + step) % n
-            if not self.bankrupt[q]:
-                break
-        if q <= p:
-            cap = self.rules.round_cap
-            if cap is not None and self.round >= cap:
-                # `round` stays at the last round played
-                core.start_final(self, self.tables, END_ROUND_CAP)
-                return
-            self.round += 1
-        self._begin_turn(q)
+        core.next_turn(self, self.tables, self.current)
 
     # decisions
     def _do_end_turn(self, _: None) -> None:

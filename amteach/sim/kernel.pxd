@@ -35,6 +35,7 @@ cdef int C_NONE, C_ROLL, C_BUY, C_DECLINE, C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM
 cdef int C_TAX_PERCENT, C_PAY_FINE, C_TRADE, C_ACCEPT, C_REJECT, C_END_TURN, C_END_GAME
 cdef int D_RENT, D_FINE, D_INCOME_TAX, D_PROPERTY_TAX, D_OTHER
 cdef int THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED
+cdef int BY_CARD
 cdef int END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
 cdef int GAME_A, GAME_B, GAME_TWO_HOUR
 cdef int CHOICE_BASE, BOT_RANDOM, BOT_FAMILY, FAMILY_SIZE, TAX_PERCENT
@@ -187,6 +188,21 @@ cdef class G(core.Steps):
     cpdef int current_seat(self) except -1
     cpdef int next_turn(self) except -1
     cpdef int resume_turn(self) except -1
+    cpdef int start_turn(self, int p) except -2
+    cpdef int held_turns(self, int p) except -2
+    cpdef int owes_fine(self, int p, int amount) except -1
+    cpdef int throw_pair(self, int purpose) except -1
+    cpdef int stays_held(self, int p) except -1
+    cpdef int released_by_doubles(self, int p) except -1
+    cpdef int is_extra_throw(self) except -1
+    cpdef int note_throw(self, int total, int extra) except -1
+    cpdef int position_of(self, int p) except -1
+    cpdef int place(self, int p, int end, int by) except -1
+    cpdef int extra_due(self) except -1
+    cpdef int extra_throw(self, int p) except -1
+    cpdef int post_roll(self, int p) except -1
+    cpdef int round_number(self) except -1
+    cpdef int new_round(self) except -1
 
 
 # -- the bots: the bots' core's state and view (amteach/bots/core.pxd) -------------------------
@@ -279,15 +295,10 @@ cdef bint trade_is_legal(G g, Trade t) noexcept
 
 # -- applying a choice -----------------------------------------------------------------------
 cdef inline void owe(G g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept
-cdef inline int throw_die(G g) noexcept
 cdef void finish(G g, int winner, int reason) noexcept
 cdef void settle(G g, int then) noexcept
-cdef void begin_turn(G g, int player) noexcept
 cdef void next_turn(G g) noexcept
 cdef void after_move(G g) noexcept
-cdef inline void pay_from_treasury(G g, int p, int64_t amount) noexcept
-cdef void move_to(G g, int p, int end) noexcept
-cdef void do_roll(G g) noexcept
 cdef void do_build(G g, int space) noexcept
 cdef void after_raise(G g) noexcept
 cdef void do_sell_building(G g, int space) noexcept

@@ -126,6 +126,8 @@ D_RENT = len(core.PAYMENTS)
 THEN_NONE = core.THEN_NONE
 THEN_AFTER_MOVE = core.THEN_AFTER_MOVE
 THEN_RELEASED = core.THEN_RELEASED
+# how a pawn moves: the rules core's codes
+BY_CARD = core.BY_CARD
 # how a game ends: the rules core's codes
 END_GAME_A = core.END_GAME_A
 END_GAME_B = core.END_GAME_B
@@ -377,7 +379,8 @@ class G(core.Steps):
         return self.owner[space]
 
     def treasury_pays(self, p, amount, reason, space):
-        pay_from_treasury(self, p, amount)
+        self.cash[p] += amount
+        self.treasury -= amount
         return 0
 
     def owes(self, debtor, creditor, amount, reason, space):
@@ -405,8 +408,7 @@ class G(core.Steps):
         return 0
 
     def card_moves(self, p, target):
-        move_to(self, p, target)
-        return 0
+        return core.move_to(self, self.s, p, target, BY_CARD)
 
     def send_to_hold(self, p, by_card):
         self.position[p] = self.s.hold_space
@@ -415,10 +417,11 @@ class G(core.Steps):
         return 0
 
     def throw(self, count, purpose):
+        # one die: as Game._throw's int(random() * 6) + 1
         total: cython.int = 0
         _k: cython.int
         for _k in range(count):
-            total += throw_die(self)
+            total += cython.cast(cython.int, mt_random(self.rng) * 6) + 1
         return total
 
     def next_card(self, p, role):
@@ -427,8 +430,7 @@ class G(core.Steps):
         return index
 
     def after_move(self):
-        after_move(self)
-        return 0
+        return core.after_move(self, self.s, self.current)
 
     def is_game_b(self):
         return 1 if self.s.game_type == GAME_B else 0
@@ -578,12 +580,78 @@ class G(core.Steps):
         return self.current
 
     def next_turn(self):
-        next_turn(self)
-        return 0
+        return core.next_turn(self, self.s, self.current)
 
     def resume_turn(self):
         self.actor = self.current
         self.phase = PRE_ROLL
+        return 0
+
+    def start_turn(self, p):
+        self.current = p
+        self.actor = p
+        self.phase = PRE_ROLL
+        self.is_extra = False
+        self.extra_pending = False
+        self.turns_taken[p] += 1
+        return self.held[p]
+
+    def held_turns(self, p):
+        return self.held[p]
+
+    def owes_fine(self, p, amount):
+        owe(self, p, NOBODY, amount, D_FINE, True)
+        return 0
+
+    def throw_pair(self, purpose):
+        first: cython.int = cython.cast(cython.int, mt_random(self.rng) * 6) + 1
+        second: cython.int = cython.cast(cython.int, mt_random(self.rng) * 6) + 1
+        return core.pair_of(first, second)
+
+    def stays_held(self, p):
+        self.held[p] += 1
+        return 0
+
+    def released_by_doubles(self, p):
+        self.held[p] = NOBODY
+        return 0
+
+    def is_extra_throw(self):
+        return 1 if self.is_extra else 0
+
+    def note_throw(self, total, extra):
+        self.last_dice = total
+        self.extra_pending = extra != 0
+        return 0
+
+    def position_of(self, p):
+        return self.position[p]
+
+    def place(self, p, end, by):
+        start: cython.int = self.position[p]
+        self.position[p] = end
+        return start
+
+    def extra_due(self):
+        return 1 if self.extra_pending else 0
+
+    def extra_throw(self, p):
+        self.extra_pending = False
+        self.is_extra = True
+        self.actor = p
+        self.phase = PRE_ROLL
+        return 0
+
+    def post_roll(self, p):
+        self.actor = p
+        self.phase = POST_ROLL
+        return 0
+
+    def round_number(self):
+        return self.round
+
+    def new_round(self):
+        self.round += 1
         return 0
 
 
@@ -1001,10 +1069,6 @@ def owe(g, debtor, creditor, amount, kind, releases):
     g.debt_count += 1
 
 
-def throw_die(g):
-    return cython.cast(cython.int, mt_random(g.rng) * 6) + 1
-
-
 def finish(g, winner, reason):
     """Game._finish"""
     g.winner = winner
@@ -1018,84 +1082,14 @@ def settle(g, then):
     core.settle(g, g.s, then)
 
 
-def begin_turn(g, player):
-    """Game._begin_turn"""
-    g.current = player
-    g.actor = player
-    g.is_extra = False
-    g.extra_pending = False
-    g.turns_taken[player] += 1
-    if g.held[player] != NOBODY and g.held[player] >= g.s.held_turns_before_forced_fine:
-        owe(g, player, NOBODY, g.s.fine, D_FINE, True)
-        settle(g, THEN_RELEASED)
-    else:
-        g.phase = PRE_ROLL
-
-
 def next_turn(g):
-    """Game._next_turn"""
-    n: cython.int = g.n
-    p: cython.int = g.current
-    q: cython.int = p
-    step: cython.int
-    for step in range(1, n + 1):
-        q = (p + step) % n
-        if not g.bankrupt[q]:
-            break
-    if q <= p:
-        if g.s.round_cap >= 0 and g.round >= g.s.round_cap:
-            core.start_final(g, g.s, END_ROUND_CAP)
-            return
-        g.round += 1
-    begin_turn(g, q)
+    """The next player's turn: core.next_turn, written once"""
+    core.next_turn(g, g.s, g.current)
 
 
 def after_move(g):
-    """Game._after_move"""
-    p: cython.int = g.current
-    if g.bankrupt[p]:
-        next_turn(g)
-    elif g.extra_pending and g.held[p] == NOBODY:
-        g.extra_pending = False
-        g.is_extra = True
-        g.actor = p
-        g.phase = PRE_ROLL
-    else:
-        g.actor = p
-        g.phase = POST_ROLL
-
-
-def pay_from_treasury(g, p, amount):
-    g.cash[p] += amount
-    g.treasury -= amount
-
-
-def move_to(g, p, end):
-    """Game._move_to: reaching or passing START pays the START money"""
-    start: cython.int = g.position[p]
-    g.position[p] = end
-    if end <= start or end == 0:
-        if g.s.start_payment:
-            pay_from_treasury(g, p, g.s.start_payment)
-    core.land(g, g.s, p, end)
-
-
-def do_roll(g):
-    """Game._do_roll"""
-    p: cython.int = g.current
-    a: cython.int = throw_die(g)
-    b: cython.int = throw_die(g)
-    if g.held[p] != NOBODY:
-        if a != b:
-            g.held[p] += 1
-            g.phase = POST_ROLL
-            return
-        g.held[p] = NOBODY
-        g.extra_pending = True
-    else:
-        g.extra_pending = a == b and not g.is_extra
-    g.last_dice = a + b
-    move_to(g, p, (g.position[p] + a + b) % g.s.n_spaces)
+    """The rest of the turn once the move is over: core.after_move, written once"""
+    core.after_move(g, g.s, g.current)
 
 
 def do_build(g, space):
@@ -1197,7 +1191,7 @@ def apply(g, c):
     p: cython.int
     offer: Trade
     if kind == C_ROLL:
-        do_roll(g)
+        core.roll(g, g.s, g.current)
     elif kind == C_END_TURN:
         if g.phase == FINAL_ADJUST:
             g.final_head += 1
@@ -1722,7 +1716,7 @@ def play_one(g, index, seed, games, players, rounds):
     turns: cython.longlong = 0
     violations: cython.longlong = 0
     r: cython.Py_ssize_t
-    begin_turn(g, 0)
+    core.begin_turn(g, s, 0)
     if s.record_rounds:
         snapshot(g, rounds, index, 0)
     last_round = g.round
