@@ -143,7 +143,34 @@ cdef class G(core.Steps):
     cdef int doomed[40]
     cdef int64_t wealth_titles[6]
     cdef int64_t wealth_buildings[6]
-    # the steps of the transitions (core.Steps)
+    # the steps of the transitions (core.Steps): the player's actions
+    cpdef int houses_on(self, int space) except -1
+    cpdef int has_apartment(self, int space) except -1
+    cpdef int is_mortgaged(self, int space) except -1
+    cpdef int houses_left(self) except? -1
+    cpdef int apartments_left(self) except? -1
+    cpdef int seat_held(self, int q) except -1
+    cpdef int raiser(self) except -2
+    cpdef int offered(self) except -2
+    cpdef int trade_partner(self, int standing) except -2
+    cpdef int trade_titles(self, int standing, int side) except -1
+    cpdef int trade_title(self, int standing, int side, int i) except? -1
+    cpdef long long trade_pay(self, int standing) except? -1
+    cpdef int buys(self, int p, int space, int price) except -1
+    cpdef int declines(self, int p, int space) except -1
+    cpdef int builds(self, int p, int space, int houses, int apartment, int cost) except -1
+    cpdef int sells_building(self, int p, int space, int houses, int apartment,
+                             int refund) except -1
+    cpdef int mortgages(self, int p, int space, int amount) except -1
+    cpdef int redeems(self, int p, int space, int amount) except -1
+    cpdef int tax_chosen(self, int p, long long flat, long long percent,
+                         int percent_chosen) except -1
+    cpdef int pays_treasury(self, int p, int amount, int reason, int space) except -1
+    cpdef int leaves_hold(self, int p, int by_doubles) except -1
+    cpdef int trade_answered(self, int accepted) except -1
+    cpdef int transfer_title(self, int space, int to) except -1
+    cpdef int pays(self, int payer, int payee, long long amount, int reason) except -1
+    # ... the landings, the debts, the end of the game and the turn
     cpdef int seats(self) except -1
     cpdef int seat_role(self, int q) except -1
     cpdef int seat_out(self, int q) except -1
@@ -259,23 +286,18 @@ cdef int64_t mt_randbelow(MT mt, int64_t n) noexcept
 cdef Py_ssize_t add_row(Rows rows) noexcept
 
 # -- reading the engine ----------------------------------------------------------------------
-cdef inline int monopoly_count(G g, int player, int city) noexcept
-cdef inline bint is_monopolized(G g, int player, int city) noexcept
 cdef inline int group_count(G g, int space) noexcept
 cdef inline int rent_if(G g, int space, bint mortgaged, int dice) noexcept
 cdef inline int rent_for(G g, int space, int dice) noexcept
 cdef int rent_after_build(G g, int space) noexcept
 cdef inline int buildings_paid(G g, int space) noexcept
-cdef int64_t tax_percent(G g, int player) noexcept
 cdef int64_t liquidation_value(G g, int player) noexcept
 cdef int64_t rule25_wealth(G g, int player) noexcept
 cdef void wealth_parts(G g) noexcept
-cdef bint breaks_built_monopoly(G g, int player, int city, uint64_t leaving) noexcept
 cdef inline bint phase_allows(int phase, int kind) noexcept
-cdef int targets(G g, int kind, int* out) noexcept
-cdef inline bint can_pay_fine(G g) noexcept
-cdef bint trade_possible(G g) noexcept
-cdef bint trade_is_legal(G g, Trade t) noexcept
+cdef int targets(G g, int kind, int* out) except -1
+cdef inline int can_pay_fine(G g) except -1
+cdef int trade_is_legal(G g) except -1
 
 # -- applying a choice -----------------------------------------------------------------------
 cdef inline void owe(G g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept
@@ -288,13 +310,6 @@ cdef void after_move(G g) noexcept
 cdef inline void pay_from_treasury(G g, int p, int64_t amount) noexcept
 cdef void move_to(G g, int p, int end) noexcept
 cdef void do_roll(G g) noexcept
-cdef void do_build(G g, int space) noexcept
-cdef void after_raise(G g) noexcept
-cdef void do_sell_building(G g, int space) noexcept
-cdef void do_mortgage(G g, int space) noexcept
-cdef void do_redeem(G g, int space) noexcept
-cdef void do_income_tax(G g, bint percent_chosen) noexcept
-cdef void answer(G g, bint accepted) noexcept
 cdef void apply(G g, int c) noexcept
 
 # -- the bots --------------------------------------------------------------------------------
