@@ -32,7 +32,7 @@ import cython
 
 from amteach.engine import board as engine_board
 from amteach.engine.board import CARD_EFFECTS, KINDS
-from amteach.engine.terms import PaymentReason
+from amteach.engine.terms import PaymentReason, Phase
 
 # compiled (the extension) or plain Python (this file run as it is)
 COMPILED = cython.compiled
@@ -1260,6 +1260,37 @@ def next_final(game: Steps, t: Tables) -> cython.int:
 # when the action is allowed, else a refusal code (a position in `REFUSALS`), which
 # `amteach.engine.refusals` turns into the sentence a player reads; the kernel only asks
 # whether it is 0. Each refusal is checked in the order a player is told of it.
+
+# The kinds of choice each phase allows, before the state is looked at (the engine's names:
+# `amteach.engine.terms.Phase` and `amteach.engine.choices.CHOICE_KINDS`). The refusals and
+# `Game`'s legal choices read it as it is; the kernel makes it a table of its codes.
+PHASE_KINDS = {
+    Phase.PRE_ROLL: (
+        "roll",
+        "pay_fine",
+        "build",
+        "sell_building",
+        "mortgage",
+        "redeem",
+        "trade",
+        "end_game",
+    ),
+    Phase.POST_ROLL: (
+        "build",
+        "sell_building",
+        "mortgage",
+        "redeem",
+        "trade",
+        "end_turn",
+        "end_game",
+    ),
+    Phase.BUY: ("buy", "decline", "sell_building", "mortgage"),
+    Phase.INCOME_TAX: ("income_tax",),
+    Phase.RAISE: ("sell_building", "mortgage"),
+    Phase.TRADE_ANSWER: ("accept", "reject"),
+    Phase.FINAL_ADJUST: ("build", "sell_building", "mortgage", "redeem", "end_turn"),
+    Phase.OVER: (),
+}
 
 REFUSALS = (
     "",  # allowed

@@ -23,34 +23,8 @@ core = rules_core()
 OVER = Phase.OVER
 FINAL_ADJUST = Phase.FINAL_ADJUST
 
-# the kinds of choice each phase allows, before the state is looked at
-PHASE_KINDS: dict[Phase, tuple[str, ...]] = {
-    Phase.PRE_ROLL: (
-        "roll",
-        "pay_fine",
-        "build",
-        "sell_building",
-        "mortgage",
-        "redeem",
-        "trade",
-        "end_game",
-    ),
-    Phase.POST_ROLL: (
-        "build",
-        "sell_building",
-        "mortgage",
-        "redeem",
-        "trade",
-        "end_turn",
-        "end_game",
-    ),
-    Phase.BUY: ("buy", "decline", "sell_building", "mortgage"),
-    Phase.INCOME_TAX: ("income_tax",),
-    Phase.RAISE: ("sell_building", "mortgage"),
-    Phase.TRADE_ANSWER: ("accept", "reject"),
-    Phase.FINAL_ADJUST: ("build", "sell_building", "mortgage", "redeem", "end_turn"),
-    Phase.OVER: (),
-}
+# the kinds of choice each phase allows, before the state is looked at: the rules core's
+PHASE_KINDS: dict[Phase, tuple[str, ...]] = core.PHASE_KINDS
 
 # the rules a refusal names (IllegalChoice.rule)
 R_TURN = "turn order"

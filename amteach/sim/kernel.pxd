@@ -4,7 +4,8 @@
 # as plain Python with lists, and gives the same frames.
 #
 # Array sizes are written as numbers here (a .pxd cannot use kernel.py's names): 6 seats
-# (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 debts
+# (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 debts, 8 phases (MAX_PHASES)
+# by 16 kinds of choice (CHOICE_BASE),
 # (MAX_DEBTS), 160 choices (MAX_CHOICES), 624 words (MT_N), 18 knobs (FAMILY_SIZE).
 # Uncompiled, kernel.py makes each array a list of its size; tests/test_core.py requires those
 # sizes to be the ones declared here.
@@ -27,7 +28,7 @@ cdef extern from *:
 # -- sizes and codes: C globals, set once by kernel.py --------------------------------------
 cdef uint64_t MASK32
 cdef uint32_t UPPER_MASK, LOWER_MASK, MATRIX_A, TEMPER_B, TEMPER_C
-cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_DEBTS, MAX_CHOICES, MT_N, MT_M
+cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_DEBTS, MAX_CHOICES, MAX_PHASES, MT_N, MT_M
 cdef int NOBODY, COMPETITOR, MONOPOLIST
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
 cdef int PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
@@ -58,6 +59,7 @@ cdef class Static(core.Tables):
     cdef double role_landings[2][40]
     cdef bint record_rounds
     cdef bint check_invariants
+    cdef bint allowed[8][16]
 
 
 cdef class Trade:
@@ -294,7 +296,7 @@ cdef inline int buildings_paid(G g, int space) noexcept
 cdef int64_t liquidation_value(G g, int player) noexcept
 cdef int64_t rule25_wealth(G g, int player) noexcept
 cdef void wealth_parts(G g) noexcept
-cdef inline bint phase_allows(int phase, int kind) noexcept
+cdef inline bint phase_allows(G g, int phase, int kind) noexcept
 cdef int targets(G g, int kind, int* out) except -1
 cdef inline int can_pay_fine(G g) except -1
 cdef int trade_is_legal(G g) except -1

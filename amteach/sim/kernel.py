@@ -66,6 +66,7 @@ MAX_SPACES = 40
 MAX_CARDS = 32
 MAX_DEBTS = 16
 MAX_CHOICES = 4 * 40
+MAX_PHASES = 8
 MT_N = 624
 MT_M = 397
 # the Mersenne Twister's 32-bit constants (C globals when compiled: a literal above 2**31 would
@@ -310,6 +311,7 @@ class Static(core.Tables):
             self.tax = zeros(MAX_SEATS)
             self.family = zeros(MAX_SEATS, FAMILY_SIZE)
             self.role_landings = [reals(MAX_SPACES), reals(MAX_SPACES)]
+            self.allowed = zeros(MAX_PHASES, CHOICE_BASE)
 
 
 @cython.cclass
@@ -873,46 +875,9 @@ def wealth_parts(g):
                 g.wealth_buildings[p] += buildings_paid(g, sp)
 
 
-def phase_allows(phase, kind):
-    """kind in _PHASE_KINDS[phase] (for the kinds the bots ask about)"""
-    if phase == PRE_ROLL:
-        return (
-            kind == C_ROLL
-            or kind == C_PAY_FINE
-            or kind == C_BUILD
-            or kind == C_SELL
-            or kind == C_MORTGAGE
-            or kind == C_REDEEM
-            or kind == C_TRADE
-            or kind == C_END_GAME
-        )
-    if phase == POST_ROLL:
-        return (
-            kind == C_BUILD
-            or kind == C_SELL
-            or kind == C_MORTGAGE
-            or kind == C_REDEEM
-            or kind == C_TRADE
-            or kind == C_END_TURN
-            or kind == C_END_GAME
-        )
-    if phase == BUY:
-        return kind == C_BUY or kind == C_DECLINE or kind == C_SELL or kind == C_MORTGAGE
-    if phase == INCOME_TAX:
-        return kind == C_TAX_FLAT or kind == C_TAX_PERCENT
-    if phase == RAISE:
-        return kind == C_SELL or kind == C_MORTGAGE
-    if phase == TRADE_ANSWER:
-        return kind == C_ACCEPT or kind == C_REJECT
-    if phase == FINAL_ADJUST:
-        return (
-            kind == C_BUILD
-            or kind == C_SELL
-            or kind == C_MORTGAGE
-            or kind == C_REDEEM
-            or kind == C_END_TURN
-        )
-    return False
+def phase_allows(g, phase, kind):
+    """kind in core.PHASE_KINDS[phase] (the table `Batch` makes of it)"""
+    return g.s.allowed[phase][kind]
 
 
 def targets(g, kind, out):
@@ -923,7 +888,7 @@ def targets(g, kind, out):
     count: cython.int = 0
     i: cython.int
     sp: cython.int
-    if not phase_allows(g.phase, kind):
+    if not phase_allows(g, g.phase, kind):
         return 0
     if kind == C_BUILD or kind == C_SELL:
         for i in range(s.n_streets):
@@ -954,12 +919,12 @@ def targets(g, kind, out):
 
 def can_pay_fine(g):
     """is_legal(pay_fine): the phase, then the rules core's legality"""
-    return phase_allows(g.phase, C_PAY_FINE) and core.why_not_pay_fine(g, g.s, g.actor) == 0
+    return phase_allows(g, g.phase, C_PAY_FINE) and core.why_not_pay_fine(g, g.s, g.actor) == 0
 
 
 def trade_is_legal(g):
     """Game.is_legal(Choice("trade", g.proposal)): the phase, then the rules core's legality"""
-    return phase_allows(g.phase, C_TRADE) and core.why_not_trade(g, g.s, g.actor) == 0
+    return phase_allows(g, g.phase, C_TRADE) and core.why_not_trade(g, g.s, g.actor) == 0
 
 
 # -- applying a choice (Game's handlers) -------------------------------------------------------
@@ -1362,7 +1327,7 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def trade_possible(self) -> cython.int:
-        return phase_allows(self.g.phase, C_TRADE) and core.trade_possible(
+        return phase_allows(self.g, self.g.phase, C_TRADE) and core.trade_possible(
             self.g, self.g.s, self.g.actor
         )
 
@@ -1674,6 +1639,12 @@ class Batch:
         for role in range(2):
             for k in range(s.n_spaces):
                 s.role_landings[role][k] = role_landings[role][k]
+        # which kinds of choice each phase allows: the rules core's PHASE_KINDS, in codes
+        if len(bots.PHASES) > MAX_PHASES:
+            raise ValueError(f"the compiled core knows at most {MAX_PHASES} phases")
+        for ph, phase in enumerate(bots.PHASES):
+            for c, name in enumerate(bots.CHOICE_CODES):
+                s.allowed[ph][c] = name.split(":")[0] in core.PHASE_KINDS[phase]
         s.record_rounds = record_rounds
         s.check_invariants = check_invariants
         self.s = s
