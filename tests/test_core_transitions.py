@@ -283,6 +283,10 @@ class Board(Recorder):
     def is_mortgaged(self, space):
         return self.mortgaged[space]
 
+    def streets_held(self, p, city):
+        streets = BOARD.cities[list(BOARD.cities)[city]]
+        return sum(1 for s in streets if self.owner[s] == p and not self.mortgaged[s])
+
     def houses_left(self):
         return self.supply[0]
 

@@ -139,6 +139,7 @@ cdef class Steps:
     cpdef int houses_on(self, int space) except -1
     cpdef int has_apartment(self, int space) except -1
     cpdef int is_mortgaged(self, int space) except -1
+    cpdef int streets_held(self, int p, int city) except -1
     cpdef int houses_left(self) except? -1
     cpdef int apartments_left(self) except? -1
     cpdef int seat_held(self, int q) except -1
@@ -219,7 +220,6 @@ cpdef int go_bankrupt(Steps game, Tables t, int d, int creditor, long long debt)
 # the player's actions and their legality
 cpdef int refusal_code(int refusal) noexcept
 cpdef int refused_at(int refusal) noexcept
-cpdef int monopoly_count(Steps game, Tables t, int p, int city) except -1
 cpdef int is_monopolized(Steps game, Tables t, int p, int city) except -1
 cpdef int breaks_built_monopoly(Steps game, Tables t, int p, int city,
                                 unsigned long long leaving) except -1

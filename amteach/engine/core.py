@@ -573,6 +573,13 @@ class Steps:
         return 0
 
     @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def streets_held(self, p: cython.int, city: cython.int) -> cython.int:
+        """How many unmortgaged streets of `city` (a city code) p owns (decision 5 counts
+        them)."""
+        return 0
+
+    @cython.ccall
     @cython.exceptval(-1, check=True)
     def houses_left(self) -> cython.int:
         """The houses the Treasury has (below zero with an unlimited supply)."""
@@ -1361,26 +1368,12 @@ def refused_at(refusal: cython.int) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def monopoly_count(game: Steps, t: Tables, p: cython.int, city: cython.int) -> cython.int:
-    """How many unmortgaged streets of `city` (a city code) p owns."""
-    count: cython.int = 0
-    i: cython.int
-    sp: cython.int
-    for i in range(t.city_size[city]):
-        sp = t.city_member[city][i]
-        if game.title_owner(sp) == p and not game.is_mortgaged(sp):
-            count += 1
-    return count
-
-
-@cython.ccall
-@cython.exceptval(-1, check=False)
 def is_monopolized(game: Steps, t: Tables, p: cython.int, city: cython.int) -> cython.int:
     """Decision 5: a Monopolist's city is monopolized while they own monopoly_streets
     unmortgaged streets of it. 1 when it is, else 0."""
     if game.seat_role(p) != MONOPOLIST:
         return 0
-    return 1 if monopoly_count(game, t, p, city) >= t.monopoly_streets else 0
+    return 1 if game.streets_held(p, city) >= t.monopoly_streets else 0
 
 
 @cython.ccall

@@ -229,6 +229,12 @@ def _city_codes(board: Board) -> dict[str, int]:
 
 
 @lru_cache(maxsize=8)
+def _city_names(board: Board) -> tuple[str, ...]:
+    """The cities by their codes in the rules' tables."""
+    return tuple(board.cities)
+
+
+@lru_cache(maxsize=8)
 def _deck_positions(board: Board, role: int) -> dict[str, int]:
     """Each card's position in its role's deck (how the rules' tables number the cards)."""
     return {card.id: k for k, card in enumerate(board.deck(role))}
@@ -375,7 +381,8 @@ class Game(core.Steps):
 
     def monopoly_count(self, player: int, city: str) -> int:
         """How many unmortgaged streets of `city` the player owns."""
-        return core.monopoly_count(self, self.tables, player, _city_codes(self.board)[city])
+        owner, mortgaged = self.owner, self.mortgaged
+        return sum(1 for s in self.board.cities[city] if owner[s] == player and not mortgaged[s])
 
     def is_monopolized(self, player: int, city: str) -> bool:
         """Decision 5: a monopolist's city is monopolized while they own enough unmortgaged streets."""
@@ -816,6 +823,9 @@ class Game(core.Steps):
 
     def is_mortgaged(self, space: int) -> int:
         return int(self.mortgaged[space])
+
+    def streets_held(self, p: int, city: int) -> int:
+        return self.monopoly_count(p, _city_names(self.board)[city])
 
     def houses_left(self) -> int:
         return self.supply_houses

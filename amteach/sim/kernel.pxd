@@ -149,6 +149,7 @@ cdef class G(core.Steps):
     cpdef int houses_on(self, int space) except -1
     cpdef int has_apartment(self, int space) except -1
     cpdef int is_mortgaged(self, int space) except -1
+    cpdef int streets_held(self, int p, int city) except -1
     cpdef int houses_left(self) except? -1
     cpdef int apartments_left(self) except? -1
     cpdef int seat_held(self, int q) except -1
@@ -288,6 +289,7 @@ cdef int64_t mt_randbelow(MT mt, int64_t n) noexcept
 cdef Py_ssize_t add_row(Rows rows) noexcept
 
 # -- reading the engine ----------------------------------------------------------------------
+cdef inline int monopoly_count(G g, int player, int city) noexcept
 cdef inline int group_count(G g, int space) noexcept
 cdef inline int rent_if(G g, int space, bint mortgaged, int dice) noexcept
 cdef inline int rent_for(G g, int space, int dice) noexcept

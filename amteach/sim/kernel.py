@@ -376,6 +376,9 @@ class G(core.Steps):
     def is_mortgaged(self, space):
         return 1 if self.mortgaged[space] else 0
 
+    def streets_held(self, p, city):
+        return monopoly_count(self, p, city)
+
     def houses_left(self):
         return self.supply_houses
 
@@ -748,6 +751,19 @@ def add_row(rows):
 
 
 # -- reading the engine (Game's queries) ------------------------------------------------------
+
+
+def monopoly_count(g, player, city):
+    """Game.monopoly_count (the step streets_held)"""
+    s: Static = g.s
+    count: cython.int = 0
+    i: cython.int
+    sp: cython.int
+    for i in range(s.city_size[city]):
+        sp = s.city_member[city][i]
+        if g.owner[sp] == player and not g.mortgaged[sp]:
+            count += 1
+    return count
 
 
 def group_count(g, space):
@@ -1200,7 +1216,7 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def monopoly_count(self, p: cython.int, city: cython.int) -> cython.int:
-        return core.monopoly_count(self.g, self.g.s, p, city)
+        return monopoly_count(self.g, p, city)
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
