@@ -1438,7 +1438,8 @@ def why_not_build(game: Steps, t: Tables, p: cython.int, space: cython.int) -> c
     if game.is_mortgaged(space):
         return MORTGAGED
     role = game.seat_role(p)
-    if role == MONOPOLIST and not is_monopolized(game, t, p, t.city[space]):
+    # decision 5 (is_monopolized, with the role already in hand)
+    if role == MONOPOLIST and game.streets_held(p, t.city[space]) < t.monopoly_streets:
         return NO_MONOPOLY
     if game.has_apartment(space):
         return FULL
