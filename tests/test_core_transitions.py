@@ -473,3 +473,354 @@ def test_decision12_once_the_round_cap_is_played_the_final_accounting_begins():
     core.next_turn(game, tables(round_cap=5), 1)
     assert game.log == [("begin_final", "round_cap")]
     assert game.queue == [0, 1]
+
+
+# -- the player's actions and their legality ---------------------------------------------------
+
+
+class Board(Recorder):
+    """A Recorder with buildings, mortgages, the supply, held seats, debts and a trade: what
+    the actions and their legality read."""
+
+    def __init__(self, roles, **kwargs):
+        super().__init__(roles, **kwargs)
+        n = len(BOARD.spaces)
+        self.houses = [0] * n
+        self.apartment = [0] * n
+        self.mortgaged = [0] * n
+        self.supply = [35, 15]
+        self.held = set()
+        self.debts = []
+        self.then = 0
+        self.raising = NOBODY
+        self.trades = {}  # standing -> (partner, give, get, pay)
+
+    def houses_on(self, space):
+        return self.houses[space]
+
+    def has_apartment(self, space):
+        return self.apartment[space]
+
+    def is_mortgaged(self, space):
+        return self.mortgaged[space]
+
+    def streets_held(self, p, city):
+        streets = BOARD.cities[list(BOARD.cities)[city]]
+        return sum(1 for s in streets if self.owner[s] == p and not self.mortgaged[s])
+
+    def houses_left(self):
+        return self.supply[0]
+
+    def apartments_left(self):
+        return self.supply[1]
+
+    def seat_held(self, q):
+        return int(q in self.held)
+
+    def raiser(self):
+        return self.raising
+
+    def trade_partner(self, standing):
+        return self.trades[standing][0]
+
+    def trade_titles(self, standing, side):
+        return len(self.trades[standing][1 + side])
+
+    def trade_title(self, standing, side, i):
+        return self.trades[standing][1 + side][i]
+
+    def trade_pay(self, standing):
+        return self.trades[standing][3]
+
+    def builds(self, p, space, houses, apartment, cost):
+        self.log.append(("builds", p, space, houses, apartment, cost))
+        return 0
+
+    def sells_building(self, p, space, houses, apartment, refund):
+        self.log.append(("sells_building", p, space, houses, apartment, refund))
+        return 0
+
+    def mortgages(self, p, space, amount):
+        self.log.append(("mortgages", p, space, amount))
+        return 0
+
+    def redeems(self, p, space, amount):
+        self.log.append(("redeems", p, space, amount))
+        return 0
+
+    def tax_chosen(self, p, flat, percent, percent_chosen):
+        self.log.append(("tax_chosen", p, flat, percent, percent_chosen))
+        return 0
+
+    def owes(self, debtor, creditor, amount, reason, space):
+        super().owes(debtor, creditor, amount, reason, space)
+        self.debts.append((debtor, creditor, amount))
+        return 0
+
+    def set_then(self, then):
+        self.then = then
+        return 0
+
+    def take_then(self):
+        then, self.then = self.then, 0
+        return then
+
+    def first_debtor(self):
+        return self.debts[0][0] if self.debts else NOBODY
+
+    def first_creditor(self):
+        return self.debts[0][1]
+
+    def first_debt(self):
+        return self.debts[0][2]
+
+    def pay_first_debt(self):
+        debtor, _, amount = self.debts.pop(0)
+        self.cash[debtor] -= amount
+        self.log.append(("paid", debtor, amount))
+        return 0
+
+    def liquidation_of(self, p):
+        return self.cash[p]
+
+    def is_over(self):
+        return 0
+
+    def trade_answered(self, accepted):
+        self.log.append(("trade_answered", accepted))
+        return 0
+
+    def transfer_title(self, space, to):
+        self.log.append(("transfer_title", space, to))
+        return 0
+
+    def pays(self, payer, payee, amount, reason):
+        self.log.append(("pays", payer, payee, amount, core.PAYMENTS[reason].value))
+        return 0
+
+    def current_seat(self):
+        return 0
+
+
+def refusal(code):
+    return core.REFUSALS[core.refusal_code(code)]
+
+
+CHICAGO = BOARD.cities["Chicago"]  # three streets, houses at $100
+NEW_YORK = BOARD.cities["New York"]  # two streets
+
+
+@pytest.mark.parametrize(
+    ("role", "houses", "built"),
+    [
+        (COMPETITOR, 3, (4, 0)),
+        (COMPETITOR, 4, (0, 1)),  # the fifth building is the apartment
+        (MONOPOLIST, 2, (3, 0)),
+        (MONOPOLIST, 3, (0, 1)),  # the fourth
+    ],
+)
+def test_decision6_the_apartment_follows_the_role_maximum_of_houses(role, houses, built):
+    # decision 6 and the rule parameters: 4 houses (Competitor) or 3 (Monopolist), then an
+    # apartment in their place at one more house price
+    game = Board([role, COMPETITOR])
+    space = CHICAGO[0]
+    game.owner[space] = 0
+    game.houses[space] = houses
+    core.build(game, tables(), 0, space)
+    assert game.log == [("builds", 0, space, *built, 100)]
+
+
+def test_decision5_a_monopolist_builds_only_while_the_city_is_monopolized():
+    # decision 5: at least 2 unmortgaged streets of the city; a mortgaged one does not count
+    game = Board([MONOPOLIST, COMPETITOR])
+    t = tables()
+    game.owner[CHICAGO[0]] = 0
+    assert refusal(core.why_not_build(game, t, 0, CHICAGO[0])) == "no_monopoly"
+    game.owner[CHICAGO[1]] = 0
+    game.mortgaged[CHICAGO[1]] = 1
+    assert refusal(core.why_not_build(game, t, 0, CHICAGO[0])) == "no_monopoly"
+    game.mortgaged[CHICAGO[1]] = 0
+    assert core.why_not_build(game, t, 0, CHICAGO[0]) == 0
+    # a Competitor needs no monopoly
+    game = Board([COMPETITOR, MONOPOLIST])
+    game.owner[CHICAGO[0]] = 0
+    assert core.why_not_build(game, t, 0, CHICAGO[0]) == 0
+
+
+def test_decision6_building_needs_an_unmortgaged_street_the_supply_and_the_cash():
+    game = Board([COMPETITOR, MONOPOLIST], cash=[99, 1000])
+    t = tables()
+    space = CHICAGO[0]
+    game.owner[space] = 0
+    assert refusal(core.why_not_build(game, t, 0, space)) == "short_of_cash"  # rule 26
+    game.cash[0] = 100
+    assert core.why_not_build(game, t, 0, space) == 0
+    game.supply[0] = 0
+    assert refusal(core.why_not_build(game, t, 0, space)) == "no_houses_left"
+    assert core.why_not_build(game, tables(building_supply="unlimited"), 0, space) == 0
+    game.houses[space] = 4  # the next building is the apartment: the houses do not matter
+    assert core.why_not_build(game, t, 0, space) == 0
+    game.supply[1] = 0
+    assert refusal(core.why_not_build(game, t, 0, space)) == "no_apartments_left"
+    game.mortgaged[space] = 1
+    assert refusal(core.why_not_build(game, t, 0, space)) == "mortgaged"
+    assert refusal(core.why_not_build(game, t, 0, BOARD.transports[0])) == "not_owner"
+    game.owner[BOARD.transports[0]] = 0
+    assert refusal(core.why_not_build(game, t, 0, BOARD.transports[0])) == "not_a_street"
+
+
+def test_decision5_a_monopolist_may_not_mortgage_a_street_that_breaks_a_built_monopoly():
+    game = Board([MONOPOLIST, COMPETITOR])
+    t = tables()
+    for space in CHICAGO[:2]:
+        game.owner[space] = 0
+    assert core.why_not_mortgage(game, t, 0, CHICAGO[1]) == 0  # no buildings: allowed
+    game.houses[CHICAGO[0]] = 1
+    assert refusal(core.why_not_mortgage(game, t, 0, CHICAGO[1])) == "breaks_monopoly"
+    assert refusal(core.why_not_mortgage(game, t, 0, CHICAGO[0])) == "buildings_stand"
+    game.owner[CHICAGO[2]] = 0  # a third street keeps the monopoly
+    assert core.why_not_mortgage(game, t, 0, CHICAGO[1]) == 0
+
+
+def test_decision7_mortgage_raises_half_the_price_and_redeeming_costs_55_percent():
+    game = Board([COMPETITOR, MONOPOLIST], cash=[76, 1000])
+    t = tables()
+    space = CHICAGO[2]  # price $160
+    game.owner[space] = 0
+    core.mortgage(game, t, 0, space)
+    assert game.log == [("mortgages", 0, space, 80)]
+    game.mortgaged[space] = 1
+    assert refusal(core.why_not_mortgage(game, t, 0, space)) == "already_mortgaged"
+    assert refusal(core.why_not_redeem(game, t, 0, space)) == "short_of_cash"  # $88 due
+    game.cash[0] = 88
+    assert core.why_not_redeem(game, t, 0, space) == 0
+    game.log.clear()
+    core.redeem(game, t, 0, space)
+    assert game.log == [("redeems", 0, space, 88)]
+
+
+@pytest.mark.parametrize(("role", "refund"), [(COMPETITOR, 250), (MONOPOLIST, 200)])
+def test_decision6_selling_an_apartment_leaves_the_street_bare_for_half_of_all_paid(role, refund):
+    # half of 5 house prices (Competitor) or of 4 (Monopolist)
+    game = Board([role, COMPETITOR])
+    space = CHICAGO[0]
+    game.owner[space] = 0
+    game.apartment[space] = 1
+    core.sell_building(game, tables(), 0, space)
+    assert game.log == [("sells_building", 0, space, 0, 0, refund)]
+
+
+def test_decision6_a_house_sells_back_for_half_its_cost():
+    game = Board([COMPETITOR, MONOPOLIST])
+    space = CHICAGO[0]
+    game.owner[space] = 0
+    game.houses[space] = 2
+    core.sell_building(game, tables(), 0, space)
+    assert game.log == [("sells_building", 0, space, 1, 0, 50)]
+
+
+def test_decision9_raising_money_pays_the_debt_once_the_cash_is_there():
+    game = Board([COMPETITOR, MONOPOLIST], cash=[30, 1000])
+    t = tables()
+    game.owner[BOARD.transports[0]] = 0
+    game.debts.append((0, 1, 100))
+    game.raising = 0
+    game.then = core.THENS.index("after_move")
+    core.mortgage(game, t, 0, BOARD.transports[0])  # raises $100 on the recorder's books
+    assert ("paid", 0, 100) not in game.log  # $30: still short
+    game.cash[0] = 130
+    core.after_raise(game, t)
+    assert game.log[-2:] == [("paid", 0, 100), ("after_move",)]
+
+
+@pytest.mark.parametrize("percent_chosen", [0, 1])
+def test_decision1_income_tax_owes_the_amount_chosen(percent_chosen):
+    # Competitor: 10 % of cash + 10 % of unmortgaged titles at price + 10 % of improvements
+    game = Board([COMPETITOR, MONOPOLIST], cash=[1000, 1000])
+    t = tables()
+    game.owner[CHICAGO[0]] = 0  # $140, 2 houses ($200)
+    game.houses[CHICAGO[0]] = 2
+    game.owner[CHICAGO[1]] = 0  # mortgaged: not counted
+    game.mortgaged[CHICAGO[1]] = 1
+    percent = (10 * 1000 + 10 * 140 + 10 * 200 + 50) // 100
+    assert core.income_tax_percent(game, t, 0) == percent
+    core.income_tax(game, t, 0, percent_chosen)
+    amount = percent if percent_chosen else 200
+    assert game.log == [
+        ("tax_chosen", 0, 200, percent, percent_chosen),
+        ("owes", 0, NOBODY, amount, "income_tax", BOARD.income_tax_space),
+        ("paid", 0, amount),
+        ("after_move",),
+    ]
+
+
+def test_decision3_only_a_held_player_pays_the_fine_and_only_from_cash():
+    game = Board([COMPETITOR, MONOPOLIST], cash=[49, 1000])
+    t = tables()
+    assert refusal(core.why_not_pay_fine(game, t, 0)) == "not_held"
+    game.held.add(0)
+    assert refusal(core.why_not_pay_fine(game, t, 0)) == "short_of_cash"
+    game.cash[0] = 50
+    assert core.why_not_pay_fine(game, t, 0) == 0
+
+
+def trade(game, partner, give=(), get=(), pay=0, standing=0):
+    game.trades[standing] = (partner, list(give), list(get), pay)
+
+
+def test_decision8_a_trade_lists_titles_each_once_bare_and_owned_by_its_side():
+    game = Board([COMPETITOR, MONOPOLIST, COMPETITOR], cash=[100, 100, 100])
+    t = tables()
+    game.owner[CHICAGO[0]] = 0
+    game.owner[NEW_YORK[0]] = 1
+    trade(game, 1, pay=50)
+    assert refusal(core.why_not_trade(game, t, 0)) == "no_titles"  # cash alone: a loan
+    trade(game, 0, give=[CHICAGO[0]])
+    assert refusal(core.why_not_trade(game, t, 0)) == "no_partner"
+    game.out.add(2)
+    trade(game, 2, give=[CHICAGO[0]])
+    assert refusal(core.why_not_trade(game, t, 0)) == "no_partner"
+    trade(game, 1, give=[CHICAGO[0], CHICAGO[0]])
+    assert refusal(core.why_not_trade(game, t, 0)) == "listed_twice"
+    trade(game, 1, give=[CHICAGO[0]], get=[NEW_YORK[0], CHICAGO[1]])
+    code = core.why_not_trade(game, t, 0)
+    assert refusal(code) == "trade_not_owner"
+    assert core.refused_at(code) == 2 * 1 + 1  # the second title asked for
+    game.houses[CHICAGO[0]] = 1
+    trade(game, 1, give=[CHICAGO[0]], get=[NEW_YORK[0]])
+    code = core.why_not_trade(game, t, 0)
+    assert refusal(code) == "trade_buildings"
+    assert core.refused_at(code) == 0
+    game.houses[CHICAGO[0]] = 0
+    assert core.why_not_trade(game, t, 0) == 0
+    trade(game, 1, give=[CHICAGO[0]], get=[NEW_YORK[0]], pay=101)
+    assert refusal(core.why_not_trade(game, t, 0)) == "proposer_short"  # rule 26
+    trade(game, 1, give=[CHICAGO[0]], get=[NEW_YORK[0]], pay=-101)
+    assert refusal(core.why_not_trade(game, t, 0)) == "partner_short"
+
+
+def test_decision5_a_trade_may_not_break_a_monopolists_built_monopoly():
+    game = Board([COMPETITOR, MONOPOLIST])
+    t = tables()
+    for space in CHICAGO[:2]:
+        game.owner[space] = 1
+    game.houses[CHICAGO[0]] = 1
+    trade(game, 1, get=[CHICAGO[1]])
+    code = core.why_not_trade(game, t, 0)
+    assert refusal(code) == "trade_breaks_monopoly"
+    assert core.refused_at(code) == 1  # the first title asked for, on the partner's side
+
+
+def test_rule23_an_accepted_trade_moves_the_titles_and_the_cash():
+    game = Board([COMPETITOR, MONOPOLIST])
+    trade(game, 1, give=[CHICAGO[0]], get=[NEW_YORK[0]], pay=-30, standing=1)
+    core.answer_trade(game, tables(), 1)
+    assert game.log == [
+        ("trade_answered", 1),
+        ("transfer_title", CHICAGO[0], 1),
+        ("transfer_title", NEW_YORK[0], 0),
+        ("pays", 1, 0, 30, "trade"),  # a negative pay: the partner pays
+    ]
+    game.log.clear()
+    core.answer_trade(game, tables(), 0)
+    assert game.log == [("trade_answered", 0)]  # declined: nothing moves

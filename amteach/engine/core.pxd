@@ -38,6 +38,11 @@ cdef int END_GAME_A, END_GAME_B, END_TWO_HOUR, END_ROUND_CAP
 cdef int THEN_NONE, THEN_AFTER_MOVE, THEN_RELEASED
 cdef int R_MORTGAGED, R_PRISON, R_APARTMENT, R_HOUSES, R_BARE, R_SINGLE, R_MONOPOLY
 cdef int R_MONOPOLY_HOUSES, R_TRANSPORT_COMPETITOR, R_TRANSPORT_MONOPOLIST, R_UTILITY
+cdef int OK, NOT_OWNER, NOT_A_STREET, MORTGAGED, NO_MONOPOLY, FULL, NO_APARTMENTS_LEFT
+cdef int NO_HOUSES_LEFT, SHORT_OF_CASH, NO_BUILDINGS, ALREADY_MORTGAGED, BUILDINGS_STAND
+cdef int BREAKS_MONOPOLY, NOT_MORTGAGED, NOT_HELD, NO_PARTNER, NO_TITLES, LISTED_TWICE
+cdef int TRADE_NOT_OWNER, TRADE_BUILDINGS, TRADE_BREAKS_MONOPOLY, PROPOSER_SHORT
+cdef int PARTNER_SHORT, REFUSAL_AT
 
 
 cdef class Tables:
@@ -131,6 +136,35 @@ cpdef long long tax_percent(Tables t, int role, long long cash, long long prop,
 # the transitions, written once over `Steps`, the primitive steps Game and the kernel's G each
 # implement (core.py says why every step is an int with `except -1`)
 cdef class Steps:
+    # the player's actions
+    cpdef int houses_on(self, int space) except -1
+    cpdef int has_apartment(self, int space) except -1
+    cpdef int is_mortgaged(self, int space) except -1
+    cpdef int streets_held(self, int p, int city) except -1
+    cpdef int houses_left(self) except? -1
+    cpdef int apartments_left(self) except? -1
+    cpdef int seat_held(self, int q) except -1
+    cpdef int raiser(self) except -2
+    cpdef int offered(self) except -2
+    cpdef int trade_partner(self, int standing) except -2
+    cpdef int trade_titles(self, int standing, int side) except -1
+    cpdef int trade_title(self, int standing, int side, int i) except? -1
+    cpdef long long trade_pay(self, int standing) except? -1
+    cpdef int buys(self, int p, int space, int price) except -1
+    cpdef int declines(self, int p, int space) except -1
+    cpdef int builds(self, int p, int space, int houses, int apartment, int cost) except -1
+    cpdef int sells_building(self, int p, int space, int houses, int apartment,
+                             int refund) except -1
+    cpdef int mortgages(self, int p, int space, int amount) except -1
+    cpdef int redeems(self, int p, int space, int amount) except -1
+    cpdef int tax_chosen(self, int p, long long flat, long long percent,
+                         int percent_chosen) except -1
+    cpdef int pays_treasury(self, int p, int amount, int reason, int space) except -1
+    cpdef int leaves_hold(self, int p, int by_doubles) except -1
+    cpdef int trade_answered(self, int accepted) except -1
+    cpdef int transfer_title(self, int space, int to) except -1
+    cpdef int pays(self, int payer, int payee, long long amount, int reason) except -1
+    # the turn, the landings, the debts and the end
     cpdef int seats(self) except -1
     cpdef int seat_role(self, int q) except -1
     cpdef int seat_out(self, int q) except -1
@@ -204,3 +238,31 @@ cpdef int start_final(Steps game, Tables t, int reason) except -1
 cpdef int next_final(Steps game, Tables t) except -1
 cpdef int settle(Steps game, Tables t, int then) except -1
 cpdef int go_bankrupt(Steps game, Tables t, int d, int creditor, long long debt) except -1
+
+# the player's actions and their legality
+cpdef int refusal_code(int refusal) noexcept
+cpdef int refused_at(int refusal) noexcept
+cpdef int is_monopolized(Steps game, Tables t, int p, int city) except -1
+cpdef int breaks_built_monopoly(Steps game, Tables t, int p, int city,
+                                unsigned long long leaving) except -1
+cpdef int why_not_buy(Steps game, Tables t, int p) except -1
+cpdef int why_not_pay_fine(Steps game, Tables t, int p) except -1
+cpdef int why_not_build(Steps game, Tables t, int p, int space) except -1
+cpdef int why_not_sell_building(Steps game, Tables t, int p, int space) except -1
+cpdef int why_not_mortgage(Steps game, Tables t, int p, int space) except -1
+cpdef int why_not_redeem(Steps game, Tables t, int p, int space) except -1
+cpdef int trade_possible(Steps game, Tables t, int p) except -1
+cpdef int why_not_trade(Steps game, Tables t, int p) except -1
+cpdef int buy_title(Steps game, Tables t, int p) except -1
+cpdef int decline_title(Steps game, Tables t, int p) except -1
+cpdef int pay_fine(Steps game, Tables t, int p) except -1
+cpdef int build(Steps game, Tables t, int p, int space) except -1
+cpdef int sell_building(Steps game, Tables t, int p, int space) except -1
+cpdef int mortgage(Steps game, Tables t, int p, int space) except -1
+cpdef int redeem(Steps game, Tables t, int p, int space) except -1
+cpdef int after_raise(Steps game, Tables t) except -1
+cpdef long long taxed_property(Steps game, Tables t, int p) except? -1
+cpdef long long taxed_improvements(Steps game, Tables t, int p) except? -1
+cpdef long long income_tax_percent(Steps game, Tables t, int p) except? -1
+cpdef int income_tax(Steps game, Tables t, int p, int percent_chosen) except -1
+cpdef int answer_trade(Steps game, Tables t, int accepted) except -1

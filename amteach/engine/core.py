@@ -32,7 +32,7 @@ import cython
 
 from amteach.engine import board as engine_board
 from amteach.engine.board import CARD_EFFECTS, KINDS
-from amteach.engine.terms import PaymentReason
+from amteach.engine.terms import PaymentReason, Phase
 
 # compiled (the extension) or plain Python (this file run as it is)
 COMPILED = cython.compiled
@@ -559,6 +559,190 @@ def tax_percent(
 class Steps:
     """The primitive steps of the transitions, which `Game` and the kernel's `G` each
     implement on their own state. The methods here are the interface and do nothing."""
+
+    # -- the player's actions: questions
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def houses_on(self, space: cython.int) -> cython.int:
+        """How many houses stand on the street on `space`."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def has_apartment(self, space: cython.int) -> cython.int:
+        """1 when an apartment stands on the street on `space`, else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def is_mortgaged(self, space: cython.int) -> cython.int:
+        """1 when the title on `space` is mortgaged, else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def streets_held(self, p: cython.int, city: cython.int) -> cython.int:
+        """How many unmortgaged streets of `city` (a city code) p owns (decision 5 counts
+        them)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def houses_left(self) -> cython.int:
+        """The houses the Treasury has (below zero with an unlimited supply)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def apartments_left(self) -> cython.int:
+        """The apartments the Treasury has (below zero with an unlimited supply)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def seat_held(self, q: cython.int) -> cython.int:
+        """1 when seat q is held in Prison or Price War, else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def raiser(self) -> cython.int:
+        """The seat raising money for a debt (the RAISE phase); NOBODY in any other phase."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def offered(self) -> cython.int:
+        """The space of the title offered for purchase (the BUY phase)."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-2, check=False)
+    def trade_partner(self, standing: cython.int) -> cython.int:
+        """The seat a trade is with: the offer standing (`standing` 1, the TRADE_ANSWER
+        phase) or the trade being weighed for legality (0)."""
+        return NOBODY
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def trade_titles(self, standing: cython.int, side: cython.int) -> cython.int:
+        """How many titles that trade gives (side 0: the proposer's) or asks for (side 1)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def trade_title(self, standing: cython.int, side: cython.int, i: cython.int) -> cython.int:
+        """The i-th title of that side of the trade (as listed; may be off the board)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=True)
+    def trade_pay(self, standing: cython.int) -> cython.longlong:
+        """The cash of that trade (positive: the proposer pays the partner)."""
+        return 0
+
+    # -- the player's actions: what they change
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def buys(self, p: cython.int, space: cython.int, price: cython.int) -> cython.int:
+        """p pays `price` to the Treasury and owns the title offered on `space`."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def declines(self, p: cython.int, space: cython.int) -> cython.int:
+        """p does not buy the title offered on `space`."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def builds(
+        self,
+        p: cython.int,
+        space: cython.int,
+        houses: cython.int,
+        apartment: cython.int,
+        cost: cython.int,
+    ) -> cython.int:
+        """p pays `cost` to the Treasury and the street on `space` holds `houses` and
+        `apartment` from now on, the supply giving or taking back the difference."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def sells_building(
+        self,
+        p: cython.int,
+        space: cython.int,
+        houses: cython.int,
+        apartment: cython.int,
+        refund: cython.int,
+    ) -> cython.int:
+        """The Treasury pays p `refund` for one building, and the street on `space` holds
+        `houses` and `apartment` from now on, the supply taking back the difference."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def mortgages(self, p: cython.int, space: cython.int, amount: cython.int) -> cython.int:
+        """The title on `space` is mortgaged and the Treasury pays p `amount`."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def redeems(self, p: cython.int, space: cython.int, amount: cython.int) -> cython.int:
+        """p pays `amount` to the Treasury and the title on `space` is no longer mortgaged."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def tax_chosen(
+        self,
+        p: cython.int,
+        flat: cython.longlong,
+        percent: cython.longlong,
+        percent_chosen: cython.int,
+    ) -> cython.int:
+        """p chose how to pay the income tax (the percentage when `percent_chosen`), the two
+        amounts being `flat` and `percent` (the debt is queued next)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def pays_treasury(
+        self, p: cython.int, amount: cython.int, reason: cython.int, space: cython.int
+    ) -> cython.int:
+        """p pays `amount` to the Treasury from cash at once (no debt queued), for `reason`
+        (a `PAYMENTS` code), on `space` (NO_SPACE: none)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def leaves_hold(self, p: cython.int, by_doubles: cython.int) -> cython.int:
+        """p is held no longer: by paying the fine, or by throwing doubles (`by_doubles`)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def trade_answered(self, accepted: cython.int) -> cython.int:
+        """The partner answers the offer standing; the proposer decides again, in the phase
+        the offer was made in (the titles and cash move next)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def transfer_title(self, space: cython.int, to: cython.int) -> cython.int:
+        """The title on `space` goes to seat `to` as it is (a trade)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def pays(
+        self, payer: cython.int, payee: cython.int, amount: cython.longlong, reason: cython.int
+    ) -> cython.int:
+        """`payer` pays `amount` of cash to `payee` at once, for `reason` (a `PAYMENTS`
+        code)."""
+        return 0
 
     # -- questions
     @cython.ccall
@@ -1273,3 +1457,484 @@ def next_final(game: Steps, t: Tables) -> cython.int:
                 best = p
                 best_cash = cash
     return game.finish(best, game.final_cause())
+
+
+# -- the player's actions ----------------------------------------------------------------------
+# Each action a player takes (buy, build, sell, mortgage, redeem, the income tax, the fine, a
+# trade answered) and its legality, written once over `Steps`. A legality function returns 0
+# when the action is allowed, else a refusal code (a position in `REFUSALS`), which
+# `amteach.engine.refusals` turns into the sentence a player reads; the kernel only asks
+# whether it is 0. Each refusal is checked in the order a player is told of it.
+
+# The kinds of choice each phase allows, before the state is looked at (the engine's names:
+# `amteach.engine.terms.Phase` and `amteach.engine.choices.CHOICE_KINDS`). The refusals and
+# `Game`'s legal choices read it as it is; the kernel makes it a table of its codes.
+PHASE_KINDS = {
+    Phase.PRE_ROLL: (
+        "roll",
+        "pay_fine",
+        "build",
+        "sell_building",
+        "mortgage",
+        "redeem",
+        "trade",
+        "end_game",
+    ),
+    Phase.POST_ROLL: (
+        "build",
+        "sell_building",
+        "mortgage",
+        "redeem",
+        "trade",
+        "end_turn",
+        "end_game",
+    ),
+    Phase.BUY: ("buy", "decline", "sell_building", "mortgage"),
+    Phase.INCOME_TAX: ("income_tax",),
+    Phase.RAISE: ("sell_building", "mortgage"),
+    Phase.TRADE_ANSWER: ("accept", "reject"),
+    Phase.FINAL_ADJUST: ("build", "sell_building", "mortgage", "redeem", "end_turn"),
+    Phase.OVER: (),
+}
+
+REFUSALS = (
+    "",  # allowed
+    "not_owner",  # the player does not own the title
+    "not_a_street",  # buildings go on streets only
+    "mortgaged",  # a mortgaged street is redeemed before it is built on
+    "no_monopoly",  # a Monopolist builds only in a monopolized city
+    "full",  # the street has its apartment, the most it can hold
+    "no_apartments_left",
+    "no_houses_left",
+    "short_of_cash",  # rule 26: no borrowing
+    "no_buildings",  # nothing to sell
+    "already_mortgaged",
+    "buildings_stand",  # buildings are sold before the title is mortgaged
+    "breaks_monopoly",  # a Monopolist's built-up city would fall below a monopoly
+    "not_mortgaged",  # nothing to redeem
+    "not_held",  # only a held player pays the fine
+    "no_partner",  # a trade is with another player still in the game
+    "no_titles",  # a trade without titles would be a loan
+    "listed_twice",
+    "trade_not_owner",  # a side does not own a title it lists
+    "trade_buildings",  # only bare titles are traded
+    "trade_breaks_monopoly",
+    "proposer_short",  # the proposer has not the cash the trade pays
+    "partner_short",  # the partner has not the cash the trade asks
+)
+OK = 0
+NOT_OWNER = REFUSALS.index("not_owner")
+NOT_A_STREET = REFUSALS.index("not_a_street")
+MORTGAGED = REFUSALS.index("mortgaged")
+NO_MONOPOLY = REFUSALS.index("no_monopoly")
+FULL = REFUSALS.index("full")
+NO_APARTMENTS_LEFT = REFUSALS.index("no_apartments_left")
+NO_HOUSES_LEFT = REFUSALS.index("no_houses_left")
+SHORT_OF_CASH = REFUSALS.index("short_of_cash")
+NO_BUILDINGS = REFUSALS.index("no_buildings")
+ALREADY_MORTGAGED = REFUSALS.index("already_mortgaged")
+BUILDINGS_STAND = REFUSALS.index("buildings_stand")
+BREAKS_MONOPOLY = REFUSALS.index("breaks_monopoly")
+NOT_MORTGAGED = REFUSALS.index("not_mortgaged")
+NOT_HELD = REFUSALS.index("not_held")
+NO_PARTNER = REFUSALS.index("no_partner")
+NO_TITLES = REFUSALS.index("no_titles")
+LISTED_TWICE = REFUSALS.index("listed_twice")
+TRADE_NOT_OWNER = REFUSALS.index("trade_not_owner")
+TRADE_BUILDINGS = REFUSALS.index("trade_buildings")
+TRADE_BREAKS_MONOPOLY = REFUSALS.index("trade_breaks_monopoly")
+PROPOSER_SHORT = REFUSALS.index("proposer_short")
+PARTNER_SHORT = REFUSALS.index("partner_short")
+# A trade's refusal about one listed title also says which: the code plus REFUSAL_AT times
+# (2 * its position in its list + its side), which `refused_at` reads back.
+REFUSAL_AT = 256
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def refusal_code(refusal: cython.int) -> cython.int:
+    """The `REFUSALS` code of a refusal (without the title a trade's refusal points at)."""
+    return refusal % REFUSAL_AT
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def refused_at(refusal: cython.int) -> cython.int:
+    """For a trade's refusal about one title: 2 * its position in its list + its side."""
+    return refusal // REFUSAL_AT
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def is_monopolized(game: Steps, t: Tables, p: cython.int, city: cython.int) -> cython.int:
+    """Decision 5: a Monopolist's city is monopolized while they own monopoly_streets
+    unmortgaged streets of it. 1 when it is, else 0."""
+    if game.seat_role(p) != MONOPOLIST:
+        return 0
+    return 1 if game.streets_held(p, city) >= t.monopoly_streets else 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def breaks_built_monopoly(
+    game: Steps, t: Tables, p: cython.int, city: cython.int, leaving: cython.ulonglong
+) -> cython.int:
+    """Rule 10 and decision 5: would losing the titles in `leaving` (a bit per space) take a
+    city where p has buildings below a monopoly? 1 when it would, else 0."""
+    i: cython.int
+    sp: cython.int
+    keep: cython.int = 0
+    built: cython.int = 0
+    for i in range(t.city_size[city]):
+        sp = t.city_member[city][i]
+        if game.title_owner(sp) == p and (game.houses_on(sp) or game.has_apartment(sp)):
+            built = 1
+            break
+    if not built:
+        return 0
+    for i in range(t.city_size[city]):
+        sp = t.city_member[city][i]
+        if game.title_owner(sp) == p and not game.is_mortgaged(sp) and not (leaving >> sp) & 1:
+            keep += 1
+    return 1 if keep < t.monopoly_streets else 0
+
+
+# -- what is legal
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def why_not_buy(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """Rule 9 and rule 26: p buys the title offered at its price, from cash."""
+    if game.cash_of(p) < t.price[game.offered()]:
+        return SHORT_OF_CASH
+    return OK
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def why_not_pay_fine(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """Decision 3 and rule 26: a held player may pay the fine, from cash."""
+    if not game.seat_held(p):
+        return NOT_HELD
+    if game.cash_of(p) < t.fine:
+        return SHORT_OF_CASH
+    return OK
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def why_not_build(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """Rule 11, rule 10 with decision 5, the supply and rule 26: p builds on a street p owns,
+    unmortgaged; a Monopolist only in a monopolized city; houses up to the role's maximum, then
+    an apartment in their place, while the Treasury has one; paid from cash."""
+    role: cython.int
+    if game.title_owner(space) != p:
+        return NOT_OWNER
+    if t.kind[space] != K_STREET:
+        return NOT_A_STREET
+    if game.is_mortgaged(space):
+        return MORTGAGED
+    role = game.seat_role(p)
+    # decision 5 (is_monopolized, with the role already in hand)
+    if role == MONOPOLIST and game.streets_held(p, t.city[space]) < t.monopoly_streets:
+        return NO_MONOPOLY
+    if game.has_apartment(space):
+        return FULL
+    if next_is_apartment(t, role, game.houses_on(space)):
+        if not t.unlimited_supply and game.apartments_left() <= 0:
+            return NO_APARTMENTS_LEFT
+    elif not t.unlimited_supply and game.houses_left() <= 0:
+        return NO_HOUSES_LEFT
+    if game.cash_of(p) < t.house_cost[space]:
+        return SHORT_OF_CASH
+    return OK
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def why_not_sell_building(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """Rule 13: p sells a building from a street p owns."""
+    if game.title_owner(space) != p:
+        return NOT_OWNER
+    if not (game.houses_on(space) or game.has_apartment(space)):
+        return NO_BUILDINGS
+    return OK
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def why_not_mortgage(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """Rule 12 and decision 7: p mortgages a title p owns, bare of buildings, that is not
+    mortgaged yet; a Monopolist not while that would break a built-up monopoly."""
+    if game.title_owner(space) != p:
+        return NOT_OWNER
+    if game.is_mortgaged(space):
+        return ALREADY_MORTGAGED
+    if game.houses_on(space) or game.has_apartment(space):
+        return BUILDINGS_STAND
+    if (
+        game.seat_role(p) == MONOPOLIST
+        and t.kind[space] == K_STREET
+        and breaks_built_monopoly(
+            game, t, p, t.city[space], cython.cast(cython.ulonglong, 1) << space
+        )
+    ):
+        return BREAKS_MONOPOLY
+    return OK
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def why_not_redeem(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """Rule 12 and rule 26: p redeems a mortgaged title p owns, paying the redeem price from
+    cash."""
+    if game.title_owner(space) != p:
+        return NOT_OWNER
+    if not game.is_mortgaged(space):
+        return NOT_MORTGAGED
+    if game.cash_of(p) < redeem_value(t, space):
+        return SHORT_OF_CASH
+    return OK
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def trade_possible(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """Could p propose any trade? Another player is in the game and a bare title is owned by
+    p or by a player still in. 1 when so, else 0."""
+    q: cython.int
+    i: cython.int
+    sp: cython.int
+    owner: cython.int
+    others: cython.int = 0
+    for q in range(game.seats()):
+        if q != p and not game.seat_out(q):
+            others += 1
+    if others == 0:
+        return 0
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        owner = game.title_owner(sp)
+        if owner == NOBODY or game.houses_on(sp) or game.has_apartment(sp):
+            continue
+        if owner == p or not game.seat_out(owner):
+            return 1
+    return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def why_not_trade(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """Rule 23, decision 8 and rule 26: the trade p weighs (`Steps.trade_...` of standing 0)
+    is with another player still in; it lists at least one title (cash alone would be a
+    loan), none twice, each owned by its side and bare of buildings; it breaks no
+    Monopolist's built-up monopoly; each side has the cash it pays. A refusal about one title
+    says which (`refused_at`)."""
+    q: cython.int = game.trade_partner(0)
+    side: cython.int
+    who: cython.int
+    n: cython.int
+    i: cython.int
+    j: cython.int
+    sp: cython.int
+    pay: cython.longlong
+    leaving: cython.ulonglong
+    if not (0 <= q < game.seats()) or q == p or game.seat_out(q):
+        return NO_PARTNER
+    if game.trade_titles(0, 0) == 0 and game.trade_titles(0, 1) == 0:
+        return NO_TITLES
+    for side in range(2):
+        n = game.trade_titles(0, side)
+        for i in range(n):
+            sp = game.trade_title(0, side, i)
+            for j in range(i):
+                if game.trade_title(0, side, j) == sp:
+                    return LISTED_TWICE
+    for side in range(2):
+        who = p if side == 0 else q
+        n = game.trade_titles(0, side)
+        leaving = 0
+        for i in range(n):
+            sp = game.trade_title(0, side, i)
+            if not (0 <= sp < t.n_spaces) or game.title_owner(sp) != who:
+                return TRADE_NOT_OWNER + REFUSAL_AT * (2 * i + side)
+            if game.houses_on(sp) or game.has_apartment(sp):
+                return TRADE_BUILDINGS + REFUSAL_AT * (2 * i + side)
+            leaving |= cython.cast(cython.ulonglong, 1) << sp
+        if game.seat_role(who) == MONOPOLIST:
+            for i in range(n):
+                sp = game.trade_title(0, side, i)
+                if t.kind[sp] == K_STREET and breaks_built_monopoly(
+                    game, t, who, t.city[sp], leaving
+                ):
+                    return TRADE_BREAKS_MONOPOLY + REFUSAL_AT * (2 * i + side)
+    pay = game.trade_pay(0)
+    if pay > 0 and game.cash_of(p) < pay:
+        return PROPOSER_SHORT
+    if pay < 0 and game.cash_of(q) < -pay:
+        return PARTNER_SHORT
+    return OK
+
+
+# -- what the actions do
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def buy_title(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """Rule 9: p buys the title offered at its price; the turn goes on."""
+    space: cython.int = game.offered()
+    game.buys(p, space, t.price[space])
+    return game.after_move()
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def decline_title(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """Rule 9: p does not buy the title offered; the turn goes on."""
+    game.declines(p, game.offered())
+    return game.after_move()
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def pay_fine(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """Decision 3: a held player pays the fine before throwing and is held no longer."""
+    game.pays_treasury(p, t.fine, P_FINE, NO_SPACE)
+    return game.leaves_hold(p, 0)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def build(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """Rule 11: one more building on a street, at its house cost: a house, or, once the
+    owner's role has its maximum of houses there, an apartment in their place (the houses go
+    back to the supply)."""
+    houses: cython.int = game.houses_on(space)
+    if next_is_apartment(t, game.seat_role(game.title_owner(space)), houses):
+        return game.builds(p, space, 0, 1, t.house_cost[space])
+    return game.builds(p, space, houses + 1, 0, t.house_cost[space])
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def sell_building(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """Rule 13 and decision 6: sell one building back to the Treasury at the sell-back
+    percentage (the apartment first, for part of everything paid for the street; else a
+    house); a player raising money may then pay the debt."""
+    houses: cython.int = game.houses_on(space)
+    apartment: cython.int = game.has_apartment(space)
+    refund: cython.int = building_sale_value(
+        t, space, game.seat_role(game.title_owner(space)), houses, apartment
+    )
+    if apartment:
+        game.sells_building(p, space, houses, 0, refund)
+    else:
+        game.sells_building(p, space, houses - 1, 0, refund)
+    return after_raise(game, t)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def mortgage(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """Rule 12: the Treasury lends the mortgage percentage of the title's price; a player
+    raising money may then pay the debt."""
+    game.mortgages(p, space, mortgage_value(t, space))
+    return after_raise(game, t)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def redeem(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+    """Rule 12: redeeming costs the redeem percentage of the title's price."""
+    return game.redeems(p, space, redeem_value(t, space))
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def after_raise(game: Steps, t: Tables) -> cython.int:
+    """Decision 9: once a player raising money has the cash for the first debt, the debts are
+    paid, and what was to follow them follows."""
+    d: cython.int = game.raiser()
+    if d != NOBODY and game.cash_of(d) >= game.first_debt():
+        return settle(game, t, game.take_then())
+    return 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=True)
+def taxed_property(game: Steps, t: Tables, p: cython.int) -> cython.longlong:
+    """Decision 1: p's unmortgaged titles at their price."""
+    total: cython.longlong = 0
+    i: cython.int
+    sp: cython.int
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        if game.title_owner(sp) == p and not game.is_mortgaged(sp):
+            total += t.price[sp]
+    return total
+
+
+@cython.ccall
+@cython.exceptval(-1, check=True)
+def taxed_improvements(game: Steps, t: Tables, p: cython.int) -> cython.longlong:
+    """Decision 1: what was paid for the buildings on p's unmortgaged titles."""
+    total: cython.longlong = 0
+    i: cython.int
+    sp: cython.int
+    role: cython.int = game.seat_role(p)
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        if game.title_owner(sp) == p and not game.is_mortgaged(sp):
+            total += buildings_paid(t, sp, role, game.houses_on(sp), game.has_apartment(sp))
+    return total
+
+
+@cython.ccall
+@cython.exceptval(-1, check=True)
+def income_tax_percent(game: Steps, t: Tables, p: cython.int) -> cython.longlong:
+    """Decision 1: the income tax's percentage amount for p now."""
+    return tax_percent(
+        t,
+        game.seat_role(p),
+        game.cash_of(p),
+        taxed_property(game, t, p),
+        taxed_improvements(game, t, p),
+    )
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def income_tax(game: Steps, t: Tables, p: cython.int, percent_chosen: cython.int) -> cython.int:
+    """Decision 1: p owes the flat income tax or the percentage, as p chose; the debt is paid
+    and the turn goes on."""
+    flat: cython.longlong = t.income_tax_flat
+    percent: cython.longlong = income_tax_percent(game, t, p)
+    game.tax_chosen(p, flat, percent, percent_chosen)
+    game.owes(p, NOBODY, percent if percent_chosen else flat, P_INCOME_TAX, t.income_tax_space)
+    return settle(game, t, THEN_AFTER_MOVE)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def answer_trade(game: Steps, t: Tables, accepted: cython.int) -> cython.int:
+    """Rule 23: the partner accepts or declines the offer standing; accepted, the titles
+    change hands as they are and the cash is paid."""
+    p: cython.int = game.current_seat()
+    q: cython.int = game.trade_partner(1)
+    i: cython.int
+    pay: cython.longlong
+    game.trade_answered(accepted)
+    if not accepted:
+        return 0
+    for i in range(game.trade_titles(1, 0)):
+        game.transfer_title(game.trade_title(1, 0, i), q)
+    for i in range(game.trade_titles(1, 1)):
+        game.transfer_title(game.trade_title(1, 1, i), p)
+    pay = game.trade_pay(1)
+    if pay > 0:
+        game.pays(p, q, pay, P_TRADE)
+    elif pay < 0:
+        game.pays(q, p, -pay, P_TRADE)
+    return 0

@@ -33,7 +33,6 @@ from .refusals import (
     PHASE_KINDS,
     R_TURN,
     why_not,
-    why_not_title,
 )
 from .rules import RuleSet
 from .saves import from_save, replay, to_save
@@ -220,6 +219,22 @@ _STATE_FIELDS = (
 )
 
 
+# more than any cash: a trade's payment as the rules core reads it (a C long long compiled)
+_MOST_CASH = 2**62
+
+
+@lru_cache(maxsize=8)
+def _city_codes(board: Board) -> dict[str, int]:
+    """Each city's code in the rules' tables (its position among the board's cities)."""
+    return {city: k for k, city in enumerate(board.cities)}
+
+
+@lru_cache(maxsize=8)
+def _city_names(board: Board) -> tuple[str, ...]:
+    """The cities by their codes in the rules' tables."""
+    return tuple(board.cities)
+
+
 @lru_cache(maxsize=8)
 def _deck_positions(board: Board, role: int) -> dict[str, int]:
     """Each card's position in its role's deck (how the rules' tables number the cards)."""
@@ -229,7 +244,8 @@ def _deck_positions(board: Board, role: int) -> dict[str, int]:
 class Game(core.Steps):
     """One game of Anti-Monopoly, from its set-up and the decisions taken so far."""
 
-    __slots__ = _STATE_FIELDS
+    # `_weighed`: the trade whose legality the rules core is weighing (`trade_refusal`)
+    __slots__ = (*_STATE_FIELDS, "_weighed")
 
     # -- construction -------------------------------------------------------------------
     def __init__(self, setup: Setup, board: Board | None = None) -> None:
@@ -294,6 +310,7 @@ class Game(core.Steps):
         self.offer_phase = PRE_ROLL
         self.final_queue: deque[int] = deque()
         self.final_reason = ""
+        self._weighed: Trade | None = None
         self.winner: int | None = None
         self.end_reason: str | None = None
         self._begin_turn(0)
@@ -370,10 +387,8 @@ class Game(core.Steps):
 
     def is_monopolized(self, player: int, city: str) -> bool:
         """Decision 5: a monopolist's city is monopolized while they own enough unmortgaged streets."""
-        return (
-            self.roles[player] == MONOPOLIST
-            and self.monopoly_count(player, city) >= self.rules.monopoly_streets
-        )
+        code = _city_codes(self.board)[city]
+        return bool(core.is_monopolized(self, self.tables, player, code))
 
     def rent_for(self, space: int, dice_total: int | None = None) -> tuple[int, str, int]:
         """One landing's rent on an owned title now: (amount, basis, count). Zero when mortgaged,
@@ -427,12 +442,8 @@ class Game(core.Steps):
 
     def tax_options(self, player: int) -> TaxOptions:
         """Decision 1: both income-tax amounts, and the sums behind the percentage."""
-        prop = improvements = 0
-        prices = self.board.spaces
-        for s in self.board.titles:
-            if self.owner[s] == player and not self.mortgaged[s]:
-                prop += prices[s].price
-                improvements += self.buildings_paid(s)
+        prop = core.taxed_property(self, self.tables, player)
+        improvements = core.taxed_improvements(self, self.tables, player)
         role = self.roles[player]
         rates = self.rules.income_tax_percents(role)
         cash = self.cash[player]
@@ -535,7 +546,7 @@ class Game(core.Steps):
                 if self.targets(kind):
                     kinds.append(kind)
             elif kind == "trade":
-                if self._trade_possible():
+                if core.trade_possible(self, self.tables, self.actor):
                     kinds.append(kind)
             elif why_not(self, Choice(kind, "flat" if kind == "income_tax" else None)) is None:
                 kinds.append(kind)
@@ -554,25 +565,28 @@ class Game(core.Steps):
                 out.append(Choice(kind))
         return out
 
-    def _trade_possible(self) -> bool:
-        """Some other player is in the game and a bare title exists on one side."""
-        me = self.actor
-        sides = {me} | {p for p in self.alive() if p != me}
-        if len(sides) < 2:
-            return False
-        return any(
-            self.owner[s] in sides and not self.houses[s] and not self.apartment[s]
-            for s in self.board.titles
-        )
-
     def targets(self, kind: str) -> list[int]:
         """The titles on which `kind` (build, sell_building, mortgage, redeem) is legal now:
-        the actor's titles that `refusals.why_not_title` lets through."""
+        the actor's titles the rules core's legality lets through (`title_refusal`)."""
         if kind not in PHASE_KINDS[self.phase]:
             return []
-        actor, owner = self.actor, self.owner
+        actor, owner, why_not, t = self.actor, self.owner, _TITLE_RULES[kind], self.tables
         candidates = self.board.streets if kind in ("build", "sell_building") else self.board.titles
-        return [s for s in candidates if owner[s] == actor and why_not_title(self, kind, s) is None]
+        return [s for s in candidates if owner[s] == actor and not why_not(self, t, actor, s)]
+
+    def title_refusal(self, kind: str, space: int) -> int:
+        """Why the actor may not `kind` (build, sell_building, mortgage, redeem) the title on
+        `space`: a refusal code of the rules core (`core.REFUSALS`), 0 when allowed."""
+        return _TITLE_RULES[kind](self, self.tables, self.actor, space)
+
+    def trade_refusal(self, trade: Trade) -> int:
+        """Why the actor may not propose `trade` (its fields whole numbers): a refusal of the
+        rules core (`core.refusal_code`, `core.refused_at`), 0 when allowed."""
+        self._weighed = trade
+        try:
+            return core.why_not_trade(self, self.tables, self.actor)
+        finally:
+            self._weighed = None
 
     def legal(self) -> LegalChoices:
         """The legal choices as a lazy sequence: `.kinds` is cheap, the full list is built
@@ -759,6 +773,148 @@ class Game(core.Steps):
 
     # the steps of the transitions (core.Steps), with their events; each returns an int
     # (0 when it only acts), as the compiled interface requires
+    # the player's actions
+    def houses_on(self, space: int) -> int:
+        return self.houses[space]
+
+    def has_apartment(self, space: int) -> int:
+        return int(self.apartment[space])
+
+    def is_mortgaged(self, space: int) -> int:
+        return int(self.mortgaged[space])
+
+    def streets_held(self, p: int, city: int) -> int:
+        return self.monopoly_count(p, _city_names(self.board)[city])
+
+    def houses_left(self) -> int:
+        return self.supply_houses
+
+    def apartments_left(self) -> int:
+        return self.supply_apartments
+
+    def seat_held(self, q: int) -> int:
+        return int(self.held[q] != NOT_HELD)
+
+    def raiser(self) -> int:
+        return self.actor if self.phase == RAISE else NOBODY
+
+    def offered(self) -> int:
+        return self.pending_buy
+
+    def _trade(self, standing: int) -> Trade:
+        trade = self.offer if standing else self._weighed
+        assert trade is not None
+        return trade
+
+    def trade_partner(self, standing: int) -> int:
+        other = self._trade(standing).other
+        return other if 0 <= other < len(self.names) else NOBODY
+
+    def trade_titles(self, standing: int, side: int) -> int:
+        trade = self._trade(standing)
+        return len(trade.get if side else trade.give)
+
+    def trade_title(self, standing: int, side: int, i: int) -> int:
+        trade = self._trade(standing)
+        space = (trade.get if side else trade.give)[i]
+        # a number beyond a C int (for the compiled core) stands for itself as a space off
+        # the board
+        return space if -(2**31) <= space < 2**31 else len(self.board.spaces)
+
+    def trade_pay(self, standing: int) -> int:
+        pay = self._trade(standing).pay
+        return max(-_MOST_CASH, min(pay, _MOST_CASH))  # beyond any cash, within a C long long
+
+    def buys(self, p: int, space: int, price: int) -> int:
+        self.cash[p] -= price
+        self.treasury += price
+        self.owner[space] = p
+        self.pending_buy = NOBODY
+        self._emit(ev.Purchased(self.table, p, space, price))
+        return 0
+
+    def declines(self, p: int, space: int) -> int:
+        self._emit(ev.Declined(self.table, p, space))
+        self.pending_buy = NOBODY
+        return 0
+
+    def builds(self, p: int, space: int, houses: int, apartment: int, cost: int) -> int:
+        # the supply counts buildings not on the board; with an unlimited supply it may go
+        # below zero, and only the legality check (not this bookkeeping) looks at the limit
+        self.supply_houses += self.houses[space] - houses
+        self.supply_apartments += self.apartment[space] - apartment
+        self.houses[space] = houses
+        self.apartment[space] = bool(apartment)
+        self.cash[p] -= cost
+        self.treasury += cost
+        building = "apartment" if apartment else "house"
+        self._emit(ev.Built(self.table, p, space, building, cost))
+        return 0
+
+    def sells_building(self, p: int, space: int, houses: int, apartment: int, refund: int) -> int:
+        building = "apartment" if self.apartment[space] else "house"
+        self.supply_houses += self.houses[space] - houses
+        self.supply_apartments += self.apartment[space] - apartment
+        self.houses[space] = houses
+        self.apartment[space] = bool(apartment)
+        self.cash[p] += refund
+        self.treasury -= refund
+        self._emit(ev.BuildingSold(self.table, p, space, building, refund))
+        return 0
+
+    def mortgages(self, p: int, space: int, amount: int) -> int:
+        self.mortgaged[space] = True
+        self.cash[p] += amount
+        self.treasury -= amount
+        self._emit(ev.Mortgaged(self.table, p, space, amount))
+        return 0
+
+    def redeems(self, p: int, space: int, amount: int) -> int:
+        self.mortgaged[space] = False
+        self.cash[p] -= amount
+        self.treasury += amount
+        self._emit(ev.Redeemed(self.table, p, space, amount))
+        return 0
+
+    def tax_chosen(self, p: int, flat: int, percent: int, percent_chosen: int) -> int:
+        option = "percent" if percent_chosen else "flat"
+        self._emit(self._tax_event(ev.IncomeTaxChoice, p, option))
+        return 0
+
+    def pays_treasury(self, p: int, amount: int, reason: int, space: int) -> int:
+        self.cash[p] -= amount
+        self.treasury += amount
+        self._emit(ev.Payment(self.table, p, TREASURY, amount, PAYMENT_REASONS[reason], space))
+        return 0
+
+    def leaves_hold(self, p: int, by_doubles: int) -> int:
+        self.held[p] = NOT_HELD
+        self._emit(ev.LeftHold(self.table, p, "doubles" if by_doubles else "fine"))
+        return 0
+
+    def trade_answered(self, accepted: int) -> int:
+        trade = self._trade(1)
+        p = self.current
+        self._emit(
+            ev.TradeAnswered(
+                self.table, trade.other, p, bool(accepted), trade.give, trade.get, trade.pay
+            )
+        )
+        self.actor = p
+        self.phase = self.offer_phase
+        return 0
+
+    def transfer_title(self, space: int, to: int) -> int:
+        self.owner[space] = to
+        return 0
+
+    def pays(self, payer: int, payee: int, amount: int, reason: int) -> int:
+        self.cash[payer] -= amount
+        self.cash[payee] += amount
+        self._emit(ev.Payment(self.table, payer, payee, amount, PAYMENT_REASONS[reason]))
+        return 0
+
+    # the landings, the debts, the end of the game and the turn
     def seats(self) -> int:
         return len(self.names)
 
@@ -1083,19 +1239,10 @@ class Game(core.Steps):
             self._next_turn()
 
     def _do_buy(self, _: None) -> None:
-        p, space = self.current, self.pending_buy
-        price = self.board.spaces[space].price
-        self.cash[p] -= price
-        self.treasury += price
-        self.owner[space] = p
-        self.pending_buy = NOBODY
-        self._emit(ev.Purchased(self.table, p, space, price))
-        self._after_move()
+        core.buy_title(self, self.tables, self.current)
 
     def _do_decline(self, _: None) -> None:
-        self._emit(ev.Declined(self.table, self.current, self.pending_buy))
-        self.pending_buy = NOBODY
-        self._after_move()
+        core.decline_title(self, self.tables, self.current)
 
     def _tax_event(self, cls: type[ev.IncomeTaxDue], p: int, *choice: str) -> ev.IncomeTaxDue:
         o = self.tax_options(p)
@@ -1104,87 +1251,22 @@ class Game(core.Steps):
         )
 
     def _do_income_tax(self, option: str) -> None:
-        p = self.current
-        opts = self.tax_options(p)
-        amount = opts.flat if option == "flat" else opts.percent
-        self._emit(self._tax_event(ev.IncomeTaxChoice, p, option))
-        self._owe(
-            p,
-            TREASURY,
-            amount,
-            ev.Payment(
-                self.table,
-                p,
-                TREASURY,
-                amount,
-                PaymentReason.INCOME_TAX,
-                self.board.income_tax_space,
-            ),
-        )
-        self._settle("after_move")
+        core.income_tax(self, self.tables, self.current, option == "percent")
 
     def _do_pay_fine(self, _: None) -> None:
-        p = self.current
-        fine = self.rules.fine
-        self.cash[p] -= fine
-        self.treasury += fine
-        self.held[p] = NOT_HELD
-        self._emit(ev.Payment(self.table, p, TREASURY, fine, PaymentReason.FINE))
-        self._emit(ev.LeftHold(self.table, p, "fine"))
+        core.pay_fine(self, self.tables, self.current)
 
     def _do_build(self, space: int) -> None:
-        # the supply counts buildings not on the board; with an unlimited supply it may go
-        # below zero, and only the legality check (not this bookkeeping) looks at the limit
-        p = self.actor
-        sp = self.board.spaces[space]
-        if self.next_building(space) == "apartment":
-            self.supply_houses += self.houses[space]
-            self.supply_apartments -= 1
-            self.houses[space] = 0
-            self.apartment[space] = True
-            building = "apartment"
-        else:
-            self.supply_houses -= 1
-            self.houses[space] += 1
-            building = "house"
-        self.cash[p] -= sp.house_cost
-        self.treasury += sp.house_cost
-        self._emit(ev.Built(self.table, p, space, building, sp.house_cost))
+        core.build(self, self.tables, self.actor, space)
 
     def _do_sell_building(self, space: int) -> None:
-        p = self.actor
-        building, refund = self.building_sale_value(space)
-        if building == "apartment":
-            self.apartment[space] = False
-            self.supply_apartments += 1
-        else:
-            self.houses[space] -= 1
-            self.supply_houses += 1
-        self.cash[p] += refund
-        self.treasury -= refund
-        self._emit(ev.BuildingSold(self.table, p, space, building, refund))
-        self._after_raise()
+        core.sell_building(self, self.tables, self.actor, space)
 
     def _do_mortgage(self, space: int) -> None:
-        p = self.actor
-        amount = self.mortgage_values[space]
-        self.mortgaged[space] = True
-        self.cash[p] += amount
-        self.treasury -= amount
-        self._emit(ev.Mortgaged(self.table, p, space, amount))
-        self._after_raise()
-
-    def _after_raise(self) -> None:
-        if self.phase == RAISE and self.cash[self.actor] >= self.debts[0].amount:
-            self._settle(self.then)
+        core.mortgage(self, self.tables, self.actor, space)
 
     def _do_redeem(self, space: int) -> None:
-        p = self.actor
-        amount = self.redeem_values[space]
-        self.mortgaged[space] = False
-        self.cash[p] -= amount
-        self.treasury += amount
-        self._emit(ev.Redeemed(self.table, p, space, amount))
+        core.redeem(self, self.tables, self.actor, space)
 
     def _do_trade(self, trade: Trade) -> None:
         p = self.actor
@@ -1201,24 +1283,8 @@ class Game(core.Steps):
         self._answer(False)
 
     def _answer(self, accepted: bool) -> None:
-        trade = self.offer
-        assert trade is not None
-        p, q = self.current, trade.other
-        self._emit(ev.TradeAnswered(self.table, q, p, accepted, trade.give, trade.get, trade.pay))
+        core.answer_trade(self, self.tables, int(accepted))
         self.offer = None
-        self.actor = p
-        self.phase = self.offer_phase
-        if not accepted:
-            return
-        for s in trade.give:
-            self.owner[s] = q
-        for s in trade.get:
-            self.owner[s] = p
-        if trade.pay:
-            payer, payee, amount = (p, q, trade.pay) if trade.pay > 0 else (q, p, -trade.pay)
-            self.cash[payer] -= amount
-            self.cash[payee] += amount
-            self._emit(ev.Payment(self.table, payer, payee, amount, PaymentReason.TRADE))
 
     def _do_end_game(self, _: None) -> None:
         core.start_final(self, self.tables, END_TWO_HOUR)
@@ -1309,6 +1375,14 @@ class Game(core.Steps):
 
         return board_html(self)
 
+
+# a title's choice kind -> its legality in the rules core
+_TITLE_RULES = {
+    "build": core.why_not_build,
+    "sell_building": core.why_not_sell_building,
+    "mortgage": core.why_not_mortgage,
+    "redeem": core.why_not_redeem,
+}
 
 # choice kind -> the method that carries it out (a dict beats getattr on the hot path)
 _HANDLERS = {kind: getattr(Game, "_do_" + kind) for kind in CHOICE_KINDS}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .board import MONOPOLIST
+from .builds import rules_core
 from .choices import TAX_OPTIONS, TITLE_CHOICES, Choice, Trade
 from .errors import quoted
 from .terms import Phase
@@ -17,37 +17,14 @@ from .terms import Phase
 if TYPE_CHECKING:
     from .game import Game
 
+# the refusal codes the rules core's legality functions return
+core = rules_core()
+
 OVER = Phase.OVER
 FINAL_ADJUST = Phase.FINAL_ADJUST
 
-# the kinds of choice each phase allows, before the state is looked at
-PHASE_KINDS: dict[Phase, tuple[str, ...]] = {
-    Phase.PRE_ROLL: (
-        "roll",
-        "pay_fine",
-        "build",
-        "sell_building",
-        "mortgage",
-        "redeem",
-        "trade",
-        "end_game",
-    ),
-    Phase.POST_ROLL: (
-        "build",
-        "sell_building",
-        "mortgage",
-        "redeem",
-        "trade",
-        "end_turn",
-        "end_game",
-    ),
-    Phase.BUY: ("buy", "decline", "sell_building", "mortgage"),
-    Phase.INCOME_TAX: ("income_tax",),
-    Phase.RAISE: ("sell_building", "mortgage"),
-    Phase.TRADE_ANSWER: ("accept", "reject"),
-    Phase.FINAL_ADJUST: ("build", "sell_building", "mortgage", "redeem", "end_turn"),
-    Phase.OVER: (),
-}
+# the kinds of choice each phase allows, before the state is looked at: the rules core's
+PHASE_KINDS: dict[Phase, tuple[str, ...]] = core.PHASE_KINDS
 
 # the rules a refusal names (IllegalChoice.rule)
 R_TURN = "turn order"
@@ -88,14 +65,15 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
     if kind == "roll":
         return None
     if kind == "pay_fine":
-        if not game.is_held(p):
+        code = core.REFUSALS[core.why_not_pay_fine(game, game.tables, p)]
+        if code == "not_held":
             return f"{game.names[p]} is not held in Prison or Price War", R_HOLD
-        if cash < rules.fine:
+        if code == "short_of_cash":
             return f"the fine is ${rules.fine} but {game.names[p]} has ${cash}", R_BORROW
         return None
     if kind == "buy":
-        price = game.board.spaces[game.pending_buy].price
-        if cash < price:
+        if core.why_not_buy(game, game.tables, p):
+            price = game.board.spaces[game.pending_buy].price
             return (
                 f"{game.board.spaces[game.pending_buy].name} costs ${price} but {game.names[p]} has ${cash}",
                 R_BORROW,
@@ -127,66 +105,51 @@ def why_not_title(game: Game, kind: str, space: Any) -> tuple[str, str] | None:
     p = game.actor
     if not isinstance(space, int) or not 0 <= space < len(game.board.spaces):
         return f"{kind.replace('_', ' ')} needs a title, not {quoted(space)}", R_TURN
+    code = core.REFUSALS[game.title_refusal(kind, space)]
+    if code == "":
+        return None
     sp = game.board.spaces[space]
     name = game.names[p]
-    if game.owner[space] != p:
-        return f"{name} does not own {sp.name}", R_BUILD if kind == "build" else R_MORTGAGE
-    rules = game.rules
     cash = game.cash[p]
-    role = game.roles[p]
-    if kind == "build":
-        if sp.kind != "street":
-            return f"buildings go on streets only, and {sp.name} is not a street", R_BUILD
-        if game.mortgaged[space]:
-            return f"{sp.name} is mortgaged; redeem it before building", R_MORTGAGE
-        if role == MONOPOLIST and not game.is_monopolized(p, sp.city):
-            have = game.monopoly_count(p, sp.city)
-            return (
-                f"a Monopolist builds only in a monopolized city; {name} owns {have} unmortgaged "
-                f"{sp.city} street{'s' if have != 1 else ''} and needs {rules.monopoly_streets}",
-                R_MONOPOLY,
-            )
-        if game.apartment[space]:
-            return f"{sp.name} already has an apartment, the most it can hold", R_BUILD
-        if game.houses[space] >= rules.max_houses(role):
-            if not rules.unlimited_supply and game.supply_apartments <= 0:
-                return "the Treasury has no apartments left", R_SUPPLY
-        elif not rules.unlimited_supply and game.supply_houses <= 0:
-            return "the Treasury has no houses left", R_SUPPLY
-        if cash < sp.house_cost:
-            return (
-                f"building on {sp.name} costs ${sp.house_cost} but {name} has ${cash}",
-                R_BORROW,
-            )
-        return None
-    if kind == "sell_building":
-        if not (game.houses[space] or game.apartment[space]):
-            return f"{sp.name} has no buildings to sell", R_SELL
-        return None
-    if kind == "mortgage":
-        if game.mortgaged[space]:
-            return f"{sp.name} is already mortgaged", R_MORTGAGE
-        if game.houses[space] or game.apartment[space]:
-            return f"sell the buildings on {sp.name} before mortgaging it", R_MORTGAGE
-        if (
-            role == MONOPOLIST
-            and sp.kind == "street"
-            and breaks_built_monopoly(game, p, sp.city, {space})
-        ):
-            return (
-                f"mortgaging {sp.name} would break {name}'s monopoly of {sp.city} while buildings stand there",
-                R_MONOPOLY,
-            )
-        return None
-    # redeem
-    if not game.mortgaged[space]:
-        return f"{sp.name} is not mortgaged", R_MORTGAGE
-    if cash < game.redeem_values[space]:
+    if code == "not_owner":
+        return f"{name} does not own {sp.name}", R_BUILD if kind == "build" else R_MORTGAGE
+    if code == "not_a_street":
+        return f"buildings go on streets only, and {sp.name} is not a street", R_BUILD
+    if code == "mortgaged":
+        return f"{sp.name} is mortgaged; redeem it before building", R_MORTGAGE
+    if code == "no_monopoly":
+        have = game.monopoly_count(p, sp.city)
         return (
-            f"redeeming {sp.name} costs ${game.redeem_values[space]} but {name} has ${cash}",
-            R_BORROW,
+            f"a Monopolist builds only in a monopolized city; {name} owns {have} unmortgaged "
+            f"{sp.city} street{'s' if have != 1 else ''} and needs {game.rules.monopoly_streets}",
+            R_MONOPOLY,
         )
-    return None
+    if code == "full":
+        return f"{sp.name} already has an apartment, the most it can hold", R_BUILD
+    if code == "no_apartments_left":
+        return "the Treasury has no apartments left", R_SUPPLY
+    if code == "no_houses_left":
+        return "the Treasury has no houses left", R_SUPPLY
+    if code == "short_of_cash" and kind == "build":
+        return f"building on {sp.name} costs ${sp.house_cost} but {name} has ${cash}", R_BORROW
+    if code == "no_buildings":
+        return f"{sp.name} has no buildings to sell", R_SELL
+    if code == "already_mortgaged":
+        return f"{sp.name} is already mortgaged", R_MORTGAGE
+    if code == "buildings_stand":
+        return f"sell the buildings on {sp.name} before mortgaging it", R_MORTGAGE
+    if code == "breaks_monopoly":
+        return (
+            f"mortgaging {sp.name} would break {name}'s monopoly of {sp.city} while buildings stand there",
+            R_MONOPOLY,
+        )
+    if code == "not_mortgaged":
+        return f"{sp.name} is not mortgaged", R_MORTGAGE
+    # redeeming, short of cash
+    return (
+        f"redeeming {sp.name} costs ${game.redeem_values[space]} but {name} has ${cash}",
+        R_BORROW,
+    )
 
 
 def why_not_trade(game: Game, trade: Any) -> tuple[str, str] | None:
@@ -203,45 +166,32 @@ def why_not_trade(game: Game, trade: Any) -> tuple[str, str] | None:
         )
     ):
         return "a Trade holds a seat number, space numbers and a whole-dollar payment", R_TRADE
+    refusal = game.trade_refusal(trade)
+    code = core.REFUSALS[core.refusal_code(refusal)]
+    if code == "":
+        return None
     p, q = game.actor, trade.other
-    if not (0 <= q < len(game.names)) or q == p or game.bankrupt[q]:
+    if code == "no_partner":
         return "a trade needs another player still in the game", R_TRADE
-    if not trade.give and not trade.get:
+    if code == "no_titles":
         return "a trade must include at least one title; cash alone would be a loan", R_BORROW
-    if len(set(trade.give)) != len(trade.give) or len(set(trade.get)) != len(trade.get):
+    if code == "listed_twice":
         return "a title is listed twice", R_TRADE
-    for side, titles in ((p, trade.give), (q, trade.get)):
-        for s in titles:
-            if not (0 <= s < len(game.board.spaces)) or game.owner[s] != side:
-                label = game.board.spaces[s].name if 0 <= s < len(game.board.spaces) else str(s)
-                return f"{game.names[side]} does not own {label}", R_TRADE
-            if game.houses[s] or game.apartment[s]:
-                return (
-                    f"{game.board.spaces[s].name} has buildings; only bare streets are traded",
-                    R_TRADE,
-                )
-        if game.roles[side] == MONOPOLIST:
-            for city in {
-                game.board.spaces[s].city for s in titles if game.board.spaces[s].kind == "street"
-            }:
-                if breaks_built_monopoly(game, side, city, set(titles)):
-                    return (
-                        f"the trade would break {game.names[side]}'s monopoly of {city} while buildings stand there",
-                        R_MONOPOLY,
-                    )
-    if trade.pay > 0 and game.cash[p] < trade.pay:
+    if code == "proposer_short":
         return f"{game.names[p]} has only ${game.cash[p]} to pay ${trade.pay}", R_BORROW
-    if trade.pay < 0 and game.cash[q] < -trade.pay:
+    if code == "partner_short":
         return f"{game.names[q]} has only ${game.cash[q]} to pay ${-trade.pay}", R_BORROW
-    return None
-
-
-def breaks_built_monopoly(game: Game, player: int, city: str, leaving: set[int]) -> bool:
-    """Would losing `leaving` take a monopolist's built-up city below a monopoly?"""
-    streets = game.board.cities[city]
-    if not any(game.owner[s] == player and (game.houses[s] or game.apartment[s]) for s in streets):
-        return False
-    keep = sum(
-        1 for s in streets if game.owner[s] == player and not game.mortgaged[s] and s not in leaving
+    # a refusal about one title of one side
+    at = core.refused_at(refusal)
+    side, s = (p, trade.give[at // 2]) if at % 2 == 0 else (q, trade.get[at // 2])
+    spaces = game.board.spaces
+    if code == "trade_not_owner":
+        label = spaces[s].name if 0 <= s < len(spaces) else str(s)
+        return f"{game.names[side]} does not own {label}", R_TRADE
+    if code == "trade_buildings":
+        return f"{spaces[s].name} has buildings; only bare streets are traded", R_TRADE
+    # the trade would break a Monopolist's built-up monopoly
+    return (
+        f"the trade would break {game.names[side]}'s monopoly of {spaces[s].city} while buildings stand there",
+        R_MONOPOLY,
     )
-    return keep < game.rules.monopoly_streets

@@ -4,7 +4,8 @@
 # as plain Python with lists, and gives the same frames.
 #
 # Array sizes are written as numbers here (a .pxd cannot use kernel.py's names): 6 seats
-# (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 debts
+# (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 debts, 8 phases (MAX_PHASES)
+# by 16 kinds of choice (CHOICE_BASE),
 # (MAX_DEBTS), 160 choices (MAX_CHOICES), 624 words (MT_N), 18 knobs (FAMILY_SIZE).
 # Uncompiled, kernel.py makes each array a list of its size; tests/test_core.py requires those
 # sizes to be the ones declared here.
@@ -27,7 +28,7 @@ cdef extern from *:
 # -- sizes and codes: C globals, set once by kernel.py --------------------------------------
 cdef uint64_t MASK32
 cdef uint32_t UPPER_MASK, LOWER_MASK, MATRIX_A, TEMPER_B, TEMPER_C
-cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_DEBTS, MAX_CHOICES, MT_N, MT_M
+cdef int MAX_SEATS, MAX_SPACES, MAX_CARDS, MAX_DEBTS, MAX_CHOICES, MAX_PHASES, MT_N, MT_M
 cdef int NOBODY, COMPETITOR, MONOPOLIST
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
 cdef int PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
@@ -59,6 +60,7 @@ cdef class Static(core.Tables):
     cdef double role_landings[2][40]
     cdef bint record_rounds
     cdef bint check_invariants
+    cdef bint allowed[8][16]
 
 
 cdef class Trade:
@@ -144,7 +146,35 @@ cdef class G(core.Steps):
     cdef int doomed[40]
     cdef int64_t wealth_titles[6]
     cdef int64_t wealth_buildings[6]
-    # the steps of the transitions (core.Steps)
+    # the steps of the transitions (core.Steps): the player's actions
+    cpdef int houses_on(self, int space) except -1
+    cpdef int has_apartment(self, int space) except -1
+    cpdef int is_mortgaged(self, int space) except -1
+    cpdef int streets_held(self, int p, int city) except -1
+    cpdef int houses_left(self) except? -1
+    cpdef int apartments_left(self) except? -1
+    cpdef int seat_held(self, int q) except -1
+    cpdef int raiser(self) except -2
+    cpdef int offered(self) except -2
+    cpdef int trade_partner(self, int standing) except -2
+    cpdef int trade_titles(self, int standing, int side) except -1
+    cpdef int trade_title(self, int standing, int side, int i) except? -1
+    cpdef long long trade_pay(self, int standing) except? -1
+    cpdef int buys(self, int p, int space, int price) except -1
+    cpdef int declines(self, int p, int space) except -1
+    cpdef int builds(self, int p, int space, int houses, int apartment, int cost) except -1
+    cpdef int sells_building(self, int p, int space, int houses, int apartment,
+                             int refund) except -1
+    cpdef int mortgages(self, int p, int space, int amount) except -1
+    cpdef int redeems(self, int p, int space, int amount) except -1
+    cpdef int tax_chosen(self, int p, long long flat, long long percent,
+                         int percent_chosen) except -1
+    cpdef int pays_treasury(self, int p, int amount, int reason, int space) except -1
+    cpdef int leaves_hold(self, int p, int by_doubles) except -1
+    cpdef int trade_answered(self, int accepted) except -1
+    cpdef int transfer_title(self, int space, int to) except -1
+    cpdef int pays(self, int payer, int payee, long long amount, int reason) except -1
+    # ... the landings, the debts, the end of the game and the turn
     cpdef int seats(self) except -1
     cpdef int seat_role(self, int q) except -1
     cpdef int seat_out(self, int q) except -1
@@ -276,22 +306,18 @@ cdef Py_ssize_t add_row(Rows rows) noexcept
 
 # -- reading the engine ----------------------------------------------------------------------
 cdef inline int monopoly_count(G g, int player, int city) noexcept
-cdef inline bint is_monopolized(G g, int player, int city) noexcept
 cdef inline int group_count(G g, int space) noexcept
 cdef inline int rent_if(G g, int space, bint mortgaged, int dice) noexcept
 cdef inline int rent_for(G g, int space, int dice) noexcept
 cdef int rent_after_build(G g, int space) noexcept
 cdef inline int buildings_paid(G g, int space) noexcept
-cdef int64_t tax_percent(G g, int player) noexcept
 cdef int64_t liquidation_value(G g, int player) noexcept
 cdef int64_t rule25_wealth(G g, int player) noexcept
 cdef void wealth_parts(G g) noexcept
-cdef bint breaks_built_monopoly(G g, int player, int city, uint64_t leaving) noexcept
-cdef inline bint phase_allows(int phase, int kind) noexcept
-cdef int targets(G g, int kind, int* out) noexcept
-cdef inline bint can_pay_fine(G g) noexcept
-cdef bint trade_possible(G g) noexcept
-cdef bint trade_is_legal(G g, Trade t) noexcept
+cdef inline bint phase_allows(G g, int phase, int kind) noexcept
+cdef int targets(G g, int kind, int* out) except -1
+cdef inline int can_pay_fine(G g) except -1
+cdef int trade_is_legal(G g) except -1
 
 # -- applying a choice -----------------------------------------------------------------------
 cdef inline void owe(G g, int debtor, int creditor, int64_t amount, int kind, bint releases) noexcept
@@ -299,13 +325,6 @@ cdef void finish(G g, int winner, int reason) noexcept
 cdef void settle(G g, int then) noexcept
 cdef void next_turn(G g) noexcept
 cdef void after_move(G g) noexcept
-cdef void do_build(G g, int space) noexcept
-cdef void after_raise(G g) noexcept
-cdef void do_sell_building(G g, int space) noexcept
-cdef void do_mortgage(G g, int space) noexcept
-cdef void do_redeem(G g, int space) noexcept
-cdef void do_income_tax(G g, bint percent_chosen) noexcept
-cdef void answer(G g, bint accepted) noexcept
 cdef void apply(G g, int c) noexcept
 
 # -- the bots --------------------------------------------------------------------------------

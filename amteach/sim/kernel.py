@@ -24,7 +24,7 @@ Every division below has operands that are never negative (money and counts), so
 (`cdivision`) gives the same result as Python's floor division.
 """
 
-# ruff: noqa: SIM102, SIM103, SIM108, SIM109
+# ruff: noqa: SIM102, SIM108, SIM109
 # (the functions keep the shape of the engine's code they follow, branch for branch, and
 # compare C ints with `==` chains, which Cython compiles to plain C)
 
@@ -66,6 +66,7 @@ MAX_SPACES = 40
 MAX_CARDS = 32
 MAX_DEBTS = 16
 MAX_CHOICES = 4 * 40
+MAX_PHASES = 8
 MT_N = 624
 MT_M = 397
 # the Mersenne Twister's 32-bit constants (C globals when compiled: a literal above 2**31 would
@@ -312,6 +313,7 @@ class Static(core.Tables):
             self.tax = zeros(MAX_SEATS)
             self.family = zeros(MAX_SEATS, FAMILY_SIZE)
             self.role_landings = [reals(MAX_SPACES), reals(MAX_SPACES)]
+            self.allowed = zeros(MAX_PHASES, CHOICE_BASE)
 
 
 @cython.cclass
@@ -366,6 +368,131 @@ class G(core.Steps):
         self.proposal = Trade()
         self.bots = [Bot() for _ in range(MAX_SEATS)]
 
+    # the player's actions (core.Steps)
+    def houses_on(self, space):
+        return self.houses[space]
+
+    def has_apartment(self, space):
+        return 1 if self.apartment[space] else 0
+
+    def is_mortgaged(self, space):
+        return 1 if self.mortgaged[space] else 0
+
+    def streets_held(self, p, city):
+        return monopoly_count(self, p, city)
+
+    def houses_left(self):
+        return self.supply_houses
+
+    def apartments_left(self):
+        return self.supply_apartments
+
+    def seat_held(self, q):
+        return 1 if self.held[q] != NOBODY else 0
+
+    def raiser(self):
+        if self.phase == RAISE:
+            return self.actor
+        return NOBODY
+
+    def offered(self):
+        return self.pending_buy
+
+    def trade_partner(self, standing):
+        t: Trade = self.offer if standing else self.proposal
+        return t.other
+
+    def trade_titles(self, standing, side):
+        t: Trade = self.offer if standing else self.proposal
+        return t.n_get if side else t.n_give
+
+    def trade_title(self, standing, side, i):
+        t: Trade = self.offer if standing else self.proposal
+        return t.get[i] if side else t.give[i]
+
+    def trade_pay(self, standing):
+        t: Trade = self.offer if standing else self.proposal
+        return t.pay
+
+    def buys(self, p, space, price):
+        self.cash[p] -= price
+        self.treasury += price
+        self.owner[space] = p
+        self.pending_buy = NOBODY
+        return 0
+
+    def declines(self, p, space):
+        self.pending_buy = NOBODY
+        return 0
+
+    def builds(self, p, space, houses, apartment, cost):
+        self.supply_houses += self.houses[space] - houses
+        self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
+        self.houses[space] = houses
+        self.apartment[space] = apartment != 0
+        self.cash[p] -= cost
+        self.treasury += cost
+        return 0
+
+    def sells_building(self, p, space, houses, apartment, refund):
+        self.supply_houses += self.houses[space] - houses
+        self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
+        self.houses[space] = houses
+        self.apartment[space] = apartment != 0
+        self.cash[p] += refund
+        self.treasury -= refund
+        return 0
+
+    def mortgages(self, p, space, amount):
+        self.mortgaged[space] = True
+        self.cash[p] += amount
+        self.treasury -= amount
+        return 0
+
+    def redeems(self, p, space, amount):
+        self.mortgaged[space] = False
+        self.cash[p] -= amount
+        self.treasury += amount
+        return 0
+
+    def tax_chosen(self, p, flat, percent, percent_chosen):
+        # the taxes frame: one row a decision
+        taxes: Rows = self.taxes
+        r: cython.Py_ssize_t = add_row(taxes)
+        taxes.data[0, r] = self.game_index
+        taxes.data[1, r] = self.round
+        taxes.data[2, r] = p
+        taxes.data[3, r] = flat
+        taxes.data[4, r] = percent
+        taxes.data[5, r] = 1 if percent_chosen else 0
+        return 0
+
+    def pays_treasury(self, p, amount, reason, space):
+        self.cash[p] -= amount
+        self.treasury += amount
+        if reason == D_FINE:
+            self.fines[p] += amount
+        return 0
+
+    def leaves_hold(self, p, by_doubles):
+        self.held[p] = NOBODY
+        return 0
+
+    def trade_answered(self, accepted):
+        self.actor = self.current
+        self.phase = self.offer_phase
+        return 0
+
+    def transfer_title(self, space, to):
+        self.owner[space] = to
+        return 0
+
+    def pays(self, payer, payee, amount, reason):
+        self.cash[payer] -= amount
+        self.cash[payee] += amount
+        return 0
+
+    # the landings, the debts, the end of the game and the turn (core.Steps)
     def seats(self):
         return self.n
 
@@ -695,7 +822,7 @@ def add_row(rows):
 
 
 def monopoly_count(g, player, city):
-    """Game.monopoly_count"""
+    """Game.monopoly_count (the step streets_held)"""
     s: Static = g.s
     count: cython.int = 0
     i: cython.int
@@ -705,13 +832,6 @@ def monopoly_count(g, player, city):
         if g.owner[sp] == player and not g.mortgaged[sp]:
             count += 1
     return count
-
-
-def is_monopolized(g, player, city):
-    """Game.is_monopolized"""
-    return (
-        g.s.roles[player] == MONOPOLIST and monopoly_count(g, player, city) >= g.s.monopoly_streets
-    )
 
 
 def group_count(g, space):
@@ -787,21 +907,6 @@ def buildings_paid(g, space):
     )
 
 
-def tax_percent(g, player):
-    """Game.tax_options: the percentage amount (the flat one is the rule's income_tax_flat)"""
-    s: Static = g.s
-    prop: cython.longlong = 0
-    improvements: cython.longlong = 0
-    i: cython.int
-    sp: cython.int
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        if g.owner[sp] == player and not g.mortgaged[sp]:
-            prop += s.price[sp]
-            improvements += buildings_paid(g, sp)
-    return core.tax_percent(s, s.roles[player], g.cash[player], prop, improvements)
-
-
 def liquidation_value(g, player):
     """Game.liquidation_value"""
     s: Static = g.s
@@ -854,124 +959,42 @@ def wealth_parts(g):
                 g.wealth_buildings[p] += buildings_paid(g, sp)
 
 
-def breaks_built_monopoly(g, player, city, leaving):
-    """Game._breaks_built_monopoly (`leaving` as a bit per space)"""
-    s: Static = g.s
-    i: cython.int
-    sp: cython.int
-    keep: cython.int = 0
-    built: cython.bint = False
-    for i in range(s.city_size[city]):
-        sp = s.city_member[city][i]
-        if g.owner[sp] == player and (g.houses[sp] or g.apartment[sp]):
-            built = True
-            break
-    if not built:
-        return False
-    for i in range(s.city_size[city]):
-        sp = s.city_member[city][i]
-        if g.owner[sp] == player and not g.mortgaged[sp] and not (leaving >> sp) & 1:
-            keep += 1
-    return keep < s.monopoly_streets
-
-
-def phase_allows(phase, kind):
-    """kind in _PHASE_KINDS[phase] (for the kinds the bots ask about)"""
-    if phase == PRE_ROLL:
-        return (
-            kind == C_ROLL
-            or kind == C_PAY_FINE
-            or kind == C_BUILD
-            or kind == C_SELL
-            or kind == C_MORTGAGE
-            or kind == C_REDEEM
-            or kind == C_TRADE
-            or kind == C_END_GAME
-        )
-    if phase == POST_ROLL:
-        return (
-            kind == C_BUILD
-            or kind == C_SELL
-            or kind == C_MORTGAGE
-            or kind == C_REDEEM
-            or kind == C_TRADE
-            or kind == C_END_TURN
-            or kind == C_END_GAME
-        )
-    if phase == BUY:
-        return kind == C_BUY or kind == C_DECLINE or kind == C_SELL or kind == C_MORTGAGE
-    if phase == INCOME_TAX:
-        return kind == C_TAX_FLAT or kind == C_TAX_PERCENT
-    if phase == RAISE:
-        return kind == C_SELL or kind == C_MORTGAGE
-    if phase == TRADE_ANSWER:
-        return kind == C_ACCEPT or kind == C_REJECT
-    if phase == FINAL_ADJUST:
-        return (
-            kind == C_BUILD
-            or kind == C_SELL
-            or kind == C_MORTGAGE
-            or kind == C_REDEEM
-            or kind == C_END_TURN
-        )
-    return False
+def phase_allows(g, phase, kind):
+    """kind in core.PHASE_KINDS[phase] (the table `Batch` makes of it)"""
+    return g.s.allowed[phase][kind]
 
 
 def targets(g, kind, out):
-    """Game.targets: the titles on which build, sell, mortgage or redeem is legal now"""
+    """Game.targets: the titles on which build, sell, mortgage or redeem is legal now, by the
+    rules core's legality"""
     s: Static = g.s
     actor: cython.int = g.actor
     count: cython.int = 0
     i: cython.int
     sp: cython.int
-    role: cython.int = s.roles[g.actor]
-    cash: cython.longlong = g.cash[g.actor]
-    if not phase_allows(g.phase, kind):
+    if not phase_allows(g, g.phase, kind):
         return 0
-    if kind == C_BUILD:
+    if kind == C_BUILD or kind == C_SELL:
         for i in range(s.n_streets):
             sp = s.streets[i]
-            if (
-                g.owner[sp] != actor
-                or g.apartment[sp]
-                or g.mortgaged[sp]
-                or s.house_cost[sp] > cash
-            ):
+            if g.owner[sp] != actor:
                 continue
-            if role == MONOPOLIST and not is_monopolized(g, actor, s.city[sp]):
-                continue
-            if not s.unlimited_supply:
-                if g.houses[sp] >= s.max_houses[role]:
-                    if g.supply_apartments <= 0:
-                        continue
-                elif g.supply_houses <= 0:
+            if kind == C_BUILD:
+                if core.why_not_build(g, s, actor, sp) != 0:
                     continue
+            elif core.why_not_sell_building(g, s, actor, sp) != 0:
+                continue
             out[count] = sp
             count += 1
-    elif kind == C_REDEEM:
+    else:
         for i in range(s.n_titles):
             sp = s.titles[i]
-            if g.mortgaged[sp] and g.owner[sp] == actor and cash >= g.redeem_values[sp]:
-                out[count] = sp
-                count += 1
-    elif kind == C_SELL:
-        for i in range(s.n_streets):
-            sp = s.streets[i]
-            if (g.houses[sp] or g.apartment[sp]) and g.owner[sp] == actor:
-                out[count] = sp
-                count += 1
-    else:  # mortgage
-        for i in range(s.n_titles):
-            sp = s.titles[i]
-            if g.mortgaged[sp] or g.owner[sp] != actor or g.houses[sp] or g.apartment[sp]:
+            if g.owner[sp] != actor:
                 continue
-            if (
-                role == MONOPOLIST
-                and s.kind[sp] == K_STREET
-                and breaks_built_monopoly(
-                    g, actor, s.city[sp], cython.cast(cython.ulonglong, 1) << sp
-                )
-            ):
+            if kind == C_MORTGAGE:
+                if core.why_not_mortgage(g, s, actor, sp) != 0:
+                    continue
+            elif core.why_not_redeem(g, s, actor, sp) != 0:
                 continue
             out[count] = sp
             count += 1
@@ -979,76 +1002,13 @@ def targets(g, kind, out):
 
 
 def can_pay_fine(g):
-    """is_legal(pay_fine): in the pre-roll phase, held, and the fine in hand"""
-    return g.phase == PRE_ROLL and g.held[g.actor] != NOBODY and g.cash[g.actor] >= g.s.fine
+    """is_legal(pay_fine): the phase, then the rules core's legality"""
+    return phase_allows(g, g.phase, C_PAY_FINE) and core.why_not_pay_fine(g, g.s, g.actor) == 0
 
 
-def trade_possible(g):
-    """Game._trade_possible"""
-    s: Static = g.s
-    me: cython.int = g.actor
-    others: cython.int = 0
-    p: cython.int
-    i: cython.int
-    sp: cython.int
-    owner: cython.int
-    for p in range(g.n):
-        if p != me and not g.bankrupt[p]:
-            others += 1
-    if others == 0:
-        return False
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        owner = g.owner[sp]
-        if owner == NOBODY or g.houses[sp] or g.apartment[sp]:
-            continue
-        if owner == me or not g.bankrupt[owner]:
-            return True
-    return False
-
-
-def trade_is_legal(g, t):
-    """Game.is_legal(Choice("trade", t)): the phase, then Game._why_not_trade"""
-    s: Static = g.s
-    p: cython.int = g.actor
-    q: cython.int = t.other
-    side: cython.int
-    who: cython.int
-    n_titles: cython.int
-    i: cython.int
-    sp: cython.int
-    leaving: cython.ulonglong
-    if not phase_allows(g.phase, C_TRADE):
-        return False
-    if not (0 <= q < g.n) or q == p or g.bankrupt[q]:
-        return False
-    if t.n_give == 0 and t.n_get == 0:
-        return False
-    for side in range(2):
-        who = p if side == 0 else q
-        n_titles = t.n_give if side == 0 else t.n_get
-        leaving = 0
-        for i in range(n_titles):
-            sp = t.give[i] if side == 0 else t.get[i]
-            if (leaving >> sp) & 1:
-                return False  # listed twice
-            leaving |= cython.cast(cython.ulonglong, 1) << sp
-            if not (0 <= sp < s.n_spaces) or g.owner[sp] != who:
-                return False
-            if g.houses[sp] or g.apartment[sp]:
-                return False
-        if s.roles[who] == MONOPOLIST:
-            for i in range(n_titles):
-                sp = t.give[i] if side == 0 else t.get[i]
-                if s.kind[sp] != K_STREET:
-                    continue
-                if breaks_built_monopoly(g, who, s.city[sp], leaving):
-                    return False
-    if t.pay > 0 and g.cash[p] < t.pay:
-        return False
-    if t.pay < 0 and g.cash[q] < -t.pay:
-        return False
-    return True
+def trade_is_legal(g):
+    """Game.is_legal(Choice("trade", g.proposal)): the phase, then the rules core's legality"""
+    return phase_allows(g, g.phase, C_TRADE) and core.why_not_trade(g, g.s, g.actor) == 0
 
 
 # -- applying a choice (Game's handlers) -------------------------------------------------------
@@ -1092,103 +1052,9 @@ def after_move(g):
     core.after_move(g, g.s, g.current)
 
 
-def do_build(g, space):
-    """Game._do_build"""
-    p: cython.int = g.actor
-    cost: cython.int = g.s.house_cost[space]
-    if core.next_is_apartment(g.s, g.s.roles[g.owner[space]], g.houses[space]):
-        g.supply_houses += g.houses[space]
-        g.supply_apartments -= 1
-        g.houses[space] = 0
-        g.apartment[space] = True
-    else:
-        g.supply_houses -= 1
-        g.houses[space] += 1
-    g.cash[p] -= cost
-    g.treasury += cost
-
-
-def after_raise(g):
-    """Game._after_raise"""
-    if g.phase == RAISE and g.cash[g.actor] >= g.debt_amount[g.debt_head]:
-        settle(g, g.then)
-
-
-def do_sell_building(g, space):
-    """Game._do_sell_building"""
-    p: cython.int = g.actor
-    refund: cython.int = core.building_sale_value(
-        g.s, space, g.s.roles[g.owner[space]], g.houses[space], g.apartment[space]
-    )
-    if g.apartment[space]:
-        g.apartment[space] = False
-        g.supply_apartments += 1
-    else:
-        g.houses[space] -= 1
-        g.supply_houses += 1
-    g.cash[p] += refund
-    g.treasury -= refund
-    after_raise(g)
-
-
-def do_mortgage(g, space):
-    p: cython.int = g.actor
-    g.mortgaged[space] = True
-    g.cash[p] += g.mortgage_values[space]
-    g.treasury -= g.mortgage_values[space]
-    after_raise(g)
-
-
-def do_redeem(g, space):
-    p: cython.int = g.actor
-    g.mortgaged[space] = False
-    g.cash[p] -= g.redeem_values[space]
-    g.treasury += g.redeem_values[space]
-
-
-def do_income_tax(g, percent_chosen):
-    """Game._do_income_tax, recording the decision for the taxes frame"""
-    p: cython.int = g.current
-    flat: cython.int = g.s.income_tax_flat
-    percent: cython.int = tax_percent(g, p)
-    taxes: Rows = g.taxes
-    r: cython.Py_ssize_t = add_row(taxes)
-    taxes.data[0, r] = g.game_index
-    taxes.data[1, r] = g.round
-    taxes.data[2, r] = p
-    taxes.data[3, r] = flat
-    taxes.data[4, r] = percent
-    taxes.data[5, r] = 1 if percent_chosen else 0
-    owe(g, p, NOBODY, percent if percent_chosen else flat, D_INCOME_TAX, False)
-    settle(g, THEN_AFTER_MOVE)
-
-
-def answer(g, accepted):
-    """Game._answer"""
-    t: Trade = g.offer
-    p: cython.int = g.current
-    q: cython.int = t.other
-    i: cython.int
-    g.actor = p
-    g.phase = g.offer_phase
-    if not accepted:
-        return
-    for i in range(t.n_give):
-        g.owner[t.give[i]] = q
-    for i in range(t.n_get):
-        g.owner[t.get[i]] = p
-    if t.pay > 0:
-        g.cash[p] -= t.pay
-        g.cash[q] += t.pay
-    elif t.pay < 0:
-        g.cash[q] += t.pay
-        g.cash[p] -= t.pay
-
-
 def apply(g, c):
     """Game.apply for a choice a bot made (bots make only legal choices)"""
     kind: cython.int = choice_kind(c)
-    p: cython.int
     offer: Trade
     if kind == C_ROLL:
         core.roll(g, g.s, g.current)
@@ -1200,31 +1066,21 @@ def apply(g, c):
         else:
             next_turn(g)
     elif kind == C_BUY:
-        p = g.current
-        g.cash[p] -= g.s.price[g.pending_buy]
-        g.treasury += g.s.price[g.pending_buy]
-        g.owner[g.pending_buy] = p
-        g.pending_buy = NOBODY
-        after_move(g)
+        core.buy_title(g, g.s, g.current)
     elif kind == C_DECLINE:
-        g.pending_buy = NOBODY
-        after_move(g)
+        core.decline_title(g, g.s, g.current)
     elif kind == C_TAX_FLAT or kind == C_TAX_PERCENT:
-        do_income_tax(g, kind == C_TAX_PERCENT)
+        core.income_tax(g, g.s, g.current, kind == C_TAX_PERCENT)
     elif kind == C_PAY_FINE:
-        p = g.current
-        g.cash[p] -= g.s.fine
-        g.treasury += g.s.fine
-        g.fines[p] += g.s.fine
-        g.held[p] = NOBODY
+        core.pay_fine(g, g.s, g.current)
     elif kind == C_BUILD:
-        do_build(g, choice_arg(c))
+        core.build(g, g.s, g.actor, choice_arg(c))
     elif kind == C_SELL:
-        do_sell_building(g, choice_arg(c))
+        core.sell_building(g, g.s, g.actor, choice_arg(c))
     elif kind == C_MORTGAGE:
-        do_mortgage(g, choice_arg(c))
+        core.mortgage(g, g.s, g.actor, choice_arg(c))
     elif kind == C_REDEEM:
-        do_redeem(g, choice_arg(c))
+        core.redeem(g, g.s, g.actor, choice_arg(c))
     elif kind == C_TRADE:
         # the bot's proposal becomes the offer (the old offer's object is the next proposal)
         offer = g.proposal
@@ -1234,9 +1090,9 @@ def apply(g, c):
         g.actor = offer.other
         g.phase = TRADE_ANSWER
     elif kind == C_ACCEPT:
-        answer(g, True)
+        core.answer_trade(g, g.s, 1)
     elif kind == C_REJECT:
-        answer(g, False)
+        core.answer_trade(g, g.s, 0)
     elif kind == C_END_GAME:
         core.start_final(g, g.s, END_TWO_HOUR)
 
@@ -1374,7 +1230,7 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def percent_tax_is_cheaper(self, p: cython.int) -> cython.int:
-        return tax_percent(self.g, p) < self.g.s.income_tax_flat
+        return core.income_tax_percent(self.g, self.g.s, p) < self.g.s.income_tax_flat
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
@@ -1389,7 +1245,7 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def can_buy(self) -> cython.int:
-        return self.g.cash[self.g.actor] >= self.g.s.price[self.g.pending_buy]
+        return core.why_not_buy(self.g, self.g.s, self.g.actor) == 0
 
     @cython.cfunc
     @cython.exceptval(-2, check=True)
@@ -1476,12 +1332,14 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def proposal_is_legal(self) -> cython.int:
-        return trade_is_legal(self.g, self.g.proposal)
+        return trade_is_legal(self.g)
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def trade_possible(self) -> cython.int:
-        return (self.g.phase == PRE_ROLL or self.g.phase == POST_ROLL) and trade_possible(self.g)
+        return phase_allows(self.g, self.g.phase, C_TRADE) and core.trade_possible(
+            self.g, self.g.s, self.g.actor
+        )
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
@@ -1541,7 +1399,7 @@ def legal_choices(g, out):
             out[count] = C_PAY_FINE
             count += 1
     elif phase == BUY:
-        if g.cash[g.actor] >= s.price[g.pending_buy]:
+        if core.why_not_buy(g, s, g.actor) == 0:
             out[count] = C_BUY
             count += 1
         out[count] = C_DECLINE
@@ -1609,8 +1467,8 @@ def invariant_violations(g):
         houses += g.houses[sp]
         apartments += 1 if g.apartment[sp] else 0
         if (g.houses[sp] or g.apartment[sp]) and g.owner[sp] != NOBODY:
-            if s.roles[g.owner[sp]] == MONOPOLIST and not is_monopolized(
-                g, g.owner[sp], s.city[sp]
+            if s.roles[g.owner[sp]] == MONOPOLIST and not core.is_monopolized(
+                g, s, g.owner[sp], s.city[sp]
             ):
                 found += 1
     if houses != s.supply_houses or apartments != s.supply_apartments:
@@ -1791,6 +1649,12 @@ class Batch:
         for role in range(2):
             for k in range(s.n_spaces):
                 s.role_landings[role][k] = role_landings[role][k]
+        # which kinds of choice each phase allows: the rules core's PHASE_KINDS, in codes
+        if len(bots.PHASES) > MAX_PHASES:
+            raise ValueError(f"the compiled core knows at most {MAX_PHASES} phases")
+        for ph, phase in enumerate(bots.PHASES):
+            for c, name in enumerate(bots.CHOICE_CODES):
+                s.allowed[ph][c] = name.split(":")[0] in core.PHASE_KINDS[phase]
         s.record_rounds = record_rounds
         s.check_invariants = check_invariants
         self.s = s
