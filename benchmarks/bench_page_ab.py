@@ -120,6 +120,10 @@ async def one_visit(browser, url: str, code: str | None) -> dict:
             script=metrics["ScriptDuration"],
             task=metrics["TaskDuration"],
             thread=metrics["ThreadTime"],
+            style=metrics["RecalcStyleDuration"],
+            layout=metrics["LayoutDuration"],
+            compile=metrics.get("V8CompileDuration", 0.0),
+            other=metrics.get("TaskOtherDuration", 0.0),
         )
         info = await page.evaluate(
             """() => {
@@ -151,6 +155,10 @@ async def one_visit(browser, url: str, code: str | None) -> dict:
 
 NUMERIC = (
     "interactive",
+    "style",
+    "layout",
+    "compile",
+    "other",
     "load",
     "load_to_socket",
     "script",
@@ -190,7 +198,9 @@ async def run(base: Path, visits: int, page: str, pool: int) -> None:
                         f"{side}: {found['interactive']:.2f} s (load {load:.1f}); load event"
                         f" {found['load']:.2f}, load->socket {found['load_to_socket']:.2f};"
                         f" script {found['script']:.2f} task {found['task']:.2f} thread"
-                        f" {found['thread']:.2f} s; {found['requests']} requests,"
+                        f" {found['thread']:.2f} s (style {found['style']:.2f}, layout {found['layout']:.2f},"
+                        f" compile {found['compile']:.2f}, other {found['other']:.2f});"
+                        f" {found['requests']} requests,"
                         f" {found['js_files']} js files {found['js_kb']:.0f} kB; {found['models']} models"
                         + (f"; ERRORS {found['errors'][:2]}" if found["errors"] else ""),
                         flush=True,
