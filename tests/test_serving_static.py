@@ -181,12 +181,37 @@ def test_a_path_outside_the_static_folders_gives_no_file(tmp_path):
                 assert b"root:" not in body, path
 
 
+# The JupyterLab extensions a dashboard page loads (its scripts after the window's load event,
+# before the kernel's websocket opens), and why each: Voilà's widget manager (it holds the
+# kernel's connection); Jupyter's widget manager, whose plugins register ipywidgets' models
+# and views (Voilà leaves out only its manager plugin); anywidget (plotly's charts and
+# ui/lazy.py's ModuleReady). plotly's renderer and code highlighting are left out
+# (serving.voila_command's extension_denylist): no output of ours needs them.
+PAGE_EXTENSIONS = {
+    "@voila-dashboards/widgets-manager8",
+    "@jupyter-widgets/jupyterlab-manager",
+    "anywidget",
+}
+
+
+def page_extensions(page: bytes) -> set[str]:
+    """The names of the federated extensions in a Voilà page's configuration."""
+    import json
+
+    config = re.search(
+        rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S
+    )
+    assert config, "no page configuration"
+    return {extension["name"] for extension in json.loads(config.group(1))["federated_extensions"]}
+
+
 def test_the_python_server_gzips_its_scripts_and_page_when_the_browser_accepts_it():
     """Without nginx in front, `amteach dashboard` compresses what it sends (Voilà's scripts
     are 4.8 MB a page), and still sends plain bytes to a client that does not accept gzip.
     Static files (Voilà's scripts, the template's styles, the widget extensions) are
     compressed once and kept (app.PackedStaticFiles): each answer is the same bytes, a
-    browser's cached copy is confirmed with a 304, and a range request gets its part."""
+    browser's cached copy is confirmed with a 304, and a range request gets its part. The
+    page loads only the widget extensions it needs (PAGE_EXTENSIONS)."""
     import gzip
     import json
     import urllib.error
@@ -213,6 +238,7 @@ def test_the_python_server_gzips_its_scripts_and_page_when_the_browser_accepts_i
                 plain = response.read()
             if not path:  # each page has a kernel of its own
                 assert b'"kernelId"' in zipped and b'"kernelId"' in plain
+                assert page_extensions(plain) == PAGE_EXTENSIONS
                 continue
             assert zipped == plain and len(plain) > 1_000, path
             with urllib.request.urlopen(asked, timeout=120) as response:
