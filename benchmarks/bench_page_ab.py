@@ -73,8 +73,15 @@ def dashboard(checkout: Path | None, rooms: str, pool: int):
         f"--rooms={rooms}",
         "--max-visitors=0",
     ]
+    # `python -m` puts the working directory first on the path, before PYTHONPATH: the server
+    # runs in the checkout it serves
     server = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=checkout or Path(__file__).resolve().parents[1],
     )
     try:
         log = []

@@ -208,8 +208,8 @@ def page_extensions(page: bytes) -> set[str]:
 def test_the_python_server_gzips_its_scripts_and_page_when_the_browser_accepts_it():
     """Without nginx in front, `amteach dashboard` compresses what it sends (Voilà's scripts
     are 4.8 MB a page), and still sends plain bytes to a client that does not accept gzip.
-    Static files (Voilà's scripts, the template's styles, the widget extensions) give the
-    same file at each answer, a browser's cached copy is confirmed with a 304 (where the
+    Static files (Voilà's scripts, the template's styles, the widget extensions) are
+    compressed once and kept (app.PackedStaticFiles), and give the same file at each answer, a browser's cached copy is confirmed with a 304 (where the
     handler sends an ETag), and a range request gets its part. The page loads only the
     widget extensions it needs (PAGE_EXTENSIONS)."""
     import gzip
