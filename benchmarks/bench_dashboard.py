@@ -82,6 +82,11 @@ PAGE_SENT: list[float] = []
 MAIN_CPU: list[float] = []
 JS_KB: list[float] = []
 MODELS: list[int] = []
+# and the main thread's time in tasks and in running scripts (Chrome's TaskDuration and
+# ScriptDuration), and the requests the page made until interactive
+MAIN_TASKS: list[float] = []
+MAIN_SCRIPT: list[float] = []
+REQUESTS: list[int] = []
 
 
 def ws_content(frame: bytes) -> dict:
@@ -121,6 +126,9 @@ async def note_costs(page, cdp, models: list[int]) -> None:
     """Record the counts `watch_page` started (at the moment the page became interactive)."""
     metrics = {m["name"]: m["value"] for m in (await cdp.send("Performance.getMetrics"))["metrics"]}
     MAIN_CPU.append(metrics["ThreadTime"])
+    MAIN_TASKS.append(metrics["TaskDuration"])
+    MAIN_SCRIPT.append(metrics["ScriptDuration"])
+    REQUESTS.append(await page.evaluate("performance.getEntriesByType('resource').length + 1"))
     scripts = await page.evaluate(
         "performance.getEntriesByType('resource')"
         ".filter((r) => r.name.split('?')[0].endsWith('.js'))"
@@ -131,7 +139,7 @@ async def note_costs(page, cdp, models: list[int]) -> None:
 
 
 def clear_costs() -> None:
-    for figures in (PAGE_SENT, MAIN_CPU, JS_KB, MODELS):
+    for figures in (PAGE_SENT, MAIN_CPU, JS_KB, MODELS, MAIN_TASKS, MAIN_SCRIPT, REQUESTS):
         figures.clear()
 
 
@@ -407,7 +415,15 @@ async def interactive_times(
                                 visits[route, cache].append(found)
                                 if cache == "empty cache":
                                     counted.setdefault(route, []).append(
-                                        [MAIN_CPU[0], JS_KB[0], MODELS[0]]
+                                        [
+                                            MAIN_CPU[0],
+                                            JS_KB[0],
+                                            MODELS[0],
+                                            MAIN_TASKS[0],
+                                            MAIN_SCRIPT[0],
+                                            REQUESTS[0],
+                                            found.get("socket", float("nan")) - found["load"],
+                                        ]
                                     )
                         finally:
                             await context.close()
@@ -431,10 +447,13 @@ async def interactive_times(
                 f" {statistics.median(v['transferred_kb'] for v in found) / 1024:.2f} MB"
             )
         for route, rows in counted.items():
-            cpu, js, models = (statistics.median(column) for column in zip(*rows, strict=True))
+            cpu, js, models, tasks, script, requests, gap = (
+                statistics.median(column) for column in zip(*rows, strict=True)
+            )
             print(
-                f"  {route}, empty cache: main-thread CPU {cpu:.2f} s, JavaScript"
-                f" {js / 1024:.1f} MB, {models:.0f} widget models"
+                f"  {route}, empty cache: main-thread CPU {cpu:.2f} s (tasks {tasks:.2f} s,"
+                f" scripts {script:.2f} s), JavaScript {js / 1024:.1f} MB, {requests:.0f}"
+                f" requests, {models:.0f} widget models; load event to websocket {gap:.2f} s"
             )
 
 

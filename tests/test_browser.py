@@ -127,6 +127,32 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
     assert len(plotly_downloads) == 1
 
 
+# Installed before any of the page's scripts: notes every deadline they ask the browser for
+RECORD_DEADLINES = """
+window.amteachDeadlines = [];
+const native = AbortSignal.timeout.bind(AbortSignal);
+AbortSignal.timeout = (ms) => { window.amteachDeadlines.push(ms); return native(ms); };
+"""
+
+
+def test_anywidget_gives_a_widget_60_s_to_start_not_2_s(dashboard_url):
+    """anywidget (0.9 to 0.11) marks a widget's model failed for good when loading its module
+    and running its initialize take more than 2 s of wall-clock time
+    (AbortSignal.timeout(2000)), which a page on a busy machine can exceed while it draws a
+    screen. The template makes that deadline 60 s: the first screen's anywidget (the live
+    charts' watcher) gets 60 s, and no script of the page asks for 2 s."""
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.add_init_script(RECORD_DEADLINES)
+        page.goto(dashboard_url)
+        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+        page.wait_for_function("window.amteachDeadlines.includes(60000)", timeout=180_000)
+        asked = page.evaluate("window.amteachDeadlines")
+        browser.close()
+    assert 2000 not in asked, asked
+
+
 def test_the_dashboard_command_prints_where_it_serves():
     from click.testing import CliRunner
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from browser import launch_chromium
 from playwright.sync_api import sync_playwright
 from served import dashboard_server, nginx
@@ -180,25 +181,81 @@ def test_a_path_outside_the_static_folders_gives_no_file(tmp_path):
                 assert b"root:" not in body, path
 
 
+# The JupyterLab extensions a dashboard page loads (its scripts after the window's load event,
+# before the kernel's websocket opens), and why each: Voilà's widget manager (it holds the
+# kernel's connection); Jupyter's widget manager, whose plugins register ipywidgets' models
+# and views (Voilà leaves out only its manager plugin); anywidget (plotly's charts and
+# ui/lazy.py's ModuleReady). plotly's renderer and code highlighting are left out
+# (serving.voila_command's extension_denylist): no output of ours needs them.
+PAGE_EXTENSIONS = {
+    "@voila-dashboards/widgets-manager8",
+    "@jupyter-widgets/jupyterlab-manager",
+    "anywidget",
+}
+
+
+def page_extensions(page: bytes) -> set[str]:
+    """The names of the federated extensions in a Voilà page's configuration."""
+    import json
+
+    config = re.search(
+        rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S
+    )
+    assert config, "no page configuration"
+    return {extension["name"] for extension in json.loads(config.group(1))["federated_extensions"]}
+
+
 def test_the_python_server_gzips_its_scripts_and_page_when_the_browser_accepts_it():
     """Without nginx in front, `amteach dashboard` compresses what it sends (Voilà's scripts
-    are 4.8 MB a page), and still sends plain bytes to a client that does not accept gzip."""
+    are 4.8 MB a page), and still sends plain bytes to a client that does not accept gzip.
+    Static files (Voilà's scripts, the template's styles, the widget extensions) are
+    compressed once and kept (app.PackedStaticFiles), and give the same file at each answer, a browser's cached copy is confirmed with a 304 (where the
+    handler sends an ETag), and a range request gets its part. The page loads only the
+    widget extensions it needs (PAGE_EXTENSIONS)."""
     import gzip
+    import json
+    import urllib.error
     import urllib.request
 
     with dashboard_server(pool=1) as server:
-        for path in ("voila/static/voila.js", ""):
+        extension = "voila/labextensions/anywidget/"
+        with urllib.request.urlopen(server.url + extension + "package.json") as response:
+            entry = json.load(response)["jupyterlab"]["_build"]["load"].removeprefix("./")
+        static = (
+            "voila/static/voila.js",
+            "voila/templates/amteach/static/projector.css",
+            extension + entry,  # a widget extension's script
+        )
+        for path in (*static, ""):
             asked = urllib.request.Request(server.url + path, headers={"Accept-Encoding": "gzip"})
             with urllib.request.urlopen(asked, timeout=120) as response:
                 assert response.headers["Content-Encoding"] == "gzip", (path, response.headers)
-                zipped = gzip.decompress(response.read())
+                first = response.read()
+                tag = response.headers["Etag"]
+                zipped = gzip.decompress(first)
             with urllib.request.urlopen(server.url + path, timeout=120) as response:
                 assert response.headers["Content-Encoding"] is None
                 plain = response.read()
-            if path:
-                assert zipped == plain and len(plain) > 10_000
-            else:  # each page has a kernel of its own
+            if not path:  # each page has a kernel of its own
                 assert b'"kernelId"' in zipped and b'"kernelId"' in plain
+                assert page_extensions(plain) == PAGE_EXTENSIONS
+                continue
+            assert zipped == plain and len(plain) > 1_000, path
+            with urllib.request.urlopen(asked, timeout=120) as response:
+                assert gzip.decompress(response.read()) == plain, path  # the same file again
+            if tag:
+                cached = urllib.request.Request(
+                    server.url + path, headers={"Accept-Encoding": "gzip", "If-None-Match": tag}
+                )
+                with pytest.raises(urllib.error.HTTPError) as answer:
+                    urllib.request.urlopen(cached, timeout=120)
+                assert answer.value.code == 304, path
+            part = urllib.request.Request(
+                server.url + path, headers={"Accept-Encoding": "gzip", "Range": "bytes=0-99"}
+            )
+            with urllib.request.urlopen(part, timeout=120) as response:
+                assert response.status == 206, path  # (tornado gzips the part on the fly)
+                assert gzip.decompress(response.read()) == plain[:100], path
 
 
 def test_nginx_config_names_what_was_wrong_in_one_line():
