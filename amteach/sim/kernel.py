@@ -10,11 +10,14 @@ inside cdef classes and the functions as C functions, and `setup.py` compiles th
 the extension that batches use. Uncompiled, it is plain Python (with the `cython` package
 for its names) and gives the same frames: tests/test_core.py compares the two.
 
-The Python engine (`amteach.engine.game`) is the reference: it serves the classroom app,
-scenarios, saves and docs, and this file follows it line for line (each function names the
-one it mirrors). `tests/test_core.py` plays the
-same seeds through both and requires every column of every frame to be identical, so any rule
-changed there must be changed here too.
+The rules themselves are not here: the transitions (landing, cards, debts, the end of the
+game, the turn flow, the player's actions and their legality) and the rules' arithmetic are
+`amteach/engine/core.py`'s, written once for `Game` and for this kernel; `G` below implements
+their primitive steps (`core.Steps`) on C arrays. What is still here and in `Game` alike: the
+state itself, the walks over a player's titles, the debt queue, proposing a trade, the list
+of legal choices (for the random bot) and the frame recording of `amteach.sim.play`.
+`tests/test_core.py` plays the same seeds through both and requires every column of every
+frame to be identical.
 
 Chance is CPython's own: `random.Random` (Mersenne Twister seeded from an int, `random()`,
 `shuffle`, `choice`, `randint`) is reproduced below, draw for draw, so a seed gives the same
