@@ -13,6 +13,8 @@ import pytest
 
 from amteach.engine.board import COMPETITOR, MONOPOLIST, standard_board
 from amteach.engine.builds import rules_core
+from amteach.engine.choices import Choice
+from amteach.engine.game import Game
 from amteach.engine.rules import RuleSet
 from amteach.engine.terms import NOBODY, PaymentReason
 from amteach.sim import core as sim_core
@@ -72,6 +74,9 @@ class Recorder(core.Steps):
 
     def is_game_b(self):
         return int(self.game_b)
+
+    def is_two_hour(self):
+        return int(getattr(self, "two_hour", False))
 
     def cash_of(self, p):
         return self.cash[p]
@@ -586,6 +591,21 @@ class Board(Recorder):
     def is_over(self):
         return 0
 
+    def trade_proposed(self, p):
+        self.log.append(("trade_proposed", p))
+        self.trades[1] = self.trades[0]  # the trade weighed is the offer standing
+        return 0
+
+    def awaits_answer(self, q):
+        self.log.append(("awaits_answer", q))
+        return 0
+
+    def end_adjusting(self):
+        if not getattr(self, "adjusting", False):
+            return 0
+        self.log.append(("end_adjusting", self.queue.pop(0)))
+        return 1
+
     def trade_answered(self, accepted):
         self.log.append(("trade_answered", accepted))
         return 0
@@ -764,8 +784,43 @@ def test_decision3_only_a_held_player_pays_the_fine_and_only_from_cash():
     assert core.why_not_pay_fine(game, t, 0) == 0
 
 
+def test_decision12_only_the_two_hour_game_is_ended_by_the_clock():
+    game = Board([COMPETITOR, MONOPOLIST])
+    assert refusal(core.why_not_end_game(game, tables())) == "not_two_hour"
+    game.two_hour = True
+    assert core.why_not_end_game(game, tables()) == 0
+
+
+@pytest.mark.parametrize("game_type", ["A", "B", "two-hour"])
+def test_decision12_a_game_offers_end_game_exactly_when_it_is_the_two_hour_game(game_type):
+    # the engine's legal choices ask the core's legality; the kernel's list for the random
+    # bot is held to the engine's by tests/test_core.py's frame comparisons
+    game = Game.new([("Ana", "competitor"), ("Ben", "monopolist")], seed=3, game=game_type)
+    kinds = {choice.kind for choice in game.legal_choices()}
+    assert ("end_game" in kinds) == (game_type == "two-hour")
+    assert game.is_legal(Choice("end_game")) == (game_type == "two-hour")
+
+
 def trade(game, partner, give=(), get=(), pay=0, standing=0):
     game.trades[standing] = (partner, list(give), list(get), pay)
+
+
+def test_rule23_a_proposed_trade_stands_until_its_partner_answers():
+    game = Board([COMPETITOR, MONOPOLIST, COMPETITOR])
+    trade(game, 2, give=[CHICAGO[0]], pay=40)
+    core.propose_trade(game, tables(), 0)
+    assert game.log == [("trade_proposed", 0), ("awaits_answer", 2)]
+
+
+def test_decision12_a_turn_ended_in_the_final_accounting_passes_to_the_next_adjuster():
+    game = Board([COMPETITOR, MONOPOLIST])
+    game.adjusting, game.queue = True, [0, 1]
+    core.end_turn(game, tables(), 0)
+    assert game.log == [("end_adjusting", 0)]  # player 1 adjusts next: no turn, no settlement
+    assert game.queue == [1]
+    playing = Recorder([COMPETITOR, MONOPOLIST])  # outside it, the next seat's turn
+    core.end_turn(playing, tables(), 0)
+    assert ("start_turn", 1) in playing.log
 
 
 def test_decision8_a_trade_lists_titles_each_once_bare_and_owned_by_its_side():

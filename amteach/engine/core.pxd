@@ -161,6 +161,9 @@ cdef class Steps:
                          int percent_chosen) except -1
     cpdef int pays_treasury(self, int p, int amount, int reason, int space) except -1
     cpdef int leaves_hold(self, int p, int by_doubles) except -1
+    cpdef int trade_proposed(self, int p) except -1
+    cpdef int awaits_answer(self, int q) except -1
+    cpdef int end_adjusting(self) except -1
     cpdef int trade_answered(self, int accepted) except -1
     cpdef int transfer_title(self, int space, int to) except -1
     cpdef int pays(self, int payer, int payee, long long amount, int reason) except -1
@@ -170,6 +173,7 @@ cdef class Steps:
     cpdef int seat_out(self, int q) except -1
     cpdef int title_owner(self, int space) except -2
     cpdef int is_game_b(self) except -1
+    cpdef int is_two_hour(self) except -1
     cpdef long long cash_of(self, int p) except? -1
     cpdef long long game_b_score(self, int p) except? -1
     cpdef int rent_at(self, int space, int dice) except -1
@@ -236,6 +240,7 @@ cpdef int after_move(Steps game, Tables t, int p) except -1
 cpdef int check_end(Steps game, Tables t) except -1
 cpdef int start_final(Steps game, Tables t, int reason) except -1
 cpdef int next_final(Steps game, Tables t) except -1
+cpdef int end_turn(Steps game, Tables t, int p) except -1
 cpdef int settle(Steps game, Tables t, int then) except -1
 cpdef int go_bankrupt(Steps game, Tables t, int d, int creditor, long long debt) except -1
 
@@ -247,6 +252,7 @@ cpdef int breaks_built_monopoly(Steps game, Tables t, int p, int city,
                                 unsigned long long leaving) except -1
 cpdef int why_not_buy(Steps game, Tables t, int p) except -1
 cpdef int why_not_pay_fine(Steps game, Tables t, int p) except -1
+cpdef int why_not_end_game(Steps game, Tables t) except -1
 cpdef int why_not_build(Steps game, Tables t, int p, int space) except -1
 cpdef int why_not_sell_building(Steps game, Tables t, int p, int space) except -1
 cpdef int why_not_mortgage(Steps game, Tables t, int p, int space) except -1
@@ -265,4 +271,5 @@ cpdef long long taxed_property(Steps game, Tables t, int p) except? -1
 cpdef long long taxed_improvements(Steps game, Tables t, int p) except? -1
 cpdef long long income_tax_percent(Steps game, Tables t, int p) except? -1
 cpdef int income_tax(Steps game, Tables t, int p, int percent_chosen) except -1
+cpdef int propose_trade(Steps game, Tables t, int p) except -1
 cpdef int answer_trade(Steps game, Tables t, int accepted) except -1

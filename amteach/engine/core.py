@@ -724,6 +724,25 @@ class Steps:
 
     @cython.ccall
     @cython.exceptval(-1, check=False)
+    def trade_proposed(self, p: cython.int) -> cython.int:
+        """The trade p weighed becomes the offer standing, made in the phase now."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def awaits_answer(self, q: cython.int) -> cython.int:
+        """q is to answer the offer standing (the TRADE_ANSWER phase)."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def end_adjusting(self) -> cython.int:
+        """1 if the player on turn was adjusting in the final accounting, now done (the next
+        adjuster, or the settlement, follows); else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
     def trade_answered(self, accepted: cython.int) -> cython.int:
         """The partner answers the offer standing; the proposer decides again, in the phase
         the offer was made in (the titles and cash move next)."""
@@ -854,6 +873,12 @@ class Steps:
     @cython.exceptval(-1, check=False)
     def is_game_b(self) -> cython.int:
         """1 in Game B (a role left alone ends the game), else 0."""
+        return 0
+
+    @cython.ccall
+    @cython.exceptval(-1, check=False)
+    def is_two_hour(self) -> cython.int:
+        """1 in the two-hour game (it ends when time is up), else 0."""
         return 0
 
     @cython.ccall
@@ -1459,6 +1484,16 @@ def next_final(game: Steps, t: Tables) -> cython.int:
     return game.finish(best, game.final_cause())
 
 
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def end_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """p ends the turn: in the final accounting (decision 12) the next player adjusts, or the
+    settlement follows; else the next seat still in plays."""
+    if game.end_adjusting():
+        return next_final(game, t)
+    return next_turn(game, t, p)
+
+
 # -- the player's actions ----------------------------------------------------------------------
 # Each action a player takes (buy, build, sell, mortgage, redeem, the income tax, the fine, a
 # trade answered) and its legality, written once over `Steps`. A legality function returns 0
@@ -1521,6 +1556,7 @@ REFUSALS = (
     "trade_breaks_monopoly",
     "proposer_short",  # the proposer has not the cash the trade pays
     "partner_short",  # the partner has not the cash the trade asks
+    "not_two_hour",  # only the two-hour game ends when time is up
 )
 OK = 0
 NOT_OWNER = REFUSALS.index("not_owner")
@@ -1545,6 +1581,7 @@ TRADE_BUILDINGS = REFUSALS.index("trade_buildings")
 TRADE_BREAKS_MONOPOLY = REFUSALS.index("trade_breaks_monopoly")
 PROPOSER_SHORT = REFUSALS.index("proposer_short")
 PARTNER_SHORT = REFUSALS.index("partner_short")
+NOT_TWO_HOUR = REFUSALS.index("not_two_hour")
 # A trade's refusal about one listed title also says which: the code plus REFUSAL_AT times
 # (2 * its position in its list + its side), which `refused_at` reads back.
 REFUSAL_AT = 256
@@ -1619,6 +1656,15 @@ def why_not_pay_fine(game: Steps, t: Tables, p: cython.int) -> cython.int:
         return NOT_HELD
     if game.cash_of(p) < t.fine:
         return SHORT_OF_CASH
+    return OK
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def why_not_end_game(game: Steps, t: Tables) -> cython.int:
+    """Decision 12: only the two-hour game is ended by the clock."""
+    if not game.is_two_hour():
+        return NOT_TWO_HOUR
     return OK
 
 
@@ -1914,6 +1960,16 @@ def income_tax(game: Steps, t: Tables, p: cython.int, percent_chosen: cython.int
     game.tax_chosen(p, flat, percent, percent_chosen)
     game.owes(p, NOBODY, percent if percent_chosen else flat, P_INCOME_TAX, t.income_tax_space)
     return settle(game, t, THEN_AFTER_MOVE)
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def propose_trade(game: Steps, t: Tables, p: cython.int) -> cython.int:
+    """Rule 23: the trade p weighed is offered, and its partner answers it before play goes
+    on (the answer returns play to the phase the offer was made in)."""
+    game.trade_proposed(p)
+    game.awaits_answer(game.trade_partner(1))
+    return 0
 
 
 @cython.ccall

@@ -892,6 +892,24 @@ class Game(core.Steps):
         self._emit(ev.LeftHold(self.table, p, "doubles" if by_doubles else "fine"))
         return 0
 
+    def trade_proposed(self, p: int) -> int:
+        trade = self._trade(0)
+        self._emit(ev.TradeProposed(self.table, p, trade.other, trade.give, trade.get, trade.pay))
+        self.offer = trade
+        self.offer_phase = self.phase
+        return 0
+
+    def awaits_answer(self, q: int) -> int:
+        self.actor = q
+        self.phase = TRADE_ANSWER
+        return 0
+
+    def end_adjusting(self) -> int:
+        if self.phase != FINAL_ADJUST:
+            return 0
+        self.final_queue.popleft()
+        return 1
+
     def trade_answered(self, accepted: int) -> int:
         trade = self._trade(1)
         p = self.current
@@ -987,6 +1005,9 @@ class Game(core.Steps):
 
     def is_game_b(self) -> int:
         return int(self.game_type == "B")
+
+    def is_two_hour(self) -> int:
+        return int(self.game_type == "two-hour")
 
     def cash_of(self, p: int) -> int:
         return self.cash[p]
@@ -1232,11 +1253,7 @@ class Game(core.Steps):
 
     # decisions
     def _do_end_turn(self, _: None) -> None:
-        if self.phase == FINAL_ADJUST:
-            self.final_queue.popleft()
-            core.next_final(self, self.tables)
-        else:
-            self._next_turn()
+        core.end_turn(self, self.tables, self.current)
 
     def _do_buy(self, _: None) -> None:
         core.buy_title(self, self.tables, self.current)
@@ -1269,12 +1286,11 @@ class Game(core.Steps):
         core.redeem(self, self.tables, self.actor, space)
 
     def _do_trade(self, trade: Trade) -> None:
-        p = self.actor
-        self._emit(ev.TradeProposed(self.table, p, trade.other, trade.give, trade.get, trade.pay))
-        self.offer = trade
-        self.offer_phase = self.phase
-        self.actor = trade.other
-        self.phase = TRADE_ANSWER
+        self._weighed = trade
+        try:
+            core.propose_trade(self, self.tables, self.actor)
+        finally:
+            self._weighed = None
 
     def _do_accept(self, _: None) -> None:
         self._answer(True)

@@ -84,7 +84,7 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
     if kind == "end_turn":
         return None
     if kind == "end_game":
-        if game.game_type != "two-hour":
+        if core.why_not_end_game(game, game.tables):
             return "only the two-hour game ends when time is up", R_TWO_HOUR
         return None
     if kind == "income_tax":

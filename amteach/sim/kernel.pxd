@@ -61,6 +61,8 @@ cdef class Static(core.Tables):
     cdef bint record_rounds
     cdef bint check_invariants
     cdef bint allowed[8][16]
+    cdef int phase_kinds[8][16]
+    cdef int n_phase_kinds[8]
 
 
 cdef class Trade:
@@ -171,6 +173,9 @@ cdef class G(core.Steps):
                          int percent_chosen) except -1
     cpdef int pays_treasury(self, int p, int amount, int reason, int space) except -1
     cpdef int leaves_hold(self, int p, int by_doubles) except -1
+    cpdef int trade_proposed(self, int p) except -1
+    cpdef int awaits_answer(self, int q) except -1
+    cpdef int end_adjusting(self) except -1
     cpdef int trade_answered(self, int accepted) except -1
     cpdef int transfer_title(self, int space, int to) except -1
     cpdef int pays(self, int payer, int payee, long long amount, int reason) except -1
@@ -191,6 +196,7 @@ cdef class G(core.Steps):
     cpdef int next_card(self, int p, int role) except -1
     cpdef int after_move(self) except -1
     cpdef int is_game_b(self) except -1
+    cpdef int is_two_hour(self) except -1
     cpdef long long cash_of(self, int p) except? -1
     cpdef long long game_b_score(self, int p) except? -1
     cpdef int rent_at(self, int space, int dice) except -1

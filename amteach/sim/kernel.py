@@ -14,8 +14,8 @@ The rules themselves are not here: the transitions (landing, cards, debts, the e
 game, the turn flow, the player's actions and their legality) and the rules' arithmetic are
 `amteach/engine/core.py`'s, written once for `Game` and for this kernel; `G` below implements
 their primitive steps (`core.Steps`) on C arrays. What is still here and in `Game` alike: the
-state itself, the walks over a player's titles, the debt queue, proposing a trade, the list
-of legal choices (for the random bot) and the frame recording of `amteach.sim.play`.
+state itself, the walks over a player's titles, the debt queue, the dice and the frame
+recording of `amteach.sim.play`.
 `tests/test_core.py` plays the same seeds through both and requires every column of every
 frame to be identical.
 
@@ -317,6 +317,8 @@ class Static(core.Tables):
             self.family = zeros(MAX_SEATS, FAMILY_SIZE)
             self.role_landings = [reals(MAX_SPACES), reals(MAX_SPACES)]
             self.allowed = zeros(MAX_PHASES, CHOICE_BASE)
+            self.phase_kinds = zeros(MAX_PHASES, CHOICE_BASE)
+            self.n_phase_kinds = zeros(MAX_PHASES)
 
 
 @cython.cclass
@@ -481,6 +483,26 @@ class G(core.Steps):
         self.held[p] = NOBODY
         return 0
 
+    def trade_proposed(self, p):
+        # the proposal weighed becomes the offer (the old offer's object is the next proposal)
+        offer: Trade = self.proposal
+        self.proposal = self.offer
+        self.offer = offer
+        self.offer_phase = self.phase
+        return 0
+
+    def awaits_answer(self, q):
+        self.actor = q
+        self.phase = TRADE_ANSWER
+        return 0
+
+    def end_adjusting(self):
+        if self.phase != FINAL_ADJUST:
+            return 0
+        self.final_head += 1
+        self.final_count -= 1
+        return 1
+
     def trade_answered(self, accepted):
         self.actor = self.current
         self.phase = self.offer_phase
@@ -564,6 +586,9 @@ class G(core.Steps):
 
     def is_game_b(self):
         return 1 if self.s.game_type == GAME_B else 0
+
+    def is_two_hour(self):
+        return 1 if self.s.game_type == GAME_TWO_HOUR else 0
 
     def cash_of(self, p):
         return self.cash[p]
@@ -1058,16 +1083,10 @@ def after_move(g):
 def apply(g, c):
     """Game.apply for a choice a bot made (bots make only legal choices)"""
     kind: cython.int = choice_kind(c)
-    offer: Trade
     if kind == C_ROLL:
         core.roll(g, g.s, g.current)
     elif kind == C_END_TURN:
-        if g.phase == FINAL_ADJUST:
-            g.final_head += 1
-            g.final_count -= 1
-            core.next_final(g, g.s)
-        else:
-            next_turn(g)
+        core.end_turn(g, g.s, g.current)
     elif kind == C_BUY:
         core.buy_title(g, g.s, g.current)
     elif kind == C_DECLINE:
@@ -1085,13 +1104,7 @@ def apply(g, c):
     elif kind == C_REDEEM:
         core.redeem(g, g.s, g.actor, choice_arg(c))
     elif kind == C_TRADE:
-        # the bot's proposal becomes the offer (the old offer's object is the next proposal)
-        offer = g.proposal
-        g.proposal = g.offer
-        g.offer = offer
-        g.offer_phase = g.phase
-        g.actor = offer.other
-        g.phase = TRADE_ANSWER
+        core.propose_trade(g, g.s, g.actor)
     elif kind == C_ACCEPT:
         core.answer_trade(g, g.s, 1)
     elif kind == C_REJECT:
@@ -1387,7 +1400,8 @@ def choose(g, bot):
 
 
 def legal_choices(g, out):
-    """Game.legal_choices: every legal choice but trades, in the engine's order"""
+    """Game.legal_choices: every legal choice but trades, in the engine's order (the phase's
+    kinds in `core.PHASE_KINDS`' order, each asked of the rules core's legality)"""
     s: Static = g.s
     count: cython.int = 0
     phase: cython.int = g.phase
@@ -1395,52 +1409,26 @@ def legal_choices(g, out):
     i: cython.int
     j: cython.int
     kind: cython.int
-    if phase == PRE_ROLL:
-        out[count] = C_ROLL
-        count += 1
-        if can_pay_fine(g):
-            out[count] = C_PAY_FINE
+    legal: cython.bint
+    for i in range(s.n_phase_kinds[phase]):
+        kind = s.phase_kinds[phase][i]
+        if kind == C_BUILD or kind == C_SELL or kind == C_MORTGAGE or kind == C_REDEEM:
+            n = targets(g, kind, g.spaces)
+            for j in range(n):
+                out[count] = choice(kind, g.spaces[j])
+                count += 1
+            continue
+        if kind == C_PAY_FINE:
+            legal = core.why_not_pay_fine(g, s, g.actor) == 0
+        elif kind == C_BUY:
+            legal = core.why_not_buy(g, s, g.actor) == 0
+        elif kind == C_END_GAME:
+            legal = core.why_not_end_game(g, s) == 0
+        else:  # a throw, declining, an income tax option, ending a turn, answering a trade
+            legal = True
+        if legal:
+            out[count] = kind
             count += 1
-    elif phase == BUY:
-        if core.why_not_buy(g, s, g.actor) == 0:
-            out[count] = C_BUY
-            count += 1
-        out[count] = C_DECLINE
-        count += 1
-    elif phase == INCOME_TAX:
-        out[0] = C_TAX_FLAT
-        out[1] = C_TAX_PERCENT
-        return 2
-    elif phase == TRADE_ANSWER:
-        out[0] = C_ACCEPT
-        out[1] = C_REJECT
-        return 2
-    # build, sell, mortgage, redeem before and after the throw and at the end; in BUY and
-    # RAISE only sell and mortgage
-    first: cython.int = 0
-    last: cython.int = 4
-    if not (phase == PRE_ROLL or phase == POST_ROLL or phase == FINAL_ADJUST):
-        first = 1
-        last = 3
-    for i in range(first, last):
-        if i == 0:
-            kind = C_BUILD
-        elif i == 1:
-            kind = C_SELL
-        elif i == 2:
-            kind = C_MORTGAGE
-        else:
-            kind = C_REDEEM
-        n = targets(g, kind, g.spaces)
-        for j in range(n):
-            out[count] = choice(kind, g.spaces[j])
-            count += 1
-    if phase == POST_ROLL or phase == FINAL_ADJUST:
-        out[count] = C_END_TURN
-        count += 1
-    if (phase == PRE_ROLL or phase == POST_ROLL) and s.game_type == GAME_TWO_HOUR:
-        out[count] = C_END_GAME
-        count += 1
     return count
 
 
@@ -1655,9 +1643,21 @@ class Batch:
         # which kinds of choice each phase allows: the rules core's PHASE_KINDS, in codes
         if len(bots.PHASES) > MAX_PHASES:
             raise ValueError(f"the compiled core knows at most {MAX_PHASES} phases")
+        # and, for the random bot's list, in the engine's order (an income tax is both options;
+        # a trade, open-ended, is left out, as Game.legal_choices leaves it out)
         for ph, phase in enumerate(bots.PHASES):
             for c, name in enumerate(bots.CHOICE_CODES):
                 s.allowed[ph][c] = name.split(":")[0] in core.PHASE_KINDS[phase]
+            listed = [
+                c
+                for kind in core.PHASE_KINDS[phase]
+                if kind != "trade"
+                for c, name in enumerate(bots.CHOICE_CODES)
+                if name.split(":")[0] == kind
+            ]
+            for i, c in enumerate(listed):
+                s.phase_kinds[ph][i] = c
+            s.n_phase_kinds[ph] = len(listed)
         s.record_rounds = record_rounds
         s.check_invariants = check_invariants
         self.s = s
