@@ -47,6 +47,24 @@ def catch_up(*pages) -> None:
         page.tick()
 
 
+def test_a_class_opened_before_the_page_address_came_gets_its_qr_code_once_it_comes(
+    tmp_path, monkeypatch
+):
+    # a preheated kernel learns the page's address only after the page is served
+    # (serving.when_page_known); an instructor may open a class before then
+    for name in ("AMTEACH_PUBLIC_URL", "VOILA_REQUEST_URL", "SERVER_NAME", "SERVER_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    rooms = open_rooms(str(tmp_path / "class.sqlite"))
+    tab = ClassTab(rooms)
+    assert tab.open_class(), tab.messages.widget.value
+    assert "<svg" not in tab.banner.value and f"?room={tab.code}" in tab.banner.value
+    monkeypatch.setenv("VOILA_REQUEST_URL", "http://class.example:8866/")
+    tab.address_known()
+    assert "<svg" in tab.banner.value
+    assert f"http://class.example:8866/?room={tab.code}" in tab.banner.value
+    assert tab.code in tab.banner.value
+
+
 def test_students_join_by_the_link_and_see_only_their_own_choices(room):
     rooms, tab = room
     assert "am-room-code" in tab.banner.value and tab.code in tab.banner.value

@@ -374,6 +374,23 @@ class ClassTab:
         self.memory.remember(code, key)
         self.tables = []
         self.follower = Follower(self.rooms, code, self.tables, wake=self.ticker.wake, tend=True)
+        self._draw_banner()
+        self.secret.text = ""
+        for old in self.downloads.children:
+            old.close()
+        self.downloads.children = self._download_buttons()
+        self.form.layout.display = "none"
+        self.running.layout.display = "flex"
+        self.answer(Reply(True, f"Room {code} is open. Students join with the link or the code."))
+
+    def address_known(self) -> None:
+        """The page's address has arrived (a preheated kernel learns it after the page is
+        served): an open room's banner is drawn again, now with its full link and QR code."""
+        if self.code:
+            self._draw_banner()
+
+    def _draw_banner(self) -> None:
+        code = self.code
         info = self.rooms.info(code)
         link = join_link(code)
         # explicit line heights: the HTML widget's own line box is 28 px tall, which big type
@@ -400,13 +417,6 @@ class ClassTab:
             info.settings.roles,
             info.settings.preset,
         )
-        self.secret.text = ""
-        for old in self.downloads.children:
-            old.close()
-        self.downloads.children = self._download_buttons()
-        self.form.layout.display = "none"
-        self.running.layout.display = "flex"
-        self.answer(Reply(True, f"Room {code} is open. Students join with the link or the code."))
 
     # -- the instructor's controls ------------------------------------------------------------------
     def _control(self, action: Any) -> bool:

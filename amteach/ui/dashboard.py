@@ -207,6 +207,11 @@ class Dashboard:
         self.class_tab = ClassTab()
         return self.class_tab.widget
 
+    def address_known(self) -> None:
+        """The page's address has arrived: the Class tab, if opened, shows its full join link."""
+        if self.class_tab is not None:
+            self.class_tab.address_known()
+
     def class_beside(self, bots: Any) -> list[Any]:
         """On Who wins: the class's own finished games beside the bots' batch, once a class
         has played (the Class tab)."""
@@ -286,6 +291,8 @@ class ServedPage:
         if code is None:
             if self.dashboard is None:
                 self._build_dashboard()
+            else:  # an instructor quick enough to open a class before the address came
+                self.dashboard.address_known()
             return
         from .student import StudentPage
 
