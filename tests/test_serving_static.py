@@ -11,6 +11,7 @@ import http.client
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -275,3 +276,54 @@ def test_nginx_config_names_what_was_wrong_in_one_line():
         assert done.stdout == ""
         assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_static_files_are_packed_before_the_first_visitor_asks(tmp_path):
+    """The server packs the files a page may ask for when it starts (app.pack_ahead), so the
+    first visitor after a start does not wait while it compresses about 90 files: every
+    text file under the given folders is packed once, an extension the page never loads is
+    left out, and images and files over the size limit are not packed."""
+    import gzip
+
+    from amteach.serving import app
+
+    voila = tmp_path / "voila" / "static"
+    voila.mkdir(parents=True)
+    script = voila / "1234.voila.js"
+    script.write_text("console.log('chunk');\n" * 200)
+    style = voila / "index.css"
+    style.write_text("body { margin: 0 }\n" * 50)
+    picture = voila / "logo.png"
+    picture.write_bytes(b"\x89PNG\r\n" + bytes(2000))
+    huge = voila / "huge.js"
+    huge.write_bytes(b"x" * (app.PACKED_MAX_BYTES + 1))
+    skipped = tmp_path / "labextensions" / "jupyterlab-plotly" / "static"
+    skipped.mkdir(parents=True)
+    (skipped / "remoteEntry.js").write_text("var plotly = 1;\n" * 100)
+    kept = tmp_path / "labextensions" / "anywidget" / "static"
+    kept.mkdir(parents=True)
+    entry = kept / "remoteEntry.js"
+    entry.write_text("var anywidget = 1;\n" * 100)
+
+    count = app.pack_ahead([str(voila), str(tmp_path / "labextensions")], {"jupyterlab-plotly"})
+
+    assert count == 3
+    for path in (script, style, entry):
+        body = app.already_packed(str(path), path.stat())
+        assert body is not None and gzip.decompress(body) == path.read_bytes(), path
+    for path in (picture, huge, skipped / "remoteEntry.js"):
+        assert app.already_packed(str(path), path.stat()) is None, path
+    script.write_text("console.log('changed');\n")  # a new version is packed again on request
+    assert app.already_packed(str(script), script.stat()) is None
+
+
+def test_a_started_server_packs_its_static_files_ahead():
+    """`amteach dashboard` packs its static files as it starts, beside the pool's warm-up,
+    and says so in its log."""
+    with dashboard_server(pool=1) as server:
+        deadline = time.monotonic() + 120
+        while not any("packed" in line and "ahead" in line for line in server.log):
+            assert time.monotonic() < deadline, "".join(server.log[-20:])
+            time.sleep(0.2)
+        line = next(line for line in server.log if "static files ahead" in line)
+        assert int(re.search(r"packed (\d+) static files", line).group(1)) > 150, line

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import html
+import mimetypes
 import os
 import re
 import sys
@@ -302,6 +303,30 @@ class PackedStaticFiles(web.StaticFileHandler):
             self.write(body)
 
 
+def pack_ahead(roots: list[str], skip: set[str]) -> int:
+    """Pack every file a page may ask for under `roots` (Voilà's and the template's static
+    folders, the widget extensions' folders) before any visitor asks, so the first visitor
+    after a start does not wait while the server compresses about 90 files (about 0.2 to
+    0.3 s of a 2-core server's CPU, on that visitor's path to a usable page). Folders named in
+    `skip` (extensions the page never loads) are left out. Returns the number of files
+    packed."""
+    count = 0
+    for root in roots:
+        for folder, subfolders, files in os.walk(root):
+            subfolders[:] = [name for name in subfolders if name not in skip]
+            for name in files:
+                path = os.path.join(folder, name)
+                content_type = mimetypes.guess_type(name)[0] or ""
+                try:
+                    stat = os.stat(path)
+                    if stat.st_size <= PACKED_MAX_BYTES and QuickGzip.compressible(content_type):
+                        packed_file(path, stat)
+                        count += 1
+                except OSError:  # a file removed meanwhile: packed on request, if asked for
+                    continue
+    return count
+
+
 def packed(handler: type) -> type:
     """`handler` (a static file handler of Voilà's or Jupyter's) sending packed files."""
     return type(f"Packed{handler.__name__}", (PackedStaticFiles, handler), {})
@@ -376,6 +401,16 @@ class ClassroomVoila(Voila):
         self.voila_configuration.multi_kernel_manager_class = ClassroomKernelManager
 
     def start(self) -> None:
+        if self.compress_responses:
+            # beside the pool's warm-up, so that the first visitor's files are ready too
+            skip = set(self.voila_configuration.extension_denylist or ())
+            roots = [*self.static_paths, *self.labextensions_path]
+
+            def pack() -> None:
+                count = pack_ahead(roots, skip)
+                self.log.info("packed %d static files ahead of the first visitor", count)
+
+            threading.Thread(target=pack, name="pack-static-files", daemon=True).start()
         loop = ioloop.IOLoop.current().asyncio_loop  # type: ignore[attr-defined]
         loop.set_exception_handler(quiet_when_a_visitor_left)
         super().start()
