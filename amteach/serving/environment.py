@@ -21,6 +21,12 @@ from importlib import resources
 from pathlib import Path
 
 TEMPLATE = "amteach"
+# Issue 24: the amteach template's page without JupyterLab's front end (frontend/, one script
+# of ours draws the widgets); `--template amteach-lean`. Its page links the amteach template's
+# styles and plotly bundle, so both templates are always installed together.
+LEAN_TEMPLATE = "amteach-lean"
+# each template of ours, and its folder in the package
+TEMPLATE_FOLDERS = {TEMPLATE: "voila_template", LEAN_TEMPLATE: "voila_template_lean"}
 # Set in the kernels' environment: the bundle's path relative to Voilà's base URL + "voila/".
 PLOTLY_BUNDLE_ENV = "AMTEACH_PLOTLY_BUNDLE"
 # Set in the server's (and so the kernels') environment by `amteach dashboard`: the app is
@@ -49,8 +55,12 @@ def voila_environment() -> Iterator[dict[str, str]]:
     template's static files whichever template draws the page, so the bundle works with any of
     them. The files live in a temporary folder for as long as the server runs."""
     with tempfile.TemporaryDirectory(prefix="amteach-voila-") as share:
+        for name, package_folder in TEMPLATE_FOLDERS.items():
+            shutil.copytree(
+                Path(str(resources.files("amteach") / package_folder)),
+                Path(share) / "voila" / "templates" / name,
+            )
         folder = Path(share) / "voila" / "templates" / TEMPLATE
-        shutil.copytree(Path(str(resources.files("amteach") / "voila_template")), folder)
         shutil.copyfile(plotly_widget_bundle(), folder / "static" / PLOTLY_BUNDLE)
         env = dict(os.environ)
         env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
