@@ -4,7 +4,9 @@
 import { readFile } from 'node:fs/promises';
 import * as esbuild from 'esbuild';
 
-const outdir = '../amteach/voila_template_lean/static';
+// `node build.mjs [folder]`: another folder for a test that compares a rebuild with the
+// committed files
+const outdir = process.argv[2] ?? '../amteach/voila_template_lean/static';
 
 // Packages the page never needs: ipywidgets 7's classes (the kernels run ipywidgets 8) and
 // lab's default variables (the template links JupyterLab's light theme).
@@ -41,13 +43,9 @@ await esbuild.build({
   target: 'es2022',
   outdir,
   legalComments: 'linked',
-  loader: { '.woff': 'file', '.woff2': 'file', '.ttf': 'file', '.eot': 'file', '.svg': 'dataurl', '.png': 'dataurl', '.gif': 'dataurl' },
-  assetNames: '[name]-[hash]',
+  // the few pictures ipywidgets' styles use travel inside the style sheet
+  loader: { '.svg': 'dataurl', '.png': 'dataurl', '.gif': 'dataurl' },
   define: { 'process.env.NODE_ENV': '"production"' },
   plugins: [leaveOut],
-  metafile: true,
-  logLevel: 'info',
-}).then(async (result) => {
-  const { writeFile } = await import('node:fs/promises');
-  await writeFile('meta.json', JSON.stringify(result.metafile));
+  logLevel: 'warning',
 });
