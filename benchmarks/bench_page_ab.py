@@ -139,7 +139,9 @@ async def one_visit(browser, url: str, code: str | None) -> dict:
               const js = r.filter((e) => e.name.split('?')[0].endsWith('.js'));
               const n = performance.getEntriesByType('navigation')[0];
               const config = JSON.parse(document.getElementById('jupyter-config-data').textContent);
-              return {requests: r.length + 1, js: js.reduce((s, e) => s + e.decodedBodySize, 0),
+              const marks = Object.fromEntries(performance.getEntriesByType('mark')
+                .map((m) => [m.name, m.startTime / 1000]));
+              return {marks, requests: r.length + 1, js: js.reduce((s, e) => s + e.decodedBodySize, 0),
                       jsFiles: js.length, load: n.loadEventStart,
                       extensions: (config.federated_extensions || []).map((e) => e.name)};
             }"""
@@ -151,6 +153,8 @@ async def one_visit(browser, url: str, code: str | None) -> dict:
             load=info["load"] / 1000,
             extensions=info["extensions"],
             models=models[0] if models else 0,
+            # the amteach-lean front end's own steps (frontend/src/index.ts), if it drew the page
+            marks=info["marks"],
         )
         found["load_to_socket"] = (
             (socket_at[0] - started) - found["load"] if socket_at else float("nan")
@@ -210,6 +214,10 @@ async def run(base: Path, visits: int, page: str, pool: int, template: str | Non
                         f" compile {found['compile']:.2f}, other {found['other']:.2f});"
                         f" {found['requests']} requests,"
                         f" {found['js_files']} js files {found['js_kb']:.0f} kB; {found['models']} models"
+                        + "".join(
+                            f"; {name.split(':')[-1]} {at:.2f}"
+                            for name, at in found["marks"].items()
+                        )
                         + (f"; ERRORS {found['errors'][:2]}" if found["errors"] else ""),
                         flush=True,
                     )

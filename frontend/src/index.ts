@@ -101,6 +101,7 @@ async function renderOutput(
 }
 
 async function start(): Promise<void> {
+  performance.mark('amteach-lean:start');
   const config = pageConfig();
   if (!config.kernelId) return; // an error page, or a page Voilà drew without a kernel
   const base = new URL(config.baseUrl ?? '/', window.location.href);
@@ -121,10 +122,16 @@ async function start(): Promise<void> {
   kernel.connectionStatusChanged.connect((_, status) => {
     if (status === 'disconnected') showLost();
   });
+  // marks for benchmarks/bench_page_ab.py (performance.getEntriesByType('mark'))
+  kernel.connectionStatusChanged.connect((_, status) => {
+    if (status === 'connected') performance.mark('amteach-lean:connected');
+  });
   const manager = new KernelWidgetManager(kernel);
   await manager.loadAllFromKernel();
+  performance.mark('amteach-lean:states');
   const scripts = [...document.querySelectorAll<HTMLScriptElement>(OUTPUT_SCRIPT)];
   await Promise.all(scripts.map((script) => renderOutput(manager, script)));
+  performance.mark('amteach-lean:drawn');
 }
 
 watchAccessibility(String(pageConfig().baseUrl ?? '/'));
