@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .environment import PLOTLY_BUNDLE, TEMPLATE, plotly_widget_bundle, voila_environment
+from .environment import (
+    AMTEACH_TEMPLATE,
+    PLOTLY_BUNDLE,
+    TEMPLATE,
+    TEMPLATE_FOLDERS,
+    plotly_widget_bundle,
+    voila_environment,
+)
 
 # A year: for URLs that change whenever the file does (`?v=<hash of the file>`, or a name
 # that carries a hash of its content, as the widget extensions' chunks do).
@@ -87,15 +94,20 @@ def static_folders(template: str = TEMPLATE) -> StaticFolders:
             else:
                 os.environ["JUPYTER_PATH"] = saved
         temporary = Path(env["JUPYTER_PATH"].split(os.pathsep)[0]).resolve()
-        installed_template = Path(str(resources.files("amteach") / "voila_template" / "static"))
-
-        amteach_static = temporary / "voila" / "templates" / TEMPLATE / "static"
+        # each of our templates' static folder in the server's temporary copy, and in the
+        # installed package
+        installed = {
+            temporary / "voila" / "templates" / name / "static": Path(
+                str(resources.files("amteach") / package_folder / "static")
+            )
+            for name, package_folder in TEMPLATE_FOLDERS.items()
+        }
 
         def lasting(folder: str) -> Path | None:
             """The folder, or the installed one for the server's temporary copy."""
             path = Path(folder).resolve()
-            if path == amteach_static:
-                return installed_template
+            if path in installed:
+                return installed[path]
             return None if path.is_relative_to(temporary) else path
 
         template_paths = [p for p in map(lasting, template_static) if p is not None]
@@ -185,7 +197,7 @@ def site_file(
         alias {_quoted(folders.plotly_bundle)};
     }}
 """
-        if template == TEMPLATE
+        if template == AMTEACH_TEMPLATE
         else ""
     )
     return f"""# Written by `amteach dashboard --nginx-config` for the Python environment at the time:
