@@ -7,7 +7,7 @@
 // they work even while this script loads.
 import '@jupyter-widgets/controls/css/widgets-base.css';
 import { MimeModel } from '@jupyterlab/rendermime';
-import { ServerConnection } from '@jupyterlab/services';
+import { CommsOverSubshells, ServerConnection } from '@jupyterlab/services';
 import { KernelConnection } from '@jupyterlab/services/lib/kernel/default';
 import { Widget } from '@lumino/widgets';
 import { watchAccessibility } from './accessibility';
@@ -113,6 +113,10 @@ async function start(): Promise<void> {
     model: { id: config.kernelId, name: '' },
     serverSettings,
     handleComms: true,
+    // @jupyterlab/services 7.6 would open a kernel subshell per comm target (ipykernel 7 has
+    // them): a round trip more before the widgets, and errors in the console when the kernel
+    // dies with the requests open. Voilà's own front end keeps comms on the main shell too.
+    commsOverSubshells: CommsOverSubshells.Disabled,
   });
   // a killed kernel is restarted empty by the server (status "autorestarting"), or not at all
   kernel.statusChanged.connect((_, status) => {
