@@ -8,22 +8,15 @@ import * as esbuild from 'esbuild';
 // committed files
 const outdir = process.argv[2] ?? '../amteach/voila_template_lean/static';
 
-// Packages the page never needs: ipywidgets 7's classes (the kernels run ipywidgets 8) and
-// lab's default variables (the template links JupyterLab's light theme).
-const leaveOut = {
-  name: 'leave-out',
+const adapt = {
+  name: 'adapt',
   setup(build) {
-    build.onResolve({ filter: /^@jupyter-widgets\/(base7|controls7)(\/|$)/ }, (args) => ({
-      path: args.path,
-      namespace: 'left-out',
-    }));
-    build.onResolve({ filter: /labvariables\.css$/ }, (args) => ({
-      path: args.path,
-      namespace: 'left-out',
-    }));
-    build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
-      contents: args.path.endsWith('.css') ? '' : 'module.exports = {};',
-      loader: args.path.endsWith('.css') ? 'css' : 'js',
+    // ipywidgets' HTML sanitizer (sanitize-html and a CSS parser, 230 kB) serves only
+    // descriptions marked as HTML, which src/manager.ts shows as text instead
+    build.onResolve({ filter: /^sanitize-html$/ }, () => ({ path: 'sanitize-html', namespace: 'left-out' }));
+    build.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({
+      contents: 'export default () => { throw new Error("no HTML sanitizer in this page"); };',
+      loader: 'js',
     }));
     // anywidget ships an AMD module: its factory becomes the module's default export
     build.onLoad({ filter: /anywidget[\\/]dist[\\/]index\.js$/ }, async (args) => {
@@ -46,6 +39,6 @@ await esbuild.build({
   // the few pictures ipywidgets' styles use travel inside the style sheet
   loader: { '.svg': 'dataurl', '.png': 'dataurl', '.gif': 'dataurl' },
   define: { 'process.env.NODE_ENV': '"production"' },
-  plugins: [leaveOut],
+  plugins: [adapt],
   logLevel: 'warning',
 });

@@ -6,10 +6,8 @@
 // the ARIA fixes) are here too; the alive and release beacons stay inline in the template, so
 // they work even while this script loads.
 import '@jupyter-widgets/controls/css/widgets-base.css';
-import { MimeModel } from '@jupyterlab/rendermime';
 import { CommsOverSubshells, ServerConnection } from '@jupyterlab/services';
 import { KernelConnection } from '@jupyterlab/services/lib/kernel/default';
-import { Widget } from '@lumino/widgets';
 import { watchAccessibility } from './accessibility';
 import { KernelWidgetManager } from './manager';
 
@@ -90,14 +88,16 @@ async function renderOutput(
     area.append(pre);
     return;
   }
-  delete data[WIDGET_VIEW]; // a widget the kernel no longer has: its text/plain stands in
-  const mimeType = manager.renderMime.preferredMimeType(data as never, 'any');
-  if (!mimeType) return;
-  const renderer = manager.renderMime.createRenderer(mimeType);
-  await renderer.renderModel(
-    new MimeModel({ data: data as never, metadata: output.metadata as never, trusted: true }),
-  );
-  Widget.attach(renderer, area);
+  // our notebooks' outputs are widgets; anything else (a widget the kernel no longer has, a
+  // plain value) is shown as Voilà's kernel wrote it: its HTML, else its text
+  const html = data['text/html'];
+  if (typeof html === 'string' && !view) {
+    area.innerHTML = html; // the notebook's own output, as trusted as the page itself
+    return;
+  }
+  const pre = document.createElement('pre');
+  pre.textContent = String(data['text/plain'] ?? '');
+  area.append(pre);
 }
 
 async function start(): Promise<void> {
