@@ -189,17 +189,30 @@ def site_file(
         # Voilà sends the page while it builds it
         proxy_buffering off;"""
     template_url = f"{base_url}voila/templates/{template}/static/"
+    # the amteach template's folder, which every page of ours links whichever of our templates
+    # draws it (amteach/serving/environment.py)
+    amteach_url = f"{base_url}voila/templates/{AMTEACH_TEMPLATE}/static/"
     plotly = (
         f"""
-    # plotly's widget bundle, under the template's static URL (amteach/serving/environment.py)
-    location = {template_url}{PLOTLY_BUNDLE} {{
+    # plotly's widget bundle, under the amteach template's static URL
+    location = {amteach_url}{PLOTLY_BUNDLE} {{
 {static_common}
         alias {_quoted(folders.plotly_bundle)};
     }}
 """
-        if template == AMTEACH_TEMPLATE
+        if template in TEMPLATE_FOLDERS
         else ""
     )
+    if template != AMTEACH_TEMPLATE and template in TEMPLATE_FOLDERS:
+        # the lean template's page links the amteach template's projector styles
+        projector = Path(str(resources.files("amteach") / "voila_template" / "static"))
+        plotly += f"""
+    # the projector styles, under the amteach template's static URL
+    location = {amteach_url}projector.css {{
+{static_common}
+        alias {_quoted(projector / "projector.css")};
+    }}
+"""
     return f"""# Written by `amteach dashboard --nginx-config` for the Python environment at the time:
 # write it again after upgrading amteach, Voila or the widgets.
 # Static files from disk (gzipped; cached for a year when their URL is versioned), the rest
