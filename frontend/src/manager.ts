@@ -4,7 +4,7 @@
 // sanitizer (half of the bundle) for the Output widget and non-widget outputs, which the
 // app's pages do not have.
 import * as base from '@jupyter-widgets/base';
-import type { IClassicComm, WidgetModel, WidgetView } from '@jupyter-widgets/base';
+import type { DOMWidgetView, IClassicComm, WidgetModel, WidgetView } from '@jupyter-widgets/base';
 import { ManagerBase } from '@jupyter-widgets/base-manager';
 import * as controls from '@jupyter-widgets/controls';
 import type { Kernel } from '@jupyterlab/services';
@@ -34,7 +34,7 @@ function widgetModule(moduleName: string): Record<string, unknown> | undefined {
 
 export class KernelWidgetManager extends ManagerBase {
   readonly kernel: Kernel.IKernelConnection;
-  private readonly shown = new Set<WidgetView>();
+  private readonly shown = new Set<DOMWidgetView>();
 
   constructor(kernel: Kernel.IKernelConnection) {
     super();
@@ -58,7 +58,8 @@ export class KernelWidgetManager extends ManagerBase {
 
   /** Draw `view` (a page's top widget) into `element`. */
   async display_view(view: Promise<WidgetView> | WidgetView, element: HTMLElement): Promise<void> {
-    const drawn = await view;
+    // a page's outputs are DOM widgets (ipywidgets' and anywidgets'), drawn by lumino
+    const drawn = (await view) as DOMWidgetView;
     Widget.attach(drawn.luminoWidget, element);
     this.shown.add(drawn);
     drawn.once('remove', () => this.shown.delete(drawn));
