@@ -1,8 +1,9 @@
 """The amteach-lean template's script and style sheet (issue 24) are built from frontend/ with
 esbuild and committed, since the wheel carries them and a machine installing amteach has no
-node. A rebuild from the source and its lockfile (`npm ci`, then frontend/build.mjs) must give
-the committed files byte for byte: nobody edits the bundle by hand, and nobody changes the
-source without rebuilding it. Needs node and npm (./dev installs them) and the npm registry."""
+node. A rebuild from the source and its lockfile (`npm ci`, a type check, then
+frontend/build.mjs) must give the committed files byte for byte: nobody edits the bundle by
+hand, and nobody changes the source without rebuilding it. Needs node and npm (./dev installs
+them) and the npm registry."""
 
 from __future__ import annotations
 
