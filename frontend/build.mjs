@@ -39,6 +39,9 @@ await esbuild.build({
   // the few pictures ipywidgets' styles use travel inside the style sheet
   loader: { '.svg': 'dataurl', '.png': 'dataurl', '.gif': 'dataurl' },
   define: { 'process.env.NODE_ENV': '"production"' },
+  // tsconfig.json is for the type check only: its "strict" would put the whole bundle,
+  // jQuery and Backbone included, in strict mode
+  tsconfigRaw: {},
   plugins: [adapt],
   logLevel: 'warning',
 });
