@@ -18,7 +18,7 @@ from browser import launch_chromium
 from playwright.sync_api import sync_playwright
 from served import dashboard_server, nginx
 
-from amteach.serving.environment import LEAN_TEMPLATE
+from amteach.serving.environment import AMTEACH_TEMPLATE, LEAN_TEMPLATE
 
 WAIT = 180_000
 BASE = "/amteach/"
@@ -75,9 +75,11 @@ def raw_get(port: int, path: str) -> tuple[int, bytes]:
 
 
 def test_static_files_come_from_nginx_gzipped_and_cached_and_the_dashboard_plays(tmp_path):
-    with dashboard_server(pool=1, base_url=BASE) as server:
+    # the amteach template's page, whichever is the default: Voilà's scripts and extensions
+    with dashboard_server(pool=1, base_url=BASE, template=AMTEACH_TEMPLATE) as server:
         upstream = int(server.url.split(":")[2].split("/")[0])
-        with nginx(written_site_file(upstream), tmp_path) as port, sync_playwright() as pw:
+        site = written_site_file(upstream, AMTEACH_TEMPLATE)
+        with nginx(site, tmp_path) as port, sync_playwright() as pw:
             url = f"http://127.0.0.1:{port}{BASE}"
             browser = launch_chromium(pw)
             context = browser.new_context(viewport={"width": 1280, "height": 720})
