@@ -555,7 +555,9 @@ class MaxVisitors(click.ParamType):
     "--template",
     default=TEMPLATE,
     show_default=True,
-    help="Voilà template: amteach (made for a projector, works offline), lab, classic, ...",
+    help="Voilà template: amteach (made for a projector, works offline), amteach-lean (the "
+    "same page with a lighter front end, interactive sooner; widgets other than ipywidgets' "
+    "and anywidgets are not drawn), lab, classic, ...",
 )
 @click.option(
     "--cull-after",

@@ -1,7 +1,7 @@
 """Compare two checkouts' first pages side by side (A/B), visit by visit, in headless Chromium.
 
     .venv/bin/python benchmarks/bench_page_ab.py --base /path/to/other/checkout [--visits 5]
-        [--page dashboard|join] [--pool 2]
+        [--page dashboard|join] [--pool 2] [--template amteach-lean]
 
 Starts `amteach dashboard` twice on this machine at once: once from another checkout (`--base`,
 put first on PYTHONPATH, so its amteach package, template and notebooks are served; its
@@ -9,7 +9,8 @@ compiled cores must be built or copied in place) and once from this one, each wi
 database holding one room. Then visits each server in turn (A, B, B, A, ...), each visit in a
 new browser context (an empty cache), at 1280x720, waiting before each visit until every
 kernel of both servers is quiet. So both sides see the same machine load, and their times
-compare even on a shared machine.
+compare even on a shared machine. `--template` serves this checkout's side with another Voilà
+template than its default (the base keeps its default), e.g. amteach-lean (issue 24).
 
 Prints per visit and as medians: time to interactive (the dashboard's Roll button enabled;
 a join page's Join button enabled with the room's code filled in), and the figures that do
@@ -57,7 +58,7 @@ def join_ready(code: str) -> str:
 
 
 @contextmanager
-def dashboard(checkout: Path | None, rooms: str, pool: int):
+def dashboard(checkout: Path | None, rooms: str, pool: int, template: str | None = None):
     """`amteach dashboard` from `checkout` (None: this one) on a free port."""
     port = free_port()
     env = dict(os.environ)
@@ -72,7 +73,7 @@ def dashboard(checkout: Path | None, rooms: str, pool: int):
         f"--pool={pool}",
         f"--rooms={rooms}",
         "--max-visitors=0",
-    ]
+    ] + ([f"--template={template}"] if template else [])
     # `python -m` puts the working directory first on the path, before PYTHONPATH: the server
     # runs in the checkout it serves
     server = subprocess.Popen(
@@ -138,7 +139,9 @@ async def one_visit(browser, url: str, code: str | None) -> dict:
               const js = r.filter((e) => e.name.split('?')[0].endsWith('.js'));
               const n = performance.getEntriesByType('navigation')[0];
               const config = JSON.parse(document.getElementById('jupyter-config-data').textContent);
-              return {requests: r.length + 1, js: js.reduce((s, e) => s + e.decodedBodySize, 0),
+              const marks = Object.fromEntries(performance.getEntriesByType('mark')
+                .map((m) => [m.name, m.startTime / 1000]));
+              return {marks, requests: r.length + 1, js: js.reduce((s, e) => s + e.decodedBodySize, 0),
                       jsFiles: js.length, load: n.loadEventStart,
                       extensions: (config.federated_extensions || []).map((e) => e.name)};
             }"""
@@ -150,6 +153,8 @@ async def one_visit(browser, url: str, code: str | None) -> dict:
             load=info["load"] / 1000,
             extensions=info["extensions"],
             models=models[0] if models else 0,
+            # the amteach-lean front end's own steps (frontend/src/index.ts), if it drew the page
+            marks=info["marks"],
         )
         found["load_to_socket"] = (
             (socket_at[0] - started) - found["load"] if socket_at else float("nan")
@@ -178,13 +183,13 @@ NUMERIC = (
 )
 
 
-async def run(base: Path, visits: int, page: str, pool: int) -> None:
+async def run(base: Path, visits: int, page: str, pool: int, template: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="amteach-ab-") as folder:
         env, code = class_database(folder)
         rooms = next(iter(env.values()))
         with (
             dashboard(base, rooms, pool) as (url_a, pid_a),
-            dashboard(None, rooms, pool) as (url_b, pid_b),
+            dashboard(None, rooms, pool, template) as (url_b, pid_b),
         ):
             sides = {"A (base)": (url_a, pid_a), "B (this)": (url_b, pid_b)}
             results: dict[str, list[dict]] = {side: [] for side in sides}
@@ -209,6 +214,10 @@ async def run(base: Path, visits: int, page: str, pool: int) -> None:
                         f" compile {found['compile']:.2f}, other {found['other']:.2f});"
                         f" {found['requests']} requests,"
                         f" {found['js_files']} js files {found['js_kb']:.0f} kB; {found['models']} models"
+                        + "".join(
+                            f"; {name.split(':')[-1]} {at:.2f}"
+                            for name, at in found["marks"].items()
+                        )
                         + (f"; ERRORS {found['errors'][:2]}" if found["errors"] else ""),
                         flush=True,
                     )
@@ -231,8 +240,9 @@ def main() -> None:
     parser.add_argument("--visits", type=int, default=5)
     parser.add_argument("--page", choices=("dashboard", "join"), default="dashboard")
     parser.add_argument("--pool", type=int, default=2)
+    parser.add_argument("--template", help="this checkout's template (default: its default)")
     args = parser.parse_args()
-    asyncio.run(run(args.base, args.visits, args.page, args.pool))
+    asyncio.run(run(args.base, args.visits, args.page, args.pool, args.template))
 
 
 if __name__ == "__main__":

@@ -59,6 +59,7 @@ def dashboard_server(
     # (tests/test_serving.py checks the default and the cull themselves)
     unopened_after: int = 5 * UNOPENED_SECONDS,
     env: dict[str, str] | None = None,
+    template: str = TEMPLATE,
 ) -> Iterator[Server]:
     """The dashboard served as `amteach dashboard` serves it (or by `command`, which must take
     the port from free_port()), until the block ends; then SIGTERM to its process id.
@@ -70,7 +71,7 @@ def dashboard_server(
             port,
             "127.0.0.1",
             pool,
-            TEMPLATE,
+            template,
             300,
             base_url,
             max_visitors,

@@ -37,6 +37,7 @@ SKIP_IN_COPY = shutil.ignore_patterns(
     ".hypothesis",
     ".ruff_cache",
     ".ipynb_checkpoints",
+    "node_modules",  # frontend/'s build tools: the wheel carries the built bundle only
 )
 
 

@@ -19,6 +19,8 @@ from browser import launch_chromium
 from playwright.sync_api import sync_playwright
 from served import dashboard_server, nginx
 
+from amteach.serving.environment import AMTEACH_TEMPLATE, LEAN_TEMPLATE
+
 WAIT = 180_000
 BASE = "/amteach/"
 # the static URL paths the site file gives to nginx
@@ -28,7 +30,7 @@ STATIC = re.compile(
 YEAR = "public, max-age=31536000, immutable"
 
 
-def written_site_file(upstream_port: int) -> str:
+def written_site_file(upstream_port: int, template: str | None = None) -> str:
     """The site file, as `amteach dashboard --nginx-config` prints it for this server."""
     done = subprocess.run(
         [
@@ -39,6 +41,7 @@ def written_site_file(upstream_port: int) -> str:
             "--nginx-config",
             f"--port={upstream_port}",
             f"--base-url={BASE}",
+            *([f"--template={template}"] if template else []),
         ],
         capture_output=True,
         text=True,
@@ -73,9 +76,11 @@ def raw_get(port: int, path: str) -> tuple[int, bytes]:
 
 
 def test_static_files_come_from_nginx_gzipped_and_cached_and_the_dashboard_plays(tmp_path):
-    with dashboard_server(pool=1, base_url=BASE) as server:
+    # the amteach template's page, whichever is the default: Voilà's scripts and extensions
+    with dashboard_server(pool=1, base_url=BASE, template=AMTEACH_TEMPLATE) as server:
         upstream = int(server.url.split(":")[2].split("/")[0])
-        with nginx(written_site_file(upstream), tmp_path) as port, sync_playwright() as pw:
+        site = written_site_file(upstream, AMTEACH_TEMPLATE)
+        with nginx(site, tmp_path) as port, sync_playwright() as pw:
             url = f"http://127.0.0.1:{port}{BASE}"
             browser = launch_chromium(pw)
             context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -156,6 +161,60 @@ def test_static_files_come_from_nginx_gzipped_and_cached_and_the_dashboard_plays
             assert not [p for p in remote_entries if p in asked], asked
             revalidated = [p for p in chunks if p in asked]
             assert revalidated and all(asked[p] == (304, "-") for p in revalidated), asked
+            browser.close()
+        assert console_errors == []
+
+
+ROLL_ENABLED = (
+    "[...document.querySelectorAll('.am-choices button')]"
+    ".some(b => b.innerText.includes('Roll') && !b.disabled)"
+)
+
+
+def test_the_lean_page_gets_its_files_from_nginx_and_plays(tmp_path):
+    """The amteach-lean template (issue 24) behind nginx, with the site file written for it:
+    its script and styles, and the amteach template's projector styles it links, come from
+    nginx, gzipped (the versioned ones cached a year), and never reach the Python server; the
+    page loads none of Voilà's scripts or widget extensions; a turn plays through nginx."""
+    with dashboard_server(pool=1, base_url=BASE, template=LEAN_TEMPLATE) as server:
+        upstream = int(server.url.split(":")[2].split("/")[0])
+        site = written_site_file(upstream, LEAN_TEMPLATE)
+        with nginx(site, tmp_path) as port, sync_playwright() as pw:
+            browser = launch_chromium(pw)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            console_errors: list[str] = []
+            page.on(
+                "console", lambda m: console_errors.append(m.text) if m.type == "error" else None
+            )
+            page.on("pageerror", lambda error: console_errors.append(str(error)))
+            responses = []
+            page.on("response", lambda response: responses.append(response))
+            page.goto(f"http://127.0.0.1:{port}{BASE}")
+            page.wait_for_function(ROLL_ENABLED, timeout=WAIT)
+            page.locator(".am-choices button", has_text="Roll").click()
+            page.wait_for_function(
+                "document.querySelector('.am-narration').innerText.includes('throws')",
+                timeout=WAIT,
+            )
+            static = {}
+            for response in responses:
+                path = response.url.removeprefix(f"http://127.0.0.1:{port}")
+                if re.match(rf"{BASE}voila/(static|labextensions|templates)/", path):
+                    static[path] = response
+            names = {path.split("?")[0].rsplit("/", 1)[1] for path in static}
+            assert {"amteach-lean.js", "amteach-lean.css", "projector.css"} <= names, names
+            assert not [p for p in static if "/voila/static/" in p or "/labextensions/" in p]
+            for path, response in static.items():
+                headers = response.all_headers()
+                assert response.status == 200, (path, response.status)
+                assert headers.get("x-served-by") == "nginx static", (path, headers)
+                if re.search(r"\.(js|css)(\?|$)", path) and len(response.body()) > 1024:
+                    assert headers.get("content-encoding") == "gzip", (path, headers)
+                if "?v=" in path:
+                    assert headers["cache-control"] == YEAR, (path, headers)
+            answered = {path: upstream for _, path, upstream in access_log(tmp_path)}
+            for path in static:
+                assert answered[path] == "-", (path, answered[path])
             browser.close()
         assert console_errors == []
 

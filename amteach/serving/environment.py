@@ -20,7 +20,17 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
+# The template `amteach dashboard` serves unless told otherwise (--template)
 TEMPLATE = "amteach"
+# The amteach template: its static folder holds the projector styles and plotly's bundle, which
+# every page links there, whichever of our templates draws it.
+AMTEACH_TEMPLATE = "amteach"
+# Issue 24: the amteach template's page without JupyterLab's front end (frontend/, one script
+# of ours draws the widgets); `--template amteach-lean`. Its page links the amteach template's
+# styles and plotly bundle, so both templates are always installed together.
+LEAN_TEMPLATE = "amteach-lean"
+# each template of ours, and its folder in the package
+TEMPLATE_FOLDERS = {AMTEACH_TEMPLATE: "voila_template", LEAN_TEMPLATE: "voila_template_lean"}
 # Set in the kernels' environment: the bundle's path relative to Voilà's base URL + "voila/".
 PLOTLY_BUNDLE_ENV = "AMTEACH_PLOTLY_BUNDLE"
 # Set in the server's (and so the kernels') environment by `amteach dashboard`: the app is
@@ -49,12 +59,16 @@ def voila_environment() -> Iterator[dict[str, str]]:
     template's static files whichever template draws the page, so the bundle works with any of
     them. The files live in a temporary folder for as long as the server runs."""
     with tempfile.TemporaryDirectory(prefix="amteach-voila-") as share:
-        folder = Path(share) / "voila" / "templates" / TEMPLATE
-        shutil.copytree(Path(str(resources.files("amteach") / "voila_template")), folder)
+        for name, package_folder in TEMPLATE_FOLDERS.items():
+            shutil.copytree(
+                Path(str(resources.files("amteach") / package_folder)),
+                Path(share) / "voila" / "templates" / name,
+            )
+        folder = Path(share) / "voila" / "templates" / AMTEACH_TEMPLATE
         shutil.copyfile(plotly_widget_bundle(), folder / "static" / PLOTLY_BUNDLE)
         env = dict(os.environ)
         env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
-        env[PLOTLY_BUNDLE_ENV] = f"templates/{TEMPLATE}/static/{PLOTLY_BUNDLE}"
+        env[PLOTLY_BUNDLE_ENV] = f"templates/{AMTEACH_TEMPLATE}/static/{PLOTLY_BUNDLE}"
         env[SERVED_ENV] = "1"
         yield env
 

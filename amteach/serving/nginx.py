@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .environment import PLOTLY_BUNDLE, TEMPLATE, plotly_widget_bundle, voila_environment
+from .environment import (
+    AMTEACH_TEMPLATE,
+    PLOTLY_BUNDLE,
+    TEMPLATE,
+    TEMPLATE_FOLDERS,
+    plotly_widget_bundle,
+    voila_environment,
+)
 
 # A year: for URLs that change whenever the file does (`?v=<hash of the file>`, or a name
 # that carries a hash of its content, as the widget extensions' chunks do).
@@ -87,15 +94,20 @@ def static_folders(template: str = TEMPLATE) -> StaticFolders:
             else:
                 os.environ["JUPYTER_PATH"] = saved
         temporary = Path(env["JUPYTER_PATH"].split(os.pathsep)[0]).resolve()
-        installed_template = Path(str(resources.files("amteach") / "voila_template" / "static"))
-
-        amteach_static = temporary / "voila" / "templates" / TEMPLATE / "static"
+        # each of our templates' static folder in the server's temporary copy, and in the
+        # installed package
+        installed = {
+            temporary / "voila" / "templates" / name / "static": Path(
+                str(resources.files("amteach") / package_folder / "static")
+            )
+            for name, package_folder in TEMPLATE_FOLDERS.items()
+        }
 
         def lasting(folder: str) -> Path | None:
             """The folder, or the installed one for the server's temporary copy."""
             path = Path(folder).resolve()
-            if path == amteach_static:
-                return installed_template
+            if path in installed:
+                return installed[path]
             return None if path.is_relative_to(temporary) else path
 
         template_paths = [p for p in map(lasting, template_static) if p is not None]
@@ -177,17 +189,30 @@ def site_file(
         # Voilà sends the page while it builds it
         proxy_buffering off;"""
     template_url = f"{base_url}voila/templates/{template}/static/"
+    # the amteach template's folder, which every page of ours links whichever of our templates
+    # draws it (amteach/serving/environment.py)
+    amteach_url = f"{base_url}voila/templates/{AMTEACH_TEMPLATE}/static/"
     plotly = (
         f"""
-    # plotly's widget bundle, under the template's static URL (amteach/serving/environment.py)
-    location = {template_url}{PLOTLY_BUNDLE} {{
+    # plotly's widget bundle, under the amteach template's static URL
+    location = {amteach_url}{PLOTLY_BUNDLE} {{
 {static_common}
         alias {_quoted(folders.plotly_bundle)};
     }}
 """
-        if template == TEMPLATE
+        if template in TEMPLATE_FOLDERS
         else ""
     )
+    if template != AMTEACH_TEMPLATE and template in TEMPLATE_FOLDERS:
+        # the lean template's page links the amteach template's projector styles
+        projector = Path(str(resources.files("amteach") / "voila_template" / "static"))
+        plotly += f"""
+    # the projector styles, under the amteach template's static URL
+    location = {amteach_url}projector.css {{
+{static_common}
+        alias {_quoted(projector / "projector.css")};
+    }}
+"""
     return f"""# Written by `amteach dashboard --nginx-config` for the Python environment at the time:
 # write it again after upgrading amteach, Voila or the widgets.
 # Static files from disk (gzipped; cached for a year when their URL is versioned), the rest
