@@ -555,9 +555,10 @@ class MaxVisitors(click.ParamType):
     "--template",
     default=TEMPLATE,
     show_default=True,
-    help="Voilà template: amteach (made for a projector, works offline), amteach-lean (the "
-    "same page with a lighter front end, interactive sooner; widgets other than ipywidgets' "
-    "and anywidgets are not drawn), lab, classic, ...",
+    help="Voilà template: amteach-lean (made for a projector, works offline; one light "
+    "script draws the widgets, so the page is usable in about half the time; widgets other "
+    "than ipywidgets' and anywidgets are not drawn), amteach (the same page on Voilà's "
+    "JupyterLab front end), lab, classic, ...",
 )
 @click.option(
     "--cull-after",

@@ -161,7 +161,7 @@ def test_the_dashboard_command_prints_where_it_serves():
     result = CliRunner().invoke(main, ["dashboard", "--help"])
     assert result.exit_code == 0 and "--port" in result.output and "--ip" in result.output
     template = next(p for p in main.commands["dashboard"].params if p.name == "template")
-    assert template.default == TEMPLATE == "amteach"
+    assert template.default == TEMPLATE == "amteach-lean"  # issue 24: the lean front end
     command = voila_command(
         dashboard_notebook(), 9999, "0.0.0.0", pool=3, template=TEMPLATE, cull_after=900
     )

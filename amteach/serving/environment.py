@@ -20,15 +20,16 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-# The template `amteach dashboard` serves unless told otherwise (--template)
-TEMPLATE = "amteach"
-# The amteach template: its static folder holds the projector styles and plotly's bundle, which
-# every page links there, whichever of our templates draws it.
+# The amteach template: Voilà's lab page and JupyterLab's front end (`--template amteach`).
+# Its static folder holds the projector styles and plotly's bundle, which every page links
+# there, whichever of our templates draws it.
 AMTEACH_TEMPLATE = "amteach"
 # Issue 24: the amteach template's page without JupyterLab's front end (frontend/, one script
-# of ours draws the widgets); `--template amteach-lean`. Its page links the amteach template's
-# styles and plotly bundle, so both templates are always installed together.
+# of ours draws the widgets), interactive in about half the time. Its page links the amteach
+# template's styles and plotly bundle, so both templates are always installed together.
 LEAN_TEMPLATE = "amteach-lean"
+# The template `amteach dashboard` serves unless told otherwise (--template)
+TEMPLATE = LEAN_TEMPLATE
 # each template of ours, and its folder in the package
 TEMPLATE_FOLDERS = {AMTEACH_TEMPLATE: "voila_template", LEAN_TEMPLATE: "voila_template_lean"}
 # Set in the kernels' environment: the bundle's path relative to Voilà's base URL + "voila/".
