@@ -153,7 +153,7 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
         use_pool = super().should_use_rendered_notebook(*args, **kwargs)
         if use_pool and isinstance(self.kernel_manager, ClassroomKernelManager):
             # the handler now takes a kernel from the pool, without awaiting in between
-            self.kernel_manager.note_pool_handout()
+            self.kernel_manager.note_pool_handout(self.notebook_path)
         return use_pool
 
 

@@ -53,6 +53,9 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.waiting_by_pool: dict[str, int] = {}  # the same, by the page they are for
         self.pool_starts = 0  # kernels started for the pool, ever
         self.pool_handouts = 0  # pool kernels given to visitors, ever
+        # the same two, by pool: what tells a pool's kernels from its entries still to start
+        self.starts_by_pool: dict[str, int] = {}
+        self.handouts_by_pool: dict[str, int] = {}
         self.room: asyncio.Condition | None = None
         self.pool_size_wanted: int | None = None  # --pool, before the cap trims it
         # the join page's notebook, with a pool of its own beside the dashboard's (set by
@@ -79,10 +82,32 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     def has_room_for_a_visitor(self) -> bool:
         return not self.max_kernels or self.visitor_kernels() < self.max_kernels
 
-    def note_pool_handout(self) -> None:
-        """The handler is giving a pool kernel to a visitor (Voilà refills the pool next)."""
+    def note_pool_handout(self, notebook: str) -> None:
+        """The handler is giving the oldest entry of `notebook`'s pool to a visitor (Voilà
+        refills the pool next)."""
         self.pool_handouts += 1
+        self.handouts_by_pool[notebook] = self.handouts_by_pool.get(notebook, 0) + 1
         self.fit_pool_to_cap()
+
+    def unstarted_entries(self, notebook: str) -> int:
+        """Entries of `notebook`'s pool that have not asked for their kernel yet, counting
+        those already handed to a visitor. Voilà adds an entry at once but starts its kernel
+        only after its refill delay and after preparing the page (seconds on a busy machine),
+        so the pool's size alone counts kernels that do not exist yet. Every entry leaves its
+        pool by a handout (counted), so: entries, less those that asked for a kernel and are
+        still in the pool."""
+        asked = self.starts_by_pool.get(notebook, 0) - self.handouts_by_pool.get(notebook, 0)
+        return max(0, self.get_pool_size(notebook) - asked)
+
+    def started_entries(self, notebook: str) -> int:
+        """Entries of `notebook`'s pool whose kernel runs or is starting, at least (an entry
+        still to start may already be with a visitor, so this can count low, never high)."""
+        return max(
+            0,
+            self.get_pool_size(notebook)
+            - self.waiting_by_pool.get(notebook, 0)
+            - self.unstarted_entries(notebook),
+        )
 
     def fit_pool_to_cap(self) -> None:
         """Keep the pools Voilà refills (kernel_pools_config, of Voilà's preheating manager
@@ -127,16 +152,17 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             return
         if self.live_kernels() < self.max_kernels:
             return
-        if self.get_pool_size(notebook) > self.waiting_by_pool.get(notebook, 0):
+        if self.started_entries(notebook) > 0:
             return  # a kernel is ready (or starting) in this page's pool
+        # An entry still to start (Voilà's refill not at its kernel yet) is no kernel: at the
+        # cap it would wait for room, and this visitor's page with it, until someone left.
         for other in self.pooled_notebooks():
-            # the oldest kernel of a pool is taken; one still waiting for room under the cap
-            # never comes, so a pool holding only such starts is left alone
-            ready = self.get_pool_size(other) - self.waiting_by_pool.get(other, 0)
-            if other != notebook and ready > 0:
+            # the oldest kernel of a pool is taken; one still waiting for room under the cap,
+            # or still to start, never comes, so a pool holding only such entries is left alone
+            if other != notebook and self.started_entries(other) > 0:
                 # counted out of the pool first, so that the pools fit the cap before Voilà
                 # refills the one it leaves
-                self.note_pool_handout()
+                self.note_pool_handout(other)
                 render, _, kernel_id = await self.get_rendered_notebook(notebook_name=other)
                 render.add_done_callback(lambda task: task.cancelled() or task.exception())
                 self.log.info(
@@ -155,11 +181,12 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         env = kwargs.get("env", {})
         for_pool = env.get(ENV_VARIABLE.VOILA_PREHEAT) == "True"
         if for_pool:
+            pool = env.get(POOL_ENV) or getattr(self, "notebook_path", None) or ""
             self.pool_starts += 1
+            self.starts_by_pool[pool] = self.starts_by_pool.get(pool, 0) + 1
             if self.max_kernels and self.live_kernels() >= self.max_kernels:
                 # a pool refill waits until a visitor's kernel is freed: the pool lives within
                 # the cap, so memory never holds more than max_kernels kernels
-                pool = env.get(POOL_ENV) or getattr(self, "notebook_path", None) or ""
                 self.waiting_pool_starts += 1
                 self.waiting_by_pool[pool] = self.waiting_by_pool.get(pool, 0) + 1
                 if self.room is None:
