@@ -551,6 +551,18 @@ def qr_code_html(text: str, scale: int = 6) -> Markup:
 # spaces a throw can reach from the student's pawn (who owns them, what is built, who stands
 # there) and every player with where they stand. Type of 16 px and more; names wrap between
 # words (or inside a word too long for the line), never cut, never past the right edge.
+# the choices that have a panel of their own (a title to pick first)
+TITLE_ACTIONS = ("build", "sell_building", "mortgage", "redeem")
+# what the player to move is deciding, in words (by the engine's phase)
+PHASE_WORDS = {
+    "pre_roll": "before the throw",
+    "post_roll": "after the throw",
+    "buy": "buy or not",
+    "income_tax": "income tax",
+    "raise": "raise money to pay a debt",
+    "trade_answer": "answer a trade offer",
+    "final_adjust": "the final accounting",
+}
 REACH = 12  # the most one throw of two dice moves a pawn
 
 PHONE_STYLE = (

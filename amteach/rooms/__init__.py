@@ -13,7 +13,7 @@ import os
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .follow import Follower
+from .follow import SERVER_DRIVES_ENV, Follower
 from .names import MAX_NAME, clean_name, skeleton
 from .room import (
     BOT,
@@ -72,6 +72,7 @@ __all__ = [
     "MAX_NAME",
     "ROLE_MODES",
     "ROOMS_ENV",
+    "SERVER_DRIVES_ENV",
     "STUDENT",
     "Follower",
     "Refused",

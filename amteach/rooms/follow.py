@@ -14,6 +14,8 @@ from .room import Rooms
 from .store import RoomsUnavailable
 from .table import RoomTable
 
+# set in the kernels' environment by a server that holds its tables' games (rooms.hub)
+SERVER_DRIVES_ENV = "AMTEACH_SERVER_DRIVES_TABLES"
 # how often the instructor's device hands away students' seats to bots (seconds)
 TEND_SECONDS = 5.0
 
@@ -21,7 +23,9 @@ TEND_SECONDS = 5.0
 class Follower:
     """Follows `tables` of room `code`. `wake`, if given, is called from the watcher thread
     when news arrives: it should arrange for `tick()` to run soon on the device's thread.
-    `tend=True` (the instructor's device) also replaces absent students with bots."""
+    `tend=True` (the instructor's device) also replaces absent students with bots;
+    `drive=False` leaves bots, the timer and absent students to the server that holds the
+    tables (SERVER_DRIVES_ENV)."""
 
     def __init__(
         self,
@@ -30,10 +34,14 @@ class Follower:
         tables: list[RoomTable],
         wake: Callable[[], None] | None = None,
         tend: bool = False,
+        drive: bool = True,
     ) -> None:
         self.rooms, self.code, self.tables = rooms, code, tables
         self.wake = wake
         self.tend = tend
+        # False where a server holds the tables (`amteach dashboard`: rooms.hub) and moves
+        # their bots, the timer and absent students itself
+        self.drive = drive
         self.error: str | None = None  # the database's trouble, for the page to show
         self.news = threading.Event()
         self.news.set()
@@ -57,13 +65,13 @@ class Follower:
                 self.news.clear()
                 for table in self.tables:
                     changed |= table.sync()
-            for table in self.tables:
+            for table in self.tables if self.drive else ():
                 left = table.info.seconds_left()
                 if table.playing and left == 0 and table.info.settings.ending == "two-hour":
                     ended = table.end_game().ok
                     changed |= ended and table.game.phase == "final_adjust"
                 changed |= table.drive()
-            if self.tend and time.monotonic() - self._last_tend >= TEND_SECONDS:
+            if self.tend and self.drive and time.monotonic() - self._last_tend >= TEND_SECONDS:
                 self._last_tend = time.monotonic()
                 if self.tables and self.tables[0].playing:
                     self.rooms.replace_absent(self.code, self.tables[0].info.settings.absent_after)

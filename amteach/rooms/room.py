@@ -525,6 +525,30 @@ class Rooms:
                 (now(), seat.code, seat.table, seat.seat, seat.key),
             )
 
+    def heartbeat_all(self, seats: list[Seat]) -> list[bool]:
+        """Every seat's page is open (a server's connected phones, in one transaction);
+        returns, for each seat, whether it is still its device's (the teacher may have freed
+        or moved it)."""
+        moment = now()
+        with self.store.transaction() as tx:
+            return [
+                bool(
+                    tx.execute(
+                        "UPDATE seats SET last_seen = ? WHERE room = ? AND table_no = ? "
+                        "AND seat = ? AND token_hash = ?",
+                        (moment, seat.code, seat.table, seat.seat, seat.key),
+                    )
+                )
+                for seat in seats
+            ]
+
+    def playing_rooms(self) -> list[str]:
+        """The codes of the rooms whose games are under way (not paused, not closed)."""
+        return [
+            row[0]
+            for row in self.store.query("SELECT code FROM rooms WHERE status = ?", (PLAYING,))
+        ]
+
     def take_back(self, seat: Seat) -> None:
         """A student takes their seat back from the bot that played it while they were away."""
         with self.store.transaction() as tx:

@@ -56,7 +56,16 @@ from voila.static_file_handler import (  # noqa: E402
 )
 from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
 
+from ..rooms import SERVER_DRIVES_ENV  # noqa: E402
 from .environment import PLOTLY_BUNDLE  # noqa: E402
+from .phones import (  # noqa: E402
+    PHONE_ROUTE,
+    PhoneSocket,
+    limits_from_environment,
+    phone_page,
+    phone_settings,
+    set_device_cookie,
+)
 from .pool import POOL_ENV, ClassroomKernelManager  # noqa: E402
 
 # how often a full page asks again, in seconds
@@ -89,6 +98,8 @@ dashboard as soon as a place is free.</p>
 
 # where the server's settings name the join page's notebook, for the page handler
 JOIN_NOTEBOOK_SETTING = "amteach_join_notebook"
+# where the server's settings say that join links get the light phone page (phones.py)
+LIGHT_PHONES_SETTING = "amteach_light_phones"
 
 
 def is_join_link(query: str) -> bool:
@@ -129,6 +140,14 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
         super().on_connection_close()
 
     async def get(self, path: str | None = None) -> None:
+        if self.settings.get(LIGHT_PHONES_SETTING) and is_join_link(self.request.query):
+            # a join link: the light page, with no kernel (the server holds the game)
+            room = (parse_qs(self.request.query).get("room") or [""])[0]
+            set_device_cookie(self)
+            self.set_header("Cache-Control", "no-store")
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(phone_page(self.base_url, room))
+            return
         join_notebook = self.settings.get(JOIN_NOTEBOOK_SETTING)
         if join_notebook and self.notebook_path and is_join_link(self.request.query):
             # a join link: the student's page, from its own pool (this handler serves one
@@ -360,6 +379,13 @@ class ClassroomVoila(Voila):
         "1.6 MB gzipped) for browsers that accept it (QuickGzip).",
     )
 
+    light_phones = Bool(
+        True,
+        config=True,
+        help="Serve join links (?room=CODE) the light phone page: no kernel per phone, the "
+        "server holds each table's game (amteach.serving.phones).",
+    )
+
     join_notebook = Unicode(
         "",
         config=True,
@@ -368,13 +394,20 @@ class ClassroomVoila(Voila):
     )
 
     def init_settings(self) -> dict:
+        # before Voilà preheats its kernels: an instructor's Class tab leaves the bots, the
+        # timer and absent students to this server, which holds the tables (phones.py)
+        if self.light_phones:
+            os.environ[SERVER_DRIVES_ENV] = "1"
+        else:
+            os.environ.pop(SERVER_DRIVES_ENV, None)
         settings = super().init_settings()
         if self.compress_responses:
             # Voilà builds tornado's application with these settings, then applies its own
             # tornado_settings: too late for compress_response, so the transforms go here
             settings["transforms"] = [QuickGzip]
             settings[PACKED_SETTING] = True
-        if self.join_notebook and self.notebook_path:
+        settings[LIGHT_PHONES_SETTING] = self.light_phones
+        if self.join_notebook and self.notebook_path and not self.light_phones:
             if not os.path.isfile(os.path.join(self.root_dir, self.join_notebook)):
                 raise ValueError(f"join notebook not found: {self.join_notebook}")
             settings[JOIN_NOTEBOOK_SETTING] = self.join_notebook
@@ -413,13 +446,17 @@ class ClassroomVoila(Voila):
             threading.Thread(target=pack, name="pack-static-files", daemon=True).start()
         loop = ioloop.IOLoop.current().asyncio_loop  # type: ignore[attr-defined]
         loop.set_exception_handler(quiet_when_a_visitor_left)
+        if self.light_phones:
+            # the tables' games, held by this server for the phones (amteach.serving.phones)
+            self.web_app.settings.update(phone_settings(limits_from_environment()))
         super().start()
 
     def init_handlers(self) -> list:
         handlers = super().init_handlers()
         release = (url_path_join(self.server_url, RELEASE_ROUTE), ReleaseKernelHandler)
         alive = (url_path_join(self.server_url, ALIVE_ROUTE), PageAliveHandler)
-        return [release, alive] + [
+        phones = (url_path_join(self.server_url, PHONE_ROUTE), PhoneSocket)
+        return [release, alive, phones] + [
             (route[0], ClassroomVoilaHandler, *route[2:])
             if route[1] is TornadoVoilaHandler
             else (route[0], packed(route[1]), *route[2:])

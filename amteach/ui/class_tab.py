@@ -11,6 +11,7 @@ page (rooms/limits.py).
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -21,6 +22,7 @@ from ..render import html_join, html_text, qr_code_html
 from ..rooms import (
     BOT,
     ENDING_LABELS,
+    SERVER_DRIVES_ENV,
     STUDENT,
     Follower,
     Refused,
@@ -36,6 +38,7 @@ from ..rooms import (
     unavailable_reply,
 )
 from ..rooms.limits import KEY_TRIES, KEY_WINDOW_SECONDS, Window
+from ..rooms.phone_view import clock
 from ..rooms.room import ENDED, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
@@ -49,7 +52,6 @@ from .keeper import (
     parse_instructor_link,
 )
 from .live import Ticker, join_link, page_address
-from .student import clock
 from .widgets import Messages, button
 
 ROLE_MODE_LABELS = (
@@ -373,7 +375,14 @@ class ClassTab:
         self.kept[code] = key
         self.memory.remember(code, key)
         self.tables = []
-        self.follower = Follower(self.rooms, code, self.tables, wake=self.ticker.wake, tend=True)
+        self.follower = Follower(
+            self.rooms,
+            code,
+            self.tables,
+            wake=self.ticker.wake,
+            tend=True,
+            drive=os.environ.get(SERVER_DRIVES_ENV) != "1",
+        )
         self._draw_banner()
         self.secret.text = ""
         for old in self.downloads.children:

@@ -14,7 +14,7 @@ from ..bots.family import bot_words
 from ..engine.choices import Choice, Trade
 from ..engine.errors import IllegalChoice
 from ..engine.rules import preset_names
-from ..render import html_join, html_text, pawn_html
+from ..render import PHASE_WORDS, TITLE_ACTIONS, html_join, html_text, pawn_html
 from ..session import (
     GAME_PLAYERS,
     SAVE_FILENAME,
@@ -27,18 +27,6 @@ from .download import DownloadButton
 from .widgets import button
 
 NARRATION_LINES = 300
-# the choices that have a panel of their own (a title to pick first)
-TITLE_ACTIONS = ("build", "sell_building", "mortgage", "redeem")
-# what the player to move is deciding, in words (by the engine's phase)
-PHASE_WORDS = {
-    "pre_roll": "before the throw",
-    "post_roll": "after the throw",
-    "buy": "buy or not",
-    "income_tax": "income tax",
-    "raise": "raise money to pay a debt",
-    "trade_answer": "answer a trade offer",
-    "final_adjust": "the final accounting",
-}
 NO_TRADE_NOW = (
     "<p>A trade is proposed by the player whose turn it is, before or after the throw, when "
     "someone has a title without buildings to trade.</p>"

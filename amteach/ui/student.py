@@ -31,15 +31,14 @@ from ..rooms import (
     unavailable_reply,
 )
 from ..rooms.limits import JOIN_WINDOW_SECONDS, PAGE_JOINS, Window
+from ..rooms.phone_view import STATUS_BACKGROUNDS, clock, role_badge, status_line
 from ..rooms.room import clean_code
 from ..serving import when_page_known
 from ..session import Change, Reply, choice_label
-from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .callback_errors import ProblemLine, report_callback_errors
 from .keeper import SEAT_SPACE, BrowserMemory
 from .live import Ticker, room_in_query
 from .play_panels import (
-    PHASE_WORDS,
     TITLE_ACTIONS,
     ManagePanel,
     Narration,
@@ -54,66 +53,12 @@ STATUS_STYLE = (
 )
 
 
-def role_badge(role: int) -> Any:
-    return html_text(
-        '<span style="color:{};font-weight:600">{} {}</span>',
-        ROLE_COLOURS[role],
-        ROLE_SHAPES[role],
-        ROLE_LABELS[role],
-    )
-
-
 def fit_to_phone(manage: ManagePanel, trade: TradePanel) -> None:
     """The build and trade panels' boxes as wide as the phone, never wider."""
     for box in (manage.picker, trade.partner, trade.pay, trade.give, trade.get):
         box.layout.width = "100%"
         box.layout.max_width = "100%"
         box.style.description_width = "3.6em"  # the boxes line up under each other
-
-
-def status_line(table: RoomTable) -> tuple[Any, str]:
-    """What the student's page says the moment is, in plain words, and its background."""
-    game, seat, info = table.game, table.seat, table.info
-    final = game.phase == "final_adjust"
-    if game.over:
-        if game.winner is None:
-            text = html_text("<b>Game over.</b> Nobody won.")
-        elif game.winner == seat:
-            text = html_text("<b>Game over.</b> You won!")
-        else:
-            text = html_text("<b>Game over.</b> {} won.", game.names[game.winner])
-        return text, "#f4f4f4"
-    if info.status == "ended":
-        return html_text("<b>The class has ended.</b> Nothing more can be played."), "#f4f4f4"
-    if info.status == "paused":
-        return html_text(
-            "<b>Paused</b> by your teacher: your choices come back when the game goes on."
-        ), "#fff4d6"
-    if table.time_up and not final:  # every device says so at once, whoever is to choose
-        return html_text(
-            "<b>Time is up.</b> The final accounting starts after {} choice.",
-            "your" if game.actor == seat else f"{game.names[game.actor]}'s",
-        ), "#fff4d6"
-    if table.controller(seat) != "human":
-        return html_text("A bot is playing your seat while you are away."), "#fff4d6"
-    head = html_text("<b>Time is up:</b> the final accounting. ") if final else ""
-    if game.actor == seat:
-        if final:
-            return html_text(
-                "{}<b>Your turn</b>: sell, mortgage or build if you wish, then press Done "
-                "adjusting.",
-                head,
-            ), "#e3f4e7"
-        words = PHASE_WORDS.get(game.phase, "your choice")
-        return html_text("<b>Your turn</b>, {}: choose below.", words), "#e3f4e7"
-    return html_text("{}{}'s turn.", head, game.names[game.actor]), "#f4f4f4"
-
-
-def clock(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    minutes, rest = divmod(int(seconds), 60)
-    return f"{minutes}:{rest:02d}"
 
 
 class StudentPage:
@@ -468,7 +413,8 @@ class StudentPage:
         left = info.seconds_left()
         final = game.over or game.phase == "final_adjust"
         timer = f" · time left {clock(left)}" if left is not None and not final else ""
-        text, colour = status_line(table)
+        text, kind = status_line(table, seat)
+        colour = STATUS_BACKGROUNDS[kind]
         self.status.value = html_text(
             "<div style='" + STATUS_STYLE.format(colour) + "'>Table {} · <b>{}</b> {} · "
             "round {}{}<br>{}</div>",

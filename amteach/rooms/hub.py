@@ -1,0 +1,542 @@
+"""Class play held by the server: every table's `Session` lives here, once per server, and a
+student's phone holds only a view of its own seat (docs/class-play.md, "How it works").
+
+A `Hub` is the server's side of the phone protocol (`PROTOCOL`). It runs on one thread of
+its own (`amteach.serving.phones` hands it every message and a tick), so its tables need no
+locks and the server's event loop only carries bytes. For each message from a phone it asks
+the rooms and the engine, appends a decision to the log, and sends every phone of the table
+the parts of its own seat's view that changed (`phone_view`). Phones cost a websocket each:
+a lecture hall of 300 shares one process and one database connection.
+
+- **Tables** are rebuilt from the log (a `RoomTable` with no seat of its own) when a room is
+  playing, and dropped when their game is over and no phone watches them.
+- **Bots, the two-hour timer and absent students** are moved by the server that holds the
+  table's lease (`Lease`): with several servers on one PostgreSQL, exactly one drives a
+  table's bots at a time; every server relays every move to its own phones.
+- **Limits** (`PhoneLimits`, on by default): joins per device and per address, messages per
+  connection; the server adds connections per address and device and a bounded send queue.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.errors import AmteachError
+from ..session import Reply
+from .limits import Window
+from .names import Refused
+from .phone_view import PARTS, lobby_view, seat_view
+from .room import ENDED, LOBBY, Rooms, Seat, clean_code
+from .store import RoomsUnavailable, Store
+from .table import RoomTable, unavailable_reply
+
+log = logging.getLogger("amteach.phones")
+
+PROTOCOL = 1  # the phone protocol's version (docs/class-play.md, "The phone protocol")
+# how often a server says a connected student is here (seconds; room.PRESENT_SECONDS is 20)
+PRESENCE_SECONDS = 5.0
+# how often the hub looks for rooms that play (to drive their bots) and tends absent students
+SURVEY_SECONDS = 5.0
+# the lines of "What happened" a table keeps for its phones
+KEPT_LINES = 40
+MAX_TEXT = 200  # the longest name, code or token a phone may send, in characters
+
+
+@dataclass
+class PhoneLimits:
+    """What one client may do (docs/deploy.md says how to size them for a class behind one
+    address). Joins are presses of Join (or of a moved seat's code) that reach the rooms."""
+
+    joins_per_device: int = 6  # a minute
+    joins_per_address: int = 120  # a minute: a lecture hall behind one NAT joins within it
+    messages_per_second: int = 20  # per connection; more closes it
+    connections_per_address: int = 500
+    connections_per_device: int = 4
+    send_queue: int = 64  # messages a phone may have unsent before it is dropped
+
+
+@dataclass(eq=False)
+class Phone:
+    """One phone's connection, as the hub sees it. `deliver(text)` is called from the hub's
+    thread and must only queue the text for the connection's own loop."""
+
+    device: str
+    address: str
+    deliver: Callable[[str], None]
+    seat: Seat | None = None
+    room: str | None = None  # the room the page is for (its link's code)
+    shown: dict[str, str] = field(default_factory=dict)  # the parts last sent
+    closed: bool = False
+
+    def send(self, message: dict[str, Any]) -> None:
+        if not self.closed:
+            self.deliver(encode(message))
+
+
+def encode(message: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps({"v": PROTOCOL, **message}, separators=(",", ":"))
+
+
+class HubTable:
+    """A table the server holds: its session, the phones that watch it, and the last lines of
+    what happened, read once from the session's events for every phone."""
+
+    def __init__(self, table: RoomTable) -> None:
+        self.table = table
+        self.phones: set[Phone] = set()
+        self.cursor = table.cursor()
+        self.lines: deque[str] = deque(maxlen=KEPT_LINES)
+        self.changed = True
+        table.subscribe(self._changed)
+        self.read_events()
+
+    def _changed(self, _change: Any) -> None:
+        self.changed = True
+
+    def read_events(self) -> None:
+        events, restarted = self.cursor.take()
+        if restarted:
+            self.lines.clear()
+        for event in events:
+            self.lines.appendleft(event.text)
+
+
+class Lease:
+    """Which tables this server drives (bots, the timer, absent students). With SQLite there
+    is one server per file, so it drives every table; with PostgreSQL a session-level advisory
+    lock per table, held on a connection of its own, so a server that dies frees its tables
+    at once and another takes them at its next survey."""
+
+    def __init__(self, store: Store) -> None:
+        self.url = store.url
+        self.postgres = self.url.startswith(("postgresql://", "postgres://"))
+        self.connection: Any = None
+        self.held: set[tuple[str, int]] = set()
+
+    def holds(self, code: str, table: int) -> bool:
+        if not self.postgres:
+            return True
+        key = (code, table)
+        if key in self.held:
+            return True
+        try:
+            if self.connection is None or self.connection.closed:
+                import psycopg
+
+                self.connection = psycopg.connect(self.url, autocommit=True, connect_timeout=5)
+                self.held.clear()
+            lock = int.from_bytes(
+                hashlib.sha256(f"{code}:{table}".encode()).digest()[:8], "big", signed=True
+            )
+            got = self.connection.execute("SELECT pg_try_advisory_lock(%s)", (lock,)).fetchone()[0]
+        except Exception as err:  # the database is away: drive nothing until it is back
+            log.warning("table lease unavailable: %s", err)
+            self.connection = None
+            self.held.clear()
+            return False
+        if got:
+            self.held.add(key)
+        return bool(got)
+
+    def close(self) -> None:
+        if self.connection is not None:
+            with contextlib.suppress(Exception):
+                self.connection.close()
+
+
+class Hub:
+    """The server's class play: phones, the tables they play and the limits. Every method runs
+    on the hub's one thread (`amteach.serving.phones.HubThread`); `heard`, called by the
+    store's watcher, is the only one safe from any thread."""
+
+    def __init__(
+        self,
+        rooms: Rooms,
+        limits: PhoneLimits | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.rooms = rooms
+        self.limits = limits or PhoneLimits()
+        self.clock = clock
+        self.tables: dict[tuple[str, int], HubTable] = {}
+        self.phones: set[Phone] = set()
+        self.lease = Lease(rooms.store)
+        self.device_joins: dict[str, Window] = {}
+        self.address_joins: dict[str, Window] = {}
+        self.news: set[str | None] = set()
+        self.news_lock = threading.Lock()
+        self.error: str | None = None
+        self.last_presence = 0.0
+        self.last_survey = -SURVEY_SECONDS
+        self.stop_watching = rooms.store.watch(self.heard)
+
+    # -- news from the database (any thread) ------------------------------------------------------
+    def heard(self, news: str | None) -> None:
+        with self.news_lock:
+            self.news.add(news)
+
+    def take_news(self) -> set[str | None]:
+        with self.news_lock:
+            news, self.news = self.news, set()
+        return news
+
+    # -- phones -----------------------------------------------------------------------------------
+    def connect(self, phone: Phone) -> None:
+        self.phones.add(phone)
+
+    def disconnect(self, phone: Phone) -> None:
+        """A phone's connection closed (a goodbye or not): nothing of it is kept."""
+        phone.closed = True
+        self.phones.discard(phone)
+        for held in self.tables.values():
+            held.phones.discard(phone)
+
+    def receive(self, phone: Phone, message: Any) -> None:
+        """One message from a phone (already parsed from JSON). Anything malformed gets one
+        line naming what was wrong; nothing a phone sends reaches a traceback."""
+        try:
+            kind = message.get("type") if isinstance(message, dict) else None
+            handler = {
+                "hello": self.hello,
+                "join": self.join,
+                "claim": self.claim,
+                "choose": self.choose,
+                "take_back": self.take_back,
+            }.get(kind if isinstance(kind, str) else "")
+            if handler is None:
+                self.say(
+                    phone,
+                    Reply(False, "The page sent a message the server does not know.", "warning"),
+                )
+                return
+            handler(phone, message)
+        except RoomsUnavailable as err:
+            self.say(phone, unavailable_reply(err))
+        except Refused as err:
+            self.say(phone, Reply(False, str(err), "warning"))
+        except AmteachError as err:
+            self.say(phone, Reply(False, str(err), "warning"))
+        except Exception:  # a bug of ours: the log has the traceback, the phone one line
+            log.exception("a phone's message failed")
+            self.say(phone, Reply(False, "Something went wrong on the server; try again.", "error"))
+
+    def say(self, phone: Phone, reply: Reply) -> None:
+        phone.send({"type": "message", "ok": reply.ok, "level": reply.level, "text": reply.message})
+
+    def hello(self, phone: Phone, message: dict[str, Any]) -> None:
+        """A page opened (or reconnected): with its device's token it goes back to its seat;
+        otherwise it gets the join form for its link's room."""
+        code = text_field(message, "room", required=False)
+        token = text_field(message, "token", required=False)
+        if code:
+            code = clean_code(code)
+            phone.room = code
+            info = self.rooms.info(code)  # Refused: no such room
+            if token:
+                with contextlib.suppress(Refused):
+                    self.seated(phone, self.rooms.rejoin(code, token))
+                    return
+                phone.send({"type": "forget", "room": code})
+            phone.send(
+                {
+                    "type": "form",
+                    "room": code,
+                    "asks_role": info.settings.roles == "dice" and info.status == LOBBY,
+                }
+            )
+            return
+        phone.send({"type": "form", "room": "", "asks_role": False})
+
+    def _count_join(self, phone: Phone) -> None:
+        limits = self.limits
+        device = self.device_joins.setdefault(
+            phone.device, Window(limits.joins_per_device, 60, self.clock)
+        )
+        address = self.address_joins.setdefault(
+            phone.address, Window(limits.joins_per_address, 60, self.clock)
+        )
+        device.check("Too many tries to join from this device.")
+        address.check("Too many tries to join from this network.")
+        device.add()
+        address.add()
+
+    def join(self, phone: Phone, message: dict[str, Any]) -> None:
+        if phone.seat is not None:
+            raise Refused(
+                f"This page already has a seat: {phone.seat.name} at table "
+                f"{phone.seat.table + 1}. One seat per page."
+            )
+        code = clean_code(text_field(message, "room"))
+        name = text_field(message, "name", required=False) or ""
+        prefers = message.get("prefers")
+        prefers = prefers if prefers in ("competitor", "monopolist") else None
+        token = text_field(message, "token", required=False)
+        self._count_join(phone)
+        seat = self.rooms.join(code, name, prefers, token=token)
+        self.seated(phone, seat)
+
+    def claim(self, phone: Phone, message: dict[str, Any]) -> None:
+        """A student's new device takes their seat with the one-time code the teacher gave."""
+        if phone.seat is not None:
+            raise Refused("This page already has a seat. One seat per page.")
+        code = clean_code(text_field(message, "room"))
+        move_code = text_field(message, "code")
+        self._count_join(phone)
+        self.seated(phone, self.rooms.claim_moved(code, move_code))
+
+    def seated(self, phone: Phone, seat: Seat) -> None:
+        phone.seat, phone.room, phone.shown = seat, seat.code, {}
+        welcome = "Welcome back" if seat.returned else "Welcome"
+        phone.send(
+            {
+                "type": "seated",
+                "room": seat.code,
+                "token": seat.token,
+                "name": seat.name,
+                "table": seat.table + 1,
+                "text": f"{welcome}, {seat.name}: you play at table {seat.table + 1}.",
+            }
+        )
+        self.heard(seat.code)  # classmates waiting at the table see the new name
+        self.show(phone)
+
+    def choose(self, phone: Phone, message: dict[str, Any]) -> None:
+        """A student's choice for their own seat: the engine checks it, the log takes it, and
+        every phone of the table sees it."""
+        held = self.table_of(phone)
+        if held is None:
+            raise Refused("The game has not started yet: wait for your teacher to start it.")
+        table, seat = held.table, phone.seat
+        assert seat is not None
+        at = message.get("at")
+        if isinstance(at, bool) or not isinstance(at, int) or at != len(table.game.decisions):
+            self.say(
+                phone,
+                Reply(
+                    False,
+                    "That button was for an earlier moment of the game; here are the current choices.",
+                    "warning",
+                ),
+            )
+            self.show(phone)
+            return
+        choice = message.get("choice")
+        table.student = seat
+        try:
+            reply = table.decide(choice)
+        finally:
+            table.student = None
+        if not reply.ok:
+            self.say(phone, reply)
+        self.push(held)
+
+    def take_back(self, phone: Phone, _message: dict[str, Any]) -> None:
+        if phone.seat is None:
+            raise Refused("This page has no seat yet: join first.")
+        try:
+            self.rooms.take_back(phone.seat)
+        except Refused:
+            self.lost(phone)
+            return
+        held = self.table_of(phone)
+        if held is not None:
+            held.table.sync()
+            self.push(held)
+        self.heard(phone.seat.code)
+        self.say(phone, Reply(True, "Your seat is yours again."))
+
+    def lost(self, phone: Phone) -> None:
+        """The teacher gave this device's seat away: back to the join form, one line why."""
+        seat, phone.seat, phone.shown = phone.seat, None, {}
+        for held in self.tables.values():
+            held.phones.discard(phone)
+        phone.send({"type": "forget", "room": seat.code if seat else ""})
+        phone.send({"type": "form", "room": seat.code if seat else "", "asks_role": False})
+        self.say(
+            phone,
+            Reply(
+                False,
+                "Your teacher has given your seat to someone else (or to your new device). "
+                "Ask your teacher if you should join again.",
+                "warning",
+            ),
+        )
+
+    # -- tables -----------------------------------------------------------------------------------
+    def table_of(self, phone: Phone) -> HubTable | None:
+        seat = phone.seat
+        if seat is None:
+            return None
+        held = self.hold(seat.code, seat.table)
+        if held is not None:
+            held.phones.add(phone)
+        return held
+
+    def hold(self, code: str, table: int) -> HubTable | None:
+        """The table, rebuilt from the log the first time; None before the games start."""
+        key = (code, table)
+        held = self.tables.get(key)
+        if held is None:
+            try:
+                held = HubTable(RoomTable(self.rooms, code, table))
+            except Refused:
+                return None
+            self.tables[key] = held
+        return held
+
+    def show(self, phone: Phone) -> None:
+        """Send the phone the parts of its view that changed since it was last sent."""
+        seat = phone.seat
+        if seat is None or phone.closed:
+            return
+        held = self.table_of(phone)
+        if held is None:
+            info = self.rooms.info(seat.code)
+            view = lobby_view(self.rooms.seats(seat.code, seat.table), seat.table, info.status)
+        else:
+            view = seat_view(held.table, seat.seat, list(held.lines))
+        self.send_view(phone, view)
+
+    def send_view(self, phone: Phone, view: dict[str, str]) -> None:
+        changed = {part: view[part] for part in PARTS if phone.shown.get(part) != view[part]}
+        if changed:
+            phone.shown.update(changed)
+            phone.send({"type": "view", "parts": changed})
+
+    def push(self, held: HubTable) -> None:
+        held.read_events()
+        held.changed = False
+        for phone in list(held.phones):
+            self.show(phone)
+
+    # -- the clock --------------------------------------------------------------------------------
+    def tick(self) -> None:
+        """Read the database's news, let bots move, start the timer's accounting, keep
+        students present, and send every phone what changed. Runs every fraction of a second
+        and whenever news arrives."""
+        try:
+            self._tick()
+            self.error = None
+        except RoomsUnavailable as err:
+            self.heard(None)  # read everything again once the database answers
+            if self.error is None:
+                for phone in list(self.phones):
+                    self.say(phone, unavailable_reply(err))
+            self.error = str(err)
+
+    def _tick(self) -> None:
+        moment = self.clock()
+        news = self.take_news()
+        if moment - self.last_survey >= SURVEY_SECONDS:
+            self.last_survey = moment
+            self.survey()
+            news.add(None)
+        everything = None in news
+        whole_rooms = {n for n in news if n and ":" not in n}
+        tables_with_news = {n for n in news if n and ":" in n}
+
+        def has_news(code: str, number: int) -> bool:
+            return everything or code in whole_rooms or f"{code}:{number}" in tables_with_news
+
+        self.show_lobbies(has_news)
+        for (code, number), held in list(self.tables.items()):
+            table = held.table
+            if has_news(code, number):
+                table.sync()
+            if self.lease.holds(code, number):
+                self.drive(table)
+            timed = table.info.settings.ending == "two-hour" and table.playing
+            if held.changed or timed:
+                self.push(held)
+            if table.game.over and not held.phones:
+                del self.tables[(code, number)]
+        if moment - self.last_presence >= PRESENCE_SECONDS:
+            self.last_presence = moment
+            self.presence()
+
+    def show_lobbies(self, has_news: Callable[[str, int], bool]) -> None:
+        """Seated phones whose table is not held yet (the games have not started): the room's
+        news may be the start, or a classmate joining; each table is read once."""
+        waiting: dict[tuple[str, int], list[Phone]] = {}
+        for phone in self.phones:
+            seat = phone.seat
+            if (
+                seat is not None
+                and (seat.code, seat.table) not in self.tables
+                and has_news(seat.code, seat.table)
+            ):
+                waiting.setdefault((seat.code, seat.table), []).append(phone)
+        for (code, number), phones in waiting.items():
+            held = self.hold(code, number)
+            if held is not None:
+                held.phones.update(phones)
+                self.push(held)
+                continue
+            info = self.rooms.info(code)
+            view = lobby_view(self.rooms.seats(code, number), number, info.status)
+            for phone in phones:
+                self.send_view(phone, view)
+
+    def drive(self, table: RoomTable) -> None:
+        """This server drives the table: the timer's accounting when time is up, and a bot's
+        move when it has waited the room's delay."""
+        if not table.playing:
+            return
+        if table.info.settings.ending == "two-hour" and table.info.seconds_left() == 0:
+            table.end_game()
+        table.drive()
+
+    def presence(self) -> None:
+        """Connected students are here (what the instructor's grid shows, and what keeps a bot
+        off their seat)."""
+        seated = [phone for phone in self.phones if phone.seat is not None]
+        if not seated:
+            return
+        held = self.rooms.heartbeat_all([phone.seat for phone in seated])
+        for phone, holds in zip(seated, held, strict=True):
+            if not holds:  # the teacher freed or moved the seat
+                self.lost(phone)
+
+    def survey(self) -> None:
+        """Hold every table of every playing room, so their bots move with no phone open (a
+        server restarted mid-class); let tables of ended rooms go; hand seats of students away
+        too long to bots."""
+        for code in self.rooms.playing_rooms():
+            info = self.rooms.info(code)
+            for number in range(info.settings.tables):
+                if self.lease.holds(code, number):
+                    self.hold(code, number)
+            if self.lease.holds(code, 0):
+                self.rooms.replace_absent(code, info.settings.absent_after)
+        for key, held in list(self.tables.items()):
+            if held.table.info.status == ENDED and not held.phones:
+                del self.tables[key]
+
+    def close(self) -> None:
+        self.stop_watching()
+        self.lease.close()
+
+
+def text_field(message: dict[str, Any], name: str, required: bool = True) -> str | None:
+    """A short text a phone sent, or one clear refusal naming it."""
+    value = message.get(name)
+    if value is None or value == "":
+        if required:
+            raise Refused(f"The page sent no {name}.")
+        return None
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        raise Refused(f"The page sent a {name} that is not a short text.")
+    return value
+
+
+__all__ = ["PROTOCOL", "Hub", "HubTable", "Lease", "Phone", "PhoneLimits", "encode"]
