@@ -407,6 +407,10 @@ class ClassroomVoila(Voila):
             settings["transforms"] = [QuickGzip]
             settings[PACKED_SETTING] = True
         settings[LIGHT_PHONES_SETTING] = self.light_phones
+        if self.light_phones:
+            # the tables' games, held by this server for the phones (amteach.serving.phones);
+            # Voilà builds its application in start(), on the loop that will run it
+            settings.update(phone_settings(limits_from_environment()))
         if self.join_notebook and self.notebook_path and not self.light_phones:
             if not os.path.isfile(os.path.join(self.root_dir, self.join_notebook)):
                 raise ValueError(f"join notebook not found: {self.join_notebook}")
@@ -446,9 +450,6 @@ class ClassroomVoila(Voila):
             threading.Thread(target=pack, name="pack-static-files", daemon=True).start()
         loop = ioloop.IOLoop.current().asyncio_loop  # type: ignore[attr-defined]
         loop.set_exception_handler(quiet_when_a_visitor_left)
-        if self.light_phones:
-            # the tables' games, held by this server for the phones (amteach.serving.phones)
-            self.web_app.settings.update(phone_settings(limits_from_environment()))
         super().start()
 
     def init_handlers(self) -> list:

@@ -42,8 +42,8 @@ DEVICE_COOKIE = "amteach_device"
 MAX_MESSAGE_BYTES = 16 * 1024  # the longest message a phone may send (a trade offer is < 1 kB)
 TICK_SECONDS = 0.1  # how often the hub looks at its tables (bots, the timer) at most
 PING_SECONDS = 10  # websocket pings find phones that vanished without a goodbye
-# a phone that answers no ping for this long is closed (tornado's ping timeout)
-PING_TIMEOUT_SECONDS = 30
+# a phone that answers no ping within this long is closed (at most the ping interval)
+PING_TIMEOUT_SECONDS = 10
 
 
 def page_asset(name: str) -> str:
