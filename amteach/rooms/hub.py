@@ -117,7 +117,8 @@ class Lease:
     lock per table, held on a connection of its own, so a server that dies frees its tables
     at once and another takes them at its next survey."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, logger: logging.Logger = log) -> None:
+        self.log = logger
         self.url = store.url
         self.postgres = self.url.startswith(("postgresql://", "postgres://"))
         self.connection: Any = None
@@ -140,12 +141,13 @@ class Lease:
             )
             got = self.connection.execute("SELECT pg_try_advisory_lock(%s)", (lock,)).fetchone()[0]
         except Exception as err:  # the database is away: drive nothing until it is back
-            log.warning("table lease unavailable: %s", err)
+            self.log.warning("table lease unavailable: %s", err)
             self.connection = None
             self.held.clear()
             return False
         if got:
             self.held.add(key)
+            self.log.info("this server drives table %d of room %s", table + 1, code)
         return bool(got)
 
     def close(self) -> None:
@@ -164,13 +166,15 @@ class Hub:
         rooms: Rooms,
         limits: PhoneLimits | None = None,
         clock: Callable[[], float] = time.monotonic,
+        logger: logging.Logger = log,
     ) -> None:
+        self.log = logger
         self.rooms = rooms
         self.limits = limits or PhoneLimits()
         self.clock = clock
         self.tables: dict[tuple[str, int], HubTable] = {}
         self.phones: set[Phone] = set()
-        self.lease = Lease(rooms.store)
+        self.lease = Lease(rooms.store, logger)
         self.device_joins: dict[str, Window] = {}
         self.address_joins: dict[str, Window] = {}
         self.news: set[str | None] = set()
@@ -227,7 +231,7 @@ class Hub:
         except AmteachError as err:
             self.say(phone, Reply(False, str(err), "warning"))
         except Exception:  # a bug of ours: the log has the traceback, the phone one line
-            log.exception("a phone's message failed")
+            self.log.exception("a phone's message failed")
             self.say(phone, Reply(False, "Something went wrong on the server; try again.", "error"))
 
     def say(self, phone: Phone, reply: Reply) -> None:
@@ -313,6 +317,8 @@ class Hub:
     def choose(self, phone: Phone, message: dict[str, Any]) -> None:
         """A student's choice for their own seat: the engine checks it, the log takes it, and
         every phone of the table sees it."""
+        if phone.seat is None:
+            raise Refused("This page has no seat yet: join first.")
         held = self.table_of(phone)
         if held is None:
             raise Refused("The game has not started yet: wait for your teacher to start it.")

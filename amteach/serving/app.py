@@ -410,7 +410,7 @@ class ClassroomVoila(Voila):
         if self.light_phones:
             # the tables' games, held by this server for the phones (amteach.serving.phones);
             # Voilà builds its application in start(), on the loop that will run it
-            settings.update(phone_settings(limits_from_environment()))
+            settings.update(phone_settings(limits_from_environment(), logger=self.log))
         if self.join_notebook and self.notebook_path and not self.light_phones:
             if not os.path.isfile(os.path.join(self.root_dir, self.join_notebook)):
                 raise ValueError(f"join notebook not found: {self.join_notebook}")

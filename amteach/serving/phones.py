@@ -135,6 +135,7 @@ class PhoneSocket(websocket.WebSocketHandler):
 
     phone: Phone | None = None
     pending = 0
+    refused = False
     window: list[float]
 
     @property
@@ -169,14 +170,16 @@ class PhoneSocket(websocket.WebSocketHandler):
         hub.submit(hub.hub.connect, self.phone)
 
     def refuse(self, text: str) -> None:
-        self.write_message(
-            json.dumps({"v": 1, "type": "message", "ok": False, "level": "error", "text": text})
-        )
-        self.close(1008, "limit")
+        """One line saying which limit, then the connection closes (1008: policy)."""
+        self.refused = True
+        if self.ws_connection is not None and not self.ws_connection.is_closing():
+            message = {"v": 1, "type": "message", "ok": False, "level": "error", "text": text}
+            self.write_message(json.dumps(message))
+            self.close(1008, "limit")
 
     def on_message(self, message: str | bytes) -> None:
         phone = self.phone
-        if phone is None:
+        if phone is None or self.refused:
             return
         limits: PhoneLimits = self.settings[LIMITS_SETTING]
         moment = IOLoop.current().time()
@@ -206,7 +209,7 @@ class PhoneSocket(websocket.WebSocketHandler):
     def push(self, text: str) -> None:
         """Send one message, or drop a phone that has `send_queue` messages still unsent (a
         dead or slow phone): it resumes from the log when it reconnects."""
-        if self.ws_connection is None or self.ws_connection.is_closing():
+        if self.refused or self.ws_connection is None or self.ws_connection.is_closing():
             return
         limits: PhoneLimits = self.settings[LIMITS_SETTING]
         if self.pending >= limits.send_queue:
@@ -300,12 +303,14 @@ def set_device_cookie(handler: web.RequestHandler) -> None:
 
 
 def phone_settings(
-    limits: PhoneLimits | None = None, rooms_url: str | None = None
+    limits: PhoneLimits | None = None,
+    rooms_url: str | None = None,
+    logger: logging.Logger = log,
 ) -> dict[str, Any]:
     """The server settings the phone handlers need: the hub on its thread (rooms from
     `rooms_url`, default the server's `--rooms`), the limits and the connection counts."""
     limits = limits or PhoneLimits()
-    hub = Hub(open_rooms(rooms_url), limits)
+    hub = Hub(open_rooms(rooms_url), limits, logger=logger)
     return {
         HUB_SETTING: HubThread(hub, IOLoop.current()),
         LIMITS_SETTING: limits,
