@@ -1,9 +1,10 @@
 """Several dashboard servers, one class: two `amteach dashboard` servers behind Debian's nginx,
 configured with the several-servers site file of docs/deploy.md (a visitor stays on one server
 by a cookie; websockets upgraded), sharing one PostgreSQL class database (a server of the test's
-own, tests/postgres.py). Students join through nginx, two landing on each server, at tables
-that span both; they play, and every device of a table shows every move, whichever server
-holds it; the instructor's grid on one server counts the moves made on the other.
+own, tests/postgres.py). Students join through nginx on the light phone page's websocket, two
+landing on each server, at tables that span both; they play, and every phone of a table shows
+every move, whichever server it is on; exactly one server drives each table's bots (its
+lease); the instructor's grid on one server counts the moves made on the other.
 
 Which server a visitor lands on is forced the way nginx decides it: by the visitor's cookie
 (the test finds, through nginx, a cookie value for each server)."""
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from browser import free_port
+from phone_client import Client, wait_until
 from postgres import postgres_server
 from served import REPO, bench_load, nginx
 
@@ -48,6 +50,7 @@ def several_servers_site() -> str:
 class Dashboard:
     port: int
     process: subprocess.Popen
+    log: list[str]
 
     @property
     def address(self) -> str:
@@ -88,8 +91,8 @@ def dashboard(port: int, database: str, pool: int) -> Iterator[Dashboard]:
                     break
             else:
                 pytest.fail("a dashboard server ended before serving:\n" + "".join(log[-30:]))
-            threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()
-            yield Dashboard(port, process)
+            threading.Thread(target=lambda: log.extend(process.stdout), daemon=True).start()
+            yield Dashboard(port, process, log)
         finally:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -189,10 +192,10 @@ def test_a_class_across_two_servers_behind_nginx_sees_every_move(tmp_path):
     with ExitStack() as stack:
         database = stack.enter_context(postgres_server())
         ports = [free_port(), free_port()]
-        # server 0: two students' pages; server 1: two students' and the instructor's
+        # phones hold no kernel: a pool of one, for the instructor's page on server 1
         servers = [
-            stack.enter_context(dashboard(ports[0], database, pool=2)),
-            stack.enter_context(dashboard(ports[1], database, pool=3)),
+            stack.enter_context(dashboard(ports[0], database, pool=1)),
+            stack.enter_context(dashboard(ports[1], database, pool=1)),
         ]
         url = stack.enter_context(nginx_in_front(ports, tmp_path))
         cookies = cookie_for_each(url, servers)
@@ -204,7 +207,7 @@ def test_a_class_across_two_servers_behind_nginx_sees_every_move(tmp_path):
         async def lesson() -> None:
             teacher = load.Student(url)
             teacher.cookies = f"{COOKIE}={cookies[servers[1].address]}"
-            students = [load.Student(url) for _ in range(4)]
+            students = [Client(url) for _ in range(4)]
             try:
                 await teacher.connect()
                 assert teacher.kernel_id in servers[1].kernels()
@@ -222,60 +225,69 @@ def test_a_class_across_two_servers_behind_nginx_sees_every_move(tmp_path):
                 )
                 code = re.search(r"am-room-code[^>]*>\s*([A-Z0-9]+)\s*<", banner).group(1)
 
-                # students join through nginx: Ana and Ben on server 0, Cy and Di on server 1.
-                # A newcomer sits at the table with the fewest students, so each table has a
-                # student on each server.
+                # students join through nginx on the light page's websocket: Ana and Ben on
+                # server 0, Cy and Di on server 1. A newcomer sits at the table with the fewest
+                # students, so each table has a student on each server.
+                homes = [0, 0, 1, 1]
                 for student, name, server in zip(
-                    students, ["Ana", "Ben", "Cy", "Di"], [0, 0, 1, 1], strict=True
+                    students, ["Ana", "Ben", "Cy", "Di"], homes, strict=True
                 ):
-                    student.cookies = f"{COOKIE}={cookies[servers[server].address]}"
-                    await student.join(code, name)
-                    assert student.kernel_id in servers[server].kernels(), name
-                home = {id(s): (0 if i < 2 else 1) for i, s in enumerate(students)}
+                    student.cookie = f"{COOKIE}={cookies[servers[server].address]}"
+                    await student.open()
+                    assert (await student.join(code, name))["type"] == "seated", name
+                    student.name = name
+                    student.table = (
+                        next(m for m in student.messages if m["type"] == "seated")["table"] - 1
+                    )
                 tables = sorted({s.table for s in students})
                 assert tables == [0, 1]
                 for table in tables:
-                    assert {home[id(s)] for s in students if s.table == table} == {0, 1}
+                    assert {homes[i] for i, s in enumerate(students) if s.table == table} == {0, 1}
 
                 await click(teacher, "Start the games")
                 rooms = open_rooms(database)
                 for table in tables:
                     mates = [s for s in students if s.table == table]
-                    ended: set[str] = set()
-                    for _ in range(40):  # a turn each: Roll, what the landing asks, End turn
-                        await until(mates, lambda m=mates: any(x.choices() for x in m))
-                        mover = next(m for m in mates if m.choices())
-                        picked = await mover.move()
-                        # every device of the table, on either server, shows the move: the
-                        # same narration as the mover's page
-                        wanted = mover.find_value("am-narration")
-                        assert wanted and "Traceback" not in wanted
-                        await until(
-                            mates,
-                            lambda m=mates, w=wanted: all(
-                                x.find_value("am-narration") == w for x in m
-                            ),
-                            timeout=60,
-                        )
-                        if picked == "End turn":
-                            ended.add(mover.name)
-                            if len(ended) == len(mates):
-                                break
-                    assert ended == {m.name for m in mates}
+                    # a few turns each; every device of the table, on either server, shows
+                    # each move: the same narration as the mover's page
+                    for _ in range(6):
+                        await wait_until(mates, lambda m=mates: any(x.first_button() for x in m))
+                        mover = next(m for m in mates if m.first_button())
+                        choice, at = mover.first_button()
+                        await mover.send(type="choose", choice=choice, at=at)
+                        for mate in mates:
+                            await mate.until(
+                                lambda m, at=at: (
+                                    m["type"] == "view"
+                                    and f'data-at="{at + 1}"' in m["parts"].get("status", "")
+                                ),
+                                timeout=60,
+                            )
+                        happened = {mate.parts["happened"] for mate in mates}
+                        assert len(happened) == 1 and "Traceback" not in happened.pop()
                     # the instructor's grid on server 1 counts every decision of the table,
                     # the ones taken on server 0 included
                     decisions = len(rooms.decisions(code, table))
-                    assert decisions >= 4
+                    assert decisions >= 6
                     await until(
                         [teacher],
                         lambda d=decisions, t=table: (
-                            grid_rows(teacher.find_value("am-class-grid") or "").get(t) == d
+                            grid_rows(teacher.find_value("am-class-grid") or "").get(t) - d
+                            in (0, 1, 2)
                         ),
                         timeout=60,
                     )
                     assert "Ana" in (teacher.find_value("am-class-grid") or "")
+                # each table's bots are moved by exactly one server (its lease), whichever
+                # servers its phones are on
+                for table in tables:
+                    line = f"this server drives table {table + 1} of room {code}"
+                    drivers = [s for s in servers if any(line in entry for entry in s.log)]
+                    assert len(drivers) == 1, [s.address for s in drivers]
             finally:
-                for visitor in [teacher, *students]:
-                    await visitor.close()
+                await teacher.close()
+                for student in students:
+                    if student.connection is not None:
+                        student.connection.close()
 
         asyncio.run(lesson())

@@ -8,8 +8,6 @@ tests/test_phone.py and tests/test_class_browser.py.)"""
 from __future__ import annotations
 
 import asyncio
-import html
-import json
 import os
 import re
 import signal
@@ -21,13 +19,12 @@ from pathlib import Path
 
 import psutil
 import pytest
+from phone_client import Client, play_until
 from served import dashboard_server
-from tornado.httpclient import HTTPRequest
-from tornado.websocket import WebSocketClosedError, websocket_connect
+from tornado.websocket import WebSocketClosedError
 
 from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
 
-BUTTON = re.compile(r'class="am-choice" data-choice="([^"]*)" data-at="(\d+)"')
 LIMITS = {
     "AMTEACH_PHONE_CONNECTIONS_PER_ADDRESS": "14",
     "AMTEACH_PHONE_JOINS_PER_ADDRESS": "40",
@@ -44,56 +41,6 @@ def pss_mb(pid: int) -> float:
         except psutil.NoSuchProcess:
             continue
     return total / 2**20
-
-
-class Client:
-    """One phone at the protocol level, optionally from another loopback address."""
-
-    def __init__(self, url: str, source: str | None = None) -> None:
-        self.url, self.source = url, source
-        self.parts: dict[str, str] = {}
-        self.messages: list[dict] = []
-        self.connection = None
-
-    async def open(self) -> Client:
-        address = self.url.replace("http://", "ws://") + "amteach/phone/ws"
-        request = HTTPRequest(address, network_interface=self.source)
-        self.connection = await websocket_connect(request)
-        return self
-
-    async def send(self, **message) -> None:
-        await self.connection.write_message(json.dumps(message))
-
-    async def read(self, timeout: float = 20.0) -> dict | None:
-        text = await asyncio.wait_for(self.connection.read_message(), timeout)
-        if text is None:
-            return None
-        message = json.loads(text)
-        self.messages.append(message)
-        if message["type"] == "view":
-            self.parts.update(message["parts"])
-        return message
-
-    async def until(self, check, timeout: float = 30.0) -> dict:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            message = await self.read(max(0.1, deadline - time.monotonic()))
-            assert message is not None, f"the server closed the connection: {self.messages[-3:]}"
-            if check(message):
-                return message
-        raise AssertionError(f"not seen within {timeout} s: {self.messages[-3:]}")
-
-    async def join(self, code: str, name: str) -> dict:
-        await self.send(type="hello", room=code)
-        await self.until(lambda m: m["type"] == "form")
-        await self.send(type="join", room=code, name=name)
-        return await self.until(lambda m: m["type"] in ("seated", "message"))
-
-    def first_button(self) -> tuple[object, int] | None:
-        found = BUTTON.search(self.parts.get("choices", ""))
-        if found is None:
-            return None
-        return json.loads(html.unescape(found.group(1))), int(found.group(2))
 
 
 @pytest.fixture(scope="module")
@@ -141,20 +88,9 @@ def test_a_class_plays_over_websockets_and_each_move_reaches_the_other_phones(se
         await ana.until(lambda m: m["type"] == "view" and "Ben" in m["parts"].get("status", ""))
         open_rooms(server.database).start(code)
         phones = [ana, ben]
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if all("Game over" in p.parts.get("status", "") for p in phones):
-                break
-            for phone in phones:
-                try:
-                    await phone.read(timeout=0.2)
-                except TimeoutError:
-                    pass
-                button = phone.first_button()
-                if button is not None:
-                    choice, at = button
-                    await phone.send(type="choose", choice=choice, at=at)
-                    phone.parts["choices"] = ""  # wait for the next view
+        await play_until(
+            phones, lambda: all("Game over" in p.parts.get("status", "") for p in phones)
+        )
         assert all("Game over" in p.parts.get("status", "") for p in phones)
         # both phones show the same end, each as their own seat
         assert re.sub(r"<b>(Ana|Ben)</b>", "", ana.parts["happened"]) == re.sub(

@@ -101,9 +101,10 @@ def status_html(table: RoomTable, seat: int) -> Markup:
     timer = f" · time left {clock(left)}" if left is not None and not final else ""
     text, kind = status_line(table, seat)
     return html_text(
-        '<div class="am-status am-status-{kind}">Table {table} · <b>{name}</b> {badge} · '
-        "round {round}{timer}<br>{text}</div>",
+        '<div class="am-status am-status-{kind}" data-at="{at}">Table {table} · <b>{name}</b> '
+        "{badge} · round {round}{timer}<br>{text}</div>",
         kind=kind,
+        at=len(game.decisions),
         table=table.table_no + 1,
         name=game.names[seat],
         badge=role_badge(game.roles[seat]),
