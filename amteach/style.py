@@ -14,6 +14,7 @@ changes them all.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 ROLE_LABELS = ("Competitor", "Monopolist")
@@ -137,6 +138,11 @@ PAWN_FILLS = (
 
 def pawn_shapes(roles: list[int] | tuple[int, ...]) -> list[str]:
     """Each seat's pawn shape (a key of `PAWN_CLIPS`), all different for up to six seats."""
+    return list(_pawn_shapes(tuple(roles)))
+
+
+@lru_cache(maxsize=1024)  # a served class draws the same tables' pawns over and over
+def _pawn_shapes(roles: tuple[int, ...]) -> tuple[str, ...]:
     used: set[str] = set()
     shapes = []
     for role in roles:
@@ -146,7 +152,7 @@ def pawn_shapes(roles: list[int] | tuple[int, ...]) -> list[str]:
         shape = free[0] if free else PAWN_SHAPES[len(shapes) % len(PAWN_SHAPES)]
         used.add(shape)
         shapes.append(shape)
-    return shapes
+    return tuple(shapes)
 
 
 def pawn_initials(names: list[str] | tuple[str, ...]) -> list[str]:
@@ -155,6 +161,11 @@ def pawn_initials(names: list[str] | tuple[str, ...]) -> list[str]:
     letters ("Ben", "Bo": "Be", "Bo"), and the one name of the group with neither keeps the
     letter ("Ben", "Bot 2": "B", "B2"); if those still clash, the letter and a count ("Ben",
     "Bea": "B", "B2")."""
+    return list(_pawn_initials(tuple(names)))
+
+
+@lru_cache(maxsize=1024)
+def _pawn_initials(names: tuple[str, ...]) -> tuple[str, ...]:
     words = ["".join(c for c in name if c.isalnum()) or name.strip() or "?" for name in names]
     firsts = [word[:1].upper() for word in words]
     out = list(firsts)
@@ -172,4 +183,4 @@ def pawn_initials(names: list[str] | tuple[str, ...]) -> list[str]:
         if len({out[i] for i in group}) < len(group):
             for k, i in enumerate(group):
                 out[i] = first if k == 0 else f"{first}{k + 1}"
-    return out
+    return tuple(out)

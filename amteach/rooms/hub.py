@@ -33,7 +33,7 @@ from ..engine.errors import AmteachError
 from ..session import Reply
 from .limits import Window
 from .names import Refused
-from .phone_view import PARTS, lobby_view, seat_view
+from .phone_view import lobby_view, seat_view, status_html
 from .room import ENDED, LOBBY, Rooms, Seat, clean_code
 from .store import RoomsUnavailable, Store
 from .table import RoomTable, unavailable_reply
@@ -97,6 +97,7 @@ class HubTable:
         self.cursor = table.cursor()
         self.lines: deque[str] = deque(maxlen=KEPT_LINES)
         self.changed = True
+        self.seconds_left = -1  # the two-hour timer's, as the phones last saw it
         table.subscribe(self._changed)
         self.read_events()
 
@@ -414,7 +415,7 @@ class Hub:
         self.send_view(phone, view)
 
     def send_view(self, phone: Phone, view: dict[str, str]) -> None:
-        changed = {part: view[part] for part in PARTS if phone.shown.get(part) != view[part]}
+        changed = {part: html for part, html in view.items() if phone.shown.get(part) != html}
         if changed:
             phone.shown.update(changed)
             phone.send({"type": "view", "parts": changed})
@@ -461,9 +462,17 @@ class Hub:
                 table.sync()
             if self.lease.holds(code, number):
                 self.drive(table)
-            timed = table.info.settings.ending == "two-hour" and table.playing
-            if held.changed or timed:
+            if held.changed:
                 self.push(held)
+            elif table.playing and table.info.ends_at is not None:
+                # the two-hour timer: each phone's status line once a second, nothing else
+                left = int(table.info.seconds_left() or 0)
+                if left != held.seconds_left:
+                    held.seconds_left = left
+                    for phone in list(held.phones):
+                        if phone.seat is not None:
+                            status = {"status": status_html(table, phone.seat.seat)}
+                            self.send_view(phone, status)
             if table.game.over and not held.phones:
                 del self.tables[(code, number)]
         if moment - self.last_presence >= PRESENCE_SECONDS:
