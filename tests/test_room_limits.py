@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 import time
 import unicodedata
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from postgres import postgres_server
 
@@ -97,6 +98,52 @@ def test_unplayed_means_no_decision_by_the_seat_since_its_student_sat_down(tmp_p
     assert cleo.seat == ana.seat
     assert rooms.clear_unplayed(code) == 1 and students(rooms, code) == []
     assert rooms.clear_unplayed(code) == 0  # nothing left: a count, never an error
+
+
+OPS = st.lists(
+    st.tuples(st.sampled_from(["join", "decide", "remove", "move"]), st.integers(0, 2)),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ops=OPS)
+@example(ops=[("join", 0), ("decide", 0), ("remove", 0), ("join", 0)])  # a played seat, re-let
+@example(ops=[("join", 0), ("decide", 0), ("move", 0), ("join", 0), ("move", 1)])
+def test_clear_unplayed_frees_exactly_the_seats_without_a_decision_since_seated(ops):
+    """Invariant: after any joins, decisions, removals and moves, `clear_unplayed` frees
+    exactly the student seats whose current student made no decision, and no other."""
+    clock = iter(range(10**9))
+    with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as folder:
+        patch.setattr(room_module, "now", lambda: float(next(clock)) + 1e9)
+        rooms = open_rooms(os.path.join(folder, "r.sqlite"))
+        code = rooms.create(RoomSettings(tables=1, seats=3))  # freed seats are taken again
+        rooms.start(code)
+        model: dict[tuple[int, int], bool] = {}  # a student's seat -> has played
+        held: dict[tuple[int, int], str] = {}  # the seat's device key
+        number, joined = [0], [0]
+        for op, pick in ops:
+            seated = sorted(model)
+            target = seated[pick % len(seated)] if seated else None
+            if op == "join" and len(model) < 3:
+                joined[0] += 1
+                seat = rooms.join(code, f"Student {chr(65 + joined[0] % 26)}{joined[0]}")
+                model[(seat.table, seat.seat)], held[(seat.table, seat.seat)] = False, seat.key
+            elif op == "decide" and target is not None:
+                number[0] += 1
+                rooms.append(code, target[0], number[0], target[1], "roll", "student", held[target])
+                model[target] = True
+            elif op == "remove" and target is not None:
+                rooms.remove(code, *target)
+                del model[target], held[target]
+            elif op == "move" and target is not None:
+                claimed = rooms.claim_moved(code, rooms.move_seat(code, *target))
+                held[target] = claimed.key  # the same student: whether they played stays
+        unplayed = {seat for seat, played in model.items() if not played}
+        assert rooms.clear_unplayed(code) == len(unplayed)
+        left = {(s.table, s.seat) for s in rooms.seats(code) if s.name}
+        assert left == {seat for seat, played in model.items() if played}
+        rooms.store.close()
 
 
 def test_clear_this_table_frees_every_student_seat_of_one_table_and_asks_first(tmp_path):
