@@ -53,7 +53,7 @@ def students(rooms, code: str) -> list[str]:
     return sorted(s.name for s in rooms.seats(code) if s.name)
 
 
-# -- clearing seats in one action ---------------------------------------------------------------------
+# -- clearing seats in one action ------------------------------------------------------------------
 def test_a_script_hoarding_seats_is_cleared_by_the_instructor_in_one_action(tmp_path):
     rooms = new_rooms(tmp_path)
     tab = opened_tab(rooms, tables=2, seats=4)
@@ -164,7 +164,7 @@ def test_clear_this_table_frees_every_student_seat_of_one_table_and_asks_first(t
     assert rooms.clear_table(tab.code, 1) == 0
 
 
-# -- locking joining ------------------------------------------------------------------------------------
+# -- locking joining -------------------------------------------------------------------------------
 def test_locked_joining_refuses_new_names_but_not_a_rejoin_or_a_moved_seat(tmp_path):
     rooms = new_rooms(tmp_path)
     tab = opened_tab(rooms)
@@ -204,7 +204,7 @@ def test_a_visitor_without_the_key_reaches_none_of_the_new_controls(tmp_path):
     assert rooms.check_instructor(tab.code, tab.key).code == tab.code  # the key is unchanged
 
 
-# -- opening classes ----------------------------------------------------------------------------------------
+# -- opening classes -------------------------------------------------------------------------------
 def test_a_page_opens_at_most_PAGE_OPENS_classes_an_hour(tmp_path):
     rooms = new_rooms(tmp_path)
     moment = [0.0]
@@ -246,7 +246,7 @@ def test_opening_is_limited_per_class_database_and_per_client(tmp_path, monkeypa
     assert rooms.create(small, opened_by="203.0.113.7")
 
 
-# -- unused rooms -------------------------------------------------------------------------------------------
+# -- unused rooms ----------------------------------------------------------------------------------
 def test_a_room_nobody_used_goes_within_a_day_and_a_used_one_is_kept(tmp_path):
     assert UNUSED_KEEP_HOURS == 24
     rooms = new_rooms(tmp_path)
@@ -277,7 +277,7 @@ def test_a_room_nobody_used_goes_within_a_day_and_a_used_one_is_kept(tmp_path):
     assert rooms.purge(at=time.time() + 15 * 86400) == 1  # the used one after 14 days
 
 
-# -- moving a seat by a one-time code ---------------------------------------------------------------------
+# -- moving a seat by a one-time code --------------------------------------------------------------
 def test_a_move_code_is_six_digits_kept_hashed_works_once_and_expires(tmp_path):
     rooms = new_rooms(tmp_path)
     code = rooms.create(RoomSettings(tables=1, seats=3))
@@ -364,7 +364,7 @@ def test_the_class_tab_shows_the_move_code_big_with_a_qr_code(tmp_path, monkeypa
     assert tab.move_code.value == "" and tab.move_box.layout.display == "none"
 
 
-# -- the instructor link ------------------------------------------------------------------------------------
+# -- the instructor link ---------------------------------------------------------------------------
 def test_the_instructor_key_can_be_replaced_and_the_old_one_stops_at_once(tmp_path):
     rooms = new_rooms(tmp_path)
     tab = opened_tab(rooms, tables=1, seats=2, pin="2468")
@@ -399,7 +399,7 @@ def test_the_instructor_key_can_be_replaced_and_the_old_one_stops_at_once(tmp_pa
         rooms.replace_key(code, "k" * 32)
 
 
-# -- names --------------------------------------------------------------------------------------------------
+# -- names -----------------------------------------------------------------------------------------
 def test_bot_names_and_their_look_alikes_are_refused_and_real_names_are_not():
     for name in ("B0t 3", "Bot 3", "BOT3", "bot-3", "Bot ３", "Вot 3", "B.o.t 12", "Bot O"):
         with pytest.raises(Refused, match="kept for the bots"):
@@ -453,7 +453,7 @@ def test_names_in_living_scripts_pass_and_historic_or_huge_ones_are_refused():
             clean_name(name)
 
 
-# -- the schema -----------------------------------------------------------------------------------------
+# -- the schema ------------------------------------------------------------------------------------
 def _second_schema(execute) -> None:
     for statements in MIGRATIONS[:2]:
         for statement in statements:

@@ -6,9 +6,9 @@ HANGUL FILLER looks like nothing at all), at least one letter or digit, and at m
 `MAX_NAME` characters. It is written in the scripts people write names in today (see
 `SCRIPTS`): a name of 24 cuneiform signs, which draw several times wider and taller than
 letters, is refused, and so are a few signs that draw as wide as a word (`WIDE_SIGNS`) and
-more than `MAX_MARKS` accents stacked on one letter. Two names clash when they look alike: "Ana", "ANA" and "Аna" (with a
-Cyrillic A) have the same *skeleton*, in the sense of Unicode's confusables (UTS #39), here
-from the `confusable_homoglyphs` package's table.
+more than `MAX_MARKS` accents stacked on one letter. Two names clash when they look alike:
+"Ana", "ANA" and "Аna" (with a Cyrillic A) have the same *skeleton*, in the sense of
+Unicode's confusables (UTS #39), here from the `confusable_homoglyphs` package's table.
 """
 
 from __future__ import annotations
@@ -99,9 +99,9 @@ def _refuse_scripts(text: str) -> None:
             continue
         found = script(char)
         if found not in SCRIPTS:
-            shown = found.replace("_", " ").title() if found != "Unknown" else "an unknown"
+            shown = f"the {found.replace('_', ' ').title()}" if found != "Unknown" else "an"
             raise Refused(
-                f"That name uses the {shown} script (U+{ord(char):04X}), which a class's "
+                f"That name uses {shown} script (U+{ord(char):04X}), which a class's "
                 "names are not written in; please type your name in the letters you "
                 "usually write it in."
             )
