@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 import zipfile
 
 import pandas as pd
@@ -378,13 +379,22 @@ def test_the_instructor_removes_a_student_and_the_seat_is_free(room):
     cleo = student(rooms, tab, "Cleo")
     assert cleo.seat.seat == bens_seat
     assert sorted(s.name for s in rooms.seats(tab.code) if s.name) == ["Ana", "Cleo"]
-    # Ana's phone breaks: her seat moves to a new device that joins with her name
+    # Ana's phone breaks: her seat moves to a new device by a one-time code shown big on
+    # the instructor's page; her name alone no longer takes it
     tab.seat_picker.value = (0, ana.seat.seat)
     assert tab.move_student()
-    phone = student(rooms, tab, "Ana")
-    assert phone.seat.seat == ana.seat.seat and "Welcome back" in phone.messages.widget.value
+    digits = re.search(r"am-move-digits[^>]*>(\d{3}) (\d{3})<", tab.move_code.value)
+    assert digits and tab.move_box.layout.display == "flex"
+    typed = StudentPage(tab.code, rooms)
+    typed.name.value = "Ana"
+    assert not typed.join() and "move code" in typed.messages.widget.value
+    phone = student(rooms, tab, " ".join(digits.groups()))  # typed in the name box
+    assert phone.seat.seat == ana.seat.seat and "Welcome back, Ana" in phone.messages.widget.value
     ana.check_in()
     assert ana.seat is None
+    again = StudentPage(tab.code, rooms)  # the code worked once
+    again.name.value = "".join(digits.groups())
+    assert not again.join() and "does not open any seat" in again.messages.widget.value
 
 
 def test_the_class_csv_never_holds_a_formula(room):

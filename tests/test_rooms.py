@@ -31,6 +31,7 @@ from amteach.rooms import (
     class_result,
     clean_name,
     decisions_frame,
+    limits,
     new_key,
     open_rooms,
     open_store,
@@ -200,7 +201,8 @@ def test_two_devices_clicking_the_same_choice_at_once_append_it_once(database):
 
 
 # -- joining: codes, names, seats -----------------------------------------------------------------------
-def test_codes_are_short_unguessable_and_typed_loosely(tmp_path):
+def test_codes_are_short_unguessable_and_typed_loosely(tmp_path, monkeypatch):
+    monkeypatch.setattr(limits, "SERVER_OPENS_PER_HOUR", 40)  # 40 rooms in a moment, on purpose
     rooms = open_rooms(str(tmp_path / "r.sqlite"))
     codes = {rooms.create(RoomSettings(tables=1, seats=2)) for _ in range(40)}
     assert len(codes) == 40
@@ -577,18 +579,25 @@ def test_the_instructor_frees_a_seat_or_moves_it_to_a_new_device(database):
     ana, ben = rooms.join(code, "Ana"), rooms.join(code, "Ben")
     rooms.start(code)
     anas = RoomTable(rooms, code, 0, ana)
-    # a new phone for Ana: the seat waits for her name; her old device can no longer play
-    rooms.release(code, 0, ana.seat)
+    # a new phone for Ana: the seat waits for its one-time code; her old device can no
+    # longer play, and no typed name takes the seat, not even her own
+    move = rooms.move_seat(code, 0, ana.seat)
+    assert len(move) == 6 and move.isdigit()
     assert not rooms.holds(ana)
     assert not anas.decide("roll").ok
     with pytest.raises(Refused, match="no seat"):
         rooms.rejoin(code, ana.token)
-    with pytest.raises(Refused, match="looks too much like Ana"):  # only her own name
+    with pytest.raises(Refused, match="looks too much like Ana"):
         rooms.join(code, "Аna")
-    phone = rooms.join(code, "ana")
+    for typed in ("Ana", "ana", "ANA"):
+        with pytest.raises(Refused, match="type the 6-digit move code"):
+            rooms.join(code, typed)
+    phone = rooms.claim_moved(code, move)
     assert (phone.seat, phone.name, phone.returned) == (ana.seat, "Ana", True)
     assert phone.token != ana.token and rooms.holds(phone)
-    with pytest.raises(Refused, match="already taken"):  # and only one new device gets it
+    with pytest.raises(Refused, match="does not open any seat"):  # the code worked once
+        rooms.claim_moved(code, move)
+    with pytest.raises(Refused, match="already taken"):
         rooms.join(code, "Ana")
     # Ben is removed: his seat is free (a bot plays it) and a new student can take it
     rooms.remove(code, 0, ben.seat)
@@ -694,7 +703,7 @@ def test_a_database_of_the_first_schema_is_brought_up_to_date(tmp_path):
     )
     old.close()
     rooms = open_rooms(str(path))
-    assert rooms.store.schema_version() == SCHEMA_VERSION == 2
+    assert rooms.store.schema_version() == SCHEMA_VERSION == 3
     with pytest.raises(Refused):  # a room from before the keys: no key opens it from a page
         rooms.check_instructor("ABCDEF", "")
     rooms.create(RoomSettings(tables=1, seats=2), key=new_key())

@@ -169,9 +169,10 @@ def test_a_served_dashboard_offers_no_text_box_but_the_sweep_values(served, tmp_
     for index in range(len(dashboard.tabs.children)):
         dashboard.tabs.selected_index = index
     boxes = [w for w in walk(dashboard.widget) if isinstance(w, widgets.Text | widgets.Textarea)]
-    # rule values for a sweep; on the Class tab, a new class's PIN, and an opened class's
-    # instructor link, code and PIN
-    assert [box.description for box in boxes] == ["Values", "PIN", "Link or key", "Room", "PIN"]
+    # rule values for a sweep; on the Class tab, a new class's PIN, an opened class's
+    # instructor link, code and PIN, and the PIN that replacing its instructor link asks for
+    shown = ["Values", "PIN", "Link or key", "Room", "PIN", "PIN"]
+    assert [box.description for box in boxes] == shown
     tab = dashboard.class_tab
     for typed in ("../../etc/passwd", "/tmp/x.sqlite", "'; DROP TABLE rooms;--"):
         tab.back_code.value = typed

@@ -3,9 +3,12 @@
 A name is shown on every device of a table and on the projector, so it must be what it looks
 like: NFKC-normalised, no control, format (bidi, zero-width) or invisible characters (U+3164
 HANGUL FILLER looks like nothing at all), at least one letter or digit, and at most
-`MAX_NAME` characters. Two names clash when they look alike: "Ana", "ANA" and "Аna" (with a
-Cyrillic A) have the same *skeleton*, in the sense of Unicode's confusables (UTS #39), here
-from the `confusable_homoglyphs` package's table.
+`MAX_NAME` characters. It is written in the scripts people write names in today (see
+`SCRIPTS`): a name of 24 cuneiform signs, which draw several times wider and taller than
+letters, is refused, and so are a few signs that draw as wide as a word (`WIDE_SIGNS`) and
+more than `MAX_MARKS` accents stacked on one letter. Two names clash when they look alike:
+"Ana", "ANA" and "Аna" (with a Cyrillic A) have the same *skeleton*, in the sense of
+Unicode's confusables (UTS #39), here from the `confusable_homoglyphs` package's table.
 """
 
 from __future__ import annotations
@@ -32,6 +35,32 @@ INVISIBLE = frozenset(
 )
 
 
+# The scripts a name may be written in: the scripts Unicode recommends for identifiers
+# (UAX #31, table 5) and those in limited but living use (table 7), with Common (digits,
+# punctuation, emoji) and Inherited (accents). Historic scripts (table 4: Cuneiform,
+# Egyptian hieroglyphs, Linear B, Runic, ...) are not a class's names, and many draw huge.
+SCRIPTS = frozenset(
+    (
+        *("COMMON", "INHERITED", "LATIN", "GREEK", "CYRILLIC", "ARMENIAN", "GEORGIAN"),
+        *("HEBREW", "ARABIC", "SYRIAC", "THAANA", "NKO", "ETHIOPIC", "TIFINAGH", "ADLAM"),
+        *("DEVANAGARI", "BENGALI", "GURMUKHI", "GUJARATI", "ORIYA", "TAMIL", "TELUGU"),
+        *("KANNADA", "MALAYALAM", "SINHALA", "OL_CHIKI", "MEETEI_MAYEK", "SYLOTI_NAGRI"),
+        *("SAURASHTRA", "CHAKMA", "NEWA", "LEPCHA", "LIMBU", "THAI", "LAO", "TIBETAN"),
+        *("MYANMAR", "KHMER", "TAI_LE", "NEW_TAI_LUE", "TAI_THAM", "TAI_VIET", "CHAM"),
+        *("KAYAH_LI", "JAVANESE", "BALINESE", "SUNDANESE", "BATAK", "HANIFI_ROHINGYA"),
+        *("MONGOLIAN", "HAN", "HIRAGANA", "KATAKANA", "BOPOMOFO", "HANGUL", "YI", "LISU"),
+        *("MIAO", "NYIAKENG_PUACHUE_HMONG", "WANCHO", "VAI", "BAMUM", "OSAGE", "CHEROKEE"),
+        *("CANADIAN_ABORIGINAL", "MANDAIC"),
+    )
+)
+# signs of those scripts that draw as wide as a word on their own (U+FDFD, the Bismillah
+# ligature; the two- and three-em dashes)
+WIDE_SIGNS = frozenset((0xFDFD, 0x2E3A, 0x2E3B))
+# accents (combining marks) in a row: two is ordinary (Vietnamese, Devanagari), a stack of
+# dozens draws over the lines around it
+MAX_MARKS = 4
+
+
 class Refused(AmteachError):
     """A polite no: the sentence says why, for the person who asked."""
 
@@ -49,6 +78,41 @@ def _refuse_characters(text: str) -> None:
             raise Refused("Please type your name on one line.")
 
 
+def script(char: str) -> str:
+    """The Unicode script of a character ("LATIN", "CUNEIFORM"), from the
+    `confusable_homoglyphs` package's table; "Unknown" for a character it does not know."""
+    from confusable_homoglyphs import categories
+
+    return categories.aliases_categories(char)[0]
+
+
+def _refuse_scripts(text: str) -> None:
+    marks = 0
+    for char in text:
+        if ord(char) in WIDE_SIGNS:
+            raise Refused(
+                f"That name has a sign that draws as wide as a word (U+{ord(char):04X}); "
+                "please type your name with ordinary letters."
+            )
+        if ord(char) < 0x80:
+            marks = 0
+            continue
+        found = script(char)
+        if found not in SCRIPTS:
+            shown = f"the {found.replace('_', ' ').title()}" if found != "Unknown" else "an"
+            raise Refused(
+                f"That name uses {shown} script (U+{ord(char):04X}), which a class's "
+                "names are not written in; please type your name in the letters you "
+                "usually write it in."
+            )
+        marks = marks + 1 if unicodedata.category(char).startswith("M") else 0
+        if marks > MAX_MARKS:
+            raise Refused(
+                f"That name stacks more than {MAX_MARKS} accents on one letter; please "
+                "type your name as you usually write it."
+            )
+
+
 def clean_name(name: Any) -> str:
     """A student's name as shown (NFKC, single spaces), or Refused saying what is wrong."""
     raw = str(name if name is not None else "")
@@ -63,18 +127,36 @@ def clean_name(name: Any) -> str:
         raise Refused(f"Please use a shorter name (at most {MAX_NAME} letters).")
     if not any(unicodedata.category(c)[0] in "LN" for c in text):
         raise Refused("A name needs at least one letter or digit.")
+    _refuse_scripts(text)
     if is_bot_name(text):
         raise Refused("Names like 'Bot 2' are kept for the bots; please use your own name.")
     return text
 
 
+@functools.cache
+def _bot_heads() -> frozenset[str]:
+    """Every skeleton "Bot" has, however it is capitalised ("BOT" shapes to "B0T": the
+    capital O is confusable with zero, the small o is not)."""
+    forms = {a + b + c for a in "Bb" for b in "Oo" for c in "Tt"}
+    return frozenset(_squeeze(s) for form in forms for s in skeletons(form))
+
+
+def _squeeze(form: str) -> str:
+    """A skeleton with everything but letters and digits left out ("b0t - 3" -> "b0t3")."""
+    return "".join(c for c in form if unicodedata.category(c)[0] in "LN")
+
+
 def is_bot_name(text: str) -> bool:
-    """True for "Bot 3" and anything that looks like it ("Вot 3" with a Cyrillic В)."""
-    bot = skeleton("bot")
+    """True for "Bot 3" and anything that looks like it: "Вot 3" (a Cyrillic В), "B0t 3"
+    (a zero), "BOT3", "Bot-3", "Bot ３" (full-width): a look-alike of "Bot", then digits or
+    look-alikes of digits, with any spaces or punctuation between."""
+    heads = _bot_heads()
     for form in skeletons(text):
-        head, _, number = form.rpartition(" ")
-        if head == bot and number.isdigit():
-            return True
+        squeezed = _squeeze(form)
+        for head in heads:
+            number = squeezed[len(head) :]
+            if squeezed.startswith(head) and number and all(c in "0123456789" for c in number):
+                return True
     return False
 
 

@@ -12,12 +12,18 @@ Who may do what (docs/class-play.md has the table):
   (`limits.Window`), never per room, so nobody can lock the instructor out.
 - A seat is bound to the device that joined: joining gives the device a random *rejoin
   token* (kept in its browser), and the seat keeps the token's hash. Coming back with the
-  token gives the seat back; typing the same name on another device does not. The
-  instructor can free a seat (remove the student) or let the next device that joins with
-  the student's name take it (a new phone).
+  token gives the seat back; typing the same name on another device does not, ever. The
+  instructor can free a seat (remove the student, clear a table or every unplayed seat) or
+  move it to a new device with a one-time *move code* (`move_seat`, `claim_moved`): six
+  digits, kept hashed, good for MOVE_CODE_MINUTES, and wrong guesses are limited per room.
+- The instructor can lock joining (rejoining and moved seats still work) and replace the
+  instructor key (the old one stops working at once).
+- Opening rooms is limited per hour: per page (the Class tab), per client (`opened_by`)
+  and per class database (limits.py).
 - Rooms are deleted with their seats and decisions `keep_days` after they were opened
-  (`KEEP_DAYS`, or the environment's AMTEACH_ROOMS_KEEP_DAYS), never within an hour of
-  being closed, so a closed class can be reopened.
+  (`KEEP_DAYS`, or the environment's AMTEACH_ROOMS_KEEP_DAYS), and a room nobody used (no
+  student ever joined, or no decision was ever made) UNUSED_KEEP_HOURS after; never within
+  an hour of being closed, so a closed class can be reopened.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import json
 import os
 import random
 import secrets
+import unicodedata
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -37,6 +44,7 @@ from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..engine.rules import RuleSet, preset_names
 from ..sim.play import game_seed
+from . import limits
 from .names import Refused, clean_name, look_alike, same_name, skeleton
 from .store import Store, Taken, now
 
@@ -53,6 +61,12 @@ PRESENT_SECONDS = 20
 KEEP_DAYS = 14
 KEEP_DAYS_ENV = "AMTEACH_ROOMS_KEEP_DAYS"
 REOPEN_SECONDS = 3600  # a closed room is kept at least this long, so it can be reopened
+# a room nobody used (no student ever joined, or no decision was ever made) goes this many
+# hours after it was opened, whatever keep_days says: an abandoned or scripted room
+UNUSED_KEEP_HOURS = 24
+# a seat moved to a new device waits this long for its one-time code (MOVE_CODE_DIGITS)
+MOVE_CODE_DIGITS = 6
+MOVE_CODE_MINUTES = 15
 # seats one room may hand out in a minute (a class of 30 joins well within it)
 ROOM_JOINS_PER_MINUTE = 60
 KEY_BYTES = 24  # the instructor key: 192 random bits
@@ -161,6 +175,7 @@ class RoomInfo:
     ends_at: float | None
     has_pin: bool
     closed_at: float | None = None
+    joining_locked: bool = False  # the instructor locked joining: new names are refused
 
     def seconds_left(self, at: float | None = None) -> float | None:
         """The two-hour timer: seconds until time is up (frozen while paused)."""
@@ -231,6 +246,47 @@ def name_in_use(typed: str, seated: str) -> str:
     )
 
 
+JOINING_LOCKED = (
+    "Joining is locked by your teacher. If you already have a seat, go back to the device "
+    "you joined with; if your teacher is moving your seat, type the move code they give you."
+)
+MOVING = (
+    "Your teacher is moving {}'s seat to a new device: type the {}-digit move code your "
+    "teacher gives you in the name box (your name alone does not take the seat)."
+)
+WRONG_MOVE_CODE = (
+    "That move code does not open any seat of this class: check it with your teacher (a "
+    "move code works once, for {} minutes)."
+)
+FREE_SEAT = (
+    "name = NULL, name_key = NULL, token_hash = NULL, prefers = NULL, last_seen = NULL, "
+    "seated_at = NULL, move_hash = NULL, move_until = NULL, playing = ?"
+)
+
+
+def move_code_typed(text: Any) -> str | None:
+    """The move code in what was typed ("482 913", full-width digits), or None if it is not
+    one: exactly MOVE_CODE_DIGITS ASCII digits once spaces are left out."""
+    raw = str(text if text is not None else "")[:40]
+    typed = "".join(unicodedata.normalize("NFKC", raw).split())
+    ok = len(typed) == MOVE_CODE_DIGITS and all(c in "0123456789" for c in typed)
+    return typed if ok else None
+
+
+def move_digest(code: str, move: str) -> str:
+    """The hash a move code is kept as (salted by its room's code)."""
+    return digest(f"move:{code}:{move}")
+
+
+def wait_words(seconds: float) -> str:
+    """ "12 seconds", "1 minute", "25 minutes": how long to wait, for a person."""
+    seconds = max(1, round(seconds))
+    if seconds < 60:
+        return f"{seconds} second{'s' if seconds != 1 else ''}"
+    minutes = -(-seconds // 60)
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
 def clean_code(code: Any) -> str:
     """A room code as typed, in the form the database keeps: upper case, no spaces."""
     text = "".join(str(code or "").split()).upper()
@@ -295,10 +351,19 @@ class Rooms:
         self.keep_days = keep_days if keep_days is not None else keep_days_setting()
 
     # -- opening and reading a room ------------------------------------------------------------
-    def create(self, settings: RoomSettings, pin: str | None = None, key: str | None = None) -> str:
+    def create(
+        self,
+        settings: RoomSettings,
+        pin: str | None = None,
+        key: str | None = None,
+        opened_by: str | None = None,
+    ) -> str:
         """Open a room; returns its code. `key` is the instructor key its controls will need
         (see `new_key`; a room opened without one can be run only from a script). Roles are
-        set now, except by the dice (at the start). Rooms past their keeping time go."""
+        set now, except by the dice (at the start). Rooms past their keeping time go.
+        `opened_by` is an opaque id of the client (a server may pass a hash of its address;
+        it is kept hashed): one client may open `limits.CLIENT_OPENS_PER_HOUR` rooms an hour,
+        and the whole database `limits.SERVER_OPENS_PER_HOUR`; Refused past either."""
         if pin is not None and pin != "":
             pin = str(pin).strip()
             if not 4 <= len(pin) <= 32:
@@ -306,16 +371,20 @@ class Rooms:
         # the slow hash is made before the transaction: nobody waits for it
         pin_hash = _hash_pin(pin) if pin else None
         key_hash = digest(key or new_key())
+        opener = digest(f"opener:{opened_by}") if opened_by else None
         self.purge()
         rng = random.Random(settings.seed)
         for _ in range(20):  # a code already in use is astronomically rare; try another
             code = new_code()
             try:
                 with self.store.transaction() as tx:
+                    tx.lock_opening()
+                    moment = now()
+                    self._check_opening(tx, moment, opener)
                     tx.execute(
-                        "INSERT INTO rooms (code, created, settings, pin_hash, status, key_hash) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (code, now(), settings.to_json(), pin_hash, LOBBY, key_hash),
+                        "INSERT INTO rooms (code, created, settings, pin_hash, status, key_hash, "
+                        "opened_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (code, moment, settings.to_json(), pin_hash, LOBBY, key_hash, opener),
                     )
                     for table in range(settings.tables):
                         plan = (
@@ -334,16 +403,62 @@ class Rooms:
                 continue
         raise Refused("Could not find a free room code; please try again.")  # pragma: no cover
 
+    @staticmethod
+    def _check_opening(tx: Any, moment: float, opener: str | None) -> None:
+        """Refused if the class database (or this client) opened its hour's rooms already."""
+        hour = moment - 3600
+        checks = [
+            (
+                "SELECT COUNT(*), MIN(created) FROM rooms WHERE created > ?",
+                (hour,),
+                limits.SERVER_OPENS_PER_HOUR,
+                "on this server",
+            )
+        ]
+        if opener is not None:
+            checks.append(
+                (
+                    "SELECT COUNT(*), MIN(created) FROM rooms WHERE opened_by = ? AND created > ?",
+                    (opener, hour),
+                    limits.CLIENT_OPENS_PER_HOUR,
+                    "from this computer",
+                )
+            )
+        for sql, params, most, where in checks:
+            count, first = tx.query(sql, params)[0]
+            if count >= most:
+                wait = wait_words((first or moment) + 3600 - moment)
+                raise Refused(
+                    f"{count} classes were opened {where} in the last hour, as many as it "
+                    f"allows ({most} an hour). Try again in {wait}, or go back to a class "
+                    "you opened with its instructor link."
+                )
+
     def purge(self, at: float | None = None) -> int:
-        """Delete the rooms opened more than `keep_days` ago (never one closed within the last
-        hour), with their seats and decisions; returns how many rooms went."""
+        """Delete the rooms opened more than `keep_days` ago, and the unused ones (no student
+        ever joined, or no decision was ever made) opened more than UNUSED_KEEP_HOURS ago,
+        never one closed within the last hour, with their seats and decisions; returns how
+        many rooms went. Runs whenever a room is opened; a server may also run it on a timer."""
         moment = at if at is not None else now()
         old = moment - self.keep_days * 86400
+        unused = moment - UNUSED_KEEP_HOURS * 3600
         recent = moment - REOPEN_SECONDS
-        where = "created < ? AND (closed_at IS NULL OR closed_at < ?)"
+        # a room opened before migration 3 has no first_join: its seats' names tell
+        where = (
+            "(created < ? OR (created < ? AND ("
+            "NOT EXISTS (SELECT 1 FROM decisions d WHERE d.room = rooms.code) OR "
+            "(first_join IS NULL AND NOT EXISTS "
+            "(SELECT 1 FROM seats s WHERE s.room = rooms.code AND s.name IS NOT NULL)))))"
+            " AND (closed_at IS NULL OR closed_at < ?)"
+        )
         with self.store.transaction() as tx:
-            codes = [c for (c,) in tx.query(f"SELECT code FROM rooms WHERE {where}", (old, recent))]
+            codes = [
+                c
+                for (c,) in tx.query(f"SELECT code FROM rooms WHERE {where}", (old, unused, recent))
+            ]
+            tx.execute("DELETE FROM move_tries WHERE at < ?", (moment - limits.MOVE_TRIES_SECONDS,))
             for code in codes:
+                tx.execute("DELETE FROM move_tries WHERE room = ?", (code,))
                 tx.execute("DELETE FROM decisions WHERE room = ?", (code,))
                 tx.execute("DELETE FROM seats WHERE room = ?", (code,))
                 tx.execute("DELETE FROM rooms WHERE code = ?", (code,))
@@ -354,12 +469,14 @@ class Rooms:
         code = clean_code(code)
         rows = self.store.query(
             "SELECT code, settings, status, created, started, paused_at, ends_at, pin_hash, "
-            "closed_at FROM rooms WHERE code = ?",
+            "closed_at, joining_locked FROM rooms WHERE code = ?",
             (code,),
         )
         if not rows:
             raise Refused(f"There is no room {code}. Check the code on the projector.")
-        code, settings, status, created, started, paused_at, ends_at, pin_hash, closed = rows[0]
+        code, settings, status, created, started, paused_at, ends_at, pin_hash, closed, locked = (
+            rows[0]
+        )
         return RoomInfo(
             code,
             RoomSettings.from_json(settings),
@@ -370,6 +487,7 @@ class Rooms:
             ends_at,
             pin_hash is not None,
             closed,
+            bool(locked),
         )
 
     def seats(self, code: str, table: int | None = None) -> list[SeatRow]:
@@ -417,15 +535,20 @@ class Rooms:
         self, code: str, name: str, prefers: str | None = None, token: str | None = None
     ) -> Seat:
         """Seat a student's device. A device that comes back with its rejoin `token` gets its
-        seat back, whatever name it types; otherwise a name (or a look-alike of a name) that
-        has a seat is refused, unless the instructor let a new device take that seat. A new
-        name gets a free seat at the table with the fewest students; the Seat carries the new
-        token for the device to keep. Refused: unknown code, a closed class, a full room, a
-        name in use, too many joins in the last minute."""
+        seat back, whatever name it types. A move code typed as the name (six digits) claims
+        the seat being moved (`claim_moved`). Otherwise a name (or a look-alike of a name)
+        that has a seat is refused, always: a typed name never takes a student's seat, nor
+        one being moved. A new name gets a free seat at the table with the fewest students;
+        the Seat carries the new token for the device to keep. Refused: unknown code, a
+        closed class, joining locked, a full room, a name in use, too many joins in the last
+        minute."""
         code = clean_code(code)
         if token:
             with contextlib.suppress(Refused):
                 return self.rejoin(code, token)
+        move = move_code_typed(name)
+        if move is not None:
+            return self.claim_moved(code, move)
         shown = clean_name(name)
         key = name_key(shown)
         prefers = prefers if prefers in ROLES else None
@@ -437,26 +560,22 @@ class Rooms:
         for _ in range(5):  # another student took the same free seat first: look again
             with self.store.transaction() as tx:
                 tx.lock_room(code)
+                locked = tx.query("SELECT joining_locked FROM rooms WHERE code = ?", (code,))
+                if locked and locked[0][0]:
+                    raise Refused(JOINING_LOCKED)
                 rows = tx.query(
-                    "SELECT table_no, seat, name, name_key, token_hash, joined_at FROM seats "
-                    "WHERE room = ? ORDER BY table_no, seat",
+                    "SELECT table_no, seat, name, name_key, token_hash, joined_at, move_until "
+                    "FROM seats WHERE room = ? ORDER BY table_no, seat",
                     (code,),
                 )
                 moment = now()
                 alike = [r for r in rows if r[2] is not None and look_alike(r[2], shown)]
                 if alike:
-                    table, seat, seated, _, held_by, _ = alike[0]
-                    if held_by is not None or not same_name(shown, seated):
-                        raise Refused(name_in_use(shown, seated))
-                    # the instructor let a new device take this seat: this one does
-                    tx.execute(
-                        "UPDATE seats SET token_hash = ?, playing = ?, last_seen = ?, "
-                        "joined_at = ? WHERE room = ? AND table_no = ? AND seat = ? "
-                        "AND token_hash IS NULL",
-                        (token_hash, STUDENT, moment, moment, code, table, seat),
-                    )
-                    tx.notify(code)
-                    return Seat(code, table, seat, seated, token_hash, True, token)
+                    seated, held_by, move_until = alike[0][2], alike[0][4], alike[0][6]
+                    moving = held_by is None and move_until is not None and move_until > moment
+                    if moving and same_name(shown, seated):
+                        raise Refused(MOVING.format(seated, MOVE_CODE_DIGITS))
+                    raise Refused(name_in_use(shown, seated))
                 recent = sum(1 for r in rows if r[5] is not None and moment - r[5] < 60)
                 if recent >= ROOM_JOINS_PER_MINUTE:
                     raise Refused(
@@ -475,14 +594,76 @@ class Rooms:
                 table, seat, *_ = min(free, key=lambda r: (students[r[0]], r[0], r[1]))
                 changed = tx.execute(
                     "UPDATE seats SET name = ?, name_key = ?, playing = ?, prefers = ?, "
-                    "last_seen = ?, token_hash = ?, joined_at = ? "
+                    "last_seen = ?, token_hash = ?, joined_at = ?, seated_at = ?, "
+                    "move_hash = NULL, move_until = NULL "
                     "WHERE room = ? AND table_no = ? AND seat = ? AND name IS NULL",
-                    (shown, key, STUDENT, prefers, moment, token_hash, moment, code, table, seat),
+                    (
+                        *(shown, key, STUDENT, prefers, moment, token_hash, moment, moment),
+                        code,
+                        table,
+                        seat,
+                    ),
                 )
                 if changed:
+                    tx.execute(
+                        "UPDATE rooms SET first_join = ? WHERE code = ? AND first_join IS NULL",
+                        (moment, code),
+                    )
                     tx.notify(code)
                     return Seat(code, table, seat, shown, token_hash, False, token)
         raise Refused("Many students are joining at once; please press Join again.")
+
+    def claim_moved(self, code: str, move_code: str) -> Seat:
+        """The seat the instructor is moving to a new device (`move_seat`), for the device
+        that typed its one-time code: the seat is this device's now (a new rejoin token in
+        the Seat), and the code stops working. Works while joining is locked. Refused: a
+        wrong or expired code (wrong codes are counted per room: after `limits.MOVE_TRIES`
+        in `limits.MOVE_TRIES_SECONDS`, every device of the room waits), a closed class."""
+        code = clean_code(code)
+        move = move_code_typed(move_code)
+        info = self.info(code)
+        if info.status == ENDED:
+            raise Refused("This class has ended. Ask your teacher for the new code.")
+        if move is None:  # not a code at all: nothing guessed, nothing counted
+            raise Refused(WRONG_MOVE_CODE.format(MOVE_CODE_MINUTES))
+        token = new_token()
+        token_hash = digest(token)
+        claimed = None
+        with self.store.transaction() as tx:
+            tx.lock_room(code)
+            moment = now()
+            window = moment - limits.MOVE_TRIES_SECONDS
+            tries, first = tx.query(
+                "SELECT COUNT(*), MIN(at) FROM move_tries WHERE room = ? AND at > ?",
+                (code, window),
+            )[0]
+            if tries >= limits.MOVE_TRIES:
+                wait = wait_words((first or moment) + limits.MOVE_TRIES_SECONDS - moment)
+                raise Refused(
+                    f"Too many wrong move codes were typed in this class ({limits.MOVE_TRIES} "
+                    f"in {wait_words(limits.MOVE_TRIES_SECONDS)}). Wait {wait}, then type "
+                    "the code again."
+                )
+            rows = tx.query(
+                "SELECT table_no, seat, name FROM seats WHERE room = ? AND move_hash = ? "
+                "AND move_until > ? AND name IS NOT NULL",
+                (code, move_digest(code, move), moment),
+            )
+            if rows:
+                table, seat, seated = rows[0]
+                tx.execute(
+                    "UPDATE seats SET token_hash = ?, playing = ?, last_seen = ?, joined_at = ?, "
+                    "move_hash = NULL, move_until = NULL "
+                    "WHERE room = ? AND table_no = ? AND seat = ?",
+                    (token_hash, STUDENT, moment, moment, code, table, seat),
+                )
+                tx.notify(code)
+                claimed = Seat(code, table, seat, seated, token_hash, True, token)
+            else:  # counted, and committed: the refusal comes after the transaction
+                tx.execute("INSERT INTO move_tries (room, at) VALUES (?, ?)", (code, moment))
+        if claimed is None:
+            raise Refused(WRONG_MOVE_CODE.format(MOVE_CODE_MINUTES))
+        return claimed
 
     def rejoin(self, code: str, token: str) -> Seat:
         """The seat of the device that holds `token` (a reload, a lost connection), played by
@@ -671,23 +852,97 @@ class Rooms:
         it meanwhile, and the student's device can no longer decide for it."""
         with self.store.transaction() as tx:
             tx.execute(
-                "UPDATE seats SET name = NULL, name_key = NULL, token_hash = NULL, prefers = NULL, "
-                "last_seen = NULL, playing = ? WHERE room = ? AND table_no = ? AND seat = ?",
+                f"UPDATE seats SET {FREE_SEAT} WHERE room = ? AND table_no = ? AND seat = ?",
                 (BOT, code, table, seat),
             )
             tx.notify(code)
 
-    def release(self, code: str, table: int, seat: int) -> None:
-        """Let the student's seat move to a new device (a lost phone, a flat battery): the
-        next device that joins with the student's name takes it; the old device can no longer
-        decide for it. A bot plays it meanwhile."""
+    def clear_unplayed(self, code: str) -> int:
+        """Free, in one step, every *unplayed* student seat: one whose student has made no
+        decision in the log since they sat down (a move to a new device does not count as
+        sitting down again). Before the games start every student seat is unplayed. Freed
+        seats are played by bots and open to the next student who joins; returns how many."""
+        with self.store.transaction() as tx:
+            changed = tx.execute(
+                f"UPDATE seats SET {FREE_SEAT} WHERE room = ? AND name IS NOT NULL "
+                "AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.room = seats.room "
+                "AND d.table_no = seats.table_no AND d.seat = seats.seat AND d.made_by = ? "
+                "AND d.at >= COALESCE(seats.seated_at, 0))",
+                (BOT, code, STUDENT),
+            )
+            if changed:
+                tx.notify(code)
+        return changed
+
+    def clear_table(self, code: str, table: int) -> int:
+        """Free every student seat of one table in one step (bots play them); returns how
+        many seats had a student."""
+        with self.store.transaction() as tx:
+            changed = tx.execute(
+                f"UPDATE seats SET {FREE_SEAT} WHERE room = ? AND table_no = ? "
+                "AND name IS NOT NULL",
+                (BOT, code, table),
+            )
+            if changed:
+                tx.notify(code)
+        return changed
+
+    def move_seat(self, code: str, table: int, seat: int) -> str:
+        """Move a student's seat to a new device (a flat battery, a borrowed laptop): returns
+        a one-time code of MOVE_CODE_DIGITS digits, kept only as a hash, that gives the seat
+        to the device that types it (`claim_moved`) within MOVE_CODE_MINUTES. The old device
+        can no longer decide for the seat; a bot plays it meanwhile. A new code replaces the
+        seat's previous one. Refused if the seat has no student."""
+        code = clean_code(code)
+        for _ in range(20):  # a code another seat of the room waits for: draw again
+            move = f"{secrets.randbelow(10**MOVE_CODE_DIGITS):0{MOVE_CODE_DIGITS}d}"
+            hashed = move_digest(code, move)
+            with self.store.transaction() as tx:
+                moment = now()
+                clash = tx.query(
+                    "SELECT 1 FROM seats WHERE room = ? AND move_hash = ? AND move_until > ?",
+                    (code, hashed, moment),
+                )
+                if clash:
+                    continue
+                changed = tx.execute(
+                    "UPDATE seats SET token_hash = NULL, playing = ?, move_hash = ?, "
+                    "move_until = ? WHERE room = ? AND table_no = ? AND seat = ? "
+                    "AND name IS NOT NULL",
+                    (BOT, hashed, moment + 60 * MOVE_CODE_MINUTES, code, table, seat),
+                )
+                if not changed:
+                    raise Refused("That seat has no student to move.")
+                tx.notify(code)
+            return move
+        raise Refused("Could not make a move code; please try again.")  # pragma: no cover
+
+    def lock_joining(self, code: str, locked: bool) -> None:
+        """Lock (or unlock) joining: while locked, a new name is refused; a device's rejoin
+        with its token, and a moved seat's code, still work."""
         with self.store.transaction() as tx:
             tx.execute(
-                "UPDATE seats SET token_hash = NULL, playing = ? "
-                "WHERE room = ? AND table_no = ? AND seat = ? AND name IS NOT NULL",
-                (BOT, code, table, seat),
+                "UPDATE rooms SET joining_locked = ? WHERE code = ?", (1 if locked else 0, code)
             )
             tx.notify(code)
+
+    def replace_key(self, code: str, key: str, pin: str | None = None) -> str:
+        """A new instructor key for the room, given its current key (and PIN, if it has one);
+        the old key stops working at once (a link that was seen, or a lost laptop). Returns
+        the new key; Refused as `check_instructor` is."""
+        info = self.check_instructor(code, key, pin)
+        fresh = new_key()
+        with self.store.transaction() as tx:
+            changed = tx.execute(
+                "UPDATE rooms SET key_hash = ? WHERE code = ? AND key_hash = ?",
+                (digest(fresh), info.code, digest(str(key).strip())),
+            )
+            if not changed:  # replaced by another page a moment ago
+                raise Refused(
+                    "The instructor link was replaced meanwhile; use the new link to open "
+                    "this class's controls."
+                )
+        return fresh
 
     def set_playing(self, code: str, table: int, seat: int, playing: str) -> None:
         """Hand a seat to its bot (BOT) or back to its student (STUDENT, if it has one)."""

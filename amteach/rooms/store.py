@@ -78,6 +78,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE seats ADD COLUMN joined_at DOUBLE PRECISION",
         "CREATE INDEX rooms_by_created ON rooms (created)",
     ),
+    # 3: the instructor's room-level controls (issue 36): joining can be locked; who opened a
+    # room (an opaque client id's hash) and when a student first joined (an unused room goes
+    # sooner); when a seat's student sat down (what "unplayed" is measured from); a seat
+    # being moved to a new device holds its one-time code's hash until it expires; and the
+    # wrong move codes typed in a room (they are limited per room).
+    (
+        "ALTER TABLE rooms ADD COLUMN joining_locked INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE rooms ADD COLUMN opened_by TEXT",
+        "ALTER TABLE rooms ADD COLUMN first_join DOUBLE PRECISION",
+        "ALTER TABLE seats ADD COLUMN seated_at DOUBLE PRECISION",
+        "ALTER TABLE seats ADD COLUMN move_hash TEXT",
+        "ALTER TABLE seats ADD COLUMN move_until DOUBLE PRECISION",
+        """CREATE TABLE move_tries (
+            room TEXT NOT NULL REFERENCES rooms (code),
+            at DOUBLE PRECISION NOT NULL
+        )""",
+        "CREATE INDEX move_tries_by_room ON move_tries (room, at)",
+        "CREATE INDEX rooms_by_opener ON rooms (opened_by, created)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # the channel PostgreSQL notifies on; the payload is the room's code
@@ -147,6 +166,10 @@ class Store(ABC):
 
     def lock_room(self, cursor: Any, room: str) -> None:
         """See `Transaction.lock_room`."""
+        return None  # SQLite: BEGIN IMMEDIATE already serialises writers
+
+    def lock_opening(self, cursor: Any) -> None:
+        """See `Transaction.lock_opening`."""
         return None  # SQLite: BEGIN IMMEDIATE already serialises writers
 
     @abstractmethod
@@ -266,6 +289,11 @@ class Transaction:
         """Make the room's other writers wait for this transaction (joins take seats one at
         a time). SQLite's BEGIN IMMEDIATE already does; PostgreSQL locks the room's row."""
         self.store.lock_room(self.cursor, room)
+
+    def lock_opening(self) -> None:
+        """Make other openings of rooms wait for this transaction, so that counting the rooms
+        opened in the last hour and opening one more happen as one step."""
+        self.store.lock_opening(self.cursor)
 
 
 class SQLiteStore(Store):
@@ -389,6 +417,9 @@ class PostgresStore(Store):
 
     def lock_room(self, cursor: Any, room: str) -> None:
         cursor.execute("SELECT code FROM rooms WHERE code = %s FOR UPDATE", (room,))
+
+    def lock_opening(self, cursor: Any) -> None:
+        cursor.execute("SELECT pg_advisory_xact_lock(7717018)")
 
     def watch(self, on_change: Callable[[str | None], None]) -> Callable[[], None]:
         import psycopg

@@ -6,7 +6,9 @@ own results beside the bots' batch. Downloads give the class's games as `simulat
 Opening a class makes its instructor key; this page holds it (and keeps it in the browser,
 ui/keeper.py). Every control and download checks the key first, so a visitor who knows only
 the room code (every student does) reaches nothing. Wrong keys and PINs are throttled per
-page (rooms/limits.py).
+page (rooms/limits.py), and so are the classes a page opens. Room-level controls (issue 36):
+lock joining, clear every unplayed seat or one table's seats, move a seat to a new device
+with a one-time code, replace the instructor link.
 """
 
 from __future__ import annotations
@@ -37,9 +39,15 @@ from ..rooms import (
     open_rooms,
     unavailable_reply,
 )
-from ..rooms.limits import KEY_TRIES, KEY_WINDOW_SECONDS, Window
+from ..rooms.limits import (
+    KEY_TRIES,
+    KEY_WINDOW_SECONDS,
+    OPEN_WINDOW_SECONDS,
+    PAGE_OPENS,
+    Window,
+)
 from ..rooms.phone_view import clock
-from ..rooms.room import ENDED, clean_code, new_key
+from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
@@ -60,6 +68,7 @@ ROLE_MODE_LABELS = (
     ("by the dice, as in the rules", "dice"),
 )
 ABSENT_CHOICES = (("1 minute", 60), ("2 minutes", 120), ("5 minutes", 300), ("10 minutes", 600))
+LOCKED_LINE = "<p style='font-size:18px'><b>Joining is locked:</b> no new student can join.</p>"
 # results are redrawn at most this often while games go on (seconds)
 RESULTS_EVERY = 15.0
 
@@ -88,6 +97,11 @@ def class_beside_bots(class_games: Any, bots: Any) -> list[Any]:
     ]
 
 
+def move_link(link: str, move: str) -> str:
+    """A join link that also carries a move code (`&move=...`), for a new device to scan."""
+    return f"{link}&move={move}"
+
+
 def looks_like_code(text: str) -> bool:
     """A room code as the database keeps them (what a browser hands back is checked)."""
     try:
@@ -105,6 +119,7 @@ class ClassTab:
         self.code: str | None = None
         self.key: str | None = None  # the instructor key of the class this page runs
         self.guesses = Window(KEY_TRIES, KEY_WINDOW_SECONDS)  # this page's wrong keys/PINs
+        self.opens = Window(PAGE_OPENS, OPEN_WINDOW_SECONDS)  # classes this page opened
         self.kept: dict[str, str] = {}  # code -> key of the classes this browser opened
         self.memory = BrowserMemory(INSTRUCTOR_SPACE, self._stored, read_fragment=True)
         self.secret = SecretLink(
@@ -194,6 +209,21 @@ class ClassTab:
         self.to_student = button("Give it back to the student", lambda _: self.hand_seat(STUDENT))
         self.remove_button = button("Remove the student", lambda _: self.remove_student())
         self.move_button = button("Move to a new device", lambda _: self.move_student())
+        # room-level controls: joining, clearing seats, the move code, the instructor link
+        self.lock_button = button("Lock joining", lambda _: self.toggle_joining())
+        self.clear_unplayed_button = button("Clear unplayed seats", lambda _: self.clear_unplayed())
+        self.table_picker = w.Dropdown(description="Table", layout=w.Layout(width="200px"))
+        self.clear_table_button = button("Clear this table", lambda _: self.clear_table())
+        self.move_code = w.HTML()
+        self.move_code.add_class("am-move-code")
+        self.hide_move_button = button("Hide the move code", lambda _: self.hide_move_code())
+        self.move_box = w.VBox(
+            [self.move_code, self.hide_move_button], layout=w.Layout(display="none")
+        )
+        self.replace_button = button("Replace the instructor link", lambda _: self.replace_link())
+        self.replace_pin = w.Password(
+            description="PIN", placeholder="this class's PIN", layout=w.Layout(display="none")
+        )
         self.grid = w.HTML()
         self.grid.add_class("am-class-grid")
         self.results = w.VBox()
@@ -254,6 +284,20 @@ class ClassTab:
                     ],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
+                self.move_box,
+                w.HBox(
+                    [
+                        self.lock_button,
+                        self.clear_unplayed_button,
+                        self.table_picker,
+                        self.clear_table_button,
+                    ],
+                    layout=w.Layout(flex_flow="row wrap"),
+                ),
+                w.HBox(
+                    [self.replace_button, self.replace_pin],
+                    layout=w.Layout(flex_flow="row wrap"),
+                ),
                 w.HTML("<h3>The class's own results</h3>"),
                 w.HBox([self.results_button, self.downloads]),
                 self.results,
@@ -296,9 +340,14 @@ class ClassTab:
     # -- opening -----------------------------------------------------------------------------------
     def open_class(self) -> bool:
         """Open a room with the settings chosen; shows its code, link and QR code, and the
-        instructor link (once, hidden until asked) that opens its controls elsewhere."""
+        instructor link (once, hidden until asked) that opens its controls elsewhere. A page
+        opens at most PAGE_OPENS classes an hour (the database has limits of its own)."""
 
         def create() -> None:
+            self.opens.check(
+                f"This page has opened {PAGE_OPENS} classes in the last hour, as many as it "
+                "may; go back to one of them with its instructor link."
+            )
             settings = RoomSettings(
                 tables=int(self.table_count.value),
                 seats=int(self.seat_count.value),
@@ -312,6 +361,7 @@ class ClassTab:
             )
             key = new_key()
             code = self.rooms.create(settings, self.pin.value or None, key=key)
+            self.opens.add()
             self.pin.value = ""
             self.follow(code, key)
             self.secret.text = instructor_link(code, key, page_address())
@@ -375,6 +425,7 @@ class ClassTab:
         self.kept[code] = key
         self.memory.remember(code, key)
         self.tables = []
+        self.hide_move_code()
         self.follower = Follower(
             self.rooms,
             code,
@@ -515,23 +566,149 @@ class ClassTab:
         return self._control(lambda: self.rooms.remove(self.code, table, seat))
 
     def move_student(self) -> bool:
-        """The chosen seat's student moves to a new device: the next device that joins with
-        their name takes the seat (their old device can no longer play it)."""
+        """The chosen seat's student moves to a new device: a one-time code, shown big here
+        to read out (with a QR code of the join link), gives the seat to the device that
+        types it, within MOVE_CODE_MINUTES; their old device can no longer play it, and no
+        typed name takes it."""
         if (picked := self._picked()) is None:
             return False
         table, seat = picked
 
         def move() -> None:
-            self.rooms.release(self.code, table, seat)
+            name = next((r.label for r in self.rooms.seats(self.code, table) if r.seat == seat), "")
+            self.show_move_code(self.rooms.move_seat(self.code, table, seat), name, table)
             self.answer(
                 Reply(
                     True,
-                    "The seat waits for its student's new device: they join with the same "
-                    "name. A bot plays it meanwhile.",
+                    f"{name}'s seat waits for their new device: on it they open the join page "
+                    f"and type the code instead of their name. It works once, for "
+                    f"{MOVE_CODE_MINUTES} minutes. A bot plays the seat meanwhile.",
                 )
             )
 
         return self._control(move)
+
+    def show_move_code(self, move: str, name: str, table: int) -> None:
+        """The move code, big enough to read out, and a QR code of the join link with it."""
+        link = move_link(join_link(self.code), move)
+        self.move_code.value = html_text(
+            "<div style='display:flex;gap:24px;align-items:center;flex-wrap:wrap;"
+            "line-height:1.2;margin:8px 0'><div class='am-qr'>{}</div><div>"
+            "<div style='font-size:20px;line-height:1.2'>Move code for {} (table {})</div>"
+            "<div class='am-move-digits' style='font-size:64px;line-height:1.1;font-weight:800;"
+            "letter-spacing:8px'>{}</div>"
+            "<div style='font-size:16px;line-height:1.3'>On the new device: open the join page "
+            "(or scan this), then type the code as the name. It works once, for {} minutes."
+            "</div></div></div>",
+            qr_code_html(link, scale=4) if link.startswith("http") else "",
+            name,
+            table + 1,
+            f"{move[:3]} {move[3:]}",
+            MOVE_CODE_MINUTES,
+        )
+        self.move_box.layout.display = "flex"
+
+    def hide_move_code(self) -> None:
+        self.move_code.value = ""
+        self.move_box.layout.display = "none"
+
+    def toggle_joining(self) -> bool:
+        """Lock joining (new names are refused; reloads and moved seats still get in), or
+        unlock it."""
+        locked = False
+
+        def toggle() -> None:
+            nonlocal locked
+            locked = not self.rooms.info(self.code).joining_locked
+            self.rooms.lock_joining(self.code, locked)
+            self.answer(
+                Reply(
+                    True,
+                    "Joining is locked: no new student can join. Students with a seat still "
+                    "come back to it, and a move code still works."
+                    if locked
+                    else "Joining is open again.",
+                )
+            )
+
+        done = self._control(toggle)
+        if done:  # the tables' copy of the room hears of it at their next news
+            self.lock_button.description = "Unlock joining" if locked else "Lock joining"
+        return done
+
+    def clear_unplayed(self, confirmed: bool = False) -> bool:
+        """Free every student seat that has not played yet (before the games start: every
+        student seat), in one step: a script's hoarded seats, or a class that started over.
+        Asks first."""
+        if not confirmed:
+            return self.ask(
+                "Clear every seat whose student has not made a decision yet? Those students "
+                "are out; bots play the seats until someone joins.",
+                "Yes, clear them",
+                lambda: self.clear_unplayed(confirmed=True),
+            )
+
+        def clear() -> None:
+            count = self.rooms.clear_unplayed(self.code)
+            self.answer(Reply(True, f"Cleared {count} unplayed seat{'s' * (count != 1)}."))
+
+        return self._control(clear)
+
+    def clear_table(self, confirmed: bool = False) -> bool:
+        """Free every student seat of the chosen table in one step. Asks first."""
+        table = self.table_picker.value
+        if table is None:
+            return self.answer(Reply(False, "Choose a table first.", "warning"))
+        if not confirmed:
+            return self.ask(
+                f"Clear every student's seat at table {table + 1}? Those students are out; "
+                "bots play the seats until someone joins.",
+                "Yes, clear the table",
+                lambda: self.clear_table(confirmed=True),
+            )
+
+        def clear() -> None:
+            count = self.rooms.clear_table(self.code, table)
+            self.answer(
+                Reply(True, f"Cleared {count} seat{'s' * (count != 1)} at table {table + 1}.")
+            )
+
+        return self._control(clear)
+
+    def replace_link(self, confirmed: bool = False) -> bool:
+        """A new instructor link for this class; the old one (and every page that holds it)
+        stops opening the controls at once. Asks first; a class with a PIN needs it too
+        (wrong PINs count against this page, as when going back to a class)."""
+        if not confirmed:
+            return self.ask(
+                "Replace the instructor link? The old link stops working at once, on every "
+                "computer; this page shows the new one.",
+                "Yes, replace it",
+                lambda: self.replace_link(confirmed=True),
+            )
+
+        def replace() -> None:
+            self.guesses.check("Too many wrong tries from this page.")
+            try:
+                key = self.rooms.replace_key(self.code, self.key, self.replace_pin.value or None)
+            except Refused:
+                self.guesses.add()
+                raise
+            finally:
+                self.replace_pin.value = ""
+            self.key = key
+            self.kept[self.code] = key
+            self.memory.remember(self.code, key)
+            self.secret.text = instructor_link(self.code, key, page_address())
+            self.answer(
+                Reply(
+                    True,
+                    "The instructor link is replaced: the old one opens nothing any more. "
+                    "Copy the new one below and keep it private.",
+                )
+            )
+
+        return self._control(replace)
 
     # -- following the room ---------------------------------------------------------------------------
     def tick(self) -> None:
@@ -590,6 +767,11 @@ class ClassTab:
         self.end_button.layout.display = "flex" if timed and running else "none"
         self.close_button.layout.display = "none" if closed else "flex"
         self.reopen_button.layout.display = "flex" if closed else "none"
+        self.lock_button.description = "Unlock joining" if info.joining_locked else "Lock joining"
+        self.replace_pin.layout.display = "flex" if info.has_pin else "none"
+        tables = [(f"Table {t + 1}", t) for t in range(info.settings.tables)]
+        if tables != [tuple(option) for option in self.table_picker.options]:
+            self.table_picker.options = tables
         self.grid.value = self.grid_html(info, rows)
         seats = [
             (f"Table {row.table + 1} · {row.label}", (row.table, row.seat))
@@ -623,12 +805,14 @@ class ClassTab:
                 (html_text("{} (table {})", r.name, r.table + 1) for r in joined), ", "
             )
             return html_text(
-                "<p style='font-size:18px'><b>{}</b> of {} seats have a student: {}</p>",
+                "<p style='font-size:18px'><b>{}</b> of {} seats have a student: {}</p>{}",
                 len(joined),
                 len(lobby_rows),
                 names if joined else "nobody yet",
+                html_text(LOCKED_LINE) if info.joining_locked else "",
             )
         head = {"paused": "Paused. ", ENDED: "The class is closed. "}.get(info.status, "")
+        head += "Joining is locked. " if info.joining_locked else ""
         if info.settings.ending == "two-hour" and info.seconds_left() == 0:
             head += "Time is up: each table does its final accounting. "
         head = html_text("<p class='am-class-state' style='font-size:20px'><b>{}</b></p>", head)
