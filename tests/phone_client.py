@@ -14,7 +14,10 @@ import time
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
+from amteach.rooms.hub import Hub, Phone
+
 BUTTON = re.compile(r'class="am-choice" data-choice="([^"]*)" data-at="(\d+)"')
+LABELLED = re.compile(r'class="am-choice" data-choice="([^"]*)" data-at="(\d+)">([^<]*)<')
 
 
 class Client:
@@ -93,3 +96,47 @@ async def wait_until(phones: list[Client], done, timeout: float = 60.0) -> None:
         for phone in phones:
             with contextlib.suppress(TimeoutError):
                 await phone.read(timeout=0.1)
+
+
+class HubPhone:
+    """A phone handed straight to a `Hub` (no network), keeping what it was sent: what the
+    websocket handler would pass on."""
+
+    def __init__(self, hub: Hub, name: str, address: str = "10.0.0.1") -> None:
+        self.hub = hub
+        self.received: list[dict] = []
+        self.parts: dict[str, str] = {}
+        self.phone = Phone(f"device-of-{name}-0123456789", address, self._deliver)
+        hub.connect(self.phone)
+
+    def _deliver(self, text: str) -> None:
+        message = json.loads(text)
+        assert message["v"] == 1
+        self.received.append(message)
+        if message["type"] == "view":
+            self.parts.update(message["parts"])
+
+    def send(self, **message) -> None:
+        self.hub.receive(self.phone, message)
+
+    def lines(self) -> list[str]:
+        return [m["text"] for m in self.received if m["type"] == "message"]
+
+    def buttons(self) -> list[tuple[object, int, str]]:
+        """(choice, decision number, label) of each choice button shown now."""
+        return [
+            (json.loads(html.unescape(choice)), int(at), html.unescape(label))
+            for choice, at, label in LABELLED.findall(self.parts.get("choices", ""))
+        ]
+
+    def press(self, label: str) -> None:
+        choice, at = next((c, a) for c, a, shown in self.buttons() if shown == label)
+        self.send(type="choose", choice=choice, at=at)
+
+    def press_first(self) -> bool:
+        found = self.buttons()
+        if not found:
+            return False
+        choice, at, _ = found[0]
+        self.send(type="choose", choice=choice, at=at)
+        return True

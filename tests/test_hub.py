@@ -4,19 +4,14 @@ same hub behind a real server, websockets and limits at the door: tests/test_pho
 
 from __future__ import annotations
 
-import html
-import json
-import re
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from phone_client import HubPhone
 
 from amteach.rooms import BOT, RoomSettings, open_rooms
-from amteach.rooms.hub import Hub, Phone, PhoneLimits
+from amteach.rooms.hub import Hub, PhoneLimits
 from amteach.rooms.phone_view import PARTS
-
-BUTTON = re.compile(r'class="am-choice" data-choice="([^"]*)" data-at="(\d+)"')
 
 
 class Clock:
@@ -25,44 +20,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-class Handset:
-    """A phone as the hub sees it, keeping what it was sent."""
-
-    def __init__(self, hub: Hub, name: str, address: str = "10.0.0.1") -> None:
-        self.hub = hub
-        self.received: list[dict] = []
-        self.parts: dict[str, str] = {}
-        self.phone = Phone(f"device-of-{name}-0123456789", address, self._deliver)
-        hub.connect(self.phone)
-
-    def _deliver(self, text: str) -> None:
-        message = json.loads(text)
-        assert message["v"] == 1
-        self.received.append(message)
-        if message["type"] == "view":
-            self.parts.update(message["parts"])
-
-    def send(self, **message) -> None:
-        self.hub.receive(self.phone, message)
-
-    def lines(self) -> list[str]:
-        return [m["text"] for m in self.received if m["type"] == "message"]
-
-    def buttons(self) -> list[tuple[object, int, str]]:
-        return [
-            (json.loads(html.unescape(choice)), int(at), "")
-            for choice, at in BUTTON.findall(self.parts.get("choices", ""))
-        ]
-
-    def press_first(self) -> bool:
-        found = self.buttons()
-        if not found:
-            return False
-        choice, at, _ = found[0]
-        self.send(type="choose", choice=choice, at=at)
-        return True
 
 
 @pytest.fixture
@@ -77,8 +34,8 @@ def class_room(tmp_path):
     hub.close()
 
 
-def seated(hub: Hub, code: str, name: str, address: str = "10.0.0.1") -> Handset:
-    phone = Handset(hub, name, address)
+def seated(hub: Hub, code: str, name: str, address: str = "10.0.0.1") -> HubPhone:
+    phone = HubPhone(hub, name, address)
     phone.send(type="hello", room=code)
     phone.send(type="join", room=code, name=name)
     assert phone.phone.seat is not None, phone.lines()
@@ -167,7 +124,7 @@ def test_any_message_a_student_can_forge_gets_at_most_one_plain_line(class_room,
     # the invariant: whatever arrives, the hub answers in plain lines (never a traceback or
     # a path) and never seats a phone without a room's code and a name
     _rooms, code, hub, _clock = class_room
-    phone = Handset(hub, "forger")
+    phone = HubPhone(hub, "forger")
     if isinstance(message, dict) and message.get("room") == "THE-CODE":
         message = {**message, "room": code}  # the room's real code, as a student has it
     hub.receive(phone.phone, message)
@@ -186,7 +143,7 @@ def test_one_page_holds_one_seat_and_joins_are_limited_per_device_and_per_addres
     ana.send(type="join", room=code, name="Ana2")
     assert "One seat per page" in ana.lines()[-1]
     # a script that hoards seats under new names from one device, then from one address
-    script = Handset(hub, "script")
+    script = HubPhone(hub, "script")
     for n in range(3):
         script.phone.seat = None  # a new page each time
         script.send(type="join", room=code, name=f"Hoarder {n}")
@@ -195,7 +152,7 @@ def test_one_page_holds_one_seat_and_joins_are_limited_per_device_and_per_addres
     assert "Too many tries to join from this device" in script.lines()[-1]
     held = 0
     for n in range(10):
-        page = Handset(hub, f"cookie-{n}", address="10.0.0.1")  # fresh device cookies
+        page = HubPhone(hub, f"cookie-{n}", address="10.0.0.1")  # fresh device cookies
         page.send(type="join", room=code, name=f"Other {n}")
         held += page.phone.seat is not None
     # joins_per_address is 5 a minute: Ana, three hoarder joins, and one more
@@ -214,7 +171,7 @@ def test_a_seat_the_teacher_frees_returns_the_phone_to_the_form_and_a_reload_rej
     token = next(m["token"] for m in ana.received if m["type"] == "seated")
     hub.disconnect(ana.phone)  # the tab closed, without a goodbye
     assert ana.phone not in hub.phones
-    again = Handset(hub, "Ana")  # the same device reloads its page
+    again = HubPhone(hub, "Ana")  # the same device reloads its page
     again.send(type="hello", room=code, token=token)
     assert again.phone.seat is not None and "Welcome back, Ana" in again.received[0]["text"]
     seat = again.phone.seat
