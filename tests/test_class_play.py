@@ -1,5 +1,6 @@
-"""Class play's pages without a browser: the instructor's Class tab and students' pages as
-widgets in one process, sharing a SQLite class database; and the command line's --rooms.
+"""Class play's pages without a browser: the instructor's Class tab (widgets) and students'
+phones, handed straight to the server's `Hub` as its websocket would hand them, in one
+process, sharing a SQLite class database; and the command line's --rooms.
 (tests/test_class_browser.py plays the same through the served dashboard in Chromium.)"""
 
 from __future__ import annotations
@@ -13,19 +14,30 @@ import zipfile
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from phone_client import HubPhone
 
 from amteach.cli import main
-from amteach.rooms import Refused, open_rooms
+from amteach.rooms import SERVER_DRIVES_ENV, Refused, open_rooms
+from amteach.rooms.hub import Hub
 from amteach.ui.class_tab import ClassTab
 from amteach.ui.dashboard import Dashboard, show_page
 from amteach.ui.live import join_link, room_in_query
-from amteach.ui.student import StudentPage
 
 XSS = "<img src=x onerror=f()>"
 
 
 @pytest.fixture
-def room(tmp_path):
+def hub(tmp_path, monkeypatch):
+    """The server's side of class play, with a connection of its own (as `amteach dashboard`
+    holds); the Class tab then leaves the bots to it, as under the server."""
+    monkeypatch.setenv(SERVER_DRIVES_ENV, "1")
+    held = Hub(open_rooms(str(tmp_path / "class.sqlite")))
+    yield held
+    held.close()
+
+
+@pytest.fixture
+def room(tmp_path, hub):
     rooms = open_rooms(str(tmp_path / "class.sqlite"))
     tab = ClassTab(rooms)
     tab.table_count.value, tab.seat_count.value = 1, 3
@@ -34,18 +46,37 @@ def room(tmp_path):
     return rooms, tab
 
 
-def student(rooms, tab, name: str) -> StudentPage:
-    page = StudentPage(tab.code, rooms)
-    page.name.value = name
-    assert page.join(), page.messages.widget.value
+def phone(hub: Hub, tab: ClassTab, device: str = "phone") -> HubPhone:
+    """A student's light page, opened from the join link: the server sends the join form."""
+    page = HubPhone(hub, device)
+    page.send(type="hello", room=tab.code)
+    return page
+
+
+def student(hub: Hub, tab: ClassTab, name: str) -> HubPhone:
+    page = phone(hub, tab, f"{name}'s phone")
+    page.send(type="join", room=tab.code, name=name)
+    assert page.phone.seat is not None, page.lines()
     return page
 
 
 def catch_up(*pages) -> None:
-    """What the kernels' tickers do: read the news and let the bots move."""
+    """What the server's hub and the Class tab's ticker do: read the news, let bots move."""
     for page in pages:
-        page.follower.news.set()
-        page.tick()
+        if isinstance(page, HubPhone):
+            page.hub.heard(None)
+            page.hub.tick()
+        else:
+            page.follower.news.set()
+            page.tick()
+
+
+def status(page: HubPhone) -> str:
+    return page.parts.get("status", "")
+
+
+def labels(page: HubPhone) -> list[str]:
+    return [label for _, _, label in page.buttons()]
 
 
 def test_a_class_opened_before_the_page_address_came_gets_its_qr_code_once_it_comes(
@@ -66,69 +97,77 @@ def test_a_class_opened_before_the_page_address_came_gets_its_qr_code_once_it_co
     assert tab.code in tab.banner.value
 
 
-def test_students_join_by_the_link_and_see_only_their_own_choices(room):
+def test_students_join_by_the_link_and_see_only_their_own_choices(room, hub):
     rooms, tab = room
     assert "am-room-code" in tab.banner.value and tab.code in tab.banner.value
     assert "<svg" in tab.banner.value or "?room=" in tab.banner.value
-    ana, evil = student(rooms, tab, "Ana"), student(rooms, tab, XSS)
+    ana, evil = student(hub, tab, "Ana"), student(hub, tab, XSS)
     catch_up(tab)
     assert "2</b> of 3 seats" in tab.grid.value
     assert XSS not in tab.grid.value and "&lt;img src=x" in tab.grid.value
     assert tab.start()
-    catch_up(ana, evil, tab)
-    assert "Your turn" in ana.status.value
-    assert list(ana.buttons()) == ["Roll"] and evil.buttons() == {}
-    assert "Ana&#39;s turn" in evil.status.value or "Ana's turn" in evil.status.value
-    ana.buttons()["Roll"].click()
+    catch_up(ana, tab)
+    assert "Your turn" in status(ana)
+    assert labels(ana) == ["Roll"] and labels(evil) == []
+    assert "Ana&#39;s turn" in status(evil) or "Ana's turn" in status(evil)
+    ana.press("Roll")
     catch_up(evil, tab)
-    assert ana.table.game.decisions == evil.table.game.decisions == tab.tables[0].game.decisions
-    assert XSS not in evil.players.value and XSS not in evil.status.value
+    log = rooms.decisions(tab.code, 0)
+    assert len(log) >= 1 and tab.tables[0].game.decisions[:1] == [
+        tab.tables[0].game.parse_choice("roll")
+    ]
+    assert "Ana" in ana.parts["happened"] and ana.parts["happened"] == evil.parts["happened"]
+    assert XSS not in evil.parts["players"] and XSS not in status(evil)
+    assert "&lt;img src=x" in evil.parts["players"]
     assert XSS not in tab.grid.value
 
 
-def test_a_stale_click_and_a_paused_room_each_get_one_polite_line(room):
+def test_a_stale_click_and_a_paused_room_each_get_one_polite_line(room, hub):
     rooms, tab = room
-    ana = student(rooms, tab, "Ana")
+    ana = student(hub, tab, "Ana")
     tab.start()
     catch_up(ana)
-    stale = ana.buttons()["Roll"]
-    stale.click()
-    stale.click()  # a double click: the second is for an earlier moment
-    assert "earlier moment" in ana.messages.widget.value
-    assert len(ana.table.game.decisions) == 1
+    (choice, at, label), *_ = ana.buttons()
+    assert label == "Roll"
+    ana.send(type="choose", choice=choice, at=at)
+    ana.send(type="choose", choice=choice, at=at)  # a double click: for an earlier moment
+    assert "earlier moment" in ana.lines()[-1]
+    assert len(rooms.decisions(tab.code, 0)) == 1
     tab.pause()
     catch_up(ana)
-    assert "Paused" in ana.status.value and ana.buttons() == {}
+    assert "Paused" in status(ana) and ana.buttons() == []
     tab.resume()
     catch_up(ana)
-    assert "Paused" not in ana.status.value
+    assert "Paused" not in status(ana)
 
 
-def test_the_instructor_hands_a_seat_to_a_bot_and_the_student_takes_it_back(room):
-    rooms, tab = room
-    ana = student(rooms, tab, "Ana")
+def test_the_instructor_hands_a_seat_to_a_bot_and_the_student_takes_it_back(room, hub):
+    _rooms, tab = room
+    ana = student(hub, tab, "Ana")
     tab.start()
     catch_up(tab, ana)
-    tab.seat_picker.value = (0, ana.seat.seat)
+    tab.seat_picker.value = (0, ana.phone.seat.seat)
     assert tab.hand_seat("bot")
     catch_up(ana)
-    assert ana.take_back_button.layout.display == "flex"
-    assert "bot is playing your seat" in ana.status.value
-    assert ana.take_back()
+    assert "Take my seat back" in ana.parts["away"]
+    assert "bot is playing your seat" in status(ana)
+    ana.send(type="take_back")
+    assert ana.lines()[-1] == "Your seat is yours again."
     catch_up(ana)
-    assert ana.take_back_button.layout.display == "none"
+    assert ana.parts["away"] == ""
 
 
-def test_a_whole_class_game_gives_results_and_downloads_in_simulates_shape(room):
-    rooms, tab = room
-    ana = student(rooms, tab, "Ana")
+def test_a_whole_class_game_gives_results_and_downloads_in_simulates_shape(room, hub):
+    _rooms, tab = room
+    ana = student(hub, tab, "Ana")
     tab.start()
     for _ in range(3000):
         catch_up(ana, tab)
         if ana.buttons():
-            next(iter(ana.buttons().values())).click()
-        for table in tab.tables:
-            table.drive(0)
+            (choice, at, _), *_ = ana.buttons()
+            ana.send(type="choose", choice=choice, at=at)
+        for table in hub.tables.values():
+            table.table.drive(0)  # the server's bots, without their delay
         if all(t.game.over for t in tab.tables):
             break
     assert all(t.game.over for t in tab.tables)
@@ -173,9 +212,11 @@ def test_the_served_page_is_the_dashboard_or_a_students_page(tmp_path, monkeypat
     assert shown == [dashboard]
     titles = [dashboard.tabs.get_title(i) for i in range(len(dashboard.tabs.children))]
     assert "Class" in titles
+    # a join link outside `amteach dashboard` (Voilà's own server, a notebook): one line
+    # saying where join links work, and the dashboard's widgets closed
     show_page(Dashboard(), "room=abc123")
-    assert "am-student" in shown[-1]._dom_classes
-    assert dashboard.app.widget.comm is None  # the dashboard's widgets were closed
+    assert "amteach dashboard" in shown[-1].value and "join link" in shown[-1].value
+    assert dashboard.app.widget.comm is None
 
 
 def test_the_command_line_refuses_a_bad_class_database_with_one_line(tmp_path):
@@ -195,16 +236,16 @@ def test_the_command_line_refuses_a_bad_class_database_with_one_line(tmp_path):
 
 
 # -- trust (issue 22): what a hostile student can try from their own page -------------------------
-def stored(page, items=None, fragment=None) -> None:
+def stored(page, items=None, fragment=None) -> None:  # the Class tab's browser memory
     """What the browser sends when a page opens: its kept keys or tokens (and a link's key)."""
     page.memory._heard(
         page.memory, {"kind": "stored", "items": items or {}, "fragment": fragment or {}}, None
     )
 
 
-def test_a_visitor_with_only_the_room_code_reaches_no_control(room):
+def test_a_visitor_with_only_the_room_code_reaches_no_control(room, hub):
     rooms, tab = room
-    ana = student(rooms, tab, "Ana")
+    ana = student(hub, tab, "Ana")
     mallory = ClassTab(rooms)  # the dashboard's Class tab on a student's own page
     mallory.back_code.value = tab.code
     assert not mallory.reopen()
@@ -228,7 +269,7 @@ def test_a_visitor_with_only_the_room_code_reaches_no_control(room):
         mallory.archive("csv")
     assert rooms.info(tab.code).status == "lobby"
     assert [s.playing for s in rooms.seats(tab.code) if s.name] == ["student"]
-    assert rooms.holds(ana.seat)
+    assert rooms.holds(ana.phone.seat)
     # the instructor's own page goes on
     assert tab.start() and rooms.info(tab.code).status == "playing"
 
@@ -283,12 +324,12 @@ def test_an_instructor_link_opens_its_class_and_the_browser_keeps_the_key(room):
         later.memory._heard(later.memory, junk, None)
 
 
-def test_close_and_time_is_up_ask_first_and_a_closed_class_reopens(tmp_path):
+def test_close_and_time_is_up_ask_first_and_a_closed_class_reopens(tmp_path, hub):
     rooms = open_rooms(str(tmp_path / "class.sqlite"))
     tab = ClassTab(rooms)
     tab.table_count.value, tab.seat_count.value, tab.ending.value = 1, 2, "two-hour"
     assert tab.open_class()
-    ana = student(rooms, tab, "Ana")
+    ana = student(hub, tab, "Ana")
     tab.start()
     catch_up(tab, ana)
     assert tab.close_class() and tab.confirm.layout.display == "flex"
@@ -299,7 +340,7 @@ def test_close_and_time_is_up_ask_first_and_a_closed_class_reopens(tmp_path):
     tab.yes_button.click()
     assert rooms.info(tab.code).status == "ended"
     catch_up(tab, ana)
-    assert "class has ended" in ana.status.value and ana.buttons() == {}
+    assert "class has ended" in status(ana) and ana.buttons() == []
     assert tab.reopen_button.layout.display == "flex"
     tab.reopen_button.click()
     assert rooms.info(tab.code).status == "playing"
@@ -309,101 +350,107 @@ def test_close_and_time_is_up_ask_first_and_a_closed_class_reopens(tmp_path):
     tab.yes_button.click()
     assert rooms.info(tab.code).seconds_left() == 0
     catch_up(tab, ana)
-    assert "Time is up" in ana.status.value or "final accounting" in ana.status.value
+    assert "Time is up" in status(ana) or "final accounting" in status(ana)
     assert "Time is up" in tab.grid.value
 
 
-def test_a_reload_rejoins_the_same_seat_by_its_token_never_by_the_name(room):
+def test_a_reload_rejoins_the_same_seat_by_its_token_never_by_the_name(room, hub):
     rooms, tab = room
-    sent = []
-    ana = StudentPage(tab.code, rooms)
-    ana.memory.send = sent.append
-    ana.name.value = "Ana"
-    assert ana.join()
-    (remember,) = [m for m in sent if m["kind"] == "remember"]
-    assert remember["name"] == tab.code and rooms.holds(ana.seat)
+    ana = student(hub, tab, "Ana")
+    (seated,) = [m for m in ana.received if m["type"] == "seated"]
+    token = seated["token"]
+    assert seated["room"] == tab.code and rooms.holds(ana.phone.seat)
     # another device types her name: refused with one clear line, no seat
-    other = StudentPage(tab.code, rooms)
-    other.name.value = "ANA"
-    assert not other.join() and "already taken in this class by another device" in (
-        other.messages.widget.value
-    )
-    assert other.seat is None
-    # Ana reloads: a new page (a new kernel) whose browser hands over the token
-    reloaded = StudentPage(tab.code, rooms)
-    stored(reloaded, items={tab.code: remember["value"]})
-    assert reloaded.seat is not None and reloaded.seat.seat == ana.seat.seat
-    assert "Welcome back, Ana" in reloaded.messages.widget.value
-    # a forged token gets nothing
-    forger = StudentPage(tab.code, rooms)
-    stored(forger, items={tab.code: "x" * 24})
-    assert forger.seat is None and forger.form.layout.display != "none"
+    other = phone(hub, tab, "another device")
+    other.send(type="join", room=tab.code, name="ANA")
+    assert "already taken in this class by another device" in other.lines()[-1]
+    assert other.phone.seat is None
+    # Ana reloads: a new page whose browser hands over the token it kept
+    reloaded = HubPhone(hub, "Ana's phone")
+    reloaded.send(type="hello", room=tab.code, token=token)
+    assert reloaded.phone.seat is not None and reloaded.phone.seat.seat == ana.phone.seat.seat
+    assert "Welcome back, Ana" in reloaded.received[0]["text"]
+    # a forged token gets nothing but the form (and the page forgets it)
+    forger = HubPhone(hub, "forger")
+    forger.send(type="hello", room=tab.code, token="x" * 24)
+    assert forger.phone.seat is None
+    assert [m["type"] for m in forger.received] == ["forget", "form"]
     assert [s.name for s in rooms.seats(tab.code) if s.name] == ["Ana"]
 
 
-def test_one_page_holds_one_seat_and_cannot_flood_joins(tmp_path):
+def test_one_page_holds_one_seat_and_cannot_flood_joins(tmp_path, hub):
     rooms = open_rooms(str(tmp_path / "class.sqlite"))
     tab = ClassTab(rooms)
     tab.table_count.value, tab.seat_count.value = 2, 3
     assert tab.open_class()
-    flood = StudentPage(tab.code, rooms)
-    replies = []
+    flood = phone(hub, tab, "flood")
     for n in range(20):
-        flood.name.value = f"Sock {n}"
-        flood.join()
-        replies.append(flood.messages.widget.value)
+        flood.send(type="join", room=tab.code, name=f"Sock {n}")
     assert [s.name for s in rooms.seats(tab.code) if s.name] == ["Sock 0"]
-    assert all("One seat per page" in r for r in replies[1:])
-    # a page that never got a seat is limited too
-    typo = StudentPage(tab.code, rooms)
+    assert all("One seat per page" in line for line in flood.lines()[1:])
+    # a page that never got a seat is limited too (joins per device)
+    typo = phone(hub, tab, "typo")
     for n in range(10):
-        typo.name.value = "\u3164" if n < 9 else "Ben"
-        typo.join()
-    assert "Too many tries" in typo.messages.widget.value and typo.seat is None
+        typo.send(type="join", room=tab.code, name="\u3164" if n < 9 else "Ben")
+    assert "Too many tries" in typo.lines()[-1] and typo.phone.seat is None
     # real students still join
-    assert student(rooms, tab, "Ana").seat is not None
+    assert student(hub, tab, "Ana").phone.seat is not None
 
 
-def test_the_instructor_removes_a_student_and_the_seat_is_free(room):
+def test_the_instructor_removes_a_student_and_the_seat_is_free(room, hub):
     rooms, tab = room
-    ana, ben = student(rooms, tab, "Ana"), student(rooms, tab, "Ben")
+    ana, ben = student(hub, tab, "Ana"), student(hub, tab, "Ben")
     catch_up(tab)
-    bens_seat = ben.seat.seat
-    tab.seat_picker.value = (0, bens_seat)
-    assert tab.remove_student() and rooms.holds(ben.seat)  # asks first
+    bens_seat = ben.phone.seat
+    tab.seat_picker.value = (0, bens_seat.seat)
+    assert tab.remove_student() and rooms.holds(bens_seat)  # asks first
     tab.yes_button.click()
-    assert not rooms.holds(ben.seat)
-    ben.check_in()  # his page's next heartbeat
-    assert ben.seat is None and ben.form.layout.display == "flex"
-    assert "given your seat to someone else" in ben.messages.widget.value
-    cleo = student(rooms, tab, "Cleo")
-    assert cleo.seat.seat == bens_seat
+    assert not rooms.holds(bens_seat)
+    hub.presence()  # the server's next check that its phones are here
+    assert ben.phone.seat is None and [m["type"] for m in ben.received[-3:]] == [
+        "forget",
+        "form",
+        "message",
+    ]
+    assert "given your seat to someone else" in ben.lines()[-1]
+    cleo = student(hub, tab, "Cleo")
+    assert cleo.phone.seat.seat == bens_seat.seat
     assert sorted(s.name for s in rooms.seats(tab.code) if s.name) == ["Ana", "Cleo"]
     # Ana's phone breaks: her seat moves to a new device by a one-time code shown big on
     # the instructor's page; her name alone no longer takes it
-    tab.seat_picker.value = (0, ana.seat.seat)
+    anas_seat = ana.phone.seat
+    tab.seat_picker.value = (0, anas_seat.seat)
     assert tab.move_student()
     digits = re.search(r"am-move-digits[^>]*>(\d{3}) (\d{3})<", tab.move_code.value)
     assert digits and tab.move_box.layout.display == "flex"
-    typed = StudentPage(tab.code, rooms)
-    typed.name.value = "Ana"
-    assert not typed.join() and "move code" in typed.messages.widget.value
-    phone = student(rooms, tab, " ".join(digits.groups()))  # typed in the name box
-    assert phone.seat.seat == ana.seat.seat and "Welcome back, Ana" in phone.messages.widget.value
-    ana.check_in()
-    assert ana.seat is None
-    again = StudentPage(tab.code, rooms)  # the code worked once
-    again.name.value = "".join(digits.groups())
-    assert not again.join() and "does not open any seat" in again.messages.widget.value
+    typed = phone(hub, tab, "typed")
+    typed.send(type="join", room=tab.code, name="Ana")
+    assert "move code" in typed.lines()[-1] and typed.phone.seat is None
+    new_phone = phone(hub, tab, "Ana's new phone")
+    new_phone.send(type="claim", room=tab.code, code=" ".join(digits.groups()))
+    assert new_phone.phone.seat.seat == anas_seat.seat
+    assert "Welcome back, Ana" in new_phone.received[-2]["text"]
+    hub.presence()
+    assert ana.phone.seat is None  # the old phone lost it
+    again = phone(hub, tab, "again")  # the code worked once
+    again.send(type="claim", room=tab.code, code="".join(digits.groups()))
+    assert "does not open any seat" in again.lines()[-1]
+    # typed in the name box, a move code is a move code too
+    tab.seat_picker.value = (0, cleo.phone.seat.seat)
+    assert tab.move_student()
+    digits = re.search(r"am-move-digits[^>]*>(\d{3}) (\d{3})<", tab.move_code.value)
+    boxed = phone(hub, tab, "Cleo's new phone")
+    boxed.send(type="join", room=tab.code, name="".join(digits.groups()))
+    assert boxed.phone.seat is not None and boxed.phone.seat.name == "Cleo"
 
 
-def test_the_class_csv_never_holds_a_formula(room):
-    rooms, tab = room
-    hostile = student(rooms, tab, '=HYPERLINK("//x.ru","a")')
-    student(rooms, tab, "@cmd")
+def test_the_class_csv_never_holds_a_formula(room, hub):
+    _rooms, tab = room
+    hostile = student(hub, tab, '=HYPERLINK("//x.ru","a")')
+    student(hub, tab, "@cmd")
     tab.start()
     catch_up(hostile, tab)
-    hostile.buttons()["Roll"].click()
+    hostile.press("Roll")
     catch_up(tab)
     archive = zipfile.ZipFile(io.BytesIO(tab.archive("csv")))
     for name in archive.namelist():

@@ -15,10 +15,12 @@ import unicodedata
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from phone_client import HubPhone
 from postgres import postgres_server
 
 from amteach.rooms import Refused, RoomSettings, RoomTable, clean_name, limits, open_rooms
 from amteach.rooms import room as room_module
+from amteach.rooms.hub import Hub
 from amteach.rooms.limits import (
     CLIENT_OPENS_PER_HOUR,
     MOVE_TRIES,
@@ -31,7 +33,6 @@ from amteach.rooms.names import is_bot_name
 from amteach.rooms.room import MOVE_CODE_MINUTES, UNUSED_KEEP_HOURS
 from amteach.rooms.store import MIGRATIONS, SCHEMA_VERSION
 from amteach.ui.class_tab import ClassTab
-from amteach.ui.student import StudentPage
 
 SHORT = {"tables": 1, "seats": 3, "ending": "A", "round_cap": 6, "bot_delay": 0, "seed": 4}
 
@@ -173,10 +174,12 @@ def test_locked_joining_refuses_new_names_but_not_a_rejoin_or_a_moved_seat(tmp_p
     tab.lock_button.click()
     assert rooms.info(tab.code).joining_locked and tab.lock_button.description == "Unlock joining"
     assert "Joining is locked" in tab.grid.value
-    page = StudentPage(tab.code, rooms)
-    page.name.value = "Cleo"
-    assert not page.join()
-    assert "Joining is locked by your teacher" in page.messages.widget.value  # one line
+    hub = Hub(new_rooms(tmp_path))
+    page = HubPhone(hub, "Cleo's phone")  # a student's light page, as the server sees it
+    page.send(type="join", room=tab.code, name="Cleo")
+    assert page.phone.seat is None
+    assert "Joining is locked by your teacher" in page.lines()[-1]  # one line
+    hub.close()
     assert rooms.rejoin(tab.code, ana.token).seat == ana.seat  # a reload
     assert rooms.join(tab.code, "", token=ana.token).seat == ana.seat
     assert rooms.join(tab.code, move).seat == ben.seat  # the move code, typed as the name

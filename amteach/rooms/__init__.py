@@ -1,12 +1,13 @@
 """Play together: a class joins shared tables from their own devices.
 
 A room is a set of tables, each an append-only log of decisions in a database (SQLite by
-default, PostgreSQL for a bigger class). A table on a device is a `RoomTable`, a `Session`
-whose decisions are written to the log before they are applied; every other device of the
-table reads the log and shows the same game. See docs/class-play.md.
+default, PostgreSQL for a bigger class). A table held by a server (`hub.Hub`, for students'
+phones) or followed by the instructor's Class tab is a `RoomTable`, a `Session` whose
+decisions are written to the log before they are applied; every other holder of the table
+reads the log and shows the same game. See docs/class-play.md.
 
-Layers: rooms uses the session, the sim's frames and the engine; the UI (ui/class_tab.py,
-ui/student.py) and the command line use rooms.
+Layers: rooms uses the session, the sim's frames and the engine; the UI (ui/class_tab.py),
+the server (serving/phones.py) and the command line use rooms.
 """
 
 import os

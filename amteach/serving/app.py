@@ -12,10 +12,10 @@
   the tab closes (see voila_template/index.html.j2). A page that vanishes without saying so (a
   dropped network, a sleeping laptop) keeps its kernel for a grace period counted from the
   moment its connection dropped, so a page that reconnects finds its game where it was.
-- **A join link's page has a pool of its own.** `?room=CODE` on the dashboard's address is
-  served the join page's notebook (`join_notebook`, notebooks/join.ipynb) from its own
-  preheated pool, so a student's first page comes from a kernel that has already built it and
-  carries only the student's widgets. Links handed out keep working: they are the same address.
+- **A join link's page has no kernel.** `?room=CODE` on the dashboard's address is served
+  the light phone page (`phones.py`), and the server holds the class's tables itself
+  (`amteach.rooms.hub`): a phone costs a websocket. Links handed out keep working: they are
+  the same address.
 - **Stops what it starts.** Voilà shuts its kernels down on SIGTERM; `amteach dashboard`
   replaces itself with this process, so a service manager's SIGTERM reaches it directly.
 
@@ -48,7 +48,7 @@ from jupyter_server.utils import url_path_join  # noqa: E402
 from tornado import httputil, ioloop, web  # noqa: E402
 from tornado.iostream import StreamClosedError  # noqa: E402
 from tornado.websocket import WebSocketClosedError  # noqa: E402
-from traitlets import Bool, Unicode  # noqa: E402
+from traitlets import Bool  # noqa: E402
 from voila.app import Voila  # noqa: E402
 from voila.static_file_handler import (  # noqa: E402
     MultiStaticFileHandler,
@@ -66,7 +66,7 @@ from .phones import (  # noqa: E402
     phone_settings,
     set_device_cookie,
 )
-from .pool import POOL_ENV, ClassroomKernelManager  # noqa: E402
+from .pool import ClassroomKernelManager  # noqa: E402
 
 # how often a full page asks again, in seconds
 FULL_PAGE_RETRY = 15
@@ -96,8 +96,6 @@ dashboard as soon as a place is free.</p>
 """
 
 
-# where the server's settings name the join page's notebook, for the page handler
-JOIN_NOTEBOOK_SETTING = "amteach_join_notebook"
 # where the server's settings say that join links get the light phone page (phones.py)
 LIGHT_PHONES_SETTING = "amteach_light_phones"
 
@@ -109,7 +107,7 @@ def is_join_link(query: str) -> bool:
 
 class ClassroomVoilaHandler(TornadoVoilaHandler):
     """Voilà's page handler behind a door: a polite "full" page when the cap is reached, and
-    a join link (`?room=CODE`) served the join page's notebook, from its own pool."""
+    a join link (`?room=CODE`) served the light phone page, with no kernel."""
 
     page_kernel: str | None = None
 
@@ -148,11 +146,6 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.finish(phone_page(self.base_url, room))
             return
-        join_notebook = self.settings.get(JOIN_NOTEBOOK_SETTING)
-        if join_notebook and self.notebook_path and is_join_link(self.request.query):
-            # a join link: the student's page, from its own pool (this handler serves one
-            # request, so the notebook it serves can be chosen here)
-            self.notebook_path = join_notebook
         manager = self.kernel_manager
         if isinstance(manager, ClassroomKernelManager) and not manager.has_room_for_a_visitor():
             self.set_status(503)
@@ -386,13 +379,6 @@ class ClassroomVoila(Voila):
         "server holds each table's game (amteach.serving.phones).",
     )
 
-    join_notebook = Unicode(
-        "",
-        config=True,
-        help="The notebook a join link (?room=CODE) is served, beside the served notebook, "
-        "with a preheated pool of its own ('' for none: the served notebook takes join links).",
-    )
-
     def init_settings(self) -> dict:
         # before Voilà preheats its kernels: an instructor's Class tab leaves the bots, the
         # timer and absent students to this server, which holds the tables (phones.py)
@@ -411,26 +397,6 @@ class ClassroomVoila(Voila):
             # the tables' games, held by this server for the phones (amteach.serving.phones);
             # Voilà builds its application in start(), on the loop that will run it
             settings.update(phone_settings(limits_from_environment(), logger=self.log))
-        if self.join_notebook and self.notebook_path and not self.light_phones:
-            if not os.path.isfile(os.path.join(self.root_dir, self.join_notebook)):
-                raise ValueError(f"join notebook not found: {self.join_notebook}")
-            settings[JOIN_NOTEBOOK_SETTING] = self.join_notebook
-            manager = self.kernel_manager
-            if isinstance(manager, ClassroomKernelManager) and hasattr(manager, "fill_if_needed"):
-                # Voilà's preheating manager filled the served notebook's pool as it was made
-                manager.join_notebook = self.join_notebook
-                pools = manager.kernel_pools_config
-                default = pools.get("default", {})
-                variables = {
-                    **default.get("kernel_env_variables", {}),
-                    POOL_ENV: self.join_notebook,
-                }
-                manager.kernel_pools_config = {
-                    **pools,
-                    self.join_notebook: {**default, "kernel_env_variables": variables},
-                }
-                manager.fit_pool_to_cap()
-                manager.fill_if_needed(delay=0, notebook_name=self.join_notebook)
         return settings
 
     def initialize(self, argv: Any = None) -> None:

@@ -25,11 +25,6 @@ GRACE_SECONDS = 300
 # A browser connects within seconds of receiving the page, even on a loaded server.
 UNOPENED_SECONDS = 40
 
-# The page a join link opens (`?room=CODE` on the dashboard's address), in the dashboard
-# notebook's folder: served from a preheated pool of its own, so a student's first page comes
-# from a kernel that has already built it (amteach.serving.app)
-DASHBOARD_NOTEBOOK = "dashboard.ipynb"
-JOIN_NOTEBOOK = "join.ipynb"
 
 # `--max-visitors auto` (the default): sized from the memory available when the server starts.
 # A visitor's kernel holds about 90 MB (proportional set size) after a played game, and about
@@ -77,11 +72,8 @@ def voila_command(
     unopened_after: int = UNOPENED_SECONDS,
 ) -> list[str]:
     """The command line of the server that serves the dashboard to a class (Voilà with
-    amteach's kernel cap and culling, `amteach.serving.app`). Serving the dashboard notebook,
-    it serves the join page beside it too (JOIN_NOTEBOOK), each with a pool of `pool`
-    kernels."""
-    join = notebook.parent / JOIN_NOTEBOOK
-    serves_join = notebook.name == DASHBOARD_NOTEBOOK and join.is_file()
+    amteach's kernel cap and culling, `amteach.serving.app`), with a pool of `pool` kernels.
+    Join links get the light phone page, which needs no kernel."""
     return [
         sys.executable,
         "-m",
@@ -104,8 +96,6 @@ def voila_command(
         # the default 4 s wait would drop it and leave a page without the dashboard
         "--VoilaExecutor.iopub_timeout=120",
         f"--pool_size={min(pool, max_visitors) if max_visitors else pool}",
-        # a join link's page: its own notebook with its own pool of the same size
-        f"--ClassroomVoila.join_notebook={JOIN_NOTEBOOK if serves_join else ''}",
         f"--ClassroomKernelManager.max_kernels={max_visitors}",
         # a kernel whose page never connects is shut down `unopened_after` s after it was served
         f"--ClassroomKernelManager.unopened_timeout={unopened_after}",

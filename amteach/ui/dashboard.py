@@ -229,19 +229,32 @@ class Dashboard:
         display(self.widget)
 
 
+# what a join link shows where no server holds the class's tables (Voilà's own server, a
+# notebook): students' phones are served by `amteach dashboard` itself (amteach.serving.phones)
+JOIN_ELSEWHERE = (
+    "<p style='font-size:20px;max-width:36em'>This is a class's join link (room {}). Students "
+    "join on a page of the server that <code>amteach dashboard</code> runs; ask your teacher "
+    "for the join link or the QR code on the projector.</p>"
+)
+
+
+def join_elsewhere(code: str) -> widgets.HTML:
+    """One plain line for a join link that reached a notebook rather than the server."""
+    line = widgets.HTML(html_text(JOIN_ELSEWHERE, code))
+    line.add_class("am-join-elsewhere")
+    return line
+
+
 def show_page(dashboard: Dashboard, query: str | None) -> None:
-    """What the served page shows: the dashboard, or, for a join link (`?room=CODE`), a
-    student's page for that room. The dashboard is built while the kernel waits in Voilà's
-    pool (before the page's address is known); a student's page closes it first, so a phone
-    receives only its own small page. Above either, a hidden line shows if a widget callback
-    fails; its traceback goes to the server's log, never to the page (ui/callback_errors.py)."""
+    """What the served page shows: the dashboard, or, for a join link (`?room=CODE`) that
+    reached a notebook, one line saying where join links work (and the dashboard's widgets
+    closed). Above either, a hidden line shows if a widget callback fails; its traceback goes
+    to the server's log, never to the page (ui/callback_errors.py)."""
     code = room_in_query(query)
     page: Any = dashboard
     if code is not None:
-        from .student import StudentPage
-
         widgets.Widget.close_all()
-        page = StudentPage(code).widget
+        page = join_elsewhere(code)
     problems = ProblemLine()  # a failing callback: one plain line here, its traceback logged
     if report_callback_errors(problems):  # (in a kernel, as when served)
         display(problems.widget)
@@ -249,24 +262,19 @@ def show_page(dashboard: Dashboard, query: str | None) -> None:
 
 
 class ServedPage:
-    """The page `amteach dashboard` serves (notebooks/dashboard.ipynb): the dashboard, or, for
-    a join link (`?room=CODE`), a student's page for that room.
+    """The page `amteach dashboard` serves (notebooks/dashboard.ipynb): the dashboard.
 
     A kernel in the server's preheated pool builds and displays the dashboard before any
     visitor comes, so a visitor's page is ready at once; the page's address arrives later
-    (`serving.when_page_known`). `amteach dashboard` answers join links with a page of their
-    own (notebooks/join.ipynb, `student.JoinPage`, from its own pool), so this notebook sees
-    one only when served without it (Voilà's own server, a notebook of one's own): a join link
-    then puts the student's page in the dashboard's place, and closes every widget of the
-    dashboard once the browser shows that page. A kernel started for one request knows the
-    address at once and builds only what it shows."""
+    (`serving.when_page_known`). `amteach dashboard` answers join links (`?room=CODE`) with
+    its light phone page and no kernel, so this notebook sees one only when served another
+    way (Voilà's own server): it then shows one line saying where join links work. A kernel
+    started for one request knows the address at once and builds only what it shows."""
 
     def __init__(self) -> None:
         self.page = widgets.Box(layout=widgets.Layout(display="block"))
         self.page.add_class("am-page")
         self.dashboard: Dashboard | None = None
-        self.student: Any = None
-        self._dashboard_widgets: list[widgets.Widget] = []
         # a failing callback: one plain line above the page, its traceback in the server's log
         self.problems = ProblemLine()
         self.shows_problems = report_callback_errors(self.problems)
@@ -275,18 +283,12 @@ class ServedPage:
         when_page_known(self.show)
 
     def _build_dashboard(self) -> None:
-        # note every widget the dashboard makes, so a join link can close them all
-        made = self._dashboard_widgets
-        widgets.Widget.on_widget_constructed(made.append)
-        try:
-            self.dashboard = Dashboard()
-        finally:
-            widgets.Widget.on_widget_constructed(None)
+        self.dashboard = Dashboard()
         self.page.children = (self.dashboard.widget,)
 
     def show(self, query: str | None) -> None:
-        """Show the page for this address: a student's page for a join link, or else the
-        dashboard (built now if it was not built ahead)."""
+        """Show the page for this address: the dashboard (built now if it was not built
+        ahead), or one line for a join link."""
         code = room_in_query(query)
         if code is None:
             if self.dashboard is None:
@@ -294,31 +296,7 @@ class ServedPage:
             else:  # an instructor quick enough to open a class before the address came
                 self.dashboard.address_known()
             return
-        from .student import StudentPage
-
-        self.student = StudentPage(code)
-        self.page.children = (self.student.widget,)
-        self._close_dashboard_once_shown(self.student.memory)
-        self.dashboard = None
-
-    def _close_dashboard_once_shown(self, sign: widgets.Widget) -> None:
-        """Close the dashboard's widgets once the browser shows the student's page: `sign`, a
-        widget of that page which sends a message as soon as the browser draws it, says so.
-
-        Not before: the query can arrive after the browser connected but before it asked for
-        the page's widgets (a busy machine, a kernel taken from the pool while still running
-        the notebook). The browser then hears a widget close that it was never told of, a
-        console error ("Comm not found for comm id"). Once it draws the student's page it has
-        been told of every widget open when it asked, the dashboard's included; closing them
-        then reaches widgets it knows, and frees them in the kernel and in the browser."""
-        dashboard_widgets, self._dashboard_widgets = self._dashboard_widgets, []
-
-        def shown(*_: Any) -> None:  # the first message does it; later ones find none left
-            for widget in dashboard_widgets:
-                widget.close()
-            dashboard_widgets.clear()
-
-        sign.on_msg(shown)
+        self.page.children = (join_elsewhere(code),)
 
     def _ipython_display_(self) -> None:
         if self.shows_problems:
