@@ -49,13 +49,21 @@ def server_log_handlers() -> list[logging.Handler]:
     return list(IPKernelApp.instance().log.handlers)
 
 
+# loggers whose records carry tracebacks of what a page sent: amteach's own, and the comm
+# manager's (a forged comm_open or comm_msg logs the traceback of the handler that failed)
+SERVER_ONLY_LOGS = ("amteach", "Comm", "ipykernel.comm")
+
+
 def log_to_server() -> None:
-    """Send amteach's log to the server's terminal rather than the kernel's stderr (which goes
-    to the page)."""
+    """Send amteach's log and the comm manager's to the server's terminal rather than the
+    kernel's stderr (which goes to the page: a forged comm_open would send back a traceback
+    with the server's paths)."""
     handlers = server_log_handlers()
     if handlers:
-        LOG.handlers = handlers
-        LOG.propagate = False
+        for name in SERVER_ONLY_LOGS:
+            logger = logging.getLogger(name)
+            logger.handlers = handlers
+            logger.propagate = False
 
 
 def report_callback_errors(line: ProblemLine, shell: Any = None) -> bool:
