@@ -237,3 +237,35 @@ def test_phones_that_vanish_without_a_goodbye_leave_no_process_and_no_memory(ser
     finally:
         phones.kill()
         phones.wait()
+
+
+def test_a_script_hoarding_seats_from_one_address_gets_a_bounded_number_cleared_at_once(server):
+    code = new_room(server, tables=10, seats=6)  # 60 seats
+
+    async def hoard() -> list[dict]:
+        answers = []
+        for n in range(60):  # a new connection (and no cookie) for every seat, from one address
+            client = await Client(server.url, source="127.0.0.4").open()
+            answers.append(await client.join(code, f"Sock {n}"))
+            client.connection.close()
+        return answers
+
+    answers = asyncio.run(hoard())
+    seated = [a for a in answers if a["type"] == "seated"]
+    # joins per address: 40 a minute (LIMITS); the rest get one line each
+    assert len(seated) == 40
+    refusals = [a["text"] for a in answers if a["type"] == "message"]
+    assert len(refusals) == 20
+    assert all(r.startswith("Too many tries to join from this network.") for r in refusals)
+    rooms = open_rooms(server.database)
+    assert rooms.clear_unplayed(code) == 40  # the instructor's one action
+    assert not [row for row in rooms.seats(code) if row.name]
+
+    # a student on another network joins at once
+    async def student() -> dict:
+        phone = await Client(server.url, source="127.0.0.3").open()
+        answer = await phone.join(code, "Real Student")
+        phone.connection.close()
+        return answer
+
+    assert asyncio.run(student())["type"] == "seated"
