@@ -114,6 +114,9 @@ def voila_command(
         f"--MappingKernelManager.cull_idle_timeout={cull_after}",
         f"--MappingKernelManager.cull_interval={max(1, min(60, cull_after // 5))}",
         "--MappingKernelManager.cull_connected=False",
+        # and `cull_after` seconds after its last page disconnected, whatever output it still
+        # produces (output counts as activity for the cull above)
+        f"--ClassroomKernelManager.disconnect_grace={cull_after}",
         # kernels talk to the server over Unix sockets in Voilà's private folder, not over TCP
         # ports picked ahead of time: when many kernels start at once, another process can take
         # a picked port first, and the server then waits on that kernel forever (seen with 30)

@@ -5,7 +5,8 @@
   refills shrinks to the room the cap leaves, and grows back as visitors leave.
 - **Kernels of pages that never opened go promptly** (`unopened_timeout`, 40 s by default).
 - **A grace period counted from the moment a page's connection dropped**, not from its last
-  click (`cull_idle_timeout`).
+  click (`cull_idle_timeout`), and a hard one: a kernel whose last websocket closed is shut
+  down `disconnect_grace` seconds later whatever it still does (`shut_when_abandoned`).
 
 `amteach.serving.app` puts it under Voilà; docs/deploy.md says how to size a server.
 """
@@ -45,6 +46,13 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         help="Seconds a kernel handed to a page is kept if the page never connects to it.",
     )
 
+    disconnect_grace = Int(
+        0,
+        config=True,
+        help="Seconds a kernel is kept once its last websocket closed, whatever it still does "
+        "(output counts for nothing); cancelled when a page reconnects (0: never).",
+    )
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.starting_ids: set[str] = set()  # start_kernel in progress
@@ -65,6 +73,8 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.unopened: dict[str, float] = {}  # kernel id -> when its page was sent
         self.opened_ids: set[str] = set()  # kernels whose page a browser opened or connected
         self.unopened_watch: PeriodicCallback | None = None
+        # kernel id -> the timer that shuts it down, running while no page is connected
+        self.abandoned: dict[str, asyncio.TimerHandle] = {}
 
     # --- counting -----------------------------------------------------------------------
     def live_kernels(self) -> int:
@@ -213,6 +223,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.stopping_ids.discard(kernel_id)
             self.opened_ids.discard(kernel_id)
             self.unopened.pop(kernel_id, None)
+            self.cancel_abandoned(kernel_id)
         if not self.stopping_everything and hasattr(self, "fill_if_needed"):
             # room under the cap again: let the pools grow back towards --pool
             self.fit_pool_to_cap()
@@ -246,6 +257,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
     def notify_connect(self, kernel_id: str) -> None:
         super().notify_connect(kernel_id)
+        self.cancel_abandoned(kernel_id)  # a page is back: the kernel is kept
         self.opened_ids.add(kernel_id)
         self.unopened.pop(kernel_id, None)
 
@@ -267,7 +279,39 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     def notify_disconnect(self, kernel_id: str) -> None:
         """A page's connection closed: its grace period (cull_idle_timeout) starts now, not at
         its last click, so a student who read for ten minutes and then lost the network still
-        gets the whole grace period to reconnect."""
+        gets the whole grace period to reconnect. When it was the kernel's last connection,
+        the kernel is shut down `disconnect_grace` seconds later unless a page reconnects:
+        the idle cull alone never fires for a kernel that keeps producing output (a class
+        table's updates, a batch's progress), and the server buffers that output for the
+        closed page meanwhile."""
         super().notify_disconnect(kernel_id)
-        if kernel_id in self:
-            self.get_kernel(kernel_id).last_activity = datetime.now(UTC)
+        if kernel_id not in self:
+            return
+        self.get_kernel(kernel_id).last_activity = datetime.now(UTC)
+        if self.disconnect_grace > 0 and self.kernel_model(kernel_id)["connections"] <= 0:
+            self.cancel_abandoned(kernel_id)
+            loop = asyncio.get_running_loop()
+            self.abandoned[kernel_id] = loop.call_later(
+                self.disconnect_grace,
+                lambda: asyncio.ensure_future(self.shut_when_abandoned(kernel_id)),
+            )
+
+    def cancel_abandoned(self, kernel_id: str) -> None:
+        timer = self.abandoned.pop(kernel_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    async def shut_when_abandoned(self, kernel_id: str) -> None:
+        """The grace period of a kernel with no page connected has passed: shut it down, busy
+        or not."""
+        self.abandoned.pop(kernel_id, None)
+        if kernel_id not in self or kernel_id in self.stopping_ids:
+            return
+        if self.kernel_model(kernel_id)["connections"] > 0:
+            return  # a page reconnected (its timer should have been cancelled; kept anyway)
+        self.log.info(
+            "Shutting down kernel %s: no page connected for %d s",
+            kernel_id,
+            self.disconnect_grace,
+        )
+        await self.shutdown_kernel(kernel_id)

@@ -1,0 +1,121 @@
+"""Issue 36: a kernel whose page vanished without the release beacon (a dropped network, a
+tab killed) is shut down once the grace period after its last websocket closed has passed,
+whatever output it still produces; a page that reconnects in time keeps it. A real server
+with a short grace (5 s) and the idle cull left at 5 minutes, so only the new timer can free
+the kernels within the test; plain websocket clients (benchmarks/bench_load.py's visitor)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+
+import psutil
+from served import alive, bench_load, dashboard_server
+from tornado.websocket import websocket_connect
+
+GRACE = 5
+SLACK = 15  # the shutdown itself, on a busy 2-core machine
+VISITORS = 3
+POOL_KERNELS = 2  # --pool 1: one for the dashboard, one for the join page
+
+
+def tree_pss_mb(pid: int) -> float:
+    """Proportional memory of the server and every process under it (its kernels), in MB."""
+    server = psutil.Process(pid)
+    total = 0
+    for process in [server, *server.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):  # a process that just ended
+            total += process.memory_full_info().pss
+    return total / 2**20
+
+
+def wait_until(condition, timeout: float, what: str) -> float:
+    """Poll `condition` until it holds; the seconds it took. Fails with `what` after
+    `timeout` seconds."""
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.2)
+    return time.monotonic() - started
+
+
+def settled(server) -> float:
+    """The pools full and quiet (every pool kernel has built its page); the tree's memory."""
+    wait_until(lambda: len(server.kernels()) == POOL_KERNELS, 300, "the pools' kernels")
+    bench_load().wait_for_warm_pool(server.process.pid, POOL_KERNELS)
+    return tree_pss_mb(server.process.pid)
+
+
+async def each(*steps) -> list:
+    return await asyncio.gather(*steps)
+
+
+async def reconnect(url: str):
+    """A page's websocket to its kernel again, as the page's own reconnection opens it."""
+    return await websocket_connect(url)
+
+
+async def drop_busy(visitor) -> None:
+    """Play, then click once more and drop the connection at once: the kernel's answer to the
+    last click comes after the page has gone (the server buffers it for the page)."""
+    await visitor.click("Roll")
+    offered = await visitor.wait_for_choices()
+    data = {"method": "custom", "content": {"event": "click"}}
+    await visitor.send("comm_msg", {"comm_id": offered[0][1], "data": data})
+    await visitor.close()
+
+
+def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_memory_returns():
+    extra = [f"--ClassroomKernelManager.disconnect_grace={GRACE}"]
+    with dashboard_server(pool=1, extra=extra) as server:
+        settled(server)
+        loop = asyncio.new_event_loop()
+        Visitor = bench_load().Visitor
+        try:
+            # a first visit warms the server (its page handler, its templates), then goes
+            warm = Visitor(server.url)
+            loop.run_until_complete(warm.open())
+            loop.run_until_complete(warm.close())
+            wait_until(lambda: warm.kernel_id not in server.kernels(), GRACE + SLACK, "warm-up")
+            baseline = settled(server)
+
+            visitors = [Visitor(server.url) for _ in range(VISITORS)]
+            back = Visitor(server.url)  # this one's page reconnects within the grace
+            loop.run_until_complete(each(*(v.open() for v in [*visitors, back])))
+            pids = {v.kernel_id: server.kernels()[v.kernel_id] for v in [*visitors, back]}
+            loop.run_until_complete(each(*(drop_busy(v) for v in [*visitors, back])))
+            dropped = time.monotonic()
+            ws_url = server.url.replace("http", "ws", 1) + (
+                f"api/kernels/{back.kernel_id}/channels?session_id={uuid.uuid4()}"
+            )
+            socket = loop.run_until_complete(reconnect(ws_url))
+
+            gone = {v.kernel_id for v in visitors}
+            wait_until(
+                lambda: not gone & set(server.kernels()),
+                GRACE + SLACK,
+                f"the dropped pages' kernels to go within {GRACE} + {SLACK} s",
+            )
+            took = time.monotonic() - dropped
+            assert took >= GRACE * 0.9, f"shut down after {took:.1f} s, before the grace"
+            # the reconnected page keeps its kernel past the grace
+            assert back.kernel_id in server.kernels()
+            assert time.monotonic() - dropped > GRACE
+            socket.close()
+            wait_until(
+                lambda: back.kernel_id not in server.kernels(),
+                GRACE + SLACK,
+                "the reconnected page's kernel to go once it closed too",
+            )
+        finally:
+            loop.close()
+        assert not any(alive(pid) for pid in pids.values()), "a kernel process was left"
+        after = settled(server)
+        assert after <= baseline * 1.10, f"memory {after:.0f} MB against {baseline:.0f} MB"
+        log = "".join(server.log)
+        assert log.count(f"no page connected for {GRACE} s") == VISITORS + 2, log[-3000:]
+        assert "Traceback" not in log, log[-3000:]
+        print(f"grace {GRACE} s: gone after {took:.1f} s; PSS {baseline:.0f} -> {after:.0f} MB")
