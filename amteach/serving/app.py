@@ -11,7 +11,12 @@
 - **Kernels of closed tabs go promptly.** The page asks the server to shut its kernel down when
   the tab closes (see voila_template/index.html.j2). A page that vanishes without saying so (a
   dropped network, a sleeping laptop) keeps its kernel for a grace period counted from the
-  moment its connection dropped, so a page that reconnects finds its game where it was.
+  moment its connection dropped, so a page that reconnects finds its game where it was; after
+  it the kernel goes, whatever output it still produces.
+- **Beacons carry the page's own key.** The alive and release beacons name a kernel and carry
+  the key the server put in that page (`page_key`: an HMAC of the kernel's id under a secret
+  made at start, so no state is kept), and must say where they come from (an Origin header of
+  this server): knowing a kernel's id is not enough to hold or free it.
 - **A join link's page has a pool of its own.** `?room=CODE` on the dashboard's address is
   served the join page's notebook (`join_notebook`, notebooks/join.ipynb) from its own
   preheated pool, so a student's first page comes from a kernel that has already built it and
@@ -27,10 +32,13 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import hashlib
+import hmac
 import html
 import mimetypes
 import os
 import re
+import secrets
 import sys
 import threading
 from http import HTTPStatus
@@ -67,6 +75,16 @@ RELEASE_ROUTE = r"/voila/amteach/release/(?P<kernel_id>[\w-]+)"
 ALIVE_ROUTE = r"/voila/amteach/alive/(?P<kernel_id>[\w-]+)"
 # the kernel a page is given, in the page's own configuration (what its browser connects to)
 PAGE_KERNEL_ID = re.compile(r'"kernelId":\s*"([\w-]+)"')
+# the key a page's beacons carry, put in the page's configuration beside the kernel's id
+PAGE_KEY_FIELD = "amteachPageKey"
+# where the server's settings keep the secret page keys are made with
+PAGE_SECRET_SETTING = "amteach_page_secret"
+
+
+def page_key(secret: bytes, kernel_id: str) -> str:
+    """The key of the page given `kernel_id`: only the server, which holds `secret`, can make
+    it, and only that page is sent it."""
+    return hmac.new(secret, kernel_id.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 FULL_PAGE = """<!doctype html>
@@ -104,11 +122,20 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
 
     def write(self, chunk: Any) -> None:
         """Note the kernel the page is given (the page's first chunk carries its
-        configuration)."""
+        configuration), and put the page's key beside it."""
         if self.page_kernel is None and isinstance(chunk, str):
             found = PAGE_KERNEL_ID.search(chunk)
             if found:
                 self.page_kernel = found.group(1)
+                secret = self.settings.get(PAGE_SECRET_SETTING)
+                if secret:
+                    key = page_key(secret, self.page_kernel)
+                    # the configuration is JSON: one more field after the kernel's id
+                    chunk = (
+                        chunk[: found.end()]
+                        + f', "{PAGE_KEY_FIELD}": "{key}"'
+                        + chunk[found.end() :]
+                    )
         super().write(chunk)
 
     def _page_sent(self) -> None:
@@ -160,11 +187,21 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
 class ReleaseKernelHandler(JupyterHandler):
     """A closing page hands its kernel back (navigator.sendBeacon in the amteach template).
     Voilà's own shutdown route wants an XSRF token that a Voilà page never receives; the
-    kernel's id, known only to its page, and a same-origin check guard this one instead."""
+    page's key (sent in the beacon's body) and a same-origin check guard this one instead."""
 
     def check_xsrf_cookie(self) -> None:
-        if not self.check_origin():
-            raise web.HTTPError(403, "cross-origin request")
+        # a browser's beacon always says where it comes from; a request that does not is no
+        # page's (a script's), and one from another site's page is refused as before
+        if "Origin" not in self.request.headers or not self.check_origin():
+            raise web.HTTPError(403, "not from a page of this server (Origin)")
+
+    def check_page_key(self, kernel_id: str) -> None:
+        secret = self.settings.get(PAGE_SECRET_SETTING)
+        if not secret:
+            return
+        sent = self.request.body.decode("ascii", "replace").strip()
+        if not hmac.compare_digest(sent, page_key(secret, kernel_id)):
+            raise web.HTTPError(403, "not this page's key")
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         # one plain line: Voilà's server has no error page templates of Jupyter's
@@ -173,6 +210,7 @@ class ReleaseKernelHandler(JupyterHandler):
 
     @web.authenticated
     async def post(self, kernel_id: str) -> None:
+        self.check_page_key(kernel_id)
         if kernel_id in self.kernel_manager:
             await self.kernel_manager.shutdown_kernel(kernel_id)
         self.set_status(204)
@@ -182,10 +220,11 @@ class ReleaseKernelHandler(JupyterHandler):
 class PageAliveHandler(ReleaseKernelHandler):
     """A page that a browser opened says so as soon as its first script runs, so its kernel
     is kept while the rest of the page loads (a plain GET never runs the script). Guarded as
-    the release route is: the kernel's id, known only to its page, and a same-origin check."""
+    the release route is: the page's key and a same-origin check."""
 
     @web.authenticated
     async def post(self, kernel_id: str) -> None:
+        self.check_page_key(kernel_id)
         manager = self.kernel_manager
         if isinstance(manager, ClassroomKernelManager):
             manager.note_page_alive(kernel_id)
@@ -369,6 +408,8 @@ class ClassroomVoila(Voila):
 
     def init_settings(self) -> dict:
         settings = super().init_settings()
+        # made anew at each start: pages of an earlier run have no kernel to keep anyway
+        settings[PAGE_SECRET_SETTING] = secrets.token_bytes(32)
         if self.compress_responses:
             # Voilà builds tornado's application with these settings, then applies its own
             # tornado_settings: too late for compress_response, so the transforms go here
