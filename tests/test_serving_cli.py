@@ -81,6 +81,8 @@ def test_notebooks_copy_writes_only_the_notebooks(tmp_path):
         (("dashboard", "--base-url", "/a b/"), "--base-url"),
         (("dashboard", "--base-url", "/../etc/"), "--base-url"),
         (("dashboard", "--max-visitors", "-1"), "--max-visitors"),
+        (("dashboard", "--max-per-address", "some"), "--max-per-address"),
+        (("dashboard", "--trusted-proxy", "nginx"), "--trusted-proxy"),
     ],
 )
 def test_bad_arguments_get_one_line_and_exit_2(tmp_path, args, says):
@@ -107,3 +109,26 @@ def test_the_server_command_carries_the_cap_the_grace_and_the_path():
     assert "--MappingKernelManager.cull_idle_timeout=300" in command
     assert "--MappingKernelManager.cull_connected=False" in command
     assert "--KernelManager.transport=ipc" in command  # no TCP port races among kernels
+
+
+def test_the_server_command_carries_the_caps_per_client_and_the_hard_grace():
+    command = voila_command(Path("d.ipynb"), 8866, "127.0.0.1", 30, "amteach", 120, "/", 20)
+    # by default: 4 per browser, half of --max-visitors per address (-1), no proxy trusted
+    assert "--ClassroomKernelManager.max_per_device=4" in command
+    assert "--ClassroomKernelManager.max_per_address=-1" in command
+    assert "--ClassroomVoila.trusted_proxies=[]" in command
+    # a kernel with no page connected goes after --cull-after, whatever it does
+    assert "--ClassroomKernelManager.disconnect_grace=120" in command
+    command = voila_command(
+        Path("d.ipynb"),
+        8866,
+        "127.0.0.1",
+        30,
+        "amteach",
+        max_per_device=2,
+        max_per_address=25,
+        trusted_proxies=("127.0.0.1",),
+    )
+    assert "--ClassroomKernelManager.max_per_device=2" in command
+    assert "--ClassroomKernelManager.max_per_address=25" in command
+    assert "--ClassroomVoila.trusted_proxies=['127.0.0.1']" in command

@@ -14,6 +14,8 @@
 from .config import (
     GRACE_SECONDS,
     MEMORY_SHARE_FOR_VISITORS,
+    PER_ADDRESS_AUTO,
+    PER_DEVICE,
     UNOPENED_SECONDS,
     VISITOR_MB,
     available_memory_mb,
@@ -38,6 +40,8 @@ from .preheat import QUERY_STRING, VOILA_PREHEAT, when_page_known
 __all__ = [
     "GRACE_SECONDS",
     "MEMORY_SHARE_FOR_VISITORS",
+    "PER_ADDRESS_AUTO",
+    "PER_DEVICE",
     "PLOTLY_BUNDLE",
     "PLOTLY_BUNDLE_ENV",
     "PUBLIC_URL_ENV",

@@ -17,6 +17,10 @@
   the key the server put in that page (`page_key`: an HMAC of the kernel's id under a secret
   made at start, so no state is kept), and must say where they come from (an Origin header of
   this server): knowing a kernel's id is not enough to hold or free it.
+- **Kernels per client.** A browser (its `amteach_device` cookie) and a network address may
+  hold only so many kernels at once (`ClassroomKernelManager.max_per_device`,
+  `max_per_address`); beyond, a short "too many pages" page (HTTP 429). One script then cannot
+  take every kernel under the cap and lock the class, or its instructor, out.
 - **A join link's page has a pool of its own.** `?room=CODE` on the dashboard's address is
   served the join page's notebook (`join_notebook`, notebooks/join.ipynb) from its own
   preheated pool, so a student's first page comes from a kernel that has already built it and
@@ -35,6 +39,7 @@ import gzip
 import hashlib
 import hmac
 import html
+import ipaddress
 import mimetypes
 import os
 import re
@@ -56,7 +61,7 @@ from jupyter_server.utils import url_path_join  # noqa: E402
 from tornado import httputil, ioloop, web  # noqa: E402
 from tornado.iostream import StreamClosedError  # noqa: E402
 from tornado.websocket import WebSocketClosedError  # noqa: E402
-from traitlets import Bool, Unicode  # noqa: E402
+from traitlets import Bool, List, Unicode  # noqa: E402
 from voila.app import Voila  # noqa: E402
 from voila.static_file_handler import (  # noqa: E402
     MultiStaticFileHandler,
@@ -65,7 +70,7 @@ from voila.static_file_handler import (  # noqa: E402
 from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
 
 from .environment import PLOTLY_BUNDLE  # noqa: E402
-from .pool import POOL_ENV, ClassroomKernelManager  # noqa: E402
+from .pool import POOL_ENV, ClassroomKernelManager, ClientClaim  # noqa: E402
 
 # how often a full page asks again, in seconds
 FULL_PAGE_RETRY = 15
@@ -77,14 +82,34 @@ ALIVE_ROUTE = r"/voila/amteach/alive/(?P<kernel_id>[\w-]+)"
 PAGE_KERNEL_ID = re.compile(r'"kernelId":\s*"([\w-]+)"')
 # the key a page's beacons carry, put in the page's configuration beside the kernel's id
 PAGE_KEY_FIELD = "amteachPageKey"
-# where the server's settings keep the secret page keys are made with
+# the cookie that tells one browser from another, for the kernels-per-device cap
+DEVICE_COOKIE = "amteach_device"
+DEVICE_COOKIE_FORM = re.compile(r"[A-Za-z0-9_-]{16,64}")
+# where the server's settings keep the secret page keys are made with, and the proxies trusted
 PAGE_SECRET_SETTING = "amteach_page_secret"
+TRUSTED_PROXIES_SETTING = "amteach_trusted_proxies"
 
 
 def page_key(secret: bytes, kernel_id: str) -> str:
     """The key of the page given `kernel_id`: only the server, which holds `secret`, can make
     it, and only that page is sent it."""
     return hmac.new(secret, kernel_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def client_address(peer: str, headers: httputil.HTTPHeaders, trusted: list[str]) -> str:
+    """The visitor's network address: the connection's own (`peer`), or, when `peer` is a
+    trusted reverse proxy, the address it names: X-Real-IP (nginx's $remote_addr), else the
+    last X-Forwarded-For entry (the one the proxy added; earlier ones come from the client)."""
+    if peer not in trusted:
+        return peer
+    named = headers.get("X-Real-IP", "").strip()
+    if not named:
+        forwarded = [part.strip() for part in headers.get("X-Forwarded-For", "").split(",")]
+        named = forwarded[-1] if forwarded else ""
+    try:
+        return str(ipaddress.ip_address(named))
+    except ValueError:  # no header, or nonsense in it: the proxy itself
+        return peer
 
 
 FULL_PAGE = """<!doctype html>
@@ -105,6 +130,36 @@ dashboard as soon as a place is free.</p>
 """
 
 
+TOO_MANY_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="{retry}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Too many dashboard pages open</title>
+<style>
+  body {{ font-family: system-ui, sans-serif; font-size: 24px; line-height: 1.5;
+         max-width: 40em; margin: 15vh auto; padding: 0 1em; color: #1a1a1a; }}
+  h1 {{ font-size: 36px; }}
+</style></head>
+<body class="am-too-many">
+<h1>{headline}</h1>
+<p>{advice}</p>
+<p>This page tries again by itself every {retry} seconds.</p>
+</body></html>
+"""
+TOO_MANY = {
+    "device": (
+        "This browser already has {cap} dashboard pages open.",
+        "Close a dashboard tab you no longer use: its place is freed at once.",
+    ),
+    "address": (
+        "Too many dashboard pages are open from your network: {cap}.",
+        "Close a dashboard page you no longer use, or try again in a few minutes. If your "
+        "whole class shares one network address, ask the person who runs the server to raise "
+        "--max-per-address.",
+    ),
+}
+
+
 # where the server's settings name the join page's notebook, for the page handler
 JOIN_NOTEBOOK_SETTING = "amteach_join_notebook"
 
@@ -119,14 +174,19 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
     a join link (`?room=CODE`) served the join page's notebook, from its own pool."""
 
     page_kernel: str | None = None
+    claim: ClientClaim | None = None
 
     def write(self, chunk: Any) -> None:
         """Note the kernel the page is given (the page's first chunk carries its
-        configuration), and put the page's key beside it."""
+        configuration), count it for the client, and put the page's key beside it."""
         if self.page_kernel is None and isinstance(chunk, str):
             found = PAGE_KERNEL_ID.search(chunk)
             if found:
                 self.page_kernel = found.group(1)
+                if self.claim is not None and isinstance(
+                    self.kernel_manager, ClassroomKernelManager
+                ):
+                    self.kernel_manager.give_claim_kernel(self.claim, self.page_kernel)
                 secret = self.settings.get(PAGE_SECRET_SETTING)
                 if secret:
                     key = page_key(secret, self.page_kernel)
@@ -138,6 +198,28 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
                     )
         super().write(chunk)
 
+    def client(self) -> tuple[str, str]:
+        """This visitor's device cookie (set now if missing) and network address."""
+        device = self.get_cookie(DEVICE_COOKIE) or ""
+        if not DEVICE_COOKIE_FORM.fullmatch(device):
+            device = secrets.token_urlsafe(18)
+            self.set_cookie(
+                DEVICE_COOKIE,
+                device,
+                path=self.base_url,
+                httponly=True,
+                samesite="Lax",
+                secure=self.request.protocol == "https",
+            )
+        trusted = self.settings.get(TRUSTED_PROXIES_SETTING) or []
+        return device, client_address(self.request.remote_ip or "", self.request.headers, trusted)
+
+    def refuse(self, status: int, page: str) -> None:
+        self.set_status(status)
+        self.set_header("Retry-After", str(FULL_PAGE_RETRY))
+        self.set_header("Cache-Control", "no-store")
+        self.finish(page)
+
     def _page_sent(self) -> None:
         """The page is sent (or its visitor left before the end): its browser connects to the
         kernel within moments, or never. The clock starts now, not while a busy server still
@@ -147,12 +229,18 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
             manager.note_page_served(self.page_kernel)
             self.page_kernel = None
 
-    def on_finish(self) -> None:
+    def _page_done(self) -> None:
         self._page_sent()
+        manager = self.kernel_manager
+        if self.claim is not None and isinstance(manager, ClassroomKernelManager):
+            manager.drop_claim(self.claim)  # only if it was given no kernel
+
+    def on_finish(self) -> None:
+        self._page_done()
         super().on_finish()
 
     def on_connection_close(self) -> None:
-        self._page_sent()
+        self._page_done()
         super().on_connection_close()
 
     async def get(self, path: str | None = None) -> None:
@@ -162,18 +250,32 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
             # request, so the notebook it serves can be chosen here)
             self.notebook_path = join_notebook
         manager = self.kernel_manager
-        if isinstance(manager, ClassroomKernelManager) and not manager.has_room_for_a_visitor():
-            self.set_status(503)
-            self.set_header("Retry-After", str(FULL_PAGE_RETRY))
-            self.set_header("Cache-Control", "no-store")
-            self.finish(
+        if not isinstance(manager, ClassroomKernelManager):
+            await super().get(path)
+            return
+        if not manager.has_room_for_a_visitor():
+            self.refuse(
+                503,
                 FULL_PAGE.format(
                     visitors=html.escape(str(manager.max_kernels)), retry=FULL_PAGE_RETRY
-                )
+                ),
             )
             return
-        if isinstance(manager, ClassroomKernelManager):
-            await manager.make_room_for(self.notebook_path)
+        claim = manager.claim_for_client(*self.client())
+        if isinstance(claim, str):  # over the cap of this device or address
+            cap = manager.max_per_device if claim == "device" else manager.address_cap()
+            headline, advice = TOO_MANY[claim]
+            self.refuse(
+                429,
+                TOO_MANY_PAGE.format(
+                    headline=html.escape(headline.format(cap=cap)),
+                    advice=html.escape(advice),
+                    retry=FULL_PAGE_RETRY,
+                ),
+            )
+            return
+        self.claim = claim
+        await manager.make_room_for(self.notebook_path)
         await super().get(path)
 
     def should_use_rendered_notebook(self, *args: Any, **kwargs: Any) -> bool:
@@ -406,10 +508,20 @@ class ClassroomVoila(Voila):
         "with a preheated pool of its own ('' for none: the served notebook takes join links).",
     )
 
+    trusted_proxies = List(
+        Unicode(),
+        [],
+        config=True,
+        help="Addresses of the reverse proxies in front of this server (nginx: 127.0.0.1): a "
+        "request from one of them is counted for the visitor its X-Real-IP header names. "
+        "Without it, every request counts for the address it came from.",
+    )
+
     def init_settings(self) -> dict:
         settings = super().init_settings()
         # made anew at each start: pages of an earlier run have no kernel to keep anyway
         settings[PAGE_SECRET_SETTING] = secrets.token_bytes(32)
+        settings[TRUSTED_PROXIES_SETTING] = list(self.trusted_proxies)
         if self.compress_responses:
             # Voilà builds tornado's application with these settings, then applies its own
             # tornado_settings: too late for compress_response, so the transforms go here

@@ -7,6 +7,9 @@
 - **A grace period counted from the moment a page's connection dropped**, not from its last
   click (`cull_idle_timeout`), and a hard one: a kernel whose last websocket closed is shut
   down `disconnect_grace` seconds later whatever it still does (`shut_when_abandoned`).
+- **Kernels per client.** `max_per_device` and `max_per_address` bound the kernels handed to
+  one browser (its device cookie) and to one network address (`ClientClaim`), so that one
+  script cannot take every kernel under the cap.
 
 `amteach.serving.app` puts it under Voilà; docs/deploy.md says how to size a server.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,6 +31,17 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from tornado.ioloop import PeriodicCallback  # noqa: E402
 from traitlets import Int  # noqa: E402
 from voila.utils import ENV_VARIABLE  # noqa: E402
+
+
+@dataclass(eq=False)
+class ClientClaim:
+    """A page being served to one client (a device cookie and a network address), and then the
+    kernel it was given: counted against the client's caps until that kernel is shut down."""
+
+    device: str
+    address: str
+    kernel_id: str | None = None
+
 
 # set in the environment of the join page's pool kernels (their pool's name): a refill held
 # back by the cap is then known to be for that page
@@ -46,6 +61,17 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         help="Seconds a kernel handed to a page is kept if the page never connects to it.",
     )
 
+    max_per_device = Int(
+        4,
+        config=True,
+        help="Most kernels handed to one browser (its device cookie) at once (0: no limit).",
+    )
+    max_per_address = Int(
+        -1,
+        config=True,
+        help="Most kernels handed to one network address at once: -1 for half of max_kernels "
+        "(at least 1, no limit without max_kernels), 0 for no limit.",
+    )
     disconnect_grace = Int(
         0,
         config=True,
@@ -73,6 +99,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.unopened: dict[str, float] = {}  # kernel id -> when its page was sent
         self.opened_ids: set[str] = set()  # kernels whose page a browser opened or connected
         self.unopened_watch: PeriodicCallback | None = None
+        self.claims: list[ClientClaim] = []  # pages served or being served, per client
         # kernel id -> the timer that shuts it down, running while no page is connected
         self.abandoned: dict[str, asyncio.TimerHandle] = {}
 
@@ -223,7 +250,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.stopping_ids.discard(kernel_id)
             self.opened_ids.discard(kernel_id)
             self.unopened.pop(kernel_id, None)
-            self.cancel_abandoned(kernel_id)
+            self.forget_kernel(kernel_id)
         if not self.stopping_everything and hasattr(self, "fill_if_needed"):
             # room under the cap again: let the pools grow back towards --pool
             self.fit_pool_to_cap()
@@ -315,3 +342,47 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.disconnect_grace,
         )
         await self.shutdown_kernel(kernel_id)
+
+    # --- kernels per client --------------------------------------------------------------
+    def address_cap(self) -> int:
+        """The most kernels one network address may hold at once (0: no limit)."""
+        if self.max_per_address >= 0:
+            return self.max_per_address
+        return max(1, self.max_kernels // 2) if self.max_kernels else 0
+
+    def client_kernels(self, device: str, address: str) -> tuple[int, int]:
+        """Kernels held (or pages being served) by this device and by this address."""
+        # a kernel that ended without shutdown_kernel (it died and was removed) counts no more
+        self.claims = [c for c in self.claims if c.kernel_id is None or c.kernel_id in self]
+        by_device = sum(1 for c in self.claims if device and c.device == device)
+        by_address = sum(1 for c in self.claims if c.address == address)
+        return by_device, by_address
+
+    def claim_for_client(self, device: str, address: str) -> ClientClaim | str:
+        """Count a page about to be served to this client, or say which cap it is over:
+        "device" or "address". Counted before the page is rendered, so that a burst of
+        requests cannot all pass the check before any of them is given a kernel."""
+        by_device, by_address = self.client_kernels(device, address)
+        if self.max_per_device and by_device >= self.max_per_device:
+            return "device"
+        cap = self.address_cap()
+        if cap and by_address >= cap:
+            return "address"
+        claim = ClientClaim(device, address)
+        self.claims.append(claim)
+        return claim
+
+    def give_claim_kernel(self, claim: ClientClaim, kernel_id: str) -> None:
+        """The page being served was given this kernel: it counts until the kernel is shut
+        down."""
+        claim.kernel_id = kernel_id
+
+    def drop_claim(self, claim: ClientClaim) -> None:
+        """A page that was given no kernel (the request failed or was refused) counts no more."""
+        if claim.kernel_id is None and claim in self.claims:
+            self.claims.remove(claim)
+
+    def forget_kernel(self, kernel_id: str) -> None:
+        """The kernel is gone: its client's count and its grace timer with it."""
+        self.claims = [c for c in self.claims if c.kernel_id != kernel_id]
+        self.cancel_abandoned(kernel_id)
