@@ -102,6 +102,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.claims: list[ClientClaim] = []  # pages served or being served, per client
         # kernel id -> the timer that shuts it down, running while no page is connected
         self.abandoned: dict[str, asyncio.TimerHandle] = {}
+        self.abandoned_shutdowns: set[asyncio.Future] = set()
 
     # --- counting -----------------------------------------------------------------------
     def live_kernels(self) -> int:
@@ -319,9 +320,14 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.cancel_abandoned(kernel_id)
             loop = asyncio.get_running_loop()
             self.abandoned[kernel_id] = loop.call_later(
-                self.disconnect_grace,
-                lambda: asyncio.ensure_future(self.shut_when_abandoned(kernel_id)),
+                self.disconnect_grace, self.start_abandoned_shutdown, kernel_id
             )
+
+    def start_abandoned_shutdown(self, kernel_id: str) -> None:
+        # the loop keeps only a weak reference to a task: held here until it is done
+        task = asyncio.ensure_future(self.shut_when_abandoned(kernel_id))
+        self.abandoned_shutdowns.add(task)
+        task.add_done_callback(self.abandoned_shutdowns.discard)
 
     def cancel_abandoned(self, kernel_id: str) -> None:
         timer = self.abandoned.pop(kernel_id, None)
