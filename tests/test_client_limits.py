@@ -57,10 +57,13 @@ def test_a_script_looping_page_and_alive_beacon_cannot_lock_out_the_class_or_the
     extra = [f"--ClassroomKernelManager.max_per_device={PER_DEVICE}"]
     with dashboard_server(pool=1, max_visitors=CAP, extra=extra) as server:
         origin = {"Origin": server.url.rstrip("/")}
-        # the script: page, then the alive beacon with all it scraped, again and again
+        # the script: page, then the alive beacon with all it scraped, again and again, with
+        # no cookie, an Origin header of the server's own, and a made-up address
         statuses, held = [], []
-        for _ in range(CAP + 2):
-            status, _, page = request(server.url, source="127.0.0.2")
+        for n in range(CAP + 2):
+            # each time claiming to be someone else, to a server that trusts no proxy
+            spoofed = {"X-Real-IP": f"10.0.0.{n}", "X-Forwarded-For": f"10.1.0.{n}"}
+            status, _, page = request(server.url, source="127.0.0.2", headers=spoofed)
             statuses.append(status)
             if status == 200:
                 kernel, key = scraped(page)
