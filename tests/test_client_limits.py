@@ -129,6 +129,19 @@ def test_a_script_looping_page_and_alive_beacon_cannot_lock_out_the_class_or_the
         assert "Traceback" not in log, log[-3000:]
 
 
+def test_behind_a_trusted_proxy_each_visitor_counts_for_the_address_it_names():
+    """nginx on this machine (127.0.0.1, --trusted-proxy) names each visitor in X-Real-IP; a
+    request from anywhere else counts for its own address, whatever it names."""
+    proxy = ["--ClassroomVoila.trusted_proxies=['127.0.0.1']"]
+    with dashboard_server(pool=1, max_visitors=4, extra=proxy) as server:  # 2 per address
+        ana = {"X-Real-IP": "203.0.113.1"}
+        assert [request(server.url, headers=ana)[0] for _ in range(3)] == [200, 200, 429]
+        assert request(server.url, headers={"X-Real-IP": "203.0.113.2"})[0] == 200
+        # not from the proxy: its own address counts, not the one it names
+        assert request(server.url, source="127.0.0.2", headers=ana)[0] == 200
+        assert "Traceback" not in "".join(server.log)
+
+
 # --- the parts, without a server --------------------------------------------------------------
 
 
