@@ -23,6 +23,7 @@ from .serving import (
     PER_DEVICE,
     TEMPLATE,
     VISITOR_MB,
+    address_cap,
     default_max_visitors,
     normalized_base_url,
     rooms_environment,
@@ -701,6 +702,12 @@ def dashboard(
         click.echo(f"At most {max_visitors} visitors at once; others see a 'full' page.")
     else:
         click.echo("No limit on visitors (--max-visitors 0): each holds a kernel in memory.")
+    per_address = address_cap(max_visitors, max_per_address)
+    shares = [f"{max_per_device} per browser"] if max_per_device else []
+    if per_address:
+        shares.append(f"{per_address} per network address (--max-per-address)")
+    if shares:
+        click.echo(f"At most {' and '.join(shares)} at once; beyond, a 'too many pages' page.")
     sys.stdout.flush()
     sys.stderr.flush()
     command = voila_command(

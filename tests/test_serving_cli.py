@@ -3,6 +3,7 @@ they write, what they refuse (one line, exit 2), and the server command they bui
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,31 @@ def test_the_server_command_carries_the_caps_per_client_and_the_hard_grace():
     assert "--ClassroomKernelManager.max_per_device=2" in command
     assert "--ClassroomKernelManager.max_per_address=25" in command
     assert "--ClassroomVoila.trusted_proxies=['127.0.0.1']" in command
+
+
+def test_the_dashboard_says_its_caps_per_client_and_passes_them_on(tmp_path, monkeypatch):
+    started: list[list[str]] = []
+    monkeypatch.setattr(os, "execv", lambda path, args: started.append(args))
+    # the command puts the class database's address in its environment for the server
+    monkeypatch.setattr(os, "environ", os.environ.copy())
+    rooms = str(tmp_path / "rooms.sqlite")
+    result = run("dashboard", "--max-visitors", "40", "--rooms", rooms)
+    assert result.exit_code == 0, result.output
+    assert "At most 4 per browser and 20 per network address (--max-per-address)" in result.output
+    result = run(
+        "dashboard",
+        "--max-visitors",
+        "40",
+        "--max-per-address",
+        "33",
+        "--max-per-device",
+        "0",
+        "--trusted-proxy",
+        "0:0::1",
+        "--rooms",
+        rooms,
+    )
+    assert "At most 33 per network address" in result.output and "browser" not in result.output
+    assert "--ClassroomKernelManager.max_per_address=33" in started[1]
+    assert "--ClassroomKernelManager.max_per_device=0" in started[1]
+    assert "--ClassroomVoila.trusted_proxies=['::1']" in started[1]  # as the server sees it

@@ -33,6 +33,15 @@ PER_DEVICE = 4
 # rest of the class, and the instructor, still get in. docs/deploy.md says how to size it.
 PER_ADDRESS_AUTO = -1
 
+
+def address_cap(max_visitors: int, max_per_address: int = PER_ADDRESS_AUTO) -> int:
+    """The most kernels one network address may hold at once (0: no limit): `max_per_address`,
+    or for PER_ADDRESS_AUTO half of `max_visitors` (at least 1; no limit without a cap)."""
+    if max_per_address >= 0:
+        return max_per_address
+    return max(1, max_visitors // 2) if max_visitors else 0
+
+
 # The page a join link opens (`?room=CODE` on the dashboard's address), in the dashboard
 # notebook's folder: served from a preheated pool of its own, so a student's first page comes
 # from a kernel that has already built it (amteach.serving.app)

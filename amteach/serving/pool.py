@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from .config import address_cap
 from .environment import skip_uri_grammar
 
 # the server never checks URI formats; skipping the grammar halves its start-up time
@@ -352,9 +353,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     # --- kernels per client --------------------------------------------------------------
     def address_cap(self) -> int:
         """The most kernels one network address may hold at once (0: no limit)."""
-        if self.max_per_address >= 0:
-            return self.max_per_address
-        return max(1, self.max_kernels // 2) if self.max_kernels else 0
+        return address_cap(self.max_kernels, self.max_per_address)
 
     def client_kernels(self, device: str, address: str) -> tuple[int, int]:
         """Kernels held (or pages being served) by this device and by this address."""
