@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import sys
@@ -18,8 +19,11 @@ from .engine.scenario import ScriptStepError, scenario_report
 from .serving import (
     GRACE_SECONDS,
     MEMORY_SHARE_FOR_VISITORS,
+    PER_ADDRESS_AUTO,
+    PER_DEVICE,
     TEMPLATE,
     VISITOR_MB,
+    address_cap,
     default_max_visitors,
     normalized_base_url,
     rooms_environment,
@@ -510,6 +514,26 @@ def sweep(
         sys.exit(130)
 
 
+class PerAddress(click.ParamType):
+    """`--max-per-address`: a whole number from 0 (no limit) to 10000, or `auto` (half of
+    `--max-visitors`)."""
+
+    name = "N|auto"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "auto":
+            return PER_ADDRESS_AUTO
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            self.fail(f"{str(value)[:40]!r} is not a whole number or 'auto'", param, ctx)
+        if not 0 <= number <= 10000:
+            self.fail(f"{number} is not between 0 and 10000 (or 'auto')", param, ctx)
+        return number
+
+
 class MaxVisitors(click.ParamType):
     """`--max-visitors`: a whole number from 0 (no limit) to 10000, or `auto`."""
 
@@ -584,6 +608,31 @@ class MaxVisitors(click.ParamType):
     "that retries.",
 )
 @click.option(
+    "--max-per-address",
+    type=PerAddress(),
+    default="auto",
+    show_default=True,
+    help="Most visitors (kernels) from one network address at once; 'auto' is half of "
+    "--max-visitors, so that one script cannot take every place; 0 for no limit. A class "
+    "behind one NAT shares one address: raise it to the class size (docs/deploy.md).",
+)
+@click.option(
+    "--max-per-device",
+    type=click.IntRange(0, 10000),
+    default=PER_DEVICE,
+    show_default=True,
+    help="Most dashboard pages (kernels) one browser may have open at once; 0 for no limit.",
+)
+@click.option(
+    "--trusted-proxy",
+    "trusted_proxies",
+    multiple=True,
+    metavar="ADDRESS",
+    help="The address of a reverse proxy in front of this server (nginx on this machine: "
+    "127.0.0.1): its requests count for the visitor its X-Real-IP header names. Repeat for "
+    "several.",
+)
+@click.option(
     "--rooms",
     "rooms_url",
     default="amteach-rooms.sqlite",
@@ -615,6 +664,9 @@ def dashboard(
     cull_after: int,
     base_url: str,
     max_visitors: int,
+    max_per_address: int,
+    max_per_device: int,
+    trusted_proxies: tuple[str, ...],
     rooms_url: str,
     public_url: str | None,
     nginx_config: bool,
@@ -624,6 +676,10 @@ def dashboard(
         base_url = normalized_base_url(base_url)
     except ValueError as err:
         _fail(f"--base-url {err}", 2)
+    try:  # written as the server sees it (127.0.0.1, ::1)
+        trusted_proxies = tuple(str(ipaddress.ip_address(proxy)) for proxy in trusted_proxies)
+    except ValueError as err:
+        _fail(f"--trusted-proxy: {err}", 2)
     if nginx_config:
         _print_nginx_config(port, ip, base_url, template, public_url)
         return
@@ -646,9 +702,27 @@ def dashboard(
         click.echo(f"At most {max_visitors} visitors at once; others see a 'full' page.")
     else:
         click.echo("No limit on visitors (--max-visitors 0): each holds a kernel in memory.")
+    per_address = address_cap(max_visitors, max_per_address)
+    shares = [f"{max_per_device} per browser"] if max_per_device else []
+    if per_address:
+        shares.append(f"{per_address} per network address (--max-per-address)")
+    if shares:
+        click.echo(f"At most {' and '.join(shares)} at once; beyond, a 'too many pages' page.")
     sys.stdout.flush()
     sys.stderr.flush()
-    command = voila_command(notebook, port, ip, pool, template, cull_after, base_url, max_visitors)
+    command = voila_command(
+        notebook,
+        port,
+        ip,
+        pool,
+        template,
+        cull_after,
+        base_url,
+        max_visitors,
+        max_per_device=max_per_device,
+        max_per_address=max_per_address,
+        trusted_proxies=trusted_proxies,
+    )
     # the kernels open the class database that was checked above
     os.environ.update(rooms_env)
     # become the server: a service manager's SIGTERM then reaches Voilà itself, which shuts

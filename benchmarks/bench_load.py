@@ -323,8 +323,18 @@ def served(
     ends. `cpus`: a taskset list for the server and the kernels it starts; `env`: added to
     its environment (the class database, for example)."""
     port = free_port()
+    # every visitor comes from this machine's address, as a class behind one NAT: no cap per
+    # address (docs/deploy.md)
     command = voila_command(
-        dashboard_notebook(), port, "127.0.0.1", pool, template, 600, "/", max_visitors
+        dashboard_notebook(),
+        port,
+        "127.0.0.1",
+        pool,
+        template,
+        600,
+        "/",
+        max_visitors,
+        max_per_address=0,
     )
     if cpus:
         command = ["taskset", "-c", cpus, *command]

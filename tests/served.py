@@ -60,10 +60,12 @@ def dashboard_server(
     unopened_after: int = 5 * UNOPENED_SECONDS,
     env: dict[str, str] | None = None,
     template: str = TEMPLATE,
+    extra: list[str] | None = None,
 ) -> Iterator[Server]:
     """The dashboard served as `amteach dashboard` serves it (or by `command`, which must take
     the port from free_port()), until the block ends; then SIGTERM to its process id.
-    `env` adds to the server's environment (the class database of `--rooms`, say)."""
+    `env` adds to the server's environment (the class database of `--rooms`, say); `extra`
+    sets options of the server's command line (replacing the command's own)."""
     port = free_port()
     if command is None:
         command = voila_command(
@@ -79,6 +81,10 @@ def dashboard_server(
         )
     else:
         command = [part.replace("{port}", str(port)) for part in command]
+    # an option given twice is refused: `extra` replaces the command's own
+    replaced = {option.split("=", 1)[0] for option in extra or []}
+    command = [part for part in command if part.split("=", 1)[0] not in replaced]
+    command = [*command, *(extra or [])]
     process = subprocess.Popen(
         command,
         stdout=subprocess.PIPE,

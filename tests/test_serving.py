@@ -279,7 +279,9 @@ def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
             assert "throws" in visitor.narration()
             # a page whose first script ran (a browser, loading slowly) says so and keeps its
             # kernel; another site cannot say it for it
-            slow = re.search(r'"kernelId":\s*"([\w-]+)"', plain_get(server.url).decode())[1]
+            slow_page = plain_get(server.url).decode()
+            slow = re.search(r'"kernelId":\s*"([\w-]+)"', slow_page)[1]
+            slow_key = re.search(r'"amteachPageKey":\s*"(\w+)"', slow_page)[1]
             forged = urllib.request.Request(
                 f"{server.url}voila/amteach/alive/{slow}",
                 method="POST",
@@ -288,7 +290,12 @@ def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(forged, timeout=60)
             assert refused.value.code == 403
-            alive = urllib.request.Request(f"{server.url}voila/amteach/alive/{slow}", method="POST")
+            alive = urllib.request.Request(
+                f"{server.url}voila/amteach/alive/{slow}",
+                data=slow_key.encode(),
+                method="POST",
+                headers={"Origin": server.url.rstrip("/")},
+            )
             with urllib.request.urlopen(alive, timeout=60) as response:
                 assert response.status == 204
             plain_get(server.url)  # and one that no browser opened

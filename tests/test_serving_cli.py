@@ -3,6 +3,7 @@ they write, what they refuse (one line, exit 2), and the server command they bui
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,8 @@ def test_notebooks_copy_writes_only_the_notebooks(tmp_path):
         (("dashboard", "--base-url", "/a b/"), "--base-url"),
         (("dashboard", "--base-url", "/../etc/"), "--base-url"),
         (("dashboard", "--max-visitors", "-1"), "--max-visitors"),
+        (("dashboard", "--max-per-address", "some"), "--max-per-address"),
+        (("dashboard", "--trusted-proxy", "nginx"), "--trusted-proxy"),
     ],
 )
 def test_bad_arguments_get_one_line_and_exit_2(tmp_path, args, says):
@@ -107,3 +110,54 @@ def test_the_server_command_carries_the_cap_the_grace_and_the_path():
     assert "--MappingKernelManager.cull_idle_timeout=300" in command
     assert "--MappingKernelManager.cull_connected=False" in command
     assert "--KernelManager.transport=ipc" in command  # no TCP port races among kernels
+
+
+def test_the_server_command_carries_the_caps_per_client_and_the_hard_grace():
+    command = voila_command(Path("d.ipynb"), 8866, "127.0.0.1", 30, "amteach", 120, "/", 20)
+    # by default: 4 per browser, half of --max-visitors per address (-1), no proxy trusted
+    assert "--ClassroomKernelManager.max_per_device=4" in command
+    assert "--ClassroomKernelManager.max_per_address=-1" in command
+    assert "--ClassroomVoila.trusted_proxies=[]" in command
+    # a kernel with no page connected goes after --cull-after, whatever it does
+    assert "--ClassroomKernelManager.disconnect_grace=120" in command
+    command = voila_command(
+        Path("d.ipynb"),
+        8866,
+        "127.0.0.1",
+        30,
+        "amteach",
+        max_per_device=2,
+        max_per_address=25,
+        trusted_proxies=("127.0.0.1",),
+    )
+    assert "--ClassroomKernelManager.max_per_device=2" in command
+    assert "--ClassroomKernelManager.max_per_address=25" in command
+    assert "--ClassroomVoila.trusted_proxies=['127.0.0.1']" in command
+
+
+def test_the_dashboard_says_its_caps_per_client_and_passes_them_on(tmp_path, monkeypatch):
+    started: list[list[str]] = []
+    monkeypatch.setattr(os, "execv", lambda path, args: started.append(args))
+    # the command puts the class database's address in its environment for the server
+    monkeypatch.setattr(os, "environ", os.environ.copy())
+    rooms = str(tmp_path / "rooms.sqlite")
+    result = run("dashboard", "--max-visitors", "40", "--rooms", rooms)
+    assert result.exit_code == 0, result.output
+    assert "At most 4 per browser and 20 per network address (--max-per-address)" in result.output
+    result = run(
+        "dashboard",
+        "--max-visitors",
+        "40",
+        "--max-per-address",
+        "33",
+        "--max-per-device",
+        "0",
+        "--trusted-proxy",
+        "0:0::1",
+        "--rooms",
+        rooms,
+    )
+    assert "At most 33 per network address" in result.output and "browser" not in result.output
+    assert "--ClassroomKernelManager.max_per_address=33" in started[1]
+    assert "--ClassroomKernelManager.max_per_device=0" in started[1]
+    assert "--ClassroomVoila.trusted_proxies=['::1']" in started[1]  # as the server sees it

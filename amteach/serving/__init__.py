@@ -14,8 +14,11 @@
 from .config import (
     GRACE_SECONDS,
     MEMORY_SHARE_FOR_VISITORS,
+    PER_ADDRESS_AUTO,
+    PER_DEVICE,
     UNOPENED_SECONDS,
     VISITOR_MB,
+    address_cap,
     available_memory_mb,
     default_max_visitors,
     normalized_base_url,
@@ -38,6 +41,8 @@ from .preheat import QUERY_STRING, VOILA_PREHEAT, when_page_known
 __all__ = [
     "GRACE_SECONDS",
     "MEMORY_SHARE_FOR_VISITORS",
+    "PER_ADDRESS_AUTO",
+    "PER_DEVICE",
     "PLOTLY_BUNDLE",
     "PLOTLY_BUNDLE_ENV",
     "PUBLIC_URL_ENV",
@@ -47,6 +52,7 @@ __all__ = [
     "UNOPENED_SECONDS",
     "VISITOR_MB",
     "VOILA_PREHEAT",
+    "address_cap",
     "available_memory_mb",
     "default_max_visitors",
     "is_served",

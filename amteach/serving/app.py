@@ -11,7 +11,16 @@
 - **Kernels of closed tabs go promptly.** The page asks the server to shut its kernel down when
   the tab closes (see voila_template/index.html.j2). A page that vanishes without saying so (a
   dropped network, a sleeping laptop) keeps its kernel for a grace period counted from the
-  moment its connection dropped, so a page that reconnects finds its game where it was.
+  moment its connection dropped, so a page that reconnects finds its game where it was; after
+  it the kernel goes, whatever output it still produces.
+- **Beacons carry the page's own key.** The alive and release beacons name a kernel and carry
+  the key the server put in that page (`page_key`: an HMAC of the kernel's id under a secret
+  made at start, so no state is kept), and must say where they come from (an Origin header of
+  this server): knowing a kernel's id is not enough to hold or free it.
+- **Kernels per client.** A browser (its `amteach_device` cookie) and a network address may
+  hold only so many kernels at once (`ClassroomKernelManager.max_per_device`,
+  `max_per_address`); beyond, a short "too many pages" page (HTTP 429). One script then cannot
+  take every kernel under the cap and lock the class, or its instructor, out.
 - **A join link's page has no kernel.** `?room=CODE` on the dashboard's address is served
   the light phone page (`phones.py`), and the server holds the class's tables itself
   (`amteach.rooms.hub`): a phone costs a websocket. Links handed out keep working: they are
@@ -27,10 +36,13 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import hashlib
+import hmac
 import html
 import mimetypes
 import os
 import re
+import secrets
 import sys
 import threading
 from http import HTTPStatus
@@ -48,7 +60,7 @@ from jupyter_server.utils import url_path_join  # noqa: E402
 from tornado import httputil, ioloop, web  # noqa: E402
 from tornado.iostream import StreamClosedError  # noqa: E402
 from tornado.websocket import WebSocketClosedError  # noqa: E402
-from traitlets import Bool  # noqa: E402
+from traitlets import Bool, List, Unicode  # noqa: E402
 from voila.app import Voila  # noqa: E402
 from voila.static_file_handler import (  # noqa: E402
     MultiStaticFileHandler,
@@ -57,6 +69,12 @@ from voila.static_file_handler import (  # noqa: E402
 from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
 
 from ..rooms import SERVER_DRIVES_ENV  # noqa: E402
+from .clients import (  # noqa: E402
+    DEVICE_COOKIE,
+    DEVICE_COOKIE_FORM,
+    TRUSTED_PROXIES_SETTING,
+    client_address,
+)
 from .environment import PLOTLY_BUNDLE  # noqa: E402
 from .phones import (  # noqa: E402
     PHONE_ROUTE,
@@ -64,9 +82,8 @@ from .phones import (  # noqa: E402
     limits_from_environment,
     phone_page,
     phone_settings,
-    set_device_cookie,
 )
-from .pool import ClassroomKernelManager  # noqa: E402
+from .pool import ClassroomKernelManager, ClientClaim  # noqa: E402
 
 # how often a full page asks again, in seconds
 FULL_PAGE_RETRY = 15
@@ -76,6 +93,16 @@ RELEASE_ROUTE = r"/voila/amteach/release/(?P<kernel_id>[\w-]+)"
 ALIVE_ROUTE = r"/voila/amteach/alive/(?P<kernel_id>[\w-]+)"
 # the kernel a page is given, in the page's own configuration (what its browser connects to)
 PAGE_KERNEL_ID = re.compile(r'"kernelId":\s*"([\w-]+)"')
+# the key a page's beacons carry, put in the page's configuration beside the kernel's id
+PAGE_KEY_FIELD = "amteachPageKey"
+# where the server's settings keep the secret page keys are made with
+PAGE_SECRET_SETTING = "amteach_page_secret"
+
+
+def page_key(secret: bytes, kernel_id: str) -> str:
+    """The key of the page given `kernel_id`: only the server, which holds `secret`, can make
+    it, and only that page is sent it."""
+    return hmac.new(secret, kernel_id.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 FULL_PAGE = """<!doctype html>
@@ -99,6 +126,35 @@ dashboard as soon as a place is free.</p>
 # where the server's settings say that join links get the light phone page (phones.py)
 LIGHT_PHONES_SETTING = "amteach_light_phones"
 
+TOO_MANY_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="{retry}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Too many dashboard pages open</title>
+<style>
+  body {{ font-family: system-ui, sans-serif; font-size: 24px; line-height: 1.5;
+         max-width: 40em; margin: 15vh auto; padding: 0 1em; color: #1a1a1a; }}
+  h1 {{ font-size: 36px; }}
+</style></head>
+<body class="am-too-many">
+<h1>{headline}</h1>
+<p>{advice}</p>
+<p>This page tries again by itself every {retry} seconds.</p>
+</body></html>
+"""
+TOO_MANY = {
+    "device": (
+        "This browser already has {cap} dashboard pages open.",
+        "Close a dashboard tab you no longer use: its place is freed at once.",
+    ),
+    "address": (
+        "Too many dashboard pages are open from your network: {cap}.",
+        "Close a dashboard page you no longer use, or try again in a few minutes. If your "
+        "whole class shares one network address, ask the person who runs the server to raise "
+        "--max-per-address.",
+    ),
+}
+
 
 def is_join_link(query: str) -> bool:
     """A join link's query: `room=` with a value (what the page then reads, ui/live.py)."""
@@ -110,15 +166,51 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
     a join link (`?room=CODE`) served the light phone page, with no kernel."""
 
     page_kernel: str | None = None
+    claim: ClientClaim | None = None
 
     def write(self, chunk: Any) -> None:
         """Note the kernel the page is given (the page's first chunk carries its
-        configuration)."""
+        configuration), count it for the client, and put the page's key beside it."""
         if self.page_kernel is None and isinstance(chunk, str):
             found = PAGE_KERNEL_ID.search(chunk)
             if found:
                 self.page_kernel = found.group(1)
+                if self.claim is not None and isinstance(
+                    self.kernel_manager, ClassroomKernelManager
+                ):
+                    self.kernel_manager.give_claim_kernel(self.claim, self.page_kernel)
+                secret = self.settings.get(PAGE_SECRET_SETTING)
+                if secret:
+                    key = page_key(secret, self.page_kernel)
+                    # the configuration is JSON: one more field after the kernel's id
+                    chunk = (
+                        chunk[: found.end()]
+                        + f', "{PAGE_KEY_FIELD}": "{key}"'
+                        + chunk[found.end() :]
+                    )
         super().write(chunk)
+
+    def client(self) -> tuple[str, str]:
+        """This visitor's device cookie (set now if missing) and network address."""
+        device = self.get_cookie(DEVICE_COOKIE) or ""
+        if not DEVICE_COOKIE_FORM.fullmatch(device):
+            device = secrets.token_urlsafe(18)
+            self.set_cookie(
+                DEVICE_COOKIE,
+                device,
+                path=self.base_url,
+                httponly=True,
+                samesite="Lax",
+                secure=self.request.protocol == "https",
+            )
+        trusted = self.settings.get(TRUSTED_PROXIES_SETTING) or []
+        return device, client_address(self.request.remote_ip or "", self.request.headers, trusted)
+
+    def refuse(self, status: int, page: str) -> None:
+        self.set_status(status)
+        self.set_header("Retry-After", str(FULL_PAGE_RETRY))
+        self.set_header("Cache-Control", "no-store")
+        self.finish(page)
 
     def _page_sent(self) -> None:
         """The page is sent (or its visitor left before the end): its browser connects to the
@@ -129,36 +221,56 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
             manager.note_page_served(self.page_kernel)
             self.page_kernel = None
 
-    def on_finish(self) -> None:
+    def _page_done(self) -> None:
         self._page_sent()
+        manager = self.kernel_manager
+        if self.claim is not None and isinstance(manager, ClassroomKernelManager):
+            manager.drop_claim(self.claim)  # only if it was given no kernel
+
+    def on_finish(self) -> None:
+        self._page_done()
         super().on_finish()
 
     def on_connection_close(self) -> None:
-        self._page_sent()
+        self._page_done()
         super().on_connection_close()
 
     async def get(self, path: str | None = None) -> None:
         if self.settings.get(LIGHT_PHONES_SETTING) and is_join_link(self.request.query):
             # a join link: the light page, with no kernel (the server holds the game)
             room = (parse_qs(self.request.query).get("room") or [""])[0]
-            set_device_cookie(self)
+            self.client()  # the device cookie, which the phone's websocket is counted by
             self.set_header("Cache-Control", "no-store")
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.finish(phone_page(self.base_url, room))
             return
         manager = self.kernel_manager
-        if isinstance(manager, ClassroomKernelManager) and not manager.has_room_for_a_visitor():
-            self.set_status(503)
-            self.set_header("Retry-After", str(FULL_PAGE_RETRY))
-            self.set_header("Cache-Control", "no-store")
-            self.finish(
+        if not isinstance(manager, ClassroomKernelManager):
+            await super().get(path)
+            return
+        if not manager.has_room_for_a_visitor():
+            self.refuse(
+                503,
                 FULL_PAGE.format(
                     visitors=html.escape(str(manager.max_kernels)), retry=FULL_PAGE_RETRY
-                )
+                ),
             )
             return
-        if isinstance(manager, ClassroomKernelManager):
-            await manager.make_room_for(self.notebook_path)
+        claim = manager.claim_for_client(*self.client())
+        if isinstance(claim, str):  # over the cap of this device or address
+            cap = manager.max_per_device if claim == "device" else manager.address_cap()
+            headline, advice = TOO_MANY[claim]
+            self.refuse(
+                429,
+                TOO_MANY_PAGE.format(
+                    headline=html.escape(headline.format(cap=cap)),
+                    advice=html.escape(advice),
+                    retry=FULL_PAGE_RETRY,
+                ),
+            )
+            return
+        self.claim = claim
+        await manager.make_room_for(self.notebook_path)
         await super().get(path)
 
     def should_use_rendered_notebook(self, *args: Any, **kwargs: Any) -> bool:
@@ -172,11 +284,21 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
 class ReleaseKernelHandler(JupyterHandler):
     """A closing page hands its kernel back (navigator.sendBeacon in the amteach template).
     Voilà's own shutdown route wants an XSRF token that a Voilà page never receives; the
-    kernel's id, known only to its page, and a same-origin check guard this one instead."""
+    page's key (sent in the beacon's body) and a same-origin check guard this one instead."""
 
     def check_xsrf_cookie(self) -> None:
-        if not self.check_origin():
-            raise web.HTTPError(403, "cross-origin request")
+        # a browser's beacon always says where it comes from; a request that does not is no
+        # page's (a script's), and one from another site's page is refused as before
+        if "Origin" not in self.request.headers or not self.check_origin():
+            raise web.HTTPError(403, "not from a page of this server (Origin)")
+
+    def check_page_key(self, kernel_id: str) -> None:
+        secret = self.settings.get(PAGE_SECRET_SETTING)
+        if not secret:
+            return
+        sent = self.request.body.decode("ascii", "replace").strip()
+        if not hmac.compare_digest(sent, page_key(secret, kernel_id)):
+            raise web.HTTPError(403, "not this page's key")
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         # one plain line: Voilà's server has no error page templates of Jupyter's
@@ -185,6 +307,7 @@ class ReleaseKernelHandler(JupyterHandler):
 
     @web.authenticated
     async def post(self, kernel_id: str) -> None:
+        self.check_page_key(kernel_id)
         if kernel_id in self.kernel_manager:
             await self.kernel_manager.shutdown_kernel(kernel_id)
         self.set_status(204)
@@ -194,10 +317,11 @@ class ReleaseKernelHandler(JupyterHandler):
 class PageAliveHandler(ReleaseKernelHandler):
     """A page that a browser opened says so as soon as its first script runs, so its kernel
     is kept while the rest of the page loads (a plain GET never runs the script). Guarded as
-    the release route is: the kernel's id, known only to its page, and a same-origin check."""
+    the release route is: the page's key and a same-origin check."""
 
     @web.authenticated
     async def post(self, kernel_id: str) -> None:
+        self.check_page_key(kernel_id)
         manager = self.kernel_manager
         if isinstance(manager, ClassroomKernelManager):
             manager.note_page_alive(kernel_id)
@@ -379,6 +503,15 @@ class ClassroomVoila(Voila):
         "server holds each table's game (amteach.serving.phones).",
     )
 
+    trusted_proxies = List(
+        Unicode(),
+        [],
+        config=True,
+        help="Addresses of the reverse proxies in front of this server (nginx: 127.0.0.1): a "
+        "request from one of them is counted for the visitor its X-Real-IP header names. "
+        "Without it, every request counts for the address it came from.",
+    )
+
     def init_settings(self) -> dict:
         # before Voilà preheats its kernels: an instructor's Class tab leaves the bots, the
         # timer and absent students to this server, which holds the tables (phones.py)
@@ -387,6 +520,9 @@ class ClassroomVoila(Voila):
         else:
             os.environ.pop(SERVER_DRIVES_ENV, None)
         settings = super().init_settings()
+        # made anew at each start: pages of an earlier run have no kernel to keep anyway
+        settings[PAGE_SECRET_SETTING] = secrets.token_bytes(32)
+        settings[TRUSTED_PROXIES_SETTING] = list(self.trusted_proxies)
         if self.compress_responses:
             # Voilà builds tornado's application with these settings, then applies its own
             # tornado_settings: too late for compress_response, so the transforms go here

@@ -25,6 +25,22 @@ GRACE_SECONDS = 300
 # A browser connects within seconds of receiving the page, even on a loaded server.
 UNOPENED_SECONDS = 40
 
+# Kernels one browser (its device cookie) may hold at once: a student with a few tabs open.
+# A script can drop the cookie; the cap per network address is what bounds a script.
+PER_DEVICE = 4
+# Kernels one network address may hold at once, by default: half of --max-visitors, so one
+# address (a script, or one classroom behind a NAT) can take at most half the seats and the
+# rest of the class, and the instructor, still get in. docs/deploy.md says how to size it.
+PER_ADDRESS_AUTO = -1
+
+
+def address_cap(max_visitors: int, max_per_address: int = PER_ADDRESS_AUTO) -> int:
+    """The most kernels one network address may hold at once (0: no limit): `max_per_address`,
+    or for PER_ADDRESS_AUTO half of `max_visitors` (at least 1; no limit without a cap)."""
+    if max_per_address >= 0:
+        return max_per_address
+    return max(1, max_visitors // 2) if max_visitors else 0
+
 
 # `--max-visitors auto` (the default): sized from the memory available when the server starts.
 # A visitor's kernel holds about 90 MB (proportional set size) after a played game, and about
@@ -70,6 +86,10 @@ def voila_command(
     base_url: str = "/",
     max_visitors: int = 0,
     unopened_after: int = UNOPENED_SECONDS,
+    *,
+    max_per_device: int = PER_DEVICE,
+    max_per_address: int = PER_ADDRESS_AUTO,
+    trusted_proxies: tuple[str, ...] = (),
 ) -> list[str]:
     """The command line of the server that serves the dashboard to a class (Voilà with
     amteach's kernel cap and culling, `amteach.serving.app`), with a pool of `pool` kernels.
@@ -104,6 +124,13 @@ def voila_command(
         f"--MappingKernelManager.cull_idle_timeout={cull_after}",
         f"--MappingKernelManager.cull_interval={max(1, min(60, cull_after // 5))}",
         "--MappingKernelManager.cull_connected=False",
+        # and `cull_after` seconds after its last page disconnected, whatever output it still
+        # produces (output counts as activity for the cull above)
+        f"--ClassroomKernelManager.disconnect_grace={cull_after}",
+        # kernels per browser and per network address (-1: half of max_kernels)
+        f"--ClassroomKernelManager.max_per_device={max_per_device}",
+        f"--ClassroomKernelManager.max_per_address={max_per_address}",
+        f"--ClassroomVoila.trusted_proxies={list(trusted_proxies)!r}",
         # kernels talk to the server over Unix sockets in Voilà's private folder, not over TCP
         # ports picked ahead of time: when many kernels start at once, another process can take
         # a picked port first, and the server then waits on that kernel forever (seen with 30)

@@ -33,12 +33,12 @@ from tornado.ioloop import IOLoop, PeriodicCallback
 from ..render import PHONE_STYLE
 from ..rooms import open_rooms
 from ..rooms.hub import Hub, Phone, PhoneLimits
+from .clients import DEVICE_COOKIE, DEVICE_COOKIE_FORM, TRUSTED_PROXIES_SETTING, client_address
 
 log = logging.getLogger("amteach.phones")
 
 # where a phone's websocket connects, under the server's base URL
 PHONE_ROUTE = "amteach/phone/ws"
-DEVICE_COOKIE = "amteach_device"
 MAX_MESSAGE_BYTES = 16 * 1024  # the longest message a phone may send (a trade offer is < 1 kB)
 TICK_SECONDS = 0.1  # how often the hub looks at its tables (bots, the timer) at most
 PING_SECONDS = 10  # websocket pings find phones that vanished without a goodbye
@@ -111,22 +111,10 @@ LIMITS_SETTING = "amteach_phone_limits"
 CONNECTIONS_SETTING = "amteach_phone_connections"
 
 
-def client_address(request: Any) -> str:
-    """The client's address: the peer's, or the one a trusted proxy in front of the server
-    (nginx, docs/deploy.md) put in X-Real-IP when the peer is that proxy on this machine."""
-    peer = request.remote_ip or "?"
-    forwarded = request.headers.get("X-Real-IP", "")
-    if peer in ("127.0.0.1", "::1") and forwarded and len(forwarded) <= 64:
-        return forwarded
-    return peer
-
-
 def device_of(handler: web.RequestHandler) -> str:
-    """The device cookie's value (set by the page), or a fresh one for this connection."""
+    """The device cookie's value (set by the page), or a name of this connection's own."""
     value = handler.get_cookie(DEVICE_COOKIE) or ""
-    if 16 <= len(value) <= 64 and value.replace("-", "").replace("_", "").isalnum():
-        return value
-    return "anon-" + secrets.token_urlsafe(12)
+    return value if DEVICE_COOKIE_FORM.fullmatch(value) else "anon-" + secrets.token_urlsafe(12)
 
 
 class PhoneSocket(websocket.WebSocketHandler):
@@ -153,7 +141,9 @@ class PhoneSocket(websocket.WebSocketHandler):
         hub: HubThread = self.settings[HUB_SETTING]
         limits: PhoneLimits = self.settings[LIMITS_SETTING]
         connections: Connections = self.settings[CONNECTIONS_SETTING]
-        self.address = client_address(self.request)
+        trusted = self.settings.get(TRUSTED_PROXIES_SETTING) or []
+        peer = self.request.remote_ip or ""
+        self.address = client_address(peer, self.request.headers, trusted)
         self.device = device_of(self)
         self.window = []
         if connections.by_address[self.address] >= limits.connections_per_address:
@@ -287,19 +277,6 @@ def phone_page(base_url: str, room: str) -> str:
         room=html.escape(room[:12], quote=True),
         parts=parts,
     )
-
-
-def set_device_cookie(handler: web.RequestHandler) -> None:
-    """The page's device cookie: what the limits count a device by (not a secret)."""
-    if not handler.get_cookie(DEVICE_COOKIE):
-        handler.set_cookie(
-            DEVICE_COOKIE,
-            secrets.token_urlsafe(18),
-            httponly=True,
-            samesite="Lax",
-            expires_days=30,
-            path="/",
-        )
 
 
 def phone_settings(

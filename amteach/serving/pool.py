@@ -5,7 +5,11 @@
   refills shrinks to the room the cap leaves, and grows back as visitors leave.
 - **Kernels of pages that never opened go promptly** (`unopened_timeout`, 40 s by default).
 - **A grace period counted from the moment a page's connection dropped**, not from its last
-  click (`cull_idle_timeout`).
+  click (`cull_idle_timeout`), and a hard one: a kernel whose last websocket closed is shut
+  down `disconnect_grace` seconds later whatever it still does (`shut_when_abandoned`).
+- **Kernels per client.** `max_per_device` and `max_per_address` bound the kernels handed to
+  one browser (its device cookie) and to one network address (`ClientClaim`), so that one
+  script cannot take every kernel under the cap.
 
 `amteach.serving.app` puts it under Voilà; docs/deploy.md says how to size a server.
 """
@@ -14,9 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from .config import address_cap
 from .environment import skip_uri_grammar
 
 # the server never checks URI formats; skipping the grammar halves its start-up time
@@ -26,6 +32,17 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from tornado.ioloop import PeriodicCallback  # noqa: E402
 from traitlets import Int  # noqa: E402
 from voila.utils import ENV_VARIABLE  # noqa: E402
+
+
+@dataclass(eq=False)
+class ClientClaim:
+    """A page being served to one client (a device cookie and a network address), and then the
+    kernel it was given: counted against the client's caps until that kernel is shut down."""
+
+    device: str
+    address: str
+    kernel_id: str | None = None
+
 
 # set in the environment of the join page's pool kernels (their pool's name): a refill held
 # back by the cap is then known to be for that page
@@ -43,6 +60,24 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         40,
         config=True,
         help="Seconds a kernel handed to a page is kept if the page never connects to it.",
+    )
+
+    max_per_device = Int(
+        4,
+        config=True,
+        help="Most kernels handed to one browser (its device cookie) at once (0: no limit).",
+    )
+    max_per_address = Int(
+        -1,
+        config=True,
+        help="Most kernels handed to one network address at once: -1 for half of max_kernels "
+        "(at least 1, no limit without max_kernels), 0 for no limit.",
+    )
+    disconnect_grace = Int(
+        0,
+        config=True,
+        help="Seconds a kernel is kept once its last websocket closed, whatever it still does "
+        "(output counts for nothing); cancelled when a page reconnects (0: never).",
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -65,6 +100,10 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         self.unopened: dict[str, float] = {}  # kernel id -> when its page was sent
         self.opened_ids: set[str] = set()  # kernels whose page a browser opened or connected
         self.unopened_watch: PeriodicCallback | None = None
+        self.claims: list[ClientClaim] = []  # pages served or being served, per client
+        # kernel id -> the timer that shuts it down, running while no page is connected
+        self.abandoned: dict[str, asyncio.TimerHandle] = {}
+        self.abandoned_shutdowns: set[asyncio.Future] = set()
 
     # --- counting -----------------------------------------------------------------------
     def live_kernels(self) -> int:
@@ -213,6 +252,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             self.stopping_ids.discard(kernel_id)
             self.opened_ids.discard(kernel_id)
             self.unopened.pop(kernel_id, None)
+            self.forget_kernel(kernel_id)
         if not self.stopping_everything and hasattr(self, "fill_if_needed"):
             # room under the cap again: let the pools grow back towards --pool
             self.fit_pool_to_cap()
@@ -246,6 +286,7 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
 
     def notify_connect(self, kernel_id: str) -> None:
         super().notify_connect(kernel_id)
+        self.cancel_abandoned(kernel_id)  # a page is back: the kernel is kept
         self.opened_ids.add(kernel_id)
         self.unopened.pop(kernel_id, None)
 
@@ -267,7 +308,86 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     def notify_disconnect(self, kernel_id: str) -> None:
         """A page's connection closed: its grace period (cull_idle_timeout) starts now, not at
         its last click, so a student who read for ten minutes and then lost the network still
-        gets the whole grace period to reconnect."""
+        gets the whole grace period to reconnect. When it was the kernel's last connection,
+        the kernel is shut down `disconnect_grace` seconds later unless a page reconnects:
+        the idle cull alone never fires for a kernel that keeps producing output (a class
+        table's updates, a batch's progress), and the server buffers that output for the
+        closed page meanwhile."""
         super().notify_disconnect(kernel_id)
-        if kernel_id in self:
-            self.get_kernel(kernel_id).last_activity = datetime.now(UTC)
+        if kernel_id not in self:
+            return
+        self.get_kernel(kernel_id).last_activity = datetime.now(UTC)
+        if self.disconnect_grace > 0 and self.kernel_model(kernel_id)["connections"] <= 0:
+            self.cancel_abandoned(kernel_id)
+            loop = asyncio.get_running_loop()
+            self.abandoned[kernel_id] = loop.call_later(
+                self.disconnect_grace, self.start_abandoned_shutdown, kernel_id
+            )
+
+    def start_abandoned_shutdown(self, kernel_id: str) -> None:
+        # the loop keeps only a weak reference to a task: held here until it is done
+        task = asyncio.ensure_future(self.shut_when_abandoned(kernel_id))
+        self.abandoned_shutdowns.add(task)
+        task.add_done_callback(self.abandoned_shutdowns.discard)
+
+    def cancel_abandoned(self, kernel_id: str) -> None:
+        timer = self.abandoned.pop(kernel_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    async def shut_when_abandoned(self, kernel_id: str) -> None:
+        """The grace period of a kernel with no page connected has passed: shut it down, busy
+        or not."""
+        self.abandoned.pop(kernel_id, None)
+        if kernel_id not in self or kernel_id in self.stopping_ids:
+            return
+        if self.kernel_model(kernel_id)["connections"] > 0:
+            return  # a page reconnected (its timer should have been cancelled; kept anyway)
+        self.log.info(
+            "Shutting down kernel %s: no page connected for %d s",
+            kernel_id,
+            self.disconnect_grace,
+        )
+        await self.shutdown_kernel(kernel_id)
+
+    # --- kernels per client --------------------------------------------------------------
+    def address_cap(self) -> int:
+        """The most kernels one network address may hold at once (0: no limit)."""
+        return address_cap(self.max_kernels, self.max_per_address)
+
+    def client_kernels(self, device: str, address: str) -> tuple[int, int]:
+        """Kernels held (or pages being served) by this device and by this address."""
+        # a kernel that ended without shutdown_kernel (it died and was removed) counts no more
+        self.claims = [c for c in self.claims if c.kernel_id is None or c.kernel_id in self]
+        by_device = sum(1 for c in self.claims if device and c.device == device)
+        by_address = sum(1 for c in self.claims if c.address == address)
+        return by_device, by_address
+
+    def claim_for_client(self, device: str, address: str) -> ClientClaim | str:
+        """Count a page about to be served to this client, or say which cap it is over:
+        "device" or "address". Counted before the page is rendered, so that a burst of
+        requests cannot all pass the check before any of them is given a kernel."""
+        by_device, by_address = self.client_kernels(device, address)
+        if self.max_per_device and by_device >= self.max_per_device:
+            return "device"
+        cap = self.address_cap()
+        if cap and by_address >= cap:
+            return "address"
+        claim = ClientClaim(device, address)
+        self.claims.append(claim)
+        return claim
+
+    def give_claim_kernel(self, claim: ClientClaim, kernel_id: str) -> None:
+        """The page being served was given this kernel: it counts until the kernel is shut
+        down."""
+        claim.kernel_id = kernel_id
+
+    def drop_claim(self, claim: ClientClaim) -> None:
+        """A page that was given no kernel (the request failed or was refused) counts no more."""
+        if claim.kernel_id is None and claim in self.claims:
+            self.claims.remove(claim)
+
+    def forget_kernel(self, kernel_id: str) -> None:
+        """The kernel is gone: its client's count and its grace timer with it."""
+        self.claims = [c for c in self.claims if c.kernel_id != kernel_id]
+        self.cancel_abandoned(kernel_id)

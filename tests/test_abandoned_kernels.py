@@ -1,0 +1,180 @@
+"""Issue 36: a kernel whose page vanished without the release beacon (a dropped network, a
+tab killed) is shut down once the grace period after its last websocket closed has passed,
+whatever output it still produces; a page that reconnects in time keeps it. A real server
+with a short grace (5 s) and the idle cull left at 5 minutes, so only the new timer can free
+the kernels within the test; plain websocket clients (benchmarks/bench_load.py's visitor).
+One page runs the largest Who wins batch and leaves while it runs: the batch goes on in the
+kernel's background thread, sending its progress (output, which Jupyter's idle cull counts
+as activity, and which the server buffers for the page that left), and its kernel and the
+batch's worker processes still go after the grace."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+
+import psutil
+from served import alive, bench_load, dashboard_server
+from tornado.websocket import websocket_connect
+
+GRACE = 5
+SLACK = 15  # the shutdown itself, on a busy 2-core machine
+VISITORS = 2  # one runs a batch, one plays a turn
+POOL_KERNELS = 2  # --pool 1: one for the dashboard, one for the join page
+
+
+def tree_pss_mb(pid: int) -> float:
+    """Proportional memory of the server and every process under it (its kernels), in MB."""
+    server = psutil.Process(pid)
+    total = 0
+    for process in [server, *server.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):  # a process that just ended
+            total += process.memory_full_info().pss
+    return total / 2**20
+
+
+def wait_until(condition, timeout: float, what: str) -> float:
+    """Poll `condition` until it holds; the seconds it took. Fails with `what` after
+    `timeout` seconds."""
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"gave up waiting: {what}")
+        time.sleep(0.2)
+    return time.monotonic() - started
+
+
+def settled(server) -> float:
+    """The pools full and quiet (every pool kernel has built its page); the tree's memory."""
+    wait_until(lambda: len(server.kernels()) == POOL_KERNELS, 300, "the pools' kernels")
+    bench_load().wait_for_warm_pool(server.process.pid, POOL_KERNELS)
+    return tree_pss_mb(server.process.pid)
+
+
+async def each(*steps) -> list:
+    return await asyncio.gather(*steps)
+
+
+async def reconnect(url: str):
+    """A page's websocket to its kernel again, as the page's own reconnection opens it."""
+    return await websocket_connect(url)
+
+
+async def hang_up(socket) -> None:
+    socket.close()  # on the test's own event loop: tornado's close writes a frame there
+    await asyncio.sleep(0)
+
+
+def model(visitor, **having) -> str:
+    """The comm id of the visitor's widget whose state has all of `having`."""
+    return next(
+        comm
+        for comm, state in visitor.models.items()
+        if all(state.get(key) == value for key, value in having.items())
+    )
+
+
+async def drop_running_batch(visitor) -> int:
+    """Open Who wins, run the largest batch and drop the connection once its progress comes
+    in: the batch goes on in the kernel's background thread (the kernel is idle, not busy),
+    and its progress is output the server buffers for the page that left. Returns the
+    number of games the batch plays."""
+    gate = next(c for c, state in visitor.models.items() if {"module", "ready"} <= set(state))
+    await visitor.update(gate, {"ready": True})  # the page has plotly's bundle: tabs open
+    tabs = next(c for c, s in visitor.models.items() if "Who wins" in (s.get("titles") or ()))
+    index = list(visitor.models[tabs]["titles"]).index("Who wins")
+    await visitor.update(tabs, {"selected_index": index})
+    games = visitor.models[model(visitor, _model_name="IntSliderModel", description="Games")]
+    await visitor.update(
+        model(visitor, _model_name="IntSliderModel", description="Games"),
+        {"value": games["max"]},
+    )
+    progress = model(visitor, _model_name="IntProgressModel", description="Progress")
+    run = model(visitor, _model_name="ButtonModel", description="Run")
+    data = {"method": "custom", "content": {"event": "click"}}
+    await visitor.request("comm_msg", {"comm_id": run, "data": data})
+    while not visitor.models[progress].get("value"):  # the batch's output is coming
+        visitor.changed.clear()
+        await asyncio.wait_for(visitor.changed.wait(), 120)
+    await visitor.close()
+    return games["max"]
+
+
+async def drop_busy(visitor) -> None:
+    """Play, then click once more and drop the connection at once: the kernel's answer to the
+    last click comes after the page has gone (the server buffers it for the page)."""
+    await visitor.click("Roll")
+    offered = await visitor.wait_for_choices()
+    data = {"method": "custom", "content": {"event": "click"}}
+    await visitor.send("comm_msg", {"comm_id": offered[0][1], "data": data})
+    await visitor.close()
+
+
+def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_memory_returns():
+    extra = [f"--ClassroomKernelManager.disconnect_grace={GRACE}"]
+    with dashboard_server(pool=1, extra=extra) as server:
+        settled(server)
+        loop = asyncio.new_event_loop()
+        Visitor = bench_load().Visitor
+        try:
+            # a first visit warms the server (its page handler, its templates), then goes
+            warm = Visitor(server.url)
+            loop.run_until_complete(warm.open())
+            loop.run_until_complete(warm.close())
+            wait_until(lambda: warm.kernel_id not in server.kernels(), GRACE + SLACK, "warm-up")
+            baseline = settled(server)
+
+            visitors = [Visitor(server.url) for _ in range(VISITORS)]
+            back = Visitor(server.url)  # this one's page reconnects within the grace
+            loop.run_until_complete(each(*(v.open() for v in [*visitors, back])))
+            pids = {v.kernel_id: server.kernels()[v.kernel_id] for v in [*visitors, back]}
+            batch = psutil.Process(pids[visitors[0].kernel_id])
+            played = loop.run_until_complete(drop_running_batch(visitors[0]))
+            workers = batch.children(recursive=True)  # the batch's process pool
+            loop.run_until_complete(each(*(drop_busy(v) for v in [*visitors[1:], back])))
+            dropped = time.monotonic()
+            ws_url = server.url.replace("http", "ws", 1) + (
+                f"api/kernels/{back.kernel_id}/channels?session_id={uuid.uuid4()}"
+            )
+            socket = loop.run_until_complete(reconnect(ws_url))
+
+            gone = {v.kernel_id for v in visitors}
+            running: list[bool] = []  # whether the batch ran, at each look while its kernel did
+
+            def all_gone() -> bool:
+                kernels = server.kernels()
+                if visitors[0].kernel_id in kernels:
+                    running.append(any(alive(worker.pid) for worker in workers))
+                return not gone & set(kernels)
+
+            wait_until(
+                all_gone,
+                GRACE + SLACK,
+                f"the dropped pages' kernels to go within {GRACE} + {SLACK} s",
+            )
+            # the batch of `played` games still ran, and sent its progress, when its kernel
+            # was shut down: the output did not keep it
+            assert running and running[-1], f"the batch of {played} games ended first"
+            took = time.monotonic() - dropped
+            assert took >= GRACE * 0.9, f"shut down after {took:.1f} s, before the grace"
+            # the reconnected page keeps its kernel past the grace
+            assert back.kernel_id in server.kernels()
+            assert time.monotonic() - dropped > GRACE
+            loop.run_until_complete(hang_up(socket))
+            wait_until(
+                lambda: back.kernel_id not in server.kernels(),
+                GRACE + SLACK,
+                "the reconnected page's kernel to go once it closed too",
+            )
+        finally:
+            loop.close()
+        assert not any(alive(pid) for pid in pids.values()), "a kernel process was left"
+        assert workers and not any(alive(worker.pid) for worker in workers), "a batch worker"
+        after = settled(server)
+        assert after <= baseline * 1.10, f"memory {after:.0f} MB against {baseline:.0f} MB"
+        log = "".join(server.log)
+        assert log.count(f"no page connected for {GRACE} s") == VISITORS + 2, log[-3000:]
+        assert "Traceback" not in log, log[-3000:]
+        print(f"grace {GRACE} s: gone after {took:.1f} s; PSS {baseline:.0f} -> {after:.0f} MB")
