@@ -22,7 +22,7 @@ from tornado.websocket import websocket_connect
 GRACE = 5
 SLACK = 15  # the shutdown itself, on a busy 2-core machine
 VISITORS = 2  # one runs a batch, one plays a turn
-POOL_KERNELS = 2  # --pool 1: one for the dashboard, one for the join page
+POOL_KERNELS = 1  # --pool 1: the dashboard's (join links need no kernel)
 
 
 def tree_pss_mb(pid: int) -> float:
