@@ -24,6 +24,7 @@ from ..render import (
     TITLE_ACTIONS,
     html_join,
     html_text,
+    phone_html,
     phone_mine_html,
     phone_players_html,
     phone_reach_html,
@@ -267,8 +268,9 @@ def seat_view(table: RoomTable, seat: int, lines: list[str]) -> dict[str, str]:
         "trade": str(trade_html(table, seat, legal)),
         "happened": str(happened_html(lines)),
         "mine": without_style(phone_mine_html(game, seat)),
-        "board": without_style(phone_reach_html(game, seat)),
-        "players": without_style(phone_players_html(game, seat)),
+        # in .am-phone, as phone_html puts them: the phone style sheet is written for it
+        "board": without_style(phone_html(phone_reach_html(game, seat))),
+        "players": without_style(phone_html(phone_players_html(game, seat))),
     }
 
 
