@@ -237,6 +237,7 @@ PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Anti-Monopoly: your seat</title>
+<link rel="icon" href="data:,">
 {style}<style>{css}</style></head>
 <body>
 <main class="am-light" data-ws="{ws}" data-room="{room}">
