@@ -470,10 +470,12 @@ class Hub:
         waiting: dict[tuple[str, int], list[Phone]] = {}
         for phone in self.phones:
             seat = phone.seat
-            if (
-                seat is not None
-                and (seat.code, seat.table) not in self.tables
-                and has_news(seat.code, seat.table)
+            if seat is None:
+                continue
+            held = self.tables.get((seat.code, seat.table))
+            # a table held since (the survey found the room playing), or the room's news
+            if (held is not None and phone not in held.phones) or (
+                held is None and has_news(seat.code, seat.table)
             ):
                 waiting.setdefault((seat.code, seat.table), []).append(phone)
         for (code, number), phones in waiting.items():
