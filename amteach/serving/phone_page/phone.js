@@ -78,7 +78,9 @@
   }
   function handle(message) {
     if (message.type === "form") {
-      if (message.room) { room = message.room; roomBox.value = room; }
+      // the room the server knows the page by; "" for a link whose code is no room's (the
+      // box is emptied for the code from the projector; a code typed since is kept)
+      if (message.room || room) { room = message.room || ""; roomBox.value = room; }
       document.getElementById("am-prefers").hidden = !message.asks_role;
       seatView.hidden = true;
       join.hidden = false;
