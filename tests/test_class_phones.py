@@ -31,8 +31,8 @@ from amteach.rooms.table import RoomTable
 
 PHONE = {"width": 390, "height": 844}
 TABLES, SEATS = 6, 5
-CHOICE = ".am-choices button.am-choice:not([disabled])"
-MANAGE = ".am-manage button.am-choice:not([disabled])"
+CHOICE = ".am-choices button.am-choice:not([aria-disabled=true])"
+MANAGE = ".am-manage button.am-choice:not([aria-disabled=true])"
 # Until a phone's student can act ('choice'; 'manage' when raising money leaves only the build
 # panel's choices, a mortgage) or their game is over ('over'): the page looks again whenever
 # its seat's view changes (no polling: 30 waiting phones cost nothing until the server speaks)

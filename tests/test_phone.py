@@ -42,7 +42,7 @@ ENGINE_WORDS = re.compile(
 )
 # the light page's parts (amteach/rooms/phone_view.py)
 STATUS = "#am-part-status"
-CHOICE = ".am-choices button.am-choice:not([disabled])"
+CHOICE = ".am-choices button.am-choice:not([aria-disabled=true])"
 PANEL = "details.am-panel"
 
 # What is drawn on the phone, measured in the page: boxes past the right edge, visible type

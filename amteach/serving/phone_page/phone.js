@@ -132,9 +132,14 @@
     var target = event.target.closest("button");
     if (!target) return;
     if (target.classList.contains("am-choice")) {
+      if (target.getAttribute("aria-disabled") === "true") return;  // sent already
       var choice;
       try { choice = JSON.parse(target.getAttribute("data-choice")); } catch (e) { return; }
-      seatView.querySelectorAll(".am-choice").forEach(function (b) { b.disabled = true; });
+      // aria-disabled, not disabled: a disabled button loses the focus (to the page's body),
+      // and a keyboard or screen reader user would start again from the top after each choice
+      seatView.querySelectorAll(".am-choice").forEach(function (b) {
+        b.setAttribute("aria-disabled", "true");
+      });
       send({ type: "choose", choice: choice, at: Number(target.getAttribute("data-at")) });
     } else if (target.getAttribute("data-action") === "take_back") {
       send({ type: "take_back" });
