@@ -96,6 +96,11 @@
       showView(message.parts || {});
     } else if (message.type === "message") {
       say(message.level || "info", message.text || "");
+      if (message.ok === false) {  // a choice refused: the buttons on screen may be pressed again
+        seatView.querySelectorAll(".am-choice[aria-disabled]").forEach(function (b) {
+          b.removeAttribute("aria-disabled");
+        });
+      }
     }
   }
   function connect() {
