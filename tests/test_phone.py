@@ -261,7 +261,7 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path, student: str = LONG_NAME
 
         # some turns of the game, each measured at the student's choice
         # (until both the build and the trade panel were on screen and measured too)
-        turns, panels, reloaded = 0, set(), False
+        turns, panels, reloaded, refused = 0, set(), False, False
         while turns < 4 or (len(panels) < 2 and turns < 15):
             assert not my_turn_or_over(page)
             wait_for_status(page, "Your turn")
@@ -290,9 +290,29 @@ def play_a_game_on_a_phone(shots: Path, tmp_path: Path, student: str = LONG_NAME
                 assert page.locator(CHOICE).all_inner_texts() == before
                 page.evaluate(WATCH_TURNS)
                 continue
+            if turns == 1 and not refused:
+                # a press the server refuses (its button for an earlier moment: here its
+                # decision number changed in the page) gets one line, and the same choices
+                # can be pressed again (the page dims them while a choice is on its way)
+                refused = True
+                button = page.locator(CHOICE).first.element_handle(timeout=WAIT)
+                at = button.get_attribute("data-at")
+                button.evaluate("(b) => b.setAttribute('data-at', '0')")
+                button.click()
+                line = page.locator("#am-message", has_text="earlier moment")
+                line.wait_for(timeout=WAIT)
+                assert "\n" not in line.inner_text().strip()
+                page.wait_for_function(
+                    "(b) => b.isConnected && !b.hasAttribute('aria-disabled')",
+                    arg=button,
+                    timeout=WAIT,
+                )
+                button.evaluate("(b, at) => b.setAttribute('data-at', at)", at)
+                continue
             if choose_first(page).startswith("Roll"):
                 turns += 1
 
+        assert refused
         assert panels == {"Build, sell or mortgage", "Propose a trade"}
 
         # Paused: no choices and no panels, and the page says so
