@@ -23,7 +23,7 @@ from playwright.sync_api import sync_playwright
 
 from amteach.engine.game import Game
 from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
-from amteach.rooms.phone_view import HAPPENED_LINES
+from amteach.rooms.phone_view import HAPPENED_LINES, PARTS
 from amteach.session import Session
 from amteach.style import PAWN_CLIPS, pawn_initials, pawn_shapes
 
@@ -473,6 +473,69 @@ def test_every_moment_of_a_game_is_told_in_plain_words_and_panels_go_with_the_ga
             assert not any(panels.values())  # another player's turn: not hers to use
     assert states == {"paused", "time is up", "over"}
     assert {"pre_roll", "post_roll", "final_adjust"} <= phases
+
+
+def test_every_moment_of_a_game_on_the_light_page_is_told_in_plain_words(tmp_path):
+    """The same game for the light page (what the server sends a phone, `phone_view` through
+    the `Hub`): every part of every view in plain words; the build and trade panels only on
+    the student's own turn while playing, no trade in the final accounting, nothing to press
+    while paused or after Game over."""
+    from served import narration_text
+    from test_hub import Clock, Handset
+
+    from amteach.rooms.hub import Hub
+
+    rooms = open_rooms(str(tmp_path / "class.sqlite"))
+    code = rooms.create(
+        RoomSettings(tables=1, seats=2, ending="two-hour", minutes=60, bot_delay=0, seed=8)
+    )
+    clock = Clock()
+    hub = Hub(rooms, clock=clock)
+    ana = Handset(hub, "Ana")
+    ana.send(type="hello", room=code)
+    ana.send(type="join", room=code, name="Ana")
+    rooms.start(code)
+    hub.heard(None)
+    states, seen = set(), set()
+    try:
+        for step in range(3000):
+            clock.now += 1
+            hub.tick()
+            parts = ana.parts
+            words = " ".join(narration_text(parts.get(part, "")) for part in PARTS)
+            assert not ENGINE_WORDS.search(words), (step, ENGINE_WORDS.search(words).group(0))
+            panels = parts.get("manage", "") + parts.get("trade", "")
+            status_text = narration_text(parts.get("status", ""))
+            if "Game over" in status_text:
+                states.add("over")
+                assert ana.buttons() == [] and panels == ""
+                break
+            if step == 40:
+                rooms.pause(code)
+                hub.heard(code)
+                hub.tick()
+                assert "Paused" in narration_text(ana.parts["status"])
+                assert ana.buttons() == [] and ana.parts["manage"] + ana.parts["trade"] == ""
+                states.add("paused")
+                rooms.resume(code)
+                hub.heard(code)
+                continue
+            if step == 150:
+                rooms.time_is_up(code)
+                hub.heard(code)
+            if "final accounting" in status_text and "Your turn" in status_text:
+                states.add("time is up")
+                assert parts["trade"] == ""
+            # the student's moment: their turn, or the choice in play when time ran out
+            if "Your turn" in status_text or "after your choice" in status_text:
+                seen.update(part for part in ("manage", "trade") if parts.get(part))
+                ana.press_first()
+            else:
+                assert ana.buttons() == [] and panels == "", status_text
+    finally:
+        hub.close()
+    assert states == {"paused", "time is up", "over"}
+    assert seen == {"manage", "trade"}
 
 
 def test_a_seats_news_keeps_the_buttons_a_finger_is_on_its_way_to(tmp_path):
