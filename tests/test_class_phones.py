@@ -93,9 +93,10 @@ async def wait_to_act(page) -> str:
 
 
 async def press_first(page, where: str) -> bool:
-    """Press the phone's first choice (a real click) and wait until the page has taken it
-    (its choices redrawn); with 'manage', its choices are in the build panel, opened first.
-    False if the choices went away before the press."""
+    """Press the phone's first choice (a real click); with 'manage', its choices are in the
+    build panel, opened first. The page dims its choices (aria-disabled) as it sends one, so
+    the next wait_to_act waits for the server's redraw. False if the choices went away before
+    the press."""
     try:
         if where == "manage":
             panel = page.locator("details.am-manage")
@@ -109,7 +110,6 @@ async def press_first(page, where: str) -> bool:
         if "not attached" in str(err) or "detached" in str(err):
             return False
         raise
-    await handle.wait_for_element_state("hidden", timeout=WAIT)
     return True
 
 
@@ -210,6 +210,8 @@ async def a_class_plays(url: str, rooms, code: str, phones: int) -> dict:
         for page in pages:
             assert "Game over" in await page.locator("#am-part-status").inner_text()
             assert await page.locator(".am-choices button").count() == 0
+            # and the whole page still fits the phone's width
+            assert await page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         await browser.close()
     return {"found": found, "errors": errors, "presses": sum(presses), "times": times}
 
