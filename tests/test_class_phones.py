@@ -14,7 +14,8 @@ press it with Enter (and, next turn, Space), and the decision is taken.
 The phones are cheap: no kernel per phone (the server holds the games), nothing to fetch but the
 page (no images, fonts or scripts), no service workers, one page each, and Playwright's async
 API so that 30 phones wait at once, each on its own page's view changing, instead of being
-looked at one by one."""
+looked at one by one. On two cores the module takes about 70 s: the 30 pages open in some 17 s,
+join (with two axe runs) in 11 s, and press their 441 choices in 38 s (it prints its times)."""
 
 from __future__ import annotations
 
