@@ -3,7 +3,9 @@ student's page, checked the way a person who does not use a mouse or a screen wo
 
 - axe-core (npm, tests/package.json; ./dev test installs it) runs in Chromium on every
   dashboard tab after its batch has run, on the Class tab with a class open and on a student's
-  page before joining, during play and after the game: no serious or critical violation.
+  page (the light page of a join link) before joining, in the lobby, during play and after the
+  game: no serious or critical violation. The student plays by keyboard, and after each choice
+  the focus stays in their seat's view and the newest event is in the live region.
 - Lesson 1's moment A is played with the keyboard alone, reading the accessibility tree (what
   a screen reader reads): find the scenario, load it, hear the landing and the rent, end the
   turn.
@@ -445,26 +447,33 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
         student.get_by_placeholder("first name").fill("Ana")
         student.get_by_role("button", name="Join").click()
         student.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
+        student.get_by_text("Waiting for your teacher").wait_for(timeout=WAIT)
+        found["student, in the lobby"] = axe_violations(student)
         teacher.get_by_role("button", name="Start the games").click()
         student.get_by_text("Your turn").wait_for(timeout=WAIT)
         found["student, during play"] = axe_violations(student)
         found["Class tab, during play"] = axe_violations(teacher)
 
         # time is up (the Class tab asks first): the final accounting starts at the next turn;
-        # Ana plays on to it by keyboard (Enter on her choices) until the game is over
+        # Ana plays on to it by keyboard (Enter on her choices) until the game is over; after
+        # each choice her focus stays in her seat's view (the next choice, or the status when
+        # the turn has passed), never dropped to the page's top, and the newest event is in
+        # the live region
+        free = ".am-choices button:not([disabled]):not([aria-disabled=true])"
         teacher.get_by_role("button", name="Time is up: end the game").click()
         teacher.get_by_text("End the game at every table now?").wait_for(timeout=WAIT)
         found["Class tab, asking before time is up"] = axe_violations(teacher)
         teacher.get_by_role("button", name="Yes, time is up").click()
         for _ in range(40):
             student.wait_for_function(
-                "() => document.body.innerText.includes('Game over')"
-                " || document.querySelectorAll('.am-choices button:not([disabled])').length > 0",
+                "(free) => document.body.innerText.includes('Game over')"
+                " || document.querySelectorAll(free).length > 0",
+                arg=free,
                 timeout=WAIT,
             )
             if "Game over" in student.locator("body").inner_text():
                 break
-            choices = student.locator(".am-choices button:not([disabled])")
+            choices = student.locator(free)
             texts = [c.inner_text() for c in choices.all()]
             order = ("Time is up", "Done adjusting", "End turn", "Decline", "Roll", "Pay")
             pick = next((i for want in order for i, t in enumerate(texts) if t.startswith(want)), 0)
@@ -475,6 +484,11 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
                 continue
             student.keyboard.press("Enter")
             student.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=WAIT)
+            kept = student.evaluate(
+                "() => !!document.activeElement.closest('#am-seat')"
+                " && document.getElementById('am-announce').innerText.trim() !== ''"
+            )
+            assert kept, student.evaluate("() => document.activeElement.outerHTML.slice(0, 80)")
         student.get_by_text("Game over").first.wait_for(timeout=WAIT)
         found["student, after the game"] = axe_violations(student)
         student.screenshot(path=str(SHOTS / "student-after.png"), full_page=True)

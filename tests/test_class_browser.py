@@ -1,7 +1,8 @@
 """Class play in Chromium: the dashboard served as `amteach dashboard --rooms` serves it, the
-instructor's Class tab and two students' phones (join links, ?room=CODE) in one browser. One
-student acts; the other student's page and the instructor's grid update. Then the server is
-killed and started again on the same class database: the table is at the same decision."""
+instructor's Class tab and two students' phones (join links, ?room=CODE: the light page, no
+kernel) in one browser. One student acts; the other student's page and the instructor's grid
+update. Then the server is killed and started again on the same class database: the table is at
+the same decision."""
 
 from __future__ import annotations
 
@@ -11,11 +12,9 @@ import json
 import os
 import re
 import signal
-import struct
 import zipfile
 from pathlib import Path
 
-import nbformat
 from browser import launch_chromium, serve_dashboard
 from playwright.sync_api import sync_playwright
 
@@ -52,9 +51,9 @@ def join(browser, url: str, code: str, name: str, errors: list[str]):
     page.get_by_placeholder("first name").wait_for(timeout=WAIT)
     assert page.get_by_placeholder("the code on the projector").input_value() == code
     page.get_by_placeholder("first name").fill(name)
-    page.get_by_placeholder("first name").press("Enter")
     page.get_by_role("button", name="Join").click()
     page.get_by_text(f"Welcome, {name}").wait_for(timeout=WAIT)
+    assert page.get_by_placeholder("first name").is_hidden()  # the form went with the seat
     return page
 
 
@@ -67,7 +66,8 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         RoomSettings(tables=1, seats=2, ending="A", round_cap=5, seed=3), pin="2468", key=key
     )
     errors: list[str] = []
-    with serve_dashboard(pool=3, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
+    # one kernel: the instructor's page (the phones' pages have none)
+    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
         browser = launch_chromium(pw)
         teacher = browser.new_page(viewport={"width": 1280, "height": 720})
         teacher.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -95,7 +95,7 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         grid.get_by_text("decision 0").wait_for(timeout=WAIT)
         ana.get_by_text("Your turn").wait_for(timeout=WAIT)
         ben.get_by_text("Ana's turn").wait_for(timeout=WAIT)
-        assert ben.locator(".am-choices button").count() == 0
+        assert ben.locator(".am-choices button").count() == 0  # Roll only on Ana's turn
         # the phone view fits a phone: the board and the choices lie inside its width
         for box in (
             ana.locator(".am-ph-reach").bounding_box(),
@@ -106,7 +106,7 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
 
         ana.locator(".am-choices button", has_text="Roll").click()
         # Ben's phone and the instructor's grid follow Ana's throw
-        ben.locator(".am-narration", has_text="Ana").wait_for(timeout=WAIT)
+        ben.locator(".am-happened", has_text="Ana throws").wait_for(timeout=WAIT)
         grid.get_by_text("decision 1").wait_for(timeout=WAIT)
         ben.screenshot(path=str(SHOTS / "class-student-waiting.png"), full_page=True)
         teacher.screenshot(path=str(SHOTS / "class-instructor.png"), full_page=True)
@@ -135,90 +135,54 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
     assert errors == []
 
 
-# -- the order a busy machine can give: the join link heard after the page connected ------------
-# In the server's pool a kernel builds the dashboard before its visitor comes; the visitor's
-# address (a join link) reaches it later. On a busy machine (a kernel taken from the pool while
-# still running the notebook) it can arrive after the page connected but before the page asked
-# for its widgets. This notebook makes that order certain: its kernels hear their join link
-# just as the page asks for its widgets (the widgets' "control" channel opens).
-JOIN_LINK_HEARD_LATE = """
-from comm import get_comm_manager
-from ipywidgets import Widget
-
-from amteach.ui import dashboard as served
-
-waiting = []
-served.when_page_known = waiting.append  # the visitor's address waits for the page
-page = served.ServedPage()
-
-
-def page_asks_for_its_widgets(comm, message):
-    while waiting:
-        waiting.pop()("room={code}")
-    Widget.handle_control_comm_opened(comm, message)
+# -- a join link costs no kernel (issue 36) ------------------------------------------------------
+# The kernel page's join links were served from a pool of their own, and a test here made sure a
+# join link heard late by a pooled kernel closed only widgets its page knew. Join links now get
+# the light page (amteach/serving/phones.py), which has no kernel to hear them: what stands in
+# its place is that no kernel starts for a phone, and the page talks to nothing but the phone
+# websocket.
+def kernels_of(pid: int) -> list[int]:
+    """The kernels among the server's processes (their command lines name a kernel file)."""
+    found = []
+    for child in descendants(pid):
+        try:
+            args = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "kernel-" in args and ".json" in args:
+            found.append(child)
+    return found
 
 
-get_comm_manager().register_target("jupyter.widget.control", page_asks_for_its_widgets)
-page
-"""
-
-
-def kernel_message(payload: str | bytes) -> dict:
-    """A kernel message as the page's websocket carries it: JSON, or Jupyter's binary v1
-    protocol (offsets, then the channel, header, parent header, metadata and content)."""
-    if isinstance(payload, str):
-        return json.loads(payload)
-    (count,) = struct.unpack_from("<Q", payload, 0)
-    offsets = [*struct.unpack_from(f"<{count}Q", payload, 8), len(payload)]
-    parts = [payload[offsets[i] : offsets[i + 1]] for i in range(count)]
-    names = ("header", "parent_header", "metadata", "content")
-    return {
-        "channel": parts[0].decode(),
-        **{n: json.loads(p) for n, p in zip(names, parts[1:5], strict=True)},
-    }
-
-
-def test_a_join_link_heard_after_the_page_connected_closes_only_widgets_the_page_knows(tmp_path):
-    """The dashboard built in the pool is closed once the student's page is drawn, so the page
-    hears only of widgets it was told of: no "Comm not found for comm id" in its console (it
-    logged one for each of the dashboard's widgets when they were closed as soon as the join
-    link was heard)."""
+def test_a_join_link_opens_the_light_page_and_starts_no_kernel(tmp_path):
     database = str(tmp_path / "class.sqlite")
-    code = open_rooms(database).create(RoomSettings(tables=1, seats=2, round_cap=5, seed=3))
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(JOIN_LINK_HEARD_LATE.replace("{code}", code))]
-    )
-    path = tmp_path / "heard-late.ipynb"
-    nbformat.write(notebook, path)
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(tables=1, seats=2, round_cap=5, seed=3, bot_delay=0))
     errors: list[str] = []
-    closed: list[str] = []
-
-    def on_websocket(socket):
-        def received(payload):
-            message = kernel_message(payload)
-            if message["header"]["msg_type"] == "comm_close":
-                closed.append(message["content"]["comm_id"])
-
-        socket.on("framereceived", received)
-
-    with (
-        serve_dashboard(path, pool=1, env={ROOMS_ENV: database}) as server,
-        sync_playwright() as pw,
-    ):
+    requests: list[str] = []
+    sockets: list[str] = []
+    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
         browser = launch_chromium(pw)
-        phone = watched(browser.new_context(viewport=PHONE).new_page(), errors)
-        phone.on("websocket", on_websocket)
-        phone.goto(f"{server.url}?room={code}", timeout=WAIT)
-        assert (
-            phone.get_by_placeholder("the code on the projector").input_value(timeout=WAIT) == code
-        )
-        # the kernel hears the student only after the page was drawn: by the time Ana is
-        # welcomed, every close sent before has reached the page
-        type_name(phone, "Ana")
-        phone.get_by_role("button", name="Join").click()
-        phone.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
+        phones = []
+        for name in ("Ana", "Ben"):
+            phone = device(browser, errors)
+            phone.on("request", lambda r: requests.append(r.url))
+            phone.on("websocket", lambda ws: sockets.append(ws.url))
+            phone.goto(f"{server.url}?room={code}", timeout=WAIT)
+            type_name(phone, name)
+            phone.get_by_role("button", name="Join").click()
+            phone.get_by_text(f"Welcome, {name}").wait_for(timeout=WAIT)
+            phones.append(phone)
+        rooms.start(code)
+        ana = phones[0]
+        ana.locator(".am-choices button", has_text="Roll").click(timeout=WAIT)
+        phones[1].locator(".am-happened", has_text="Ana throws").wait_for(timeout=WAIT)
+        # at most the pool's one kernel, made for the dashboard before anyone came
+        assert len(kernels_of(server.pid)) <= 1
         browser.close()
-    assert len(closed) >= 100  # the dashboard's widgets were closed, on the page too
+    # each phone loaded its page and opened one websocket: the phone protocol's
+    assert requests == [f"{server.url}?room={code}"] * 2, requests
+    assert sockets == [server.url.replace("http", "ws", 1) + "amteach/phone/ws"] * 2, sockets
     assert errors == []
 
 
@@ -238,11 +202,16 @@ def device(browser, errors: list[str], viewport=PHONE):
 
 
 def type_name(page, name: str) -> None:
-    """Type a name and press Enter, which sends it to the kernel (the box sends on Enter or
-    when it loses focus, not on each key)."""
-    box = page.get_by_placeholder("first name")
-    box.fill(name, timeout=WAIT)
-    box.press("Enter")
+    """Type a name into the join form (Join, or Enter, sends it)."""
+    page.get_by_placeholder("first name").fill(name, timeout=WAIT)
+
+
+def refused_in_one_line(page, says: str) -> None:
+    """The page's message line says `says`: one line of words, no traceback."""
+    line = page.locator("#am-message")
+    line.filter(has_text=says).wait_for(timeout=WAIT)
+    text = line.inner_text()
+    assert "\n" not in text.strip() and "Traceback" not in text and len(text) < 200, text
 
 
 def boxes_apart(page) -> None:
@@ -334,29 +303,26 @@ def test_a_hostile_student_reaches_no_control_and_takes_no_seat(tmp_path):
         for name, says in (("ANA", "already taken in this class"), ("Аna", "looks too much")):
             type_name(phone, name)
             phone.get_by_role("button", name="Join").click()
-            phone.get_by_text(says).wait_for(timeout=WAIT)
+            refused_in_one_line(phone, says)
         type_name(phone, FORMULA)
         phone.get_by_role("button", name="Join").click()
         phone.get_by_text(f"Welcome, {FORMULA}").wait_for(timeout=WAIT)
         assert phone.get_by_placeholder("first name").is_hidden()  # the form went with the seat
         # the page brings the hidden form back (as from the browser's developer tools) and
         # presses Join again and again with new names
-        phone.evaluate(
-            """() => document.querySelectorAll('.am-student *').forEach(el => {
-                if (el.style && el.style.display === 'none') el.style.display = '';
-            })"""
-        )
+        phone.evaluate("() => { document.getElementById('am-join').hidden = false; }")
         for n in range(1, 8):
             type_name(phone, f"Sock {n}")
             phone.get_by_role("button", name="Join").click()
-        phone.get_by_text("One seat per page").wait_for(timeout=WAIT)
+        refused_in_one_line(phone, "One seat per page")
         seated = sorted(s.name for s in rooms.seats(code) if s.name)
         assert seated == sorted(["Ana", FORMULA])
 
-        # Ana's tab is closed and opened again (a new kernel; her browser keeps her token):
-        # the same seat. (A reload does the same, but Voilà's own page then posts to its
-        # kernel-shutdown route, which amteach's server answers 403: a console error that
-        # is not this test's.)
+        # Ana reloads her page (her browser keeps her token), and then closes her tab and
+        # opens the link again: each time the same seat, and no join form
+        ana.reload(timeout=WAIT)
+        ana.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
+        assert ana.get_by_placeholder("first name").is_hidden()
         context = ana.context
         ana.close()
         ana = watched(context.new_page(), errors)
@@ -371,7 +337,7 @@ def test_a_hostile_student_reaches_no_control_and_takes_no_seat(tmp_path):
         teacher.locator(".am-class-grid").get_by_text("decision 1").first.wait_for(timeout=WAIT)
         teacher.get_by_role("button", name="Pause all").click()
         for page in (ana, phone):
-            page.locator(".am-student").get_by_text("Paused").wait_for(timeout=WAIT)
+            page.locator("#am-part-status").get_by_text("Paused").wait_for(timeout=WAIT)
         teacher.get_by_role("button", name="Resume all").click()
         # Time is up and Close ask first
         teacher.get_by_role("button", name="Time is up: end the game").click()
@@ -379,7 +345,7 @@ def test_a_hostile_student_reaches_no_control_and_takes_no_seat(tmp_path):
         assert rooms.info(code).seconds_left() > 60
         teacher.get_by_role("button", name="Yes, time is up").click()
         for page in (ana, phone):
-            page.locator(".am-student").get_by_text("Time is up").first.wait_for(timeout=WAIT)
+            page.locator("#am-part-status").get_by_text("Time is up").first.wait_for(timeout=WAIT)
         assert rooms.info(code).seconds_left() == 0
 
         # the class's data: the formula name is text in the CSV

@@ -244,9 +244,15 @@ class Hub:
         code = text_field(message, "room", required=False)
         token = text_field(message, "token", required=False)
         if code:
-            code = clean_code(code)
-            phone.room = code
-            info = self.rooms.info(code)  # Refused: no such room
+            try:
+                code = clean_code(code)
+                phone.room = code
+                info = self.rooms.info(code)
+            except Refused as err:
+                # a mistyped or forged link: the form with an empty code box, and one line
+                phone.send({"type": "form", "room": "", "asks_role": False})
+                self.say(phone, Reply(False, link_refusal(code, err), "warning"))
+                return
             if token:
                 with contextlib.suppress(Refused):
                     self.seated(phone, self.rooms.rejoin(code, token))
@@ -542,6 +548,21 @@ class Hub:
     def close(self) -> None:
         self.stop_watching()
         self.lease.close()
+
+
+def link_refusal(code: str, err: Refused) -> str:
+    """What a page opened by a join link whose code is no room's says (the student types the
+    code from the projector in the form below)."""
+    typed = "".join(code.split()).upper()
+    try:
+        clean_code(typed)
+    except Refused:
+        shown = typed[:12] + ("…" if len(typed) > 12 else "")
+        return (
+            f"The room code in this join link ({shown!r}) is not a room code. Type the code "
+            "shown on the projector."
+        )
+    return str(err)
 
 
 def text_field(message: dict[str, Any], name: str, required: bool = True) -> str | None:

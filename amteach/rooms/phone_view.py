@@ -24,6 +24,7 @@ from ..render import (
     TITLE_ACTIONS,
     html_join,
     html_text,
+    phone_html,
     phone_mine_html,
     phone_players_html,
     phone_reach_html,
@@ -200,7 +201,8 @@ def title_boxes(game: Game, spaces: Iterable[int], name: str, owner: int) -> Mar
 def trade_html(table: RoomTable, seat: int, legal: list[Choice]) -> Markup:
     """A trade offer: the partner, the titles to give and to get, and the cash to pay."""
     game = table.game
-    if not any(choice.kind == "trade" for choice in legal):
+    # legal_choices leaves trades out (they are open-ended): the moment's legal kinds say
+    if not legal or "trade" not in game.legal_kinds():
         return Markup("")
     others = [p for p in game.alive() if p != seat]
     partners = html_join(
@@ -268,8 +270,9 @@ def seat_view(table: RoomTable, seat: int, lines: list[str]) -> dict[str, str]:
         "trade": str(trade_html(table, seat, legal)),
         "happened": str(happened_html(lines)),
         "mine": without_style(phone_mine_html(game, seat)),
-        "board": without_style(phone_reach_html(game, seat)),
-        "players": without_style(phone_players_html(game, seat)),
+        # in .am-phone, as phone_html puts them: the phone style sheet is written for it
+        "board": without_style(phone_html(phone_reach_html(game, seat))),
+        "players": without_style(phone_html(phone_players_html(game, seat))),
     }
 
 

@@ -230,6 +230,7 @@ PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Anti-Monopoly: your seat</title>
+<link rel="icon" href="data:,">
 {style}<style>{css}</style></head>
 <body>
 <main class="am-light" data-ws="{ws}" data-room="{room}">
@@ -239,7 +240,7 @@ PAGE = """<!doctype html>
   <h2>Join your class</h2>
   <label for="am-room">Room code</label>
   <input id="am-room" name="room" autocomplete="off" autocapitalize="characters" maxlength="12"
-    placeholder="the code on the projector" value="{room}">
+    placeholder="the code on the projector">
   <label for="am-name">Your name</label>
   <input id="am-name" name="name" autocomplete="given-name" maxlength="24" placeholder="first name">
   <fieldset id="am-prefers" hidden><legend>Roles are chosen by the dice: you would rather be</legend>
@@ -265,7 +266,8 @@ PAGE = """<!doctype html>
 
 
 def phone_page(base_url: str, room: str) -> str:
-    """The light page for a join link (`room` as the link gives it, escaped)."""
+    """The light page for a join link (`room` as the link gives it, escaped; the code box is
+    filled by the page once the server has checked it)."""
     from ..rooms.phone_view import PARTS
 
     parts = "\n".join(f'<div id="am-part-{part}" class="am-part-{part}"></div>' for part in PARTS)
@@ -274,7 +276,8 @@ def phone_page(base_url: str, room: str) -> str:
         css=page_asset("phone.css"),
         js=page_asset("phone.js"),
         ws=html.escape(base_url.rstrip("/") + "/" + PHONE_ROUTE, quote=True),
-        room=html.escape(room[:12], quote=True),
+        # one character more than a code may have: the server can tell a link's code too long
+        room=html.escape(room[:13], quote=True),
         parts=parts,
     )
 

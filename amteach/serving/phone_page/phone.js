@@ -78,7 +78,9 @@
   }
   function handle(message) {
     if (message.type === "form") {
-      if (message.room) { room = message.room; roomBox.value = room; }
+      // the room the server knows the page by; "" for a link whose code is no room's (the
+      // box is emptied for the code from the projector; a code typed since is kept)
+      if (message.room || room) { room = message.room || ""; roomBox.value = room; }
       document.getElementById("am-prefers").hidden = !message.asks_role;
       seatView.hidden = true;
       join.hidden = false;
@@ -94,6 +96,11 @@
       showView(message.parts || {});
     } else if (message.type === "message") {
       say(message.level || "info", message.text || "");
+      if (message.ok === false) {  // a choice refused: the buttons on screen may be pressed again
+        seatView.querySelectorAll(".am-choice[aria-disabled]").forEach(function (b) {
+          b.removeAttribute("aria-disabled");
+        });
+      }
     }
   }
   function connect() {
@@ -130,9 +137,14 @@
     var target = event.target.closest("button");
     if (!target) return;
     if (target.classList.contains("am-choice")) {
+      if (target.getAttribute("aria-disabled") === "true") return;  // sent already
       var choice;
       try { choice = JSON.parse(target.getAttribute("data-choice")); } catch (e) { return; }
-      seatView.querySelectorAll(".am-choice").forEach(function (b) { b.disabled = true; });
+      // aria-disabled, not disabled: a disabled button loses the focus (to the page's body),
+      // and a keyboard or screen reader user would start again from the top after each choice
+      seatView.querySelectorAll(".am-choice").forEach(function (b) {
+        b.setAttribute("aria-disabled", "true");
+      });
       send({ type: "choose", choice: choice, at: Number(target.getAttribute("data-at")) });
     } else if (target.getAttribute("data-action") === "take_back") {
       send({ type: "take_back" });
