@@ -55,17 +55,15 @@ from bench_load import Visitor  # the protocol-level visitor
 from browser import launch_chromium, serve_dashboard  # the tests' own helper
 from served import nginx  # the tests' nginx on a free loopback port
 
-from amteach.content import dashboard_notebook
 from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
-from amteach.serving import TEMPLATE, voila_command
+from amteach.serving import TEMPLATE
 from amteach.serving.nginx import site_file
 
 
 def pooled_pages() -> int:
-    """How many pages the server keeps a pool for: the dashboard, and the join page when it
-    is served from a notebook of its own (so a warmed pool of 2 is 2 kernels per page)."""
-    command = voila_command(dashboard_notebook(), 8866, "127.0.0.1", 2, TEMPLATE)
-    return 1 + any(part.endswith("join_notebook=join.ipynb") for part in command)
+    """How many pages the server keeps a pool for: the dashboard's (join links get the light
+    phone page, with no kernel)."""
+    return 1
 
 
 def load_average() -> str:

@@ -24,9 +24,6 @@ from amteach.ui.play_panels import why_not
 # the dashboard makes at start: 113 when this was written, down from 275 and then 193 (issue
 # 24: the Play tab's closed panels are built when first opened)
 START_WIDGETS = 115
-# and a student's join page (the join form; the seat's view is built once seated): 26, down
-# from 46
-JOIN_WIDGETS = 28
 
 
 def built_widgets(make):
@@ -62,15 +59,6 @@ def test_the_dashboard_makes_few_widgets_at_start_and_none_of_plotly():
     # the Play tab is the first screen: built, with its Roll button
     assert dashboard.pages.built(0)
     assert "Roll" in [b.description for b in dashboard.app.decisions.choices.children]
-
-
-def test_a_join_page_makes_only_its_form_at_start():
-    from amteach.ui.student import StudentPage
-
-    page, made = built_widgets(lambda: StudentPage("K7Q2XH"))
-    assert len(made) <= JOIN_WIDGETS, len(made)
-    assert page.code.value == "K7Q2XH" and page.join_button.description == "Join"
-    assert page.buttons() == {}  # no seat yet, no choices
 
 
 def test_the_play_tabs_closed_panels_are_built_when_first_opened_from_the_game_as_it_is():
@@ -265,7 +253,6 @@ def test_an_idle_dashboard_kernel_imports_neither_pandas_nor_plotly():
         "amteach.analysis",
         "amteach.ui.batch",
         "amteach.ui.charts",
-        "amteach.rooms",  # the Class tab and a student's page
-        "amteach.ui.student",
+        "amteach.rooms",  # the Class tab
     ):
         assert heavy not in modules, heavy

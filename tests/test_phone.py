@@ -411,70 +411,6 @@ def test_two_pawns_of_one_role_and_one_initial_differ_on_the_board():
 
 
 # -- the student's page without a browser: every moment of a whole game in plain words ---------
-def page_words(page) -> str:
-    """The words of every part of the student's page that is shown now."""
-    from served import narration_text
-
-    shown = [page.status, page.mine, page.board, page.players, page.narration.widget]
-    return " ".join(narration_text(part.value) for part in shown) + " " + " ".join(page.buttons())
-
-
-def test_every_moment_of_a_game_is_told_in_plain_words_and_panels_go_with_the_game(tmp_path):
-    """Issue 22: "(pre roll)" on the status; build and trade panels after Game over."""
-    from amteach.engine.terms import Phase
-    from amteach.ui.play_panels import PHASE_WORDS
-    from amteach.ui.student import StudentPage
-
-    assert {str(phase) for phase in Phase} - {"over"} <= set(PHASE_WORDS)
-    rooms = open_rooms(str(tmp_path / "class.sqlite"))
-    code = rooms.create(
-        RoomSettings(tables=1, seats=2, ending="two-hour", minutes=60, bot_delay=0, seed=8)
-    )
-    page = StudentPage(code, rooms)
-    page.name.value = "Ana"
-    assert page.join(), page.messages.widget.value
-    rooms.start(code)
-    phases, states = set(), set()
-    for step in range(3000):
-        page.follower.news.set()
-        page.tick()
-        game = page.table.game
-        words = page_words(page)
-        assert not ENGINE_WORDS.search(words), (game.phase, ENGINE_WORDS.search(words).group(0))
-        panels = {
-            "build": page.manage.widget.layout.display != "none",
-            "trade": page.trade.widget.layout.display != "none",
-        }
-        if game.over:
-            states.add("over")
-            assert page.buttons() == {} and not any(panels.values())
-            assert "Game over" in page.status.value
-            break
-        if step == 40:
-            rooms.pause(code)
-            page.follower.news.set()
-            page.tick()
-            assert "Paused" in page.status.value and page.buttons() == {}
-            assert page.manage.widget.layout.display == "none"
-            assert page.trade.widget.layout.display == "none"
-            states.add("paused")
-            rooms.resume(code)
-            continue
-        if step == 150:
-            rooms.time_is_up(code)
-        if game.phase == "final_adjust":
-            states.add("time is up")
-            assert "Time is up" in page.status.value and not panels["trade"]
-        if game.actor == page.table.seat and page.buttons():
-            phases.add(str(game.phase))
-            assert "Your turn" in page.status.value
-            page.buttons()[next(iter(page.buttons()))].click()
-        elif game.actor != page.table.seat:
-            assert not any(panels.values())  # another player's turn: not hers to use
-    assert states == {"paused", "time is up", "over"}
-    assert {"pre_roll", "post_roll", "final_adjust"} <= phases
-
-
 def test_every_moment_of_a_game_on_the_light_page_is_told_in_plain_words(tmp_path):
     """The same game for the light page (what the server sends a phone, `phone_view` through
     the `Hub`): every part of every view in plain words; the build and trade panels only on
@@ -539,32 +475,44 @@ def test_every_moment_of_a_game_on_the_light_page_is_told_in_plain_words(tmp_pat
 
 
 def test_a_seats_news_keeps_the_buttons_a_finger_is_on_its_way_to(tmp_path):
-    """A redraw for news that changes no choice (another seat handed to a bot) keeps the very
-    buttons on screen; once a decision is made, a button pressed again is refused as stale."""
-    from amteach.ui.student import StudentPage
+    """A redraw for news that changes no choice (another seat handed to a bot) sends no new
+    buttons: the very buttons stay on screen; once a decision is made, a button pressed again
+    is refused as stale."""
+    from phone_client import HubPhone
+
+    from amteach.rooms.hub import Hub
 
     rooms = open_rooms(str(tmp_path / "class.sqlite"))
     code = rooms.create(RoomSettings(tables=1, seats=2, ending="A", round_cap=5, seed=3))
-    ana, ben = StudentPage(code, rooms), StudentPage(code, rooms)
-    for page, name in ((ana, "Ana"), (ben, "Ben")):
-        page.name.value = name
-        assert page.join(), page.messages.widget.value
-    rooms.start(code)
-    for page in (ana, ben):
-        page.follower.news.set()
-        page.tick()
-    first = ana if ana.buttons() else ben
-    other = ben if first is ana else ana
-    before = list(first.choices.children)
-    assert before
-    rooms.set_playing(code, 0, other.table.seat, "bot")
-    first.follower.news.set()
-    first.tick()
-    assert first.table.controller(other.table.seat) != "human"  # the news arrived
-    assert list(first.choices.children) == before  # the same buttons, not new ones
-    decisions = len(first.table.game.decisions)
-    before[0].click()
-    assert len(first.table.game.decisions) == decisions + 1
-    before[0].click()  # a second press of the same, now stale, button
-    assert len(first.table.game.decisions) == decisions + 1
-    assert "earlier moment" in first.messages.widget.value
+    hub = Hub(open_rooms(str(tmp_path / "class.sqlite")))
+    try:
+        ana, ben = HubPhone(hub, "Ana"), HubPhone(hub, "Ben")
+        for phone, name in ((ana, "Ana"), (ben, "Ben")):
+            phone.send(type="join", room=code, name=name)
+            assert phone.phone.seat is not None, phone.lines()
+        rooms.start(code)
+        hub.heard(None)
+        hub.tick()
+        first = ana if ana.buttons() else ben
+        other = ben if first is ana else ana
+        before = first.buttons()
+        assert before
+        sent = len(first.received)
+        rooms.set_playing(code, 0, other.phone.seat.seat, "bot")
+        hub.heard(code)
+        hub.tick()
+        table = hub.tables[(code, 0)].table
+        assert table.controller(other.phone.seat.seat) != "human"  # the news arrived
+        news = [m for m in first.received[sent:] if m["type"] == "view"]
+        assert all("choices" not in m["parts"] for m in news)  # the same buttons stay
+        assert first.buttons() == before
+        decisions = len(table.game.decisions)
+        choice, at, _ = before[0]
+        first.send(type="choose", choice=choice, at=at)
+        assert len(table.game.decisions) >= decisions + 1
+        taken = len(rooms.decisions(code, 0))
+        first.send(type="choose", choice=choice, at=at)  # the same, now stale, button again
+        assert len(rooms.decisions(code, 0)) == taken
+        assert "earlier moment" in first.lines()[-1]
+    finally:
+        hub.close()

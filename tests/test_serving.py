@@ -124,65 +124,14 @@ def test_a_preheated_dashboard_stays_the_dashboard_for_its_own_address(monkeypat
     assert page.dashboard is built and built.widget.comm is not None
 
 
-def test_a_preheated_join_page_fills_in_the_links_code_when_the_student_arrives(
-    tmp_path, monkeypatch
-):
-    """The join page (notebooks/join.ipynb) is built in its own pool before any student comes:
-    a form with an empty code box. The join link's query then fills in the room's code; a
-    device whose browser kept a seat in that room takes it back, whichever comes first."""
-    from amteach.rooms import RoomSettings, open_rooms
-    from amteach.ui import student as page_module
-
-    database = str(tmp_path / "class.sqlite")
-    monkeypatch.setenv("AMTEACH_ROOMS", database)
-    monkeypatch.setenv("VOILA_PREHEAT", "True")
-    rooms = open_rooms(database)
-    code = rooms.create(RoomSettings(tables=1, seats=2))
-    seat = rooms.join(code, "Ana")
-    waiting = []
-    monkeypatch.setattr(page_module, "when_page_known", waiting.append)
-
-    page = page_module.JoinPage()
-    assert len(waiting) == 1  # built and waiting for its address, without blocking
-    assert page.student.code.value == "" and page.student.seat is None
-    waiting[0](f"room={code.lower()}")
-    assert page.student.code.value == code and page.student.seat is None
-    assert page.student.messages.widget.value == ""
-
-    # the browser's kept seat arrived before the link's code: taken back once the code comes
-    again = page_module.JoinPage()
-    again.student._stored({code: seat.token}, {})
-    assert again.student.seat is None
-    waiting[1](f"room={code}")
-    assert again.student.seat is not None and again.student.seat.name == "Ana"
-
-
-def test_a_join_link_with_a_code_no_room_can_have_gets_one_line(tmp_path, monkeypatch):
-    from amteach.ui.student import JoinPage, StudentPage
-
-    monkeypatch.setenv("AMTEACH_ROOMS", str(tmp_path / "class.sqlite"))
-    monkeypatch.setenv("QUERY_STRING", "room=%3Cb%3EBOLD%3C%2Fb%3E")
-    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
-    page = JoinPage()  # a kernel started for one request: the address is known at once
-    assert page.student.code.value == ""
-    said = page.student.messages.widget.value
-    assert "is not a room code" in said and "&lt;B&gt;BOLD&lt;" in said and "<b>" not in said
-    long = StudentPage("X" * 10_000)
-    assert long.code.value == "" and long.messages.widget.value.count("not a room code") == 1
-    assert len(long.messages.widget.value) < 400  # the line names the code, cut short
-
-
-def test_the_server_serves_join_links_their_own_notebook_only_beside_the_dashboard(tmp_path):
+def test_the_server_starts_no_pool_for_join_links(tmp_path):
+    # join links get the server's light phone page (issue 36): no notebook, no kernel
     from amteach.content import dashboard_notebook
     from amteach.serving import voila_command
 
     command = voila_command(dashboard_notebook(), 8866, "127.0.0.1", 2, TEMPLATE)
-    assert "--ClassroomVoila.join_notebook=join.ipynb" in command
-    assert (dashboard_notebook().parent / "join.ipynb").is_file()
-    other = tmp_path / "lesson.ipynb"
-    other.write_text("{}", encoding="utf-8")
-    command = voila_command(other, 8866, "127.0.0.1", 2, TEMPLATE)
-    assert "--ClassroomVoila.join_notebook=" in command  # none: the notebook takes join links
+    assert not any("join" in part for part in command)
+    assert not (dashboard_notebook().parent / "join.ipynb").exists()
 
 
 def test_the_cap_shares_its_room_between_the_dashboards_pool_and_the_join_pages():
