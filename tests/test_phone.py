@@ -416,8 +416,9 @@ def test_every_moment_of_a_game_on_the_light_page_is_told_in_plain_words(tmp_pat
     the `Hub`): every part of every view in plain words; the build and trade panels only on
     the student's own turn while playing, no trade in the final accounting, nothing to press
     while paused or after Game over."""
+    from phone_client import HubPhone
     from served import narration_text
-    from test_hub import Clock, Handset
+    from test_hub import Clock
 
     from amteach.rooms.hub import Hub
 
@@ -427,7 +428,7 @@ def test_every_moment_of_a_game_on_the_light_page_is_told_in_plain_words(tmp_pat
     )
     clock = Clock()
     hub = Hub(rooms, clock=clock)
-    ana = Handset(hub, "Ana")
+    ana = HubPhone(hub, "Ana")
     ana.send(type="hello", room=code)
     ana.send(type="join", room=code, name="Ana")
     rooms.start(code)

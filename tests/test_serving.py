@@ -62,7 +62,9 @@ def test_charts_load_plotly_from_the_server_only_when_served(monkeypatch):
 
 def test_a_page_known_at_start_builds_only_what_it_shows(tmp_path, monkeypatch):
     """A kernel started for one request (or a notebook outside Voilà) knows its address at
-    once: a join link builds the student's page and never the dashboard."""
+    once: a join link that reached the notebook (not `amteach dashboard`, which answers it
+    with its light phone page) gets one line saying where join links work, and never the
+    dashboard."""
     from amteach.ui.dashboard import ServedPage
 
     monkeypatch.setenv("AMTEACH_ROOMS", str(tmp_path / "class.sqlite"))
@@ -70,24 +72,21 @@ def test_a_page_known_at_start_builds_only_what_it_shows(tmp_path, monkeypatch):
     monkeypatch.setenv("QUERY_STRING", "room=abc123")
     student = ServedPage()
     assert student.dashboard is None
-    assert [child._dom_classes for child in student.page.children] == [
-        student.student.widget._dom_classes
-    ]
-    assert "am-student" in student.student.widget._dom_classes
+    (line,) = student.page.children
+    assert "am-join-elsewhere" in line._dom_classes and "amteach dashboard" in line.value
+    monkeypatch.setenv("QUERY_STRING", "room=<b>x</b>")
+    assert "<b>" not in ServedPage().page.children[0].value  # the link's text is escaped
     monkeypatch.setenv("QUERY_STRING", "")
     dashboard = ServedPage()
-    assert dashboard.student is None
     assert dashboard.page.children == (dashboard.dashboard.widget,)
 
 
-def test_a_preheated_dashboard_turns_into_a_students_page_when_the_join_link_arrives(
+def test_a_preheated_dashboard_gives_way_to_one_line_when_a_join_link_arrives(
     tmp_path, monkeypatch
 ):
     """In the pool the dashboard is built and shown before the visitor comes; a join link's
-    query then puts the student's page in the same place on the page, and every widget of the
-    dashboard is closed once the browser draws that page (closed before, a browser that had
-    connected but not yet asked for its widgets would hear of widgets it never had:
-    tests/test_class_browser.py)."""
+    query (served without `amteach dashboard`'s light phone page) then puts one line in its
+    place."""
     from amteach.ui import dashboard as served
 
     monkeypatch.setenv("AMTEACH_ROOMS", str(tmp_path / "class.sqlite"))
@@ -95,21 +94,15 @@ def test_a_preheated_dashboard_turns_into_a_students_page_when_the_join_link_arr
     waiting = []
     monkeypatch.setattr(served, "when_page_known", waiting.append)
     page = served.ServedPage()
-    assert page.dashboard is not None and page.student is None
+    assert page.dashboard is not None
     built = page.dashboard
     assert page.page.children == (built.widget,)
     assert len(waiting) == 1  # the page waits for its address without blocking the notebook
     waiting[0]("room=abc123")
     assert page.dashboard is None
-    assert "am-student" in page.page.children[0]._dom_classes
+    (line,) = page.page.children
+    assert "am-join-elsewhere" in line._dom_classes and "ABC123" in line.value.upper()
     assert page.page.comm is not None  # the page the browser shows stays open
-    closed = [built.widget, built.app.widget, built.app.board_view, built.rules_view]
-    assert all(widget.comm is not None for widget in closed)
-    # the student's page is drawn: its browser memory sends what the browser keeps
-    stored = {"method": "custom", "content": {"kind": "stored", "items": {}, "fragment": {}}}
-    page.student.memory._handle_msg({"content": {"data": stored}, "buffers": []})
-    assert all(widget.comm is None for widget in closed)
-    assert page.page.comm is not None and page.student.widget.comm is not None
 
 
 def test_a_preheated_dashboard_stays_the_dashboard_for_its_own_address(monkeypatch):

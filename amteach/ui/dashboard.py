@@ -297,6 +297,7 @@ class ServedPage:
                 self.dashboard.address_known()
             return
         self.page.children = (join_elsewhere(code),)
+        self.dashboard = None
 
     def _ipython_display_(self) -> None:
         if self.shows_problems:
