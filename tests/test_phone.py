@@ -517,3 +517,30 @@ def test_a_seats_news_keeps_the_buttons_a_finger_is_on_its_way_to(tmp_path):
         assert "earlier moment" in first.lines()[-1]
     finally:
         hub.close()
+
+
+def test_the_teachers_move_qr_code_gives_the_seat_to_the_phone_that_scans_it(tmp_path):
+    """Move to a new device (issue 36): the Class tab's QR code is the join link with the
+    one-time code (`&move=`); the phone that opens it takes the seat, with nothing to type."""
+    database = str(tmp_path / "class.sqlite")
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(tables=1, seats=2, ending="A", round_cap=5, seed=2))
+    ana = rooms.join(code, "Ana")
+    move = rooms.move_seat(code, ana.table, ana.seat)
+    errors: list[str] = []
+    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = browser.new_page(viewport=PHONE)
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{server.url}?room={code}&move={move}", timeout=WAIT)
+        page.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
+        assert page.get_by_placeholder("first name").is_hidden()
+        assert "Waiting for your teacher" in status(page)
+        # the old phone's token no longer holds the seat, and the code worked once
+        assert not rooms.holds(ana)
+        other = browser.new_page(viewport=PHONE)
+        other.goto(f"{server.url}?room={code}&move={move}", timeout=WAIT)
+        other.get_by_text("does not open any seat").wait_for(timeout=WAIT)
+        assert other.get_by_placeholder("first name").is_visible()
+        browser.close()
+    assert errors == []

@@ -13,6 +13,8 @@
   var retry = 500;
   var stopped = false;
   var room = (main.getAttribute("data-room") || "").toUpperCase();
+  // a move code from the teacher's QR code (`&move=...`): tried once, as if typed and sent
+  var moveCode = (new URLSearchParams(location.search).get("move") || "").slice(0, 12);
 
   function tokenKey(code) { return "amteach-seat-" + code; }
   function tokenFor(code) {
@@ -84,6 +86,12 @@
       document.getElementById("am-prefers").hidden = !message.asks_role;
       seatView.hidden = true;
       join.hidden = false;
+      if (moveCode && room) {
+        document.getElementById("am-move-code").value = moveCode;
+        document.querySelector(".am-moved").open = true;
+        send({ type: "claim", room: room, code: moveCode });
+        moveCode = "";
+      }
     } else if (message.type === "seated") {
       room = message.room;
       if (message.token) remember(message.room, message.token);
