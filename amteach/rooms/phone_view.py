@@ -95,15 +95,19 @@ def status_line(table: RoomTable, seat: int) -> tuple[Markup, str]:
 
 
 def status_html(table: RoomTable, seat: int) -> Markup:
+    """The seat's status line. Its `data-at` is the table's decision count (not shown): every
+    decision changes the part, so a device (or benchmarks/bench_load.py) can tell which moment
+    of the game it shows."""
     game, info = table.game, table.info
     left = info.seconds_left()
     final = game.over or game.phase == "final_adjust"
     timer = f" · time left {clock(left)}" if left is not None and not final else ""
     text, kind = status_line(table, seat)
     return html_text(
-        '<div class="am-status am-status-{kind}">Table {table} · <b>{name}</b> {badge} · '
-        "round {round}{timer}<br>{text}</div>",
+        '<div class="am-status am-status-{kind}" data-at="{at}">Table {table} · <b>{name}</b> '
+        "{badge} · round {round}{timer}<br>{text}</div>",
         kind=kind,
+        at=len(game.decisions),
         table=table.table_no + 1,
         name=game.names[seat],
         badge=role_badge(game.roles[seat]),
