@@ -236,6 +236,21 @@ def nginx_in_front(upstreams: list[int], folder: Path) -> Iterator[int]:
         process.wait(timeout=30)
 
 
+def wait_until_quiet(servers: list[Served], limit: float = 300.0) -> float:
+    """Until each server has its kernel and they all used under 5 % of a core for two seconds
+    running (the pool's kernel has built the instructor's dashboard): a class arrives at a
+    server that has been up for a while. Returns the seconds waited."""
+    began = time.monotonic()
+    quiet = 0
+    while time.monotonic() - began < limit and quiet < 2:
+        pids = [pid for server in servers for pid in server.pids()]
+        before = cpu_seconds(pids)
+        time.sleep(1.0)
+        enough = all(len(server.pids()) >= 2 for server in servers)
+        quiet = quiet + 1 if enough and cpu_seconds(pids) - before < 0.05 else 0
+    return time.monotonic() - began
+
+
 def pss_mb(pids: list[int]) -> float:
     total = 0
     for pid in pids:
@@ -795,6 +810,7 @@ def one_run(args: argparse.Namespace, run: int) -> Figures:
             urls = [f"http://127.0.0.1:{port}{base_url}"]
         else:
             urls = direct
+        wait_until_quiet(servers)
         watch = Watch(servers)
         stack.callback(watch.stop.set)
         # the loop's lag, from a process of its own
@@ -980,6 +996,8 @@ def median_figures(runs: list[Figures]) -> Figures:
         "server_cpu",
         "client_cpu",
         "probe_lost",
+        "processes",
+        "pss_other",
     ):
         setattr(out, key, statistics.median(getattr(f, key) for f in runs))
     out.load = runs[-1].load
