@@ -236,6 +236,21 @@ def nginx_in_front(upstreams: list[int], folder: Path) -> Iterator[int]:
         process.wait(timeout=30)
 
 
+def thread_seconds(servers: list[Served]) -> tuple[float, float]:
+    """CPU seconds of the servers' main threads (the event loop) and of their other threads
+    (the hub's, with the database watcher's), kernels not counted."""
+    loop = others = 0.0
+    for server in servers:
+        with contextlib.suppress(psutil.Error):
+            for thread in psutil.Process(server.process.pid).threads():
+                spent = thread.user_time + thread.system_time
+                if thread.id == server.process.pid:
+                    loop += spent
+                else:
+                    others += spent
+    return loop, others
+
+
 def wait_until_quiet(servers: list[Served], limit: float = 300.0) -> float:
     """Until each server has its kernel and they all used under 5 % of a core for two seconds
     running (the pool's kernel has built the instructor's dashboard): a class arrives at a
@@ -575,6 +590,8 @@ class Figures:
     pss_other: float = 0.0
     processes: int = 0
     server_cpu: float = 0.0
+    loop_cpu: float = 0.0
+    hub_cpu: float = 0.0
     client_cpu: float = 0.0
     probe: list[float] = field(default_factory=list)
     probe_lost: int = 0
@@ -668,6 +685,7 @@ async def play_class(
         # play
         watch.profiles = start_profiles(args, watch.servers) if args.profile else []
         cpu_before = cpu_seconds(watch.pids())
+        threads_before = thread_seconds(watch.servers)
         client_before = time.process_time()
         watch.play_began = time.time()
         until = time.perf_counter() + args.seconds
@@ -677,6 +695,9 @@ async def play_class(
         )
         watch.play_ended = time.time()
         figures.server_cpu = cpu_seconds(watch.pids()) - cpu_before
+        threads_after = thread_seconds(watch.servers)
+        figures.loop_cpu = threads_after[0] - threads_before[0]
+        figures.hub_cpu = threads_after[1] - threads_before[1]
         figures.client_cpu = time.process_time() - client_before
         figures.pss = pss_mb(watch.pids())
         figures.processes = len(watch.pids())
@@ -949,7 +970,7 @@ HEADER = (
     "| phones | tables | rooms db | servers | page GET ms p50/p95 | first frame ms p50/p95/max "
     "| start to table ms p50/p95/max | click to others ms p50/p95/max (n) | own ms p50/p95 "
     "| decisions | errors (warnings) | servers' PSS MB end (peak), processes | loop probe ms p50/p95/max (lost) "
-    "| server CPU s | load generator CPU s, lag p95 ms | load avg |"
+    "| server CPU s (loop thread + hub threads; hub ms a decision) | load generator CPU s, lag p95 ms | load avg |"
 )
 
 
@@ -963,7 +984,8 @@ def row(args: argparse.Namespace, f: Figures) -> str:
         f"| {f.decisions} | {f.errors} ({f.warnings}) "
         f"| {f.pss:.0f} ({f.pss_peak:.0f}), {f.processes:.0f} proc"
         f"{f' (+{f.pss_other:.0f} nginx/PostgreSQL)' if f.pss_other else ''} "
-        f"| {stats(f.probe)} ({f.probe_lost}) | {f.server_cpu:.0f} "
+        f"| {stats(f.probe)} ({f.probe_lost}) | {f.server_cpu:.1f} ({f.loop_cpu:.1f} + "
+        f"{f.hub_cpu:.1f}; {1000 * f.hub_cpu / max(1, f.decisions):.1f}) "
         f"| {f.client_cpu:.0f}, {percentile(f.client_lag, 95) * 1000:.0f} | {f.load} |"
     )
 
@@ -994,6 +1016,8 @@ def median_figures(runs: list[Figures]) -> Figures:
         "pss",
         "pss_peak",
         "server_cpu",
+        "loop_cpu",
+        "hub_cpu",
         "client_cpu",
         "probe_lost",
         "processes",
