@@ -52,28 +52,35 @@ def page_asset(name: str) -> str:
 
 class Outbox:
     """Messages from the hub's thread to the phones' sockets, handed to the event loop in
-    batches: the loop is woken once for all the messages a decision sends its table (and
-    whatever else is waiting), not once per message, and each socket's messages keep their
-    order. (Waking the loop costs the hub's thread a write and a wait for the GIL: per
-    message, a quarter of the hub's time with 300 phones, benchmarks/bench_load.py.)"""
+    batches: the hub queues what one piece of work sends (a decision: a view for every phone
+    of the table) and wakes the loop once when the work is done, not once per message; each
+    socket's messages keep their order. (Each wake-up is a write that gives the GIL to the
+    loop's thread, and the hub's thread then waits to get it back: a quarter of the hub's
+    time with 300 phones, benchmarks/bench_load.py.)"""
 
     def __init__(self, loop: IOLoop) -> None:
         self.loop = loop
         self.lock = threading.Lock()
         self.waiting: list[tuple[PhoneSocket, str]] = []
+        self.woken = False
 
     def put(self, socket: PhoneSocket, text: str) -> None:
-        """Queue `text` for `socket` (any thread)."""
+        """Queue `text` for `socket` (the hub's thread); `wake` sends it."""
         with self.lock:
             self.waiting.append((socket, text))
-            first = len(self.waiting) == 1
-        if first:
-            self.loop.add_callback(self.flush)
+
+    def wake(self) -> None:
+        """Have the loop send what is queued (the hub's thread, after each piece of work)."""
+        with self.lock:
+            if not self.waiting or self.woken:
+                return
+            self.woken = True
+        self.loop.add_callback(self.flush)
 
     def flush(self) -> None:
-        """Send everything waiting (on the loop)."""
+        """Send everything queued (on the loop)."""
         with self.lock:
-            batch, self.waiting = self.waiting, []
+            batch, self.waiting, self.woken = self.waiting, [], False
         for socket, text in batch:
             socket.push(text)
 
@@ -94,12 +101,13 @@ class HubThread:
     def submit(self, work: Any, *args: Any) -> Future:
         return self.executor.submit(self._run, work, *args)
 
-    @staticmethod
-    def _run(work: Any, *args: Any) -> None:
+    def _run(self, work: Any, *args: Any) -> None:
         try:
             work(*args)
         except Exception:  # a bug of ours: logged, and the hub goes on
             log.exception("class play: %s failed", getattr(work, "__name__", work))
+        finally:
+            self.outbox.wake()
 
     def tick(self) -> None:
         if not self.tick_waiting.is_set():
