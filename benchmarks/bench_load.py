@@ -577,6 +577,7 @@ class Figures:
     frames: list[float] = field(default_factory=list)
     start_views: list[float] = field(default_factory=list)
     others: list[float] = field(default_factory=list)
+    others_at: list[tuple[float, float]] = field(default_factory=list)  # (click sent, delay)
     own: list[float] = field(default_factory=list)
     chromium_frames: list[float] = field(default_factory=list)
     chromium_others: list[float] = field(default_factory=list)  # to or from a Chromium phone
@@ -758,6 +759,7 @@ def analyse(phones: list[Phone], figures: Figures) -> None:
                         continue
                     delay = max(0.0, seen - sent)
                     figures.others.append(delay)
+                    figures.others_at.append((sent, delay))
                     if isinstance(mover, ChromiumPhone) or isinstance(other, ChromiumPhone):
                         figures.chromium_others.append(delay)
     figures.errors += figures.missing
@@ -1041,6 +1043,7 @@ def main() -> None:
     parser.add_argument("--think", type=float, nargs=2, default=[1.0, 2.0], metavar=("MIN", "MAX"))
     parser.add_argument("--bot-delay", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dump", help="write each click's delays to DUMP.RUN.json")
     parser.add_argument("--profile", action="store_true", help="py-spy the server(s) during play")
     args = parser.parse_args()
     if args.servers > 1 and args.rooms != "postgresql":
@@ -1064,6 +1067,9 @@ def main() -> None:
         figures = one_run(args, run)
         runs.append(figures)
         print(row(args, figures), flush=True)
+        if args.dump:
+            with open(f"{args.dump}.{run}.json", "w") as out:
+                json.dump({"others": sorted(figures.others_at)}, out)
         if args.chromium:
             print(chromium_row(figures), flush=True)
         for line in figures.error_lines[:8]:
