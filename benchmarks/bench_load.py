@@ -2,7 +2,11 @@
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_load.py --class-of 60 --tables 10 \\
         [--seconds 60] [--rooms sqlite|postgresql] [--servers 1|2] [--nginx] \\
-        [--chromium 3] [--repeat 3] [--think 1 2] [--profile]
+        [--chromium 3] [--repeat 3] [--think 1 2] [--profile] [--dump PATH]
+
+    e.g. 300 phones on one server:   --class-of 300 --tables 50 --chromium 3 --repeat 3
+         1,000 on two behind nginx:  --class-of 1000 --tables 167 --servers 2 --nginx \
+                                     --rooms postgresql
 
 What runs, all on loopback, in a temporary folder, every process stopped by its id:
 - `amteach dashboard`'s server (`amteach.serving.app`, pool of 1: the instructor's kernel)
@@ -14,8 +18,9 @@ What runs, all on loopback, in a temporary folder, every process stopped by its 
   most 10 tables: a room holds 20 tables at most and lets 60 students join a minute
   (ROOM_JOINS_PER_MINUTE), so a lecture hall is several rooms. Game A, round cap 1000 (the
   games last the run), bot delay 1 s. The phones all come from 127.0.0.1, so the server's
-  per-address limits are raised for the run (AMTEACH_PHONE_JOINS_PER_ADDRESS,
-  AMTEACH_PHONE_CONNECTIONS_PER_ADDRESS; docs/deploy.md says to do so behind one NAT);
+  per-address limits are raised for the run (AMTEACH_PHONE_JOINS_PER_ADDRESS and
+  AMTEACH_PHONE_CONNECTIONS_PER_ADDRESS, ten times the class: a lecture hall behind one NAT
+  needs the same);
 - N phones, each as the light page does it (amteach/serving/phone_page/phone.js): GET the join
   link `?room=CODE` (timed: "page"), open the websocket `amteach/phone/ws` (with the page's
   cookies), `hello`, then `join` with a name. When every phone has joined, the instructor
@@ -24,7 +29,11 @@ What runs, all on loopback, in a temporary folder, every process stopped by its 
   clicked, thinks `--think` s (uniform, default 1 to 2 s), then chooses the first button
   (`choose` with the button's data-choice and data-at);
 - `--chromium K`: K of the N phones are real Chromium pages (390x844, Playwright) that open
-  the link, type a name, press Join and click the first choice the same way.
+  the link, type a name, press Join and click the first choice the same way. What a page
+  shows is timed by the page itself (a MutationObserver, Date.now(), the same clock); its
+  click is timed when Playwright is asked to click (a few ms before the page sends it).
+The class arrives once the server's kernel has built the instructor's dashboard (its CPU
+quiet for two seconds): a class meets a server that has been up for a while.
 
 Measured (p50 / p95 / max over every phone or every pair):
 - **first frame**: from sending `join` (a Chromium phone: pressing Join) to the first `view`
@@ -46,10 +55,15 @@ Measured (p50 / p95 / max over every phone or every pair):
   every 0.25 s during play, from a process of its own: when the server's event loop is
   blocked, it waits; and the load generator's own loop lag (a late timer), which says
   whether the figures are the server's or this process's;
-- CPU seconds of the servers and of this load generator, and the load average.
+- CPU seconds during play of the servers (processes and kernels), of their main threads (the
+  event loop) and other threads (the hub's, with the database watcher's), the hub's CPU per
+  decision (ms: a figure the machine's load moves little), of this load generator, and the
+  load average at the end. Another job on the machine slows everything: note the load.
 
 `--repeat R` runs the whole thing R times (new servers, new database) and prints each run and
-the median of each figure. `--profile` samples the server(s) with py-spy during play (pip
+the median of each figure (for the latencies: the percentiles of the run whose p95 is the
+median). `--dump PATH` writes each click's delays to the other phones with when the click was
+sent (PATH.RUN.json), to see when a tail happens. `--profile` samples the server(s) with py-spy during play (pip
 install py-spy into the virtualenv; measuring only) and prints each thread's share and the
 hub thread's heaviest functions.
 """
