@@ -1,6 +1,6 @@
 """Helpers for the serving tests: the dashboard server with the options of `amteach dashboard`
 (or any command) on a free loopback port, stopped by process id; its kernels' processes; nginx
-with a site file of docs/deploy.md; and the protocol-level visitor of benchmarks/bench_load.py.
+with a site file of docs/deploy.md; and the protocol-level visitor of benchmarks/bench_visitors.py.
 Chromium comes from tests/browser.py."""
 
 from __future__ import annotations
@@ -169,13 +169,14 @@ def alive(pid: int) -> bool:
     return status != "Z"
 
 
-def bench_load():
-    """benchmarks/bench_load.py as a module (benchmarks/ is not a package)."""
+def bench_visitors():
+    """benchmarks/bench_visitors.py (the protocol-level visitor of a dashboard page, a kernel
+    each) as a module (benchmarks/ is not a package)."""
     spec = importlib.util.spec_from_file_location(
-        "bench_load", REPO / "benchmarks" / "bench_load.py"
+        "bench_visitors", REPO / "benchmarks" / "bench_visitors.py"
     )
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_load", module)
+    sys.modules.setdefault("bench_visitors", module)
     spec.loader.exec_module(module)
     return module
 

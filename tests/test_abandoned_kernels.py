@@ -2,7 +2,7 @@
 tab killed) is shut down once the grace period after its last websocket closed has passed,
 whatever output it still produces; a page that reconnects in time keeps it. A real server
 with a short grace (5 s) and the idle cull left at 5 minutes, so only the new timer can free
-the kernels within the test; plain websocket clients (benchmarks/bench_load.py's visitor).
+the kernels within the test; plain websocket clients (benchmarks/bench_visitors.py's visitor).
 One page runs the largest Who wins batch and leaves while it runs: the batch goes on in the
 kernel's background thread, sending its progress (output, which Jupyter's idle cull counts
 as activity, and which the server buffers for the page that left), and its kernel and the
@@ -16,7 +16,7 @@ import time
 import uuid
 
 import psutil
-from served import alive, bench_load, dashboard_server
+from served import alive, bench_visitors, dashboard_server
 from tornado.websocket import websocket_connect
 
 GRACE = 5
@@ -49,7 +49,7 @@ def wait_until(condition, timeout: float, what: str) -> float:
 def settled(server) -> float:
     """The pools full and quiet (every pool kernel has built its page); the tree's memory."""
     wait_until(lambda: len(server.kernels()) == POOL_KERNELS, 300, "the pools' kernels")
-    bench_load().wait_for_warm_pool(server.process.pid, POOL_KERNELS)
+    bench_visitors().wait_for_warm_pool(server.process.pid, POOL_KERNELS)
     return tree_pss_mb(server.process.pid)
 
 
@@ -117,7 +117,7 @@ def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_
     with dashboard_server(pool=1, extra=extra) as server:
         settled(server)
         loop = asyncio.new_event_loop()
-        Visitor = bench_load().Visitor
+        Visitor = bench_visitors().Visitor
         try:
             # a first visit warms the server (its page handler, its templates), then goes
             warm = Visitor(server.url)

@@ -11,7 +11,7 @@ import http.client
 import re
 from urllib.parse import urlsplit
 
-from served import bench_load, dashboard_server
+from served import bench_visitors, dashboard_server
 
 from amteach.serving.app import PAGE_KEY_FIELD
 from amteach.serving.clients import DEVICE_COOKIE
@@ -79,7 +79,7 @@ def test_a_script_looping_page_and_alive_beacon_cannot_lock_out_the_class_or_the
         assert {kernel for kernel, _ in held} <= set(server.kernels())
 
         # the instructor, from another address: the dashboard, with a kernel that plays
-        instructor = bench_load().Visitor(server.url)
+        instructor = bench_visitors().Visitor(server.url)
         loop = asyncio.new_event_loop()
         try:
             loop.run_until_complete(instructor.open())

@@ -27,7 +27,7 @@ import pytest
 from browser import free_port
 from phone_client import Client, wait_until
 from postgres import postgres_server
-from served import REPO, bench_load, nginx
+from served import REPO, bench_visitors, nginx
 
 from amteach.content import dashboard_notebook
 from amteach.rooms import ROOMS_ENV, open_rooms
@@ -188,7 +188,7 @@ def grid_rows(grid_html: str) -> dict[int, int]:
 
 
 def test_a_class_across_two_servers_behind_nginx_sees_every_move(tmp_path):
-    load = bench_load()
+    load = bench_visitors()
     with ExitStack() as stack:
         database = stack.enter_context(postgres_server())
         ports = [free_port(), free_port()]
@@ -205,7 +205,7 @@ def test_a_class_across_two_servers_behind_nginx_sees_every_move(tmp_path):
         assert first and own and upstream_of(url, own)[0] == first
 
         async def lesson() -> None:
-            teacher = load.Student(url)
+            teacher = load.WidgetPage(url)
             teacher.cookies = f"{COOKIE}={cookies[servers[1].address]}"
             students = [Client(url) for _ in range(4)]
             try:

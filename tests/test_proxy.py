@@ -1,6 +1,6 @@
 """The dashboard under a path (`--base-url /amteach/`) behind Debian's nginx, configured with the
 site file of docs/deploy.md: Chromium plays a turn and runs a batch through the proxy, and the
-load generator's messages (benchmarks/bench_load.py) give the same game as the browser."""
+load generator's messages (benchmarks/bench_visitors.py) give the same game as the browser."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from browser import launch_chromium
 from playwright.sync_api import sync_playwright
-from served import REPO, bench_load, dashboard_server, narration_text, nginx
+from served import REPO, bench_visitors, dashboard_server, narration_text, nginx
 
 WAIT = 180_000
 
@@ -84,7 +84,7 @@ def test_the_dashboard_under_a_path_plays_and_runs_a_batch_through_nginx(tmp_pat
         assert sockets and all(s.startswith(f"ws{proxy[4:]}/amteach/api/kernels/") for s in sockets)
 
         # the load generator sends the same messages through the same proxy: the same game
-        module = bench_load()
+        module = bench_visitors()
 
         async def protocol_turn() -> str:
             visitor = module.Visitor(url)

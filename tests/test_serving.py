@@ -194,14 +194,14 @@ def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
     from concurrent.futures import ThreadPoolExecutor
 
     import pytest
-    from served import bench_load, dashboard_server
+    from served import bench_visitors, dashboard_server
 
     # a kernel waiting with the dashboard (join links get the light page, which needs none:
     # issue 36; the join page's own pool of issue 24 is gone)
     pool = 1
     with dashboard_server(pool=1, unopened_after=10) as server:
         wait_until(lambda: len(server.kernels()) >= pool, 300, "the pools' kernels")
-        visitor = bench_load().Visitor(server.url)
+        visitor = bench_visitors().Visitor(server.url)
         loop = asyncio.new_event_loop()
         try:
             loop.run_until_complete(visitor.open())  # a page that connects

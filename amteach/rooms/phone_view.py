@@ -96,6 +96,9 @@ def status_line(table: RoomTable, seat: int) -> tuple[Markup, str]:
 
 
 def status_html(table: RoomTable, seat: int) -> Markup:
+    """The seat's status line. Its `data-at` is the table's decision count (not shown): every
+    decision changes the part, so a device (or benchmarks/bench_load.py) can tell which moment
+    of the game it shows."""
     game, info = table.game, table.info
     left = info.seconds_left()
     final = game.over or game.phase == "final_adjust"
