@@ -151,6 +151,11 @@ class Lease:
             self.log.info("this server drives table %d of room %s", table + 1, code)
         return bool(got)
 
+    def held_now(self, code: str, table: int) -> bool:
+        """This server drives the table now (no database call: new leases are tried when a
+        table is first held and at each survey)."""
+        return not self.postgres or (code, table) in self.held
+
     def close(self) -> None:
         if self.connection is not None:
             with contextlib.suppress(Exception):
@@ -405,6 +410,7 @@ class Hub:
             except Refused:
                 return None
             self.tables[key] = held
+            self.lease.holds(code, table)  # drive it if no other server does
         return held
 
     def show(self, phone: Phone) -> None:
@@ -462,11 +468,16 @@ class Hub:
             return everything or code in whole_rooms or f"{code}:{number}" in tables_with_news
 
         self.show_lobbies(has_news)
+        # the database's news, read once per room: SQLite says only that something changed
+        # (this server's own writes included), PostgreSQL which room or which table
+        rooms = {code for code, _ in self.tables} if everything else whole_rooms
+        for code in rooms:
+            self.catch_up_room(code)
         for (code, number), held in list(self.tables.items()):
             table = held.table
-            if has_news(code, number):
-                table.sync()
-            if self.lease.holds(code, number):
+            if code not in rooms and f"{code}:{number}" in tables_with_news:
+                table.catch_up()
+            if self.lease.held_now(code, number):
                 self.drive(table)
             if held.changed:
                 self.push(held)
@@ -509,6 +520,19 @@ class Hub:
             view = lobby_view(self.rooms.seats(code, number), number, info.status)
             for phone in phones:
                 self.send_view(phone, view)
+
+    def catch_up_room(self, code: str) -> None:
+        """The room's status, seats and decision counts in three reads, then each held table
+        of it reads only what differs."""
+        held = [(number, h) for (room, number), h in self.tables.items() if room == code]
+        if not held:
+            return
+        info = self.rooms.info(code)
+        rows = self.rooms.seats(code)
+        counts = self.rooms.counts(code)
+        for number, table in held:
+            mine = [row for row in rows if row.table == number]
+            table.table.sync_with(info, mine, counts.get(number, 0))
 
     def drive(self, table: RoomTable) -> None:
         """This server drives the table: the timer's accounting when time is up, and a bot's

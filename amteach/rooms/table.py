@@ -98,21 +98,45 @@ class RoomTable(Session):
                 for row in rows:
                     if self.controller(row.seat) != self._controller(row):
                         self.set_controller(row.seat, self._controller(row))
-            for number, choice, seat, _by in new:
-                if number != len(self.game.decisions) + 1:
-                    break  # a gap cannot happen (numbers are taken in order); read again later
-                try:
-                    Session.apply(self, self.game.parse_choice(choice), seat)
-                except IllegalChoice as err:
-                    raise SaveError(
-                        f"decision {number} of table {self.table_no + 1} cannot be replayed: {err}",
-                        f"room {self.code}",
-                    ) from None
-                self.last_decision_at = time.monotonic()
-                changed = True
+            changed |= self._replay(new)
             if changed and not new:
                 self._changed(SEATS)
         return changed
+
+    def _replay(self, new: list[tuple[int, Any, int, str]]) -> bool:
+        """Apply decisions read from the log, in order; True if any was."""
+        applied = False
+        for number, choice, seat, _by in new:
+            if number != len(self.game.decisions) + 1:
+                break  # a gap cannot happen (numbers are taken in order); read again later
+            try:
+                Session.apply(self, self.game.parse_choice(choice), seat)
+            except IllegalChoice as err:
+                raise SaveError(
+                    f"decision {number} of table {self.table_no + 1} cannot be replayed: {err}",
+                    f"room {self.code}",
+                ) from None
+            self.last_decision_at = time.monotonic()
+            applied = True
+        return applied
+
+    def catch_up(self) -> bool:
+        """Read and apply only the decisions this table has not seen (news that named this
+        table: a decision appended); True if any."""
+        new = self.rooms.decisions(self.code, self.table_no, after=len(self.game.decisions))
+        if not new:
+            return False
+        with self.grouped():
+            return self._replay(new)
+
+    def sync_with(self, info: RoomInfo, rows: list[SeatRow], decisions: int) -> bool:
+        """Catch up, given what a server read once for the whole room (its status, this
+        table's seats and its count of decisions): only what differs is read again."""
+        if info != self.info or seen(rows) != seen(self.seat_rows):
+            return self.sync()
+        if decisions > len(self.game.decisions):
+            return self.catch_up()
+        return False
 
     def _rename(self, names: list[str]) -> None:
         """A student took a bot's seat: the same game, replayed with the new names (the log
