@@ -56,7 +56,7 @@ class PhoneLimits:
     address). Joins are presses of Join (or of a moved seat's code) that reach the rooms."""
 
     joins_per_device: int = 6  # a minute
-    joins_per_address: int = 120  # a minute: a lecture hall behind one NAT joins within it
+    joins_per_address: int = 300  # a minute: a lecture hall behind one NAT joins within it
     messages_per_second: int = 20  # per connection; more closes it
     connections_per_address: int = 500
     connections_per_device: int = 4

@@ -67,8 +67,8 @@ UNUSED_KEEP_HOURS = 24
 # a seat moved to a new device waits this long for its one-time code (MOVE_CODE_DIGITS)
 MOVE_CODE_DIGITS = 6
 MOVE_CODE_MINUTES = 15
-# seats one room may hand out in a minute (a class of 30 joins well within it)
-ROOM_JOINS_PER_MINUTE = 60
+# seats one room may hand out in a minute (a lecture hall of 300 joins within it)
+ROOM_JOINS_PER_MINUTE = 300
 KEY_BYTES = 24  # the instructor key: 192 random bits
 TOKEN_BYTES = 18  # a device's rejoin token: 144 random bits
 # room status
@@ -81,7 +81,7 @@ STUDENT, BOT, TIMER = "student", "bot", "timer"
 class RoomSettings:
     """What the instructor chooses when opening a room."""
 
-    tables: int = 6  # 1 to 20
+    tables: int = 6  # 1 to 60 (a lecture hall of 300 at tables of 5)
     seats: int = 4  # seats per table, 2 to 6
     roles: str = "alternating"  # alternating, random, or dice (as in the rules)
     preset: str = "default"
@@ -99,7 +99,7 @@ class RoomSettings:
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise InputError(f"must be a whole number from {low} to {high}", field=name)
 
-        whole("tables", 1, 20)
+        whole("tables", 1, 60)
         whole("seats", 2, 6)
         whole("minutes", 1, 240)
         whole("round_cap", 5, 1000)

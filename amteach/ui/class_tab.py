@@ -130,7 +130,7 @@ class ClassTab:
         self.follower: Follower | None = None
         self.messages = Messages()
         # -- opening a class
-        self.table_count = w.IntSlider(value=6, min=1, max=20, description="Tables")
+        self.table_count = w.IntSlider(value=6, min=1, max=60, description="Tables")
         self.seat_count = w.Dropdown(options=[2, 3, 4, 5, 6], value=4, description="Seats each")
         self.role_mode = w.Dropdown(
             options=ROLE_MODE_LABELS, value="alternating", description="Roles"
