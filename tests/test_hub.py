@@ -206,3 +206,17 @@ def test_a_phone_that_goes_leaves_nothing_behind_in_the_hub(class_room):
         clock.now += 1
         hub.tick()
     assert sum(len(h.table.game.decisions) for h in hub.tables.values()) > decisions
+
+
+def test_join_counts_of_clients_gone_quiet_are_forgotten(class_room):
+    # a script that drops its cookie is a new device at every join: the hub's memory of the
+    # join windows stays bounded by the last minute's clients
+    _rooms, code, hub, clock = class_room
+    for n in range(20):
+        HubPhone(hub, f"script-{n}", address=f"10.1.0.{n}").send(
+            type="join", room=code, name=f"Sock {n}"
+        )
+    assert len(hub.device_joins) == 20 and len(hub.address_joins) == 20
+    clock.now += 61
+    hub.tick()  # the survey
+    assert hub.device_joins == {} and hub.address_joins == {}

@@ -72,7 +72,6 @@ class Phone:
     address: str
     deliver: Callable[[str], None]
     seat: Seat | None = None
-    room: str | None = None  # the room the page is for (its link's code)
     shown: dict[str, str] = field(default_factory=dict)  # the parts last sent
     closed: bool = False
 
@@ -232,9 +231,7 @@ class Hub:
             handler(phone, message)
         except RoomsUnavailable as err:
             self.say(phone, unavailable_reply(err))
-        except Refused as err:
-            self.say(phone, Reply(False, str(err), "warning"))
-        except AmteachError as err:
+        except AmteachError as err:  # Refused among them: a polite no
             self.say(phone, Reply(False, str(err), "warning"))
         except Exception:  # a bug of ours: the log has the traceback, the phone one line
             self.log.exception("a phone's message failed")
@@ -251,7 +248,6 @@ class Hub:
         if code:
             try:
                 code = clean_code(code)
-                phone.room = code
                 info = self.rooms.info(code)
             except Refused as err:
                 # a mistyped or forged link: the form with an empty code box, and one line
@@ -311,7 +307,7 @@ class Hub:
         self.seated(phone, self.rooms.claim_moved(code, move_code))
 
     def seated(self, phone: Phone, seat: Seat) -> None:
-        phone.seat, phone.room, phone.shown = seat, seat.code, {}
+        phone.seat, phone.shown = seat, {}
         welcome = "Welcome back" if seat.returned else "Welcome"
         phone.send(
             {
@@ -557,7 +553,12 @@ class Hub:
     def survey(self) -> None:
         """Hold every table of every playing room, so their bots move with no phone open (a
         server restarted mid-class); let tables of ended rooms go; hand seats of students away
-        too long to bots."""
+        too long to bots; forget the join counts of clients quiet for a minute (a script that
+        drops its cookie makes a new device each time: memory stays flat)."""
+        for windows in (self.device_joins, self.address_joins):
+            for client, window in list(windows.items()):
+                if window.wait() == 0 and not window.events:
+                    del windows[client]
         for code in self.rooms.playing_rooms():
             info = self.rooms.info(code)
             for number in range(info.settings.tables):

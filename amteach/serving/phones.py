@@ -40,6 +40,9 @@ log = logging.getLogger("amteach.phones")
 # where a phone's websocket connects, under the server's base URL
 PHONE_ROUTE = "amteach/phone/ws"
 MAX_MESSAGE_BYTES = 16 * 1024  # the longest message a phone may send (a trade offer is < 1 kB)
+# a phone's messages still waiting for the hub: more closes the connection, so a busy hub's
+# queue holds at most this many per connection (a person waits for each answer)
+IN_HUB = 16
 TICK_SECONDS = 0.1  # how often the hub looks at its tables (bots, the timer) at most
 PING_SECONDS = 10  # websocket pings find phones that vanished without a goodbye
 # a phone that answers no ping within this long is closed (at most the ping interval)
@@ -160,6 +163,7 @@ class PhoneSocket(websocket.WebSocketHandler):
 
     phone: Phone | None = None
     pending = 0
+    in_hub = 0  # messages handed to the hub and not yet handled
     refused = False
     window: list[float]
 
@@ -227,8 +231,17 @@ class PhoneSocket(websocket.WebSocketHandler):
                 )
             )
             return
+        if self.in_hub >= IN_HUB:
+            self.refuse("This page sent too many messages at once and was disconnected; reload it.")
+            return
         hub: HubThread = self.settings[HUB_SETTING]
-        hub.submit(hub.hub.receive, phone, data)
+        self.in_hub += 1
+        loop = IOLoop.current()
+        handled = hub.submit(hub.hub.receive, phone, data)
+        handled.add_done_callback(lambda _: loop.add_callback(self._handled))
+
+    def _handled(self) -> None:
+        self.in_hub -= 1
 
     def push(self, text: str) -> None:
         """Send one message, or drop a phone that has `send_queue` messages still unsent (a
