@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
 
 from markupsafe import Markup
 
@@ -38,7 +37,6 @@ from .table import RoomTable
 PARTS = ("status", "choices", "away", "manage", "trade", "happened", "mine", "board", "players")
 # lines of "What happened" a phone shows (newest first)
 HAPPENED_LINES = 12
-STATUS_BACKGROUNDS = {"mine": "#e3f4e7", "wait": "#f4f4f4", "note": "#fff4d6"}
 
 
 def role_badge(role: int) -> Markup:
@@ -139,7 +137,7 @@ def may_decide(table: RoomTable, seat: int) -> bool:
     )
 
 
-def choices_html(table: RoomTable, seat: int, legal: list[Choice]) -> Markup:
+def choices_html(table: RoomTable, legal: list[Choice]) -> Markup:
     game = table.game
     buttons = [
         choice_button(game, choice)
@@ -267,7 +265,7 @@ def seat_view(table: RoomTable, seat: int, lines: list[str]) -> dict[str, str]:
     legal = game.legal_choices() if may_decide(table, seat) else []
     return {
         "status": str(status_html(table, seat)),
-        "choices": str(choices_html(table, seat, legal)),
+        "choices": str(choices_html(table, legal)),
         "away": str(away_html(table, seat)),
         "manage": str(manage_html(table, seat, legal)),
         "trade": str(trade_html(table, seat, legal)),
@@ -298,7 +296,3 @@ def lobby_view(rows: list[SeatRow], table: int, status: str) -> dict[str, str]:
         )
     )
     return view
-
-
-def as_json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))

@@ -105,43 +105,37 @@ def page_key(secret: bytes, kernel_id: str) -> str:
     return hmac.new(secret, kernel_id.encode(), hashlib.sha256).hexdigest()[:32]
 
 
-FULL_PAGE = """<!doctype html>
+RETRY_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="refresh" content="{retry}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>The class dashboard is full</title>
+<title>{title}</title>
 <style>
   body {{ font-family: system-ui, sans-serif; font-size: 24px; line-height: 1.5;
          max-width: 40em; margin: 15vh auto; padding: 0 1em; color: #1a1a1a; }}
   h1 {{ font-size: 36px; }}
 </style></head>
-<body class="am-full">
-<h1>The class dashboard is full: {visitors} visitors.</h1>
-<p>Try again in a minute. This page tries again by itself every {retry} seconds and opens the
-dashboard as soon as a place is free.</p>
+<body class="{kind}">
+<h1>{headline}</h1>
+<p>{advice}</p>
 </body></html>
 """
+
+
+def retry_page(kind: str, title: str, headline: str, advice: str) -> str:
+    """A short page, in plain words, that asks again by itself every FULL_PAGE_RETRY s."""
+    return RETRY_PAGE.format(
+        retry=FULL_PAGE_RETRY,
+        kind=kind,
+        title=html.escape(title),
+        headline=html.escape(headline),
+        advice=html.escape(advice),
+    )
 
 
 # where the server's settings say that join links get the light phone page (phones.py)
 LIGHT_PHONES_SETTING = "amteach_light_phones"
 
-TOO_MANY_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="refresh" content="{retry}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Too many dashboard pages open</title>
-<style>
-  body {{ font-family: system-ui, sans-serif; font-size: 24px; line-height: 1.5;
-         max-width: 40em; margin: 15vh auto; padding: 0 1em; color: #1a1a1a; }}
-  h1 {{ font-size: 36px; }}
-</style></head>
-<body class="am-too-many">
-<h1>{headline}</h1>
-<p>{advice}</p>
-<p>This page tries again by itself every {retry} seconds.</p>
-</body></html>
-"""
 TOO_MANY = {
     "device": (
         "This browser already has {cap} dashboard pages open.",
@@ -251,8 +245,13 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
         if not manager.has_room_for_a_visitor():
             self.refuse(
                 503,
-                FULL_PAGE.format(
-                    visitors=html.escape(str(manager.max_kernels)), retry=FULL_PAGE_RETRY
+                retry_page(
+                    "am-full",
+                    "The class dashboard is full",
+                    f"The class dashboard is full: {manager.max_kernels} visitors.",
+                    "Try again in a minute. This page tries again by itself every "
+                    f"{FULL_PAGE_RETRY} seconds and opens the dashboard as soon as a place is "
+                    "free.",
                 ),
             )
             return
@@ -262,10 +261,11 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
             headline, advice = TOO_MANY[claim]
             self.refuse(
                 429,
-                TOO_MANY_PAGE.format(
-                    headline=html.escape(headline.format(cap=cap)),
-                    advice=html.escape(advice),
-                    retry=FULL_PAGE_RETRY,
+                retry_page(
+                    "am-too-many",
+                    "Too many dashboard pages open",
+                    headline.format(cap=cap),
+                    f"{advice} This page tries again by itself every {FULL_PAGE_RETRY} seconds.",
                 ),
             )
             return
