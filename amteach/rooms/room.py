@@ -459,6 +459,8 @@ class Rooms:
             tx.execute("DELETE FROM move_tries WHERE at < ?", (moment - limits.MOVE_TRIES_SECONDS,))
             for code in codes:
                 tx.execute("DELETE FROM move_tries WHERE room = ?", (code,))
+                tx.execute("DELETE FROM answers WHERE room = ?", (code,))
+                tx.execute("DELETE FROM questions WHERE room = ?", (code,))
                 tx.execute("DELETE FROM decisions WHERE room = ?", (code,))
                 tx.execute("DELETE FROM seats WHERE room = ?", (code,))
                 tx.execute("DELETE FROM rooms WHERE code = ?", (code,))

@@ -97,6 +97,34 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX move_tries_by_room ON move_tries (room, at)",
         "CREATE INDEX rooms_by_opener ON rooms (opened_by, created)",
     ),
+    # 4: the class's own play as the lesson (issue 37): questions the instructor poses to the
+    # phones (a prediction, an exit ticket; `kind` is choice or number, `options` a JSON list
+    # of the choices' labels or the number's bounds), one answer per seat and question (a
+    # later answer replaces it while the question is open), and a seat's optional student ID
+    # for the gradebook (kept as typed, checked like a name).
+    (
+        """CREATE TABLE questions (
+            room TEXT NOT NULL REFERENCES rooms (code),
+            number INTEGER NOT NULL,
+            moment TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            options TEXT NOT NULL,
+            asked_at DOUBLE PRECISION NOT NULL,
+            closed_at DOUBLE PRECISION,
+            PRIMARY KEY (room, number)
+        )""",
+        """CREATE TABLE answers (
+            room TEXT NOT NULL REFERENCES rooms (code),
+            question INTEGER NOT NULL,
+            table_no INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            answer TEXT NOT NULL,
+            at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (room, question, table_no, seat)
+        )""",
+        "ALTER TABLE seats ADD COLUMN student_id TEXT",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # the channel PostgreSQL notifies on; the payload is the room's code
