@@ -703,7 +703,7 @@ def test_a_database_of_the_first_schema_is_brought_up_to_date(tmp_path):
     )
     old.close()
     rooms = open_rooms(str(path))
-    assert rooms.store.schema_version() == SCHEMA_VERSION == 3
+    assert rooms.store.schema_version() == SCHEMA_VERSION == 4
     with pytest.raises(Refused):  # a room from before the keys: no key opens it from a page
         rooms.check_instructor("ABCDEF", "")
     rooms.create(RoomSettings(tables=1, seats=2), key=new_key())
