@@ -33,7 +33,9 @@ from ..engine.errors import AmteachError
 from ..session import Reply
 from .limits import Window
 from .names import Refused
-from .phone_view import lobby_view, seat_view, status_html
+from .phone_view import lobby_view, question_html, seat_view, status_html
+from .questions import Question, answer_of, latest
+from .questions import answer as record_answer
 from .room import ENDED, LOBBY, Rooms, Seat, clean_code
 from .store import RoomsUnavailable, Store
 from .table import RoomTable, unavailable_reply
@@ -58,6 +60,7 @@ class PhoneLimits:
     joins_per_device: int = 6  # a minute
     joins_per_address: int = 300  # a minute: a lecture hall behind one NAT joins within it
     messages_per_second: int = 20  # per connection; more closes it
+    answers_per_seat: int = 10  # a minute: a student changing their mind, not a script
     connections_per_address: int = 500
     connections_per_device: int = 4
     send_queue: int = 64  # messages a phone may have unsent before it is dropped
@@ -182,6 +185,11 @@ class Hub:
         self.lease = Lease(rooms.store, logger)
         self.device_joins: dict[str, Window] = {}
         self.address_joins: dict[str, Window] = {}
+        # the questions the phones are shown (`refresh_questions`): each room's last question,
+        # each seat's answer to it, and the answers each seat sent in the last minute
+        self.asked: dict[str, Question | None] = {}
+        self.answered: dict[tuple[str, int, int, int], int | float | None] = {}
+        self.seat_answers: dict[tuple[str, int, int], Window] = {}
         self.news: set[str | None] = set()
         self.news_lock = threading.Lock()
         self.error: str | None = None
@@ -221,6 +229,7 @@ class Hub:
                 "claim": self.claim,
                 "choose": self.choose,
                 "take_back": self.take_back,
+                "answer": self.answer,
             }.get(kind if isinstance(kind, str) else "")
             if handler is None:
                 self.say(
@@ -369,6 +378,66 @@ class Hub:
         self.heard(phone.seat.code)
         self.say(phone, Reply(True, "Your seat is yours again."))
 
+    # -- questions from the teacher ---------------------------------------------------------------
+    def answer(self, phone: Phone, message: dict[str, Any]) -> None:
+        """A student's answer to the room's open question: checked and kept by the rooms
+        (`questions.answer`), then shown back on their phone. At most `answers_per_seat` a
+        minute per seat, besides the connection's messages per second."""
+        seat = phone.seat
+        if seat is None:
+            raise Refused("This page has no seat yet: join first.")
+        window = self.seat_answers.setdefault(
+            (seat.code, seat.table, seat.seat), Window(self.limits.answers_per_seat, 60, self.clock)
+        )
+        window.check("You have sent many answers in a minute; your last one is kept.")
+        window.add()
+        try:
+            kept = record_answer(self.rooms, seat, message.get("question"), message.get("answer"))
+        except Refused:  # closed meanwhile, perhaps: the phone shows the question as it is
+            self.asked[seat.code] = latest(self.rooms, seat.code)
+            self.send_view(phone, {"question": self.question_part(seat)})
+            raise
+        question = self.asked.get(seat.code)
+        if question is None or question.number != kept.question:
+            self.asked[seat.code] = question = latest(self.rooms, seat.code)
+        self.answered[(seat.code, kept.question, seat.table, seat.seat)] = kept.value
+        self.send_view(phone, {"question": self.question_part(seat)})
+        if question is not None and question.number == kept.question:
+            self.say(phone, Reply(True, f"Your answer is in: {question.show(kept.value)}."))
+
+    def question_part(self, seat: Seat) -> str:
+        """The `question` part of a seat's view: the room's last question and the seat's own
+        answer, from what the hub keeps (read once when first needed)."""
+        if seat.code not in self.asked:
+            self.asked[seat.code] = latest(self.rooms, seat.code)
+        question = self.asked[seat.code]
+        if question is None or question.number is None:
+            return ""
+        key = (seat.code, question.number, seat.table, seat.seat)
+        if key not in self.answered:
+            self.answered[key] = answer_of(self.rooms, *key)
+        return str(question_html(question, self.answered[key]))
+
+    def refresh_questions(self, rooms: set[str] | None) -> None:
+        """A room's news may be a question posed or closed (by the Class tab, from any
+        process): read the last question of each room with news (None: every room) that has
+        seated phones, and show it on every phone of the room if it changed."""
+        seated: dict[str, list[Phone]] = {}
+        for phone in self.phones:
+            if phone.seat is not None and (rooms is None or phone.seat.code in rooms):
+                seated.setdefault(phone.seat.code, []).append(phone)
+        for code, phones in seated.items():
+            known, before = code in self.asked, self.asked.get(code)
+            question = self.asked[code] = latest(self.rooms, code)
+            if known and (before, getattr(before, "closed_at", None)) == (
+                question,
+                getattr(question, "closed_at", None),
+            ):
+                continue
+            for phone in phones:
+                assert phone.seat is not None
+                self.send_view(phone, {"question": self.question_part(phone.seat)})
+
     def lost(self, phone: Phone) -> None:
         """The teacher gave this device's seat away: back to the join form, one line why."""
         seat, phone.seat, phone.shown = phone.seat, None, {}
@@ -420,6 +489,7 @@ class Hub:
             view = lobby_view(self.rooms.seats(seat.code, seat.table), seat.table, info.status)
         else:
             view = seat_view(held.table, seat.seat, list(held.lines))
+        view["question"] = self.question_part(seat)
         self.send_view(phone, view)
 
     def send_view(self, phone: Phone, view: dict[str, str]) -> None:
@@ -462,6 +532,8 @@ class Hub:
 
         def has_news(code: str, number: int) -> bool:
             return everything or code in whole_rooms or f"{code}:{number}" in tables_with_news
+
+        self.refresh_questions(None if everything else whole_rooms)
 
         self.show_lobbies(has_news)
         # the database's news, read once per room: SQLite says only that something changed
@@ -515,7 +587,8 @@ class Hub:
             info = self.rooms.info(code)
             view = lobby_view(self.rooms.seats(code, number), number, info.status)
             for phone in phones:
-                self.send_view(phone, view)
+                assert phone.seat is not None
+                self.send_view(phone, {**view, "question": self.question_part(phone.seat)})
 
     def catch_up_room(self, code: str) -> None:
         """The room's status, seats and decision counts in three reads, then each held table
@@ -555,7 +628,7 @@ class Hub:
         server restarted mid-class); let tables of ended rooms go; hand seats of students away
         too long to bots; forget the join counts of clients quiet for a minute (a script that
         drops its cookie makes a new device each time: memory stays flat)."""
-        for windows in (self.device_joins, self.address_joins):
+        for windows in (self.device_joins, self.address_joins, self.seat_answers):
             for client, window in list(windows.items()):
                 if window.wait() == 0 and not window.events:
                     del windows[client]
@@ -569,6 +642,12 @@ class Hub:
         for key, held in list(self.tables.items()):
             if held.table.info.status == ENDED and not held.phones:
                 del self.tables[key]
+        # the questions of rooms no phone of this server shows any more
+        watched = {phone.seat.code for phone in self.phones if phone.seat is not None}
+        for code in [code for code in self.asked if code not in watched]:
+            del self.asked[code]
+        for key in [key for key in self.answered if key[0] not in watched]:
+            del self.answered[key]
 
     def close(self) -> None:
         self.stop_watching()

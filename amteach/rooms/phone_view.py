@@ -30,11 +30,23 @@ from ..render import (
 )
 from ..session import HUMAN, choice_label
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
+from .questions import KEEP_OPEN, Question
 from .room import ENDED, PAUSED, PLAYING, SeatRow
 from .table import RoomTable
 
 # the parts of a seat's view, in the order the page shows them
-PARTS = ("status", "choices", "away", "manage", "trade", "happened", "mine", "board", "players")
+PARTS = (
+    "status",
+    "question",
+    "choices",
+    "away",
+    "manage",
+    "trade",
+    "happened",
+    "mine",
+    "board",
+    "players",
+)
 # lines of "What happened" a phone shows (newest first)
 HAPPENED_LINES = 12
 
@@ -254,6 +266,63 @@ def happened_html(lines: list[str]) -> Markup:
     )
 
 
+def question_html(question: Question | None, mine: int | float | None) -> Markup:
+    """The question the teacher asked the room (the `question` part): a form while it is
+    open, with the seat's own answer if it gave one; the question and the answer, locked,
+    once it is closed; nothing before any question. The hub adds it to every view."""
+    if question is None:
+        return Markup("")
+    head = html_text(
+        '<h2 class="am-heading" id="am-q-head">{} from your teacher</h2>', question.label
+    )
+    given = question.show(mine) if mine is not None else None
+    if question.closed_at is not None:
+        return html_text(
+            '<section class="am-question am-question-closed" aria-labelledby="am-q-head">{}'
+            "<p>{}</p><p><b>This question is closed.</b> {}</p></section>",
+            head,
+            question.text,
+            f"Your answer: {given}." if given is not None else "You did not answer it.",
+        )
+    if question.kind == "choice":
+        options = html_join(
+            html_text(
+                '<label class="am-q-option"><input type="radio" name="answer" id="am-q-opt-{i}" '
+                'value="{i}"{checked}> {label}</label>',
+                i=i,
+                checked=Markup(" checked") if mine == i else Markup(""),
+                label=label,
+            )
+            for i, label in enumerate(question.options)
+        )
+        body = html_text("<fieldset><legend>{}</legend>{}</fieldset>", question.text, options)
+    else:
+        body = html_text(
+            '<label for="am-q-number">{text}</label><input type="number" id="am-q-number" '
+            'name="answer" min="{low}" max="{high}" step="any" inputmode="decimal" '
+            'value="{value}" aria-describedby="am-q-help" required>'
+            '<span id="am-q-help" class="am-help">Type {words}.</span>',
+            text=question.text,
+            low=f"{question.low:.10g}",
+            high=f"{question.high:.10g}",
+            value=f"{mine:.10g}" if mine is not None else "",
+            words=question.bounds_words(),
+        )
+    return html_text(
+        '<section class="am-question" aria-labelledby="am-q-head">{head}'
+        '<form class="am-question-form" data-question="{number}" data-kind="{kind}">{body}'
+        '<button type="submit" id="am-q-send">Send my answer</button></form>'
+        '<p class="am-question-mine" id="am-q-mine">{mine}</p></section>',
+        head=head,
+        number=question.number,
+        kind=question.kind,
+        body=body,
+        mine=f"Your answer: {given} ({KEEP_OPEN})"
+        if given is not None
+        else "You have not answered yet.",
+    )
+
+
 def without_style(fragment: Markup) -> str:
     """A phone view without its style sheet: the light page has it once, in its head."""
     return str(fragment).replace(PHONE_STYLE, "")
@@ -265,6 +334,7 @@ def seat_view(table: RoomTable, seat: int, lines: list[str]) -> dict[str, str]:
     legal = game.legal_choices() if may_decide(table, seat) else []
     return {
         "status": str(status_html(table, seat)),
+        "question": "",  # the room's, not the table's: the hub adds it (`Hub.question_part`)
         "choices": str(choices_html(table, legal)),
         "away": str(away_html(table, seat)),
         "manage": str(manage_html(table, seat, legal)),

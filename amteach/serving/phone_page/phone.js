@@ -179,5 +179,22 @@
       choice: { trade: { "with": partner, give: ticked("give"), get: ticked("get"),
         pay: Math.trunc(Number(form.elements.pay.value) || 0) } } });
   });
+  // the teacher's question (the `question` part): the chosen answer's index, or the number
+  seatView.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.classList.contains("am-question-form")) return;
+    event.preventDefault();
+    var value;
+    if (form.getAttribute("data-kind") === "choice") {
+      var picked = form.querySelector("input[name=answer]:checked");
+      if (!picked) { say("warning", "Choose one of the answers first."); return; }
+      value = Number(picked.value);
+    } else {
+      var typed = form.elements.answer.value.trim().replace(",", ".");
+      if (typed === "") { say("warning", "Type a number first."); return; }
+      value = Number(typed);
+    }
+    send({ type: "answer", question: Number(form.getAttribute("data-question")), answer: value });
+  });
   connect();
 })();
