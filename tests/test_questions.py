@@ -189,7 +189,12 @@ def test_one_answer_per_seat_replaced_while_open_and_listed_with_name_and_role(r
     for name, value, words in (("Ana", 62.5, "62.5%"), ("Ben", 90, "90%")):
         row, seat = rows[name], seats[name]
         assert (row.table, row.seat, row.role) == (seat.table + 1, seat.seat + 1, seat.role)
-        assert (row.value, row.answer, row.moment, row.kind) == (value, words, "prediction", "number")
+        assert (row.value, row.answer, row.moment, row.kind) == (
+            value,
+            words,
+            "prediction",
+            "number",
+        )
     # the gradebook reads the table itself: the answer is kept as JSON text
     kept = rooms.store.query("SELECT answer FROM answers WHERE room = ? ORDER BY at", (code,))
     assert sorted(json.loads(a) for (a,) in kept) == [62.5, 90]
@@ -237,7 +242,7 @@ def test_a_broken_questions_file_is_refused_naming_the_file_and_the_question(tmp
     (lesson / "questions.yaml").write_text(
         "questions:\n  - {moment: prediction, kind: choice, text: Who, options: [A]}\n"
     )
-    with pytest.raises(InputError, match="question 1: .*2 to 6 choices"):
+    with pytest.raises(InputError, match=r"question 1: .*2 to 6 choices"):
         q.lesson_questions(tmp_path)
     (lesson / "questions.yaml").write_text("questions:\n  - {text: Who, secret: 1}\n")
     with pytest.raises(InputError, match="fields amteach does not know"):
@@ -272,9 +277,7 @@ def test_a_posed_question_reaches_every_phone_in_the_lobby_during_play_and_after
     assert "Your answer: About the same" in text_of(ana.parts["question"])
     q.close(rooms, code, key)
     news(hub, clock)
-    assert "This question is closed. Your answer: About the same." in text_of(
-        ana.parts["question"]
-    )
+    assert "This question is closed. Your answer: About the same." in text_of(ana.parts["question"])
     assert "<form" not in ana.parts["question"] and "did not answer" in ben.parts["question"]
     # during play: a number question, next to the game's parts
     rooms.start(code)

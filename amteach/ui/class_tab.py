@@ -51,6 +51,7 @@ from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
+from .class_questions import QuestionsPanel
 from .download import DownloadButton
 from .keeper import (
     INSTRUCTOR_SPACE,
@@ -298,6 +299,8 @@ class ClassTab:
                     [self.replace_button, self.replace_pin],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
+                # predictions and exit tickets on the phones (issue 37): ui/class_questions.py
+                (phone_questions := QuestionsPanel(self)).widget,
                 w.HTML("<h3>The class's own results</h3>"),
                 w.HBox([self.results_button, self.downloads]),
                 self.results,
@@ -305,6 +308,7 @@ class ClassTab:
             ],
             layout=w.Layout(display="none"),
         )
+        self.phone_questions = phone_questions
         self.widget = w.VBox([self.form, self.messages.widget, self.running])
         self.widget.add_class("am-class")
         self._results_at = 0.0

@@ -1,0 +1,400 @@
+"""The *Class* tab's "Questions for the phones" (issue 37): the instructor asks a lesson's
+question (each lesson ships its prediction and exit questions, `lessons/NN-*/questions.yaml`)
+or types one, multiple choice or a number; every phone of the room shows it at once; the
+panel counts the answers live and draws them for the projector. A question that compares
+with the outcome (`compare: monopolist_win_rate`) gets one line beside the answers: the
+class's prediction (the median answer), the class's finished tables, and bots at each of
+those tables' own rounds.
+
+Every action needs the class's instructor key (`questions.pose` and `questions.close` check
+it), as every other control of the tab does.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..engine.errors import InputError
+from ..render import html_join, html_text
+from ..rooms import Refused, RoomsUnavailable, RoomTable, class_result, unavailable_reply
+from ..rooms import questions as asking
+from ..session import Reply
+from .live import Ticker
+from .widgets import button
+
+HEADING = "Questions for the phones"
+OWN = "None: I type my own question below"
+KINDS = (("Multiple choice", "choice"), ("A number", "number"))
+# bot games per finished table, each stopped at that table's own round
+BOT_GAMES_PER_TABLE = 200
+# the live count is read this often (seconds); the Class tab's own tick draws the games
+COUNT_SECONDS = 1.0
+BAR = "#3b5b7a"  # the answers' bars: one neutral colour, each bar labelled in words
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Monopolist wins out of games: the class's finished tables, or the bots' batch."""
+
+    wins: int
+    games: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.wins / self.games) if self.games else 0
+
+
+def class_outcome(tables: Sequence[RoomTable]) -> Outcome:
+    """Monopolist wins among the class's finished tables (`class_result`'s games frame, which
+    holds finished games only; a game nobody won counts as not won by a Monopolist)."""
+    if not tables:
+        return Outcome(0, 0)
+    games = class_result(tables).games
+    return Outcome(int((games["winner_role"] == "monopolist").sum()), len(games))
+
+
+def bot_seed(table: RoomTable) -> int:
+    """The seed of the bots' batch beside one table: the room's seed and the table's number."""
+    return (table.info.settings.seed + 1 + table.table_no) % 2**31
+
+
+def bots_at_table_rounds(
+    tables: Sequence[RoomTable], games_per_table: int = BOT_GAMES_PER_TABLE
+) -> Outcome:
+    """Bots beside each finished table: `games_per_table` games with the table's seats (its
+    roles, each played by the room's bot), under the table's rules, stopped at the round the
+    table reached and settled there by the final accounting, as the table was. A win rate
+    depends on where play stops (issue 23), so each table gets bots at its own round."""
+    from ..sim import simulate
+
+    wins = games = 0
+    for table in tables:
+        game = table.game
+        if not game.over:
+            continue
+        bot = table.info.settings.bot
+        seats = ",".join(f"{('competitor', 'monopolist')[r]}:{bot}" for r in game.roles)
+        batch = simulate(
+            games=games_per_table,
+            seats=seats,
+            rules=game.rules,
+            seed=bot_seed(table),
+            round_cap=max(1, game.round),
+            progress=False,
+            workers=1,
+        )
+        wins += int((batch.games["winner_role"] == "monopolist").sum())
+        games += len(batch.games)
+    return Outcome(wins, games)
+
+
+def compare_line(
+    question: asking.Question, values: Sequence[float], tables: Outcome, bots: Outcome | None
+) -> str:
+    """The line beside a Monopolists'-share prediction: the class's median answer, its
+    finished tables, and the bots at those tables' rounds."""
+    if not values:
+        return "Nobody has answered yet."
+    median = statistics.median(values)
+    said = (
+        f"You predicted Monopolists win {question.show(median)} (median of {len(values)} "
+        f"answer{'s' if len(values) != 1 else ''})."
+    )
+    if not tables.games:
+        return said + " No table has finished its game yet."
+    said += (
+        f" Your tables gave {tables.percent}% ({tables.wins} of {tables.games} finished "
+        f"table{'s' if tables.games != 1 else ''}, at the rounds they reached)."
+    )
+    if bots is not None and bots.games:
+        said += f" Bots at your tables' rounds gave {bots.percent}% ({bots.games:,} games)."
+    return said
+
+
+def choice_html(question: asking.Question, values: Sequence[int]) -> Any:
+    """How many chose each answer, as labelled bars (counts and shares in words)."""
+    total = len(values)
+    rows = []
+    for i, label in enumerate(question.options):
+        count = sum(1 for v in values if v == i)
+        share = round(100 * count / total) if total else 0
+        rows.append(
+            html_text(
+                "<tr><th scope='row' style='text-align:left;padding-right:12px'>{}</th>"
+                "<td style='width:55%'><div style='background:{};height:26px;width:{}%;"
+                "min-width:2px'></div></td><td style='padding-left:10px;white-space:nowrap'>"
+                "<b>{}</b> ({}%)</td></tr>",
+                label,
+                BAR,
+                share,
+                count,
+                share,
+            )
+        )
+    return html_text(
+        "<table class='am-answers' style='font-size:20px;width:100%;max-width:1100px;"
+        "border-collapse:collapse'><caption style='text-align:left'>Answers by choice "
+        "({} answer{})</caption>{}</table>",
+        total,
+        "s" if total != 1 else "",
+        html_join(rows),
+    )
+
+
+def number_html(question: asking.Question, values: Sequence[float]) -> Any:
+    """The number answers' median and spread (the middle half, the lowest and the highest),
+    and how many fell in each tenth of the range."""
+    if not values:
+        return html_text("<p style='font-size:20px'>No answers yet.</p>")
+    ordered = sorted(values)
+    median = statistics.median(ordered)
+    if len(ordered) >= 2:
+        quarter, _, three = statistics.quantiles(ordered, n=4, method="inclusive")
+    else:
+        quarter = three = ordered[0]
+    low, high = float(question.low), float(question.high)  # type: ignore[arg-type]
+    width = (high - low) / 10
+    counts = [0] * 10
+    for value in ordered:
+        counts[min(9, int((value - low) / width))] += 1
+    most = max(counts)
+    rows = html_join(
+        html_text(
+            "<tr><th scope='row' style='text-align:left;padding-right:12px;"
+            "white-space:nowrap'>{} to {}</th><td style='width:60%'><div style='background:{};"
+            "height:18px;width:{}%;min-width:{}px'></div></td><td style='padding-left:8px'>{}"
+            "</td></tr>",
+            question.show(low + i * width),
+            question.show(low + (i + 1) * width),
+            BAR,
+            round(100 * n / most),
+            2 if n else 0,
+            n,
+        )
+        for i, n in enumerate(counts)
+    )
+    return html_text(
+        "<p style='font-size:24px;margin:4px 0'>Median <b>{}</b> · middle half {} to {} · "
+        "lowest {}, highest {} · {} answer{}</p>"
+        "<table class='am-answers' style='font-size:17px;width:100%;max-width:1100px;"
+        "border-collapse:collapse'><caption style='text-align:left'>How many answered in each "
+        "tenth of the range</caption>{}</table>",
+        question.show(median),
+        question.show(quarter),
+        question.show(three),
+        question.show(ordered[0]),
+        question.show(ordered[-1]),
+        len(ordered),
+        "s" if len(ordered) != 1 else "",
+        rows,
+    )
+
+
+class QuestionsPanel:
+    """The panel, for one `ClassTab` (it reads the tab's room, key, tables and message line)."""
+
+    def __init__(self, tab: Any) -> None:
+        w = widgets
+        self.tab = tab
+        try:
+            self.lesson_questions = asking.lesson_questions()
+        except (InputError, OSError):  # a broken lesson file: typed questions still work
+            self.lesson_questions = []
+        wide = w.Layout(width="100%", max_width="900px")
+        label = {"description_width": "150px"}
+        self.lesson_pick = w.Dropdown(
+            description="Lesson question",
+            options=[(OWN, -1)] + [(q.label, i) for i, q in enumerate(self.lesson_questions)],
+            value=-1,
+            layout=wide,
+            style=label,
+        )
+        self.own_text = w.Textarea(
+            description="Your own question",
+            placeholder=f"up to {asking.MAX_TEXT} characters",
+            layout=wide,
+            style=label,
+        )
+        self.answer_type = w.Dropdown(
+            description="Answer type", options=KINDS, value="choice", style=label
+        )
+        self.choices = w.Textarea(
+            description="Choices",
+            placeholder=f"one per line, {asking.MIN_OPTIONS} to {asking.MAX_OPTIONS}",
+            layout=w.Layout(width="100%", max_width="900px", height="110px"),
+            style=label,
+        )
+        self.low = w.FloatText(value=0, description="From", style=label)
+        self.high = w.FloatText(value=100, description="To", style=label)
+        self.unit = w.Text(value="%", description="Unit", style=label)
+        self.bounds = w.HBox(
+            [self.low, self.high, self.unit], layout=w.Layout(flex_flow="row wrap")
+        )
+        self.ask_button = button("Ask on the phones", lambda _: self.ask())
+        self.ask_button.button_style = "primary"
+        self.close_button = button("Close the question", lambda _: self.close())
+        self.count = w.HTML()
+        self.count.add_class("am-answer-count")
+        self.drawing = w.HTML()
+        self.drawing.add_class("am-answers-drawn")
+        self.answer_type.observe(lambda _: self._show_kind(), names="value")
+        self.lesson_pick.observe(lambda _: self._show_kind(), names="value")
+        self._show_kind()
+        self.widget = w.VBox(
+            [
+                w.HTML(f"<h3>{HEADING}</h3>"),
+                self.lesson_pick,
+                self.own_text,
+                self.answer_type,
+                self.choices,
+                self.bounds,
+                w.HBox([self.ask_button, self.close_button], layout=w.Layout(flex_flow="row wrap")),
+                self.count,
+                self.drawing,
+            ]
+        )
+        self.widget.add_class("am-phone-questions")
+        self._shown: Any = None  # what is drawn now (redrawn when it changes)
+        self._bots: dict[Any, Outcome] = {}  # the bots beside each set of finished tables
+        self.ticker = Ticker(self.tick, COUNT_SECONDS)
+
+    def _show_kind(self) -> None:
+        own = self.lesson_pick.value == -1
+        number = self.answer_type.value == "number"
+        for box, shown in (
+            (self.own_text, own),
+            (self.answer_type, own),
+            (self.choices, own and not number),
+            (self.bounds, own and number),
+        ):
+            box.layout.display = "flex" if shown else "none"
+
+    # -- the instructor's actions -----------------------------------------------------------------
+    def typed(self) -> asking.Question:
+        """The question the boxes hold (InputError naming what is missing)."""
+        if self.answer_type.value == "choice":
+            options = tuple(line for line in self.choices.value.splitlines() if line.strip())
+            return asking.Question(self.own_text.value, "choice", "other", options)
+        return asking.Question(
+            self.own_text.value,
+            "number",
+            "other",
+            low=float(self.low.value),
+            high=float(self.high.value),
+            unit=self.unit.value,
+        )
+
+    def chosen(self) -> asking.Question:
+        if self.lesson_pick.value != -1:
+            return self.lesson_questions[self.lesson_pick.value].question
+        return self.typed()
+
+    def _act(self, action: Any) -> bool:
+        tab = self.tab
+        try:
+            if tab.code is None or tab.key is None:
+                raise Refused("Open a class (or go back to one with its instructor link) first.")
+            said = action()
+        except Refused as err:
+            return tab.answer(Reply(False, str(err), "warning"))
+        except RoomsUnavailable as err:
+            return tab.answer(unavailable_reply(err))
+        except InputError as err:
+            return tab.answer(Reply(False, f"The question cannot be asked: {err}", "warning"))
+        self.tick()
+        return tab.answer(Reply(True, said))
+
+    def ask(self) -> bool:
+        """Ask the chosen (or typed) question on every phone of the class."""
+
+        def pose() -> str:
+            question = asking.pose(self.tab.rooms, self.tab.code, self.tab.key, self.chosen())
+            if self.lesson_pick.value == -1:
+                self.own_text.value = self.choices.value = ""
+            return f"Question {question.number} is on the phones: {question.text}"
+
+        return self._act(pose)
+
+    def close(self) -> bool:
+        """Close the open question: the phones lock it, and no answer changes any more."""
+
+        def close() -> str:
+            closed = asking.close(self.tab.rooms, self.tab.code, self.tab.key)
+            if closed is None:
+                return "No question is open."
+            return f"Question {closed.number} is closed: the phones show it locked."
+
+        return self._act(close)
+
+    # -- the live count and the drawing --------------------------------------------------------------
+    def tick(self) -> None:
+        """Read the room's last question and its answers; redraw what changed."""
+        tab = self.tab
+        if tab.code is None:
+            return
+        try:
+            question = asking.latest(tab.rooms, tab.code)
+            if question is None:
+                self._draw(None, [], 0)
+                return
+            frame = asking.answers_frame(tab.rooms, tab.code, question.number)
+            students = sum(1 for row in tab.rooms.seats(tab.code) if row.name is not None)
+        except RoomsUnavailable:
+            return  # the Class tab says so; the next tick reads again
+        self._draw(question, frame["value"].tolist(), students)
+
+    def _draw(self, question: asking.Question | None, values: list[Any], students: int) -> None:
+        tables = self.tab.tables
+        finished = tuple(
+            (t.table_no, t.game.round, len(t.game.decisions)) for t in tables if t.game.over
+        )
+        shown = (question, getattr(question, "closed_at", None), values, students, finished)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        if question is None:
+            self.count.value = ""
+            self.drawing.value = html_text(
+                "<p style='font-size:18px'>No question has been asked in this class yet.</p>"
+            )
+            return
+        self.count.value = html_text(
+            "<p style='font-size:26px;margin:6px 0'><b>{} of {} students answered</b></p>",
+            len(values),
+            students,
+        )
+        state = "open: the phones take answers" if question.is_open else "closed"
+        head = html_text(
+            "<p style='font-size:22px;margin:4px 0'>{} {} ({}): <b>{}</b></p>",
+            question.label,
+            question.number,
+            state,
+            question.text,
+        )
+        body = (
+            choice_html(question, values)
+            if question.kind == "choice"
+            else number_html(question, values)
+        )
+        line = ""
+        if question.compare == "monopolist_win_rate":
+            outcome = class_outcome(tables)
+            bots = self.bots_beside(tables) if outcome.games else None
+            line = html_text(
+                "<p class='am-compare' style='font-size:22px;margin:8px 0;max-width:1100px'>{}</p>",
+                compare_line(question, values, outcome, bots),
+            )
+        self.drawing.value = html_text("{}{}{}", head, body, line)
+
+    def bots_beside(self, tables: Sequence[RoomTable]) -> Outcome:
+        """The bots at the finished tables' rounds, played once for each set of finished
+        tables (a table that finishes later adds its own batch)."""
+        key = tuple((t.table_no, t.game.round) for t in tables if t.game.over)
+        if key not in self._bots:
+            self._bots[key] = bots_at_table_rounds(tables)
+        return self._bots[key]
