@@ -80,6 +80,10 @@ def test_the_panel_has_the_labels_the_lesson_plans_name(classroom):
     assert panel.choices.description == "Choices"
     assert panel.ask_button.description == "Ask on the phones"
     assert panel.close_button.description == "Close the question"
+    # a lesson's question hides the boxes of a typed one, and only those
+    pick(panel, "07-class-play", "exit")
+    assert panel.lesson_pick.layout.display != "none"
+    assert panel.own_text.layout.display == panel.choices.layout.display == "none"
     labels = [label for label, _ in panel.lesson_pick.options]
     assert "Lesson 7 · Prediction: What share of the games will the Monopolists win?" in labels
     assert any(label.startswith("Lesson 1 · Exit ticket: ") for label in labels)

@@ -205,19 +205,22 @@ class QuestionsPanel:
             self.lesson_questions = asking.lesson_questions()
         except (InputError, OSError):  # a broken lesson file: typed questions still work
             self.lesson_questions = []
-        wide = w.Layout(width="100%", max_width="900px")
+
+        def wide() -> widgets.Layout:  # a Layout each: hiding one box must not hide another
+            return w.Layout(width="100%", max_width="900px")
+
         label = {"description_width": "150px"}
         self.lesson_pick = w.Dropdown(
             description="Lesson question",
             options=[(OWN, -1)] + [(q.label, i) for i, q in enumerate(self.lesson_questions)],
             value=-1,
-            layout=wide,
+            layout=wide(),
             style=label,
         )
         self.own_text = w.Textarea(
             description="Your own question",
             placeholder=f"up to {asking.MAX_TEXT} characters",
-            layout=wide,
+            layout=wide(),
             style=label,
         )
         self.answer_type = w.Dropdown(
