@@ -125,7 +125,12 @@ def test_a_phone_forging_or_flooding_answers_over_the_websocket_gets_one_line_ea
             await phone.send(v=1, type="answer", question=1, answer=value)
         for _ in range(5):
             lines.append((await phone.until(lambda m: m["type"] == "message"))["text"])
-        phone.connection.close()
+        # answers count among the connection's messages: a burst past 20 a second closes it
+        for _ in range(30):
+            await phone.send(v=1, type="answer", question=1, answer=0)
+        closed = await phone.until(lambda m: "too many messages" in m.get("text", ""))
+        assert closed["level"] == "error"
+        assert await phone.read() is None  # the server closed the connection
         stranger.connection.close()
         return lines
 

@@ -317,6 +317,11 @@ class Hub:
 
     def seated(self, phone: Phone, seat: Seat) -> None:
         phone.seat, phone.shown = seat, {}
+        # the seat may have answered from another server meanwhile: read its answers again
+        for key in [
+            k for k in self.answered if k[0] == seat.code and k[2:] == (seat.table, seat.seat)
+        ]:
+            del self.answered[key]
         welcome = "Welcome back" if seat.returned else "Welcome"
         phone.send(
             {

@@ -315,9 +315,16 @@ def answer_of(rooms: Rooms, code: str, number: int, table: int, seat: int) -> in
 
 def answer_count(rooms: Rooms, code: str, number: int) -> int:
     """How many seats answered question `number`."""
-    return rooms.store.query(
-        "SELECT COUNT(*) FROM answers WHERE room = ? AND question = ?", (code, number)
-    )[0][0]
+    return answers_changed(rooms, code, number)[0]
+
+
+def answers_changed(rooms: Rooms, code: str, number: int) -> tuple[int, float | None]:
+    """How many seats answered question `number`, and when the last answer came: a reader
+    polls this and reads the answers again only when it changed."""
+    count, last = rooms.store.query(
+        "SELECT COUNT(*), MAX(at) FROM answers WHERE room = ? AND question = ?", (code, number)
+    )[0]
+    return count, last
 
 
 ANSWER_COLUMNS = (
@@ -328,6 +335,7 @@ ANSWER_COLUMNS = (
     "table",
     "seat",
     "name",
+    "student_id",
     "role",
     "answer",
     "value",
@@ -337,7 +345,8 @@ ANSWER_COLUMNS = (
 
 def answers_frame(rooms: Rooms, code: str, number: int | None = None) -> pd.DataFrame:
     """Every answer of the room (or to question `number`), one row each: the question's
-    number, moment, kind and text; the table and seat (from 1), the student's name and role;
+    number, moment, kind and text; the table and seat (from 1), the student's name, student
+    ID (if the class asked for one; "" otherwise) and role;
     `answer`, the answer in words (the choice's label, or the number with its unit) and
     `value`, the index of the choice (from 0) or the number."""
     import pandas as pd
@@ -345,7 +354,8 @@ def answers_frame(rooms: Rooms, code: str, number: int | None = None) -> pd.Data
     code = clean_code(code)
     asked = {q.number: q for q in questions(rooms, code)}
     sql = (
-        "SELECT a.question, a.table_no, a.seat, s.name, s.role, a.answer, a.at FROM answers a "
+        "SELECT a.question, a.table_no, a.seat, s.name, s.student_id, s.role, a.answer, a.at "
+        "FROM answers a "
         "LEFT JOIN seats s ON s.room = a.room AND s.table_no = a.table_no AND s.seat = a.seat "
         "WHERE a.room = ?"
     )
@@ -354,14 +364,14 @@ def answers_frame(rooms: Rooms, code: str, number: int | None = None) -> pd.Data
         sql += " AND a.question = ?"
         params += (number,)
     rows = []
-    for question, table, seat, name, role, kept, at in rooms.store.query(
+    for question, table, seat, name, student_id, role, kept, at in rooms.store.query(
         sql + " ORDER BY a.question, a.table_no, a.seat", params
     ):
         q = asked[question]
         value = json.loads(kept)
         rows.append(
-            (question, q.moment, q.kind, q.text, table + 1, seat + 1, name or "", role or "",
-             q.show(value), value, at)
+            (question, q.moment, q.kind, q.text, table + 1, seat + 1, name or "",
+             student_id or "", role or "", q.show(value), value, at)
         )  # fmt: skip
     return pd.DataFrame(rows, columns=list(ANSWER_COLUMNS))
 
@@ -398,8 +408,8 @@ def answer(rooms: Rooms, seat: Seat, number: Any, value: Any) -> Answer:
             "DO UPDATE SET answer = excluded.answer, at = excluded.at",
             (seat.code, number, seat.table, seat.seat, json.dumps(kept), moment),
         )
-        # the Class tab's count: room news ("ROOM"), which servers read as one small query
-        tx.notify(seat.code)
+        # no news: only this seat's phone shows it (its server does), and the Class tab
+        # counts answers by reading them (a burst of a class's answers wakes no server)
     return Answer(number, seat.table, seat.seat, kept, moment)
 
 

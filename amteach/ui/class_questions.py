@@ -263,6 +263,8 @@ class QuestionsPanel:
         )
         self.widget.add_class("am-phone-questions")
         self._shown: Any = None  # what is drawn now (redrawn when it changes)
+        self._read: Any = None  # the answers last read: (room, question, (count, last))
+        self._values: list[Any] = []
         self._bots: dict[Any, Outcome] = {}  # the bots beside each set of finished tables
         self.ticker = Ticker(self.tick, COUNT_SECONDS)
 
@@ -345,11 +347,15 @@ class QuestionsPanel:
             if question is None:
                 self._draw(None, [], 0)
                 return
-            frame = asking.answers_frame(tab.rooms, tab.code, question.number)
+            changed = asking.answers_changed(tab.rooms, tab.code, question.number)
             students = sum(1 for row in tab.rooms.seats(tab.code) if row.name is not None)
+            read = (tab.code, question.number, changed)
+            if read != self._read:  # the answers themselves only when some came
+                frame = asking.answers_frame(tab.rooms, tab.code, question.number)
+                self._read, self._values = read, frame["value"].tolist()
         except RoomsUnavailable:
             return  # the Class tab says so; the next tick reads again
-        self._draw(question, frame["value"].tolist(), students)
+        self._draw(question, self._values, students)
 
     def _draw(self, question: asking.Question | None, values: list[Any], students: int) -> None:
         tables = self.tab.tables

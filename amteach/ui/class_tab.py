@@ -257,6 +257,8 @@ class ClassTab:
             run=self._bots_to_class_round,
             rules=False,
         )
+        # predictions and exit tickets on the phones (issue 37): ui/class_questions.py
+        self.phone_questions = QuestionsPanel(self)
         self.running = w.VBox(
             [
                 self.banner,
@@ -299,8 +301,7 @@ class ClassTab:
                     [self.replace_button, self.replace_pin],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
-                # predictions and exit tickets on the phones (issue 37): ui/class_questions.py
-                (phone_questions := QuestionsPanel(self)).widget,
+                self.phone_questions.widget,
                 w.HTML("<h3>The class's own results</h3>"),
                 w.HBox([self.results_button, self.downloads]),
                 self.results,
@@ -308,7 +309,6 @@ class ClassTab:
             ],
             layout=w.Layout(display="none"),
         )
-        self.phone_questions = phone_questions
         self.widget = w.VBox([self.form, self.messages.widget, self.running])
         self.widget.add_class("am-class")
         self._results_at = 0.0
