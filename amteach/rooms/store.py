@@ -98,9 +98,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX rooms_by_opener ON rooms (opened_by, created)",
     ),
     # 4: the class's own play as the lesson (issue 37): questions the instructor poses to the
-    # phones (a prediction, an exit ticket; `kind` is choice or number, `options` a JSON list
-    # of the choices' labels or the number's bounds), one answer per seat and question (a
-    # later answer replaces it while the question is open), and a seat's optional student ID
+    # phones (a prediction, an exit ticket; `kind` is choice or number, `options` JSON: the
+    # choices' labels or the number's bounds, see rooms/questions.py), one answer per seat and
+    # question (a later answer replaces it while the question is open; the choice's index or
+    # the number, as JSON), and a seat's optional student ID
     # for the gradebook (kept as typed, checked like a name).
     (
         """CREATE TABLE questions (
