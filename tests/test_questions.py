@@ -65,6 +65,14 @@ def hub_room(room):
     hub.close()
 
 
+@pytest.fixture
+def asked(hub_room):
+    """A room asked SHARE, and Ana's phone seated in it."""
+    rooms, code, key, hub, clock = hub_room
+    q.pose(rooms, code, key, SHARE)
+    return rooms, code, seated(hub, code, "Ana"), clock
+
+
 def seated(hub: Hub, code: str, name: str) -> HubPhone:
     phone = HubPhone(hub, name)
     phone.send(type="hello", room=code)
@@ -373,12 +381,9 @@ def test_a_seat_that_floods_answers_is_told_to_wait_and_its_last_answer_is_kept(
         },
     )
 )
-def test_any_answer_message_gets_one_plain_line_and_keeps_only_a_valid_answer(hub_room, message):
-    rooms, code, key, hub, clock = hub_room
-    if not q.questions(rooms, code):
-        q.pose(rooms, code, key, SHARE)
-    phone = getattr(hub, "_test_phone", None) or seated(hub, code, "Ana")
-    hub._test_phone = phone
+def test_any_answer_message_gets_one_plain_line_and_keeps_only_a_valid_answer(asked, message):
+    # one room, question and phone for every example (a function-scoped fixture)
+    rooms, code, phone, clock = asked
     clock.now += 61
     before = len(phone.lines())
     phone.send(**message)

@@ -451,7 +451,7 @@ def read_questions_file(path: Path) -> list[Question]:
             raise InputError(f"question {i} has fields amteach does not know", str(path))
         try:
             found.append(
-                Question(**{k: tuple(v) if k == "options" else v for k, v in item.items()})
+                Question(**{k: tuple(v) if isinstance(v, list) else v for k, v in item.items()})
             )
         except (InputError, TypeError) as err:
             raise InputError(f"question {i}: {err}", str(path)) from None
