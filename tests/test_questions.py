@@ -402,3 +402,46 @@ def test_any_answer_message_gets_one_plain_line_and_keeps_only_a_valid_answer(as
     seat = phone.phone.seat
     kept = q.answer_of(rooms, code, 1, seat.table, seat.seat)
     assert kept is None or 0 <= kept <= 100
+
+
+# -- on PostgreSQL: the news is a NOTIFY with the room's code --------------------------------
+def test_on_postgresql_a_question_posed_elsewhere_reaches_the_hub_by_its_notify():
+    import threading
+
+    from postgres import postgres_server
+
+    with postgres_server() as url:
+        teacher_rooms = open_rooms(url)  # the Class tab's connection (another process's)
+        key = new_key()
+        code = teacher_rooms.create(RoomSettings(tables=1, seats=2, ending="A"), key=key)
+        hub = Hub(open_rooms(url), clock=Clock())
+        try:
+            heard = threading.Event()
+            listened = hub.heard
+
+            def hear(news):
+                listened(news)
+                if news == code:
+                    heard.set()
+
+            hub.stop_watching()
+            hub.stop_watching = hub.rooms.store.watch(hear)
+            ana = seated(hub, code, "Ana")
+            assert heard.wait(30)  # the join's own NOTIFY; the next one is the question's
+            heard.clear()
+            assert ana.parts["question"] == ""
+            q.pose(teacher_rooms, code, key, WHO)
+            assert heard.wait(30), "no NOTIFY with the room's code"
+            hub.tick()
+            assert 'data-question="1"' in ana.parts["question"]
+            ana.send(type="answer", question=1, answer=0)
+            ana.send(type="answer", question=1, answer=2)  # replaced: ON CONFLICT on PostgreSQL
+            frame = q.answers_frame(teacher_rooms, code)
+            assert frame["answer"].tolist() == ["About the same"]
+            heard.clear()
+            q.close(teacher_rooms, code, key)
+            assert heard.wait(30)
+            hub.tick()
+            assert "This question is closed" in ana.parts["question"]
+        finally:
+            hub.close()
