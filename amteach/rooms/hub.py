@@ -417,7 +417,9 @@ class Hub:
         held = self.table_of(phone)
         if held is None:
             info = self.rooms.info(seat.code)
-            view = lobby_view(self.rooms.seats(seat.code, seat.table), seat.table, info.status)
+            view = lobby_view(
+                self.rooms.seats(seat.code, seat.table), seat.table, info.status, info.settings
+            )
         else:
             view = seat_view(held.table, seat.seat, list(held.lines))
         self.send_view(phone, view)
@@ -513,7 +515,7 @@ class Hub:
                 self.push(held)
                 continue
             info = self.rooms.info(code)
-            view = lobby_view(self.rooms.seats(code, number), number, info.status)
+            view = lobby_view(self.rooms.seats(code, number), number, info.status, info.settings)
             for phone in phones:
                 self.send_view(phone, view)
 

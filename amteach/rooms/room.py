@@ -46,6 +46,16 @@ from ..engine.rules import RuleSet, preset_names
 from ..sim.play import game_seed
 from . import limits
 from .names import Refused, clean_name, look_alike, same_name, skeleton
+from .rule_sets import (
+    ASSIGNMENTS,
+    BALANCED,
+    BY_HAND,
+    MAX_RULE_SETS,
+    SAME,
+    RuleSetChoice,
+    as_written,
+    balanced,
+)
 from .store import Store, Taken, now
 
 # room codes: no 0/O, 1/I/L, so a code read off a projector is typed right
@@ -92,6 +102,11 @@ class RoomSettings:
     bot: str = "investor"  # the bot that plays empty seats
     bot_delay: float = 1.0  # seconds a bot waits before it decides, 0 to 10
     seed: int = 0  # the room's master seed; table t plays game_seed(seed, t)
+    # treatments (rule_sets.py): the rule sets the tables play (none: `preset` as written at
+    # every table), how tables get them (same, balanced, by_hand) and, by hand, each table's
+    treatments: tuple[RuleSetChoice, ...] = ()
+    assignment: str = SAME
+    by_hand: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         def whole(name: str, low: int, high: int) -> None:
@@ -116,6 +131,61 @@ class RoomSettings:
         delay = self.bot_delay
         if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 10:
             raise InputError("must be a number of seconds from 0 to 10", field="bot_delay")
+        self._check_treatments()
+
+    def _check_treatments(self) -> None:
+        """The rule sets and how tables get them, as one InputError naming the field."""
+        given = self.treatments
+        if not isinstance(given, list | tuple) or len(given) > MAX_RULE_SETS:
+            raise InputError(
+                f"must be a list of at most {MAX_RULE_SETS} rule sets", field="treatments"
+            )
+        treatments = tuple(RuleSetChoice.from_dict(item) for item in given)
+        object.__setattr__(self, "treatments", treatments)  # JSON's lists, as rule sets
+        if len({t.key for t in treatments}) != len(treatments):
+            raise InputError("two rule sets have the same key", field="treatments")
+        if self.assignment not in ASSIGNMENTS:
+            raise InputError(f"must be one of {', '.join(ASSIGNMENTS)}", field="assignment")
+        count = len(self.rule_sets())
+        if self.assignment == SAME and count != 1:
+            raise InputError("one rule set for every table takes one rule set", field="treatments")
+        if self.assignment == BALANCED and count < 2:
+            raise InputError("balancing needs at least two rule sets", field="treatments")
+        hand = self.by_hand
+        if not isinstance(hand, list | tuple):
+            raise InputError("must be a list of rule sets, one a table", field="by_hand")
+        object.__setattr__(self, "by_hand", tuple(hand))
+        if self.assignment != BY_HAND:
+            if hand:
+                raise InputError("is only for rule sets set by hand", field="by_hand")
+            return
+        if len(hand) != self.tables:
+            raise InputError(
+                f"must give each of the {self.tables} tables a rule set", field="by_hand"
+            )
+        for index in hand:
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+                raise InputError(
+                    f"each table's rule set is a number from 0 to {count - 1}", field="by_hand"
+                )
+
+    def rule_sets(self) -> tuple[RuleSetChoice, ...]:
+        """The rule sets the tables play: the treatments, or the preset as written."""
+        return self.treatments or (as_written(self.preset),)
+
+    def rule_set_index(self, table: int) -> int:
+        """Which of `rule_sets()` table `table` (from 0) plays."""
+        if isinstance(table, bool) or not isinstance(table, int) or not 0 <= table < self.tables:
+            raise InputError(f"must be a table from 0 to {self.tables - 1}", field="table")
+        if self.assignment == BY_HAND:
+            return self.by_hand[table]
+        if self.assignment == BALANCED:
+            return balanced(self.tables, len(self.rule_sets()), self.seed)[table]
+        return 0
+
+    def rule_set(self, table: int) -> RuleSetChoice:
+        """The rule set table `table` plays."""
+        return self.rule_sets()[self.rule_set_index(table)]
 
     @classmethod
     def from_json(cls, text: str) -> RoomSettings:
@@ -126,9 +196,9 @@ class RoomSettings:
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
-    def rules(self) -> RuleSet:
-        """The rules every table plays: the preset, with the round cap for Game A and B."""
-        rules = RuleSet.preset(self.preset)
+    def rules(self, table: int) -> RuleSet:
+        """The rules table `table` plays: its rule set, with the round cap for Game A and B."""
+        rules = self.rule_set(table).rules()
         return rules.replace(round_cap=self.round_cap) if self.ending != "two-hour" else rules
 
     def table_seed(self, table: int) -> int:
