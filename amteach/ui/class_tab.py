@@ -51,6 +51,7 @@ from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
+from .class_treatments import ClassTreatments
 from .download import DownloadButton
 from .keeper import (
     INSTRUCTOR_SPACE,
@@ -136,6 +137,7 @@ class ClassTab:
             options=ROLE_MODE_LABELS, value="alternating", description="Roles"
         )
         self.preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
+        self.treatments = ClassTreatments(self)  # rule sets per table (class_treatments.py)
         self.ending = w.Dropdown(
             options=[(label, key) for key, label in ENDING_LABELS.items()],
             value="two-hour",
@@ -166,6 +168,7 @@ class ClassTab:
                 ),
                 w.HBox([self.table_count, self.seat_count], layout=w.Layout(flex_flow="row wrap")),
                 w.HBox([self.role_mode, self.preset], layout=w.Layout(flex_flow="row wrap")),
+                self.treatments.choice,
                 w.HBox(
                     [self.ending, self.minutes, self.round_cap],
                     layout=w.Layout(flex_flow="row wrap"),
@@ -301,6 +304,7 @@ class ClassTab:
                 w.HTML("<h3>The class's own results</h3>"),
                 w.HBox([self.results_button, self.downloads]),
                 self.results,
+                self.treatments.results,
                 self.bots.widget,
             ],
             layout=w.Layout(display="none"),
@@ -358,6 +362,7 @@ class ClassTab:
                 round_cap=int(self.round_cap.value),
                 absent_after=int(self.absent.value),
                 seed=int(time.time_ns() % 2**31),
+                **self.treatments.settings(),
             )
             key = new_key()
             code = self.rooms.create(settings, self.pin.value or None, key=key)
@@ -846,10 +851,11 @@ class ClassTab:
             rows.append(
                 html_text(
                     "<tr><th>Table {}</th><td>round {}<br><small>decision {}</small></td>"
-                    "<td>{}</td>{}</tr>",
+                    "{}<td>{}</td>{}</tr>",
                     table.table_no + 1,
                     game.round,
                     len(game.decisions),
+                    self.treatments.table_cell(table),
                     turn,
                     html_join(cells),
                 )
