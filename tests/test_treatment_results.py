@@ -199,6 +199,8 @@ def test_the_class_tab_opens_a_class_with_two_rule_sets_and_compares_them(tmp_pa
         "Rules as written",
         "Rules as written",
     ]
+    banner = html.unescape(tab.banner.value)
+    assert "rules Rules as written or Equal keep shares, set by hand" in banner
     assert tab.treatments.comparer.compare() is False  # before the start: one plain line
     assert "not started" in tab.messages.widget.value
     tab.start()
@@ -227,6 +229,11 @@ def test_the_class_tab_opens_a_class_with_two_rule_sets_and_compares_them(tmp_pa
         "Equal keep shares minus Rules as written" in shown
     )
     assert "interval" in shown
+    # the batch beside the class runs under one rule set: it says to look here instead
+    tab.bots.games.value = 20
+    tab.bots.start()
+    tab.bots.wait()
+    assert tab.bots.result is None and "several rule sets" in tab.bots.status.value
 
 
 def test_the_treatment_boxes_refuse_what_cannot_be_played_with_one_line(tmp_path):

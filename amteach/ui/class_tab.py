@@ -480,7 +480,7 @@ class ClassTab:
             info.settings.seats,
             ENDING_LABELS[info.settings.ending],
             info.settings.roles,
-            info.settings.preset,
+            self.treatments.rules_words(info.settings),
         )
 
     # -- the instructor's controls ------------------------------------------------------------------
@@ -889,6 +889,8 @@ class ClassTab:
         result = self.result()
         if not len(result.games):
             raise Refused("no table has finished its game yet")
+        if len(self.tables[0].info.settings.rule_sets()) > 1:  # meta["rules"] is table 1's
+            raise Refused("the tables play several rule sets: see The rule sets compared above")
         return simulate(
             games=games,
             seats=self.bots.seats,

@@ -366,6 +366,16 @@ class ClassTreatments:
         return self.chooser.settings()
 
     @staticmethod
+    def rules_words(settings: RoomSettings) -> str:
+        """The room's rules for its banner: the preset, or its rule sets and how tables get
+        them ("Rules as written or Equal keep shares, balanced at random")."""
+        sets = settings.rule_sets()
+        if len(sets) == 1:
+            return settings.preset if not settings.treatments else sets[0].label
+        how = "balanced at random" if settings.assignment == BALANCED else "set by hand"
+        return f"{' or '.join(s.label for s in sets)}, {how}"
+
+    @staticmethod
     def table_cell(table: RoomTable) -> Markup:
         """The table's rule set in words, for the live grid."""
         settings: RoomSettings = table.info.settings
