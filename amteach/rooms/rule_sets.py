@@ -10,9 +10,10 @@ or the ceiling of tables / rule sets tables, shuffled by the room's seed), or by
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -110,11 +111,22 @@ def checked_changes(preset: str, changes: dict[str, Any]) -> RuleSet:
                 field=str(name),
             )
     try:
-        return RuleSet.preset(preset).replace(**{str(k): v for k, v in changes.items()})
+        text = json.dumps([preset, changes], sort_keys=True)
+    except (TypeError, ValueError):  # not JSON data: a forged settings object
+        raise InputError("must be plain rule values", field="treatments changes") from None
+    return _rules_of(text)
+
+
+@lru_cache(maxsize=256)
+def _rules_of(text: str) -> RuleSet:
+    """The rules of a [preset, changes] pair written as JSON: a room's settings are read
+    again at every news, and checking a RuleSet costs a few hundred microseconds, so each
+    rule set is checked once (a refused one is not kept: lru_cache keeps no exception)."""
+    preset, changes = json.loads(text)
+    try:
+        return RuleSet.preset(preset).replace(**changes)
     except RulesError as err:
         raise InputError(err.reason, field=err.field or "treatments") from None
-    except TypeError:  # a name that is not text
-        raise InputError("rule parameter names are text", field="treatments") from None
 
 
 def read_changes(text: str, where: str = "Changed rules") -> dict[str, Any]:
