@@ -25,6 +25,7 @@ from amteach.rooms.rule_sets import (
     named_rule_sets,
     read_changes,
 )
+from amteach.rooms.treatments import table_rule_sets
 from amteach.serving.phones import phone_page
 
 AS_WRITTEN = named_rule_set("as-written").to_dict()
@@ -115,6 +116,14 @@ def test_by_hand_each_table_plays_the_rule_set_chosen_for_it():
     assert room.rules(0).foundation_monopolist_fee == 300
     assert room.rules(1).foundation_monopolist_fee == 10
     assert room.rules(0).round_cap == 5  # Game A keeps the room's round cap
+
+
+def test_each_tables_rule_set_is_a_frame_to_join_to_the_class_data():
+    room = treated(tables=3, treatments=[AS_WRITTEN, FEE], assignment="by_hand", by_hand=[1, 0, 1])
+    frame = table_rule_sets(room)
+    assert list(frame["table"]) == [1, 2, 3]
+    assert list(frame["rule_set"]) == ["foundation-300", "as-written", "foundation-300"]
+    assert json.loads(frame["changes"][0]) == {"foundation_monopolist_fee": 300}
 
 
 def test_old_rooms_settings_load_and_play_their_preset_at_every_table():

@@ -11,6 +11,7 @@ the class's own game otherwise."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from ..engine.errors import InputError
 from ..engine.rules import RuleSet
 from ..sim import SeatSpec, SimulationResult, simulate
 from ..sim.play import game_seed
+from .room import RoomSettings
 from .table import RoomTable
 
 # bot games per finished table: enough for a rule set's bot rate to within a few points
@@ -175,3 +177,19 @@ def treatment_summary(
             }
         )
     return pd.DataFrame(records, columns=list(SUMMARY_COLUMNS))
+
+
+RULE_SET_COLUMNS = ("table", "rule_set", "label", "preset", "changes")
+
+
+def table_rule_sets(settings: RoomSettings) -> pd.DataFrame:
+    """Each table's rule set (RULE_SET_COLUMNS; table from 1, as the class's frames number
+    games: game i is table i + 1), to join to the class's frames or a download: the changes
+    as JSON text."""
+    rows = []
+    for table in range(settings.tables):
+        choice = settings.rule_set(table)
+        rows.append(
+            (table + 1, choice.key, choice.label, choice.preset, json.dumps(choice.changes))
+        )
+    return pd.DataFrame(rows, columns=list(RULE_SET_COLUMNS))
