@@ -145,6 +145,10 @@ class ClassTab:
         self.round_cap = w.BoundedIntText(value=40, min=5, max=1000, description="Round cap")
         self.absent = w.Dropdown(options=ABSENT_CHOICES, value=120, description="Bot after")
         self.pin = w.Password(description="PIN", placeholder="optional, 4+ characters")
+        # the gradebook matches students by an ID or email (ui/class_exports.py)
+        self.ask_id = w.Checkbox(
+            value=False, description="Ask for a student ID at join", indent=False
+        )
         self.open_button = button("Open the class", lambda _: self.open_class())
         self.open_button.button_style = "primary"
         self.ending.observe(lambda _: self._show_ending_fields(), names="value")
@@ -170,7 +174,9 @@ class ClassTab:
                     [self.ending, self.minutes, self.round_cap],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
-                w.HBox([self.absent, self.pin], layout=w.Layout(flex_flow="row wrap")),
+                w.HBox(
+                    [self.absent, self.pin, self.ask_id], layout=w.Layout(flex_flow="row wrap")
+                ),
                 self.open_button,
                 w.HTML(
                     "<p style='margin-top:14px'>Or go back to a class you opened: paste its "
@@ -358,6 +364,7 @@ class ClassTab:
                 round_cap=int(self.round_cap.value),
                 absent_after=int(self.absent.value),
                 seed=int(time.time_ns() % 2**31),
+                ask_student_id=bool(self.ask_id.value),
             )
             key = new_key()
             code = self.rooms.create(settings, self.pin.value or None, key=key)
