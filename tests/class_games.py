@@ -4,7 +4,7 @@ tests/test_gradebook.py): rooms whose students and bots play to the end, without
 from __future__ import annotations
 
 from amteach.bots import make_strategy
-from amteach.rooms import RoomSettings, RoomTable, Rooms, new_key
+from amteach.rooms import Rooms, RoomSettings, RoomTable, new_key
 
 SHORT = {"seats": 3, "ending": "A", "round_cap": 5, "bot_delay": 0}
 

@@ -125,13 +125,15 @@ def participation(rooms: Rooms, sections: Sequence[Section]) -> pd.DataFrame:
 
 
 def id_kind(student_id: object) -> str | None:
-    """"email", "id", or None for no ID."""
+    """ "email", "id", or None for no ID."""
     if not isinstance(student_id, str) or not student_id:
         return None
     return "email" if looks_like_email(student_id) else "id"
 
 
-def split_rows(frame: pd.DataFrame, match_by: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+def split_rows(
+    frame: pd.DataFrame, match_by: str | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """The rows a gradebook can match (by `match_by`: "email" or "id"; None: the kind most
     students typed, emails on a tie) and those it cannot, with a `reason` column."""
     kinds = frame["student_id"].map(id_kind)
@@ -217,10 +219,10 @@ def moodle_csv(
 
 __all__ = [
     "CANVAS_COLUMNS",
-    "Gradebook",
     "MOODLE_EMAIL",
     "MOODLE_ID",
     "POINTS_POSSIBLE",
+    "Gradebook",
     "canvas_csv",
     "id_kind",
     "moodle_csv",

@@ -278,9 +278,7 @@ def clean_student_id(value: Any) -> str:
         return text
     if not all(_letter_or_digit(c) or c in ID_PUNCTUATION for c in text):
         bad = next(c for c in text if not (_letter_or_digit(c) or c in ID_PUNCTUATION))
-        raise Refused(
-            f"{field_name}: an ID holds letters, digits and - . _ / : only, not {bad!r}."
-        )
+        raise Refused(f"{field_name}: an ID holds letters, digits and - . _ / : only, not {bad!r}.")
     return text
 
 

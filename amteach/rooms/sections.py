@@ -138,14 +138,14 @@ def open_sections(
     for pair in pairs:
         code, key, *rest = pair
         sections.append(open_section(rooms, code, key, rest[0] if rest else None))
-    check_distinct(sections)
+    check_distinct([(s.code, s.label) for s in sections])
     return sections
 
 
-def check_distinct(sections: Sequence[Section]) -> None:
-    """Refused if a room or a label comes twice."""
-    codes = [s.code for s in sections]
-    labels = [s.label for s in sections]
+def check_distinct(pairs: Sequence[tuple[str, str]]) -> None:
+    """Refused if a room or a label of the (code, label) pairs comes twice."""
+    codes = [code for code, _ in pairs]
+    labels = [label for _, label in pairs]
     if len(set(codes)) != len(codes):
         raise Refused("That class is in the pooled sections already.")
     if len(set(labels)) != len(labels):
@@ -155,7 +155,9 @@ def check_distinct(sections: Sequence[Section]) -> None:
 def _union_categories(parts: list[pd.DataFrame]) -> None:
     """Give each categorical column the same categories in every part, so the parts
     concatenate as categories (not as text)."""
-    columns = {c for part in parts for c in part.columns if isinstance(part[c].dtype, pd.CategoricalDtype)}
+    columns = {
+        c for part in parts for c in part.columns if isinstance(part[c].dtype, pd.CategoricalDtype)
+    }
     for column in columns:
         union = sorted({str(v) for part in parts for v in part[column].cat.categories})
         for part in parts:
@@ -261,13 +263,13 @@ def tidy_outcomes(rooms: Rooms, sections: Sequence[Section]) -> pd.DataFrame:
     out = players.merge(games, on=["section", "table"], how="left")
     by_table = {(s.label, t.table_no + 1): t for s in sections for t in s.tables}
     made = {s.label: student_decisions(rooms, s.code) for s in sections}
-    tables = [by_table[(str(sec), int(t))] for sec, t in zip(out["section"], out["table"], strict=True)]
+    tables = [
+        by_table[(str(sec), int(t))] for sec, t in zip(out["section"], out["table"], strict=True)
+    ]
     seats = out["seat"].astype(int).tolist()
     out["room"] = [t.code for t in tables]
     out["player"] = [t.game.names[s] for t, s in zip(tables, seats, strict=True)]
-    out["played_by"] = [
-        STUDENT if bot == STUDENT_BOT else "bot" for bot in out["bot"].astype(str)
-    ]
+    out["played_by"] = [STUDENT if bot == STUDENT_BOT else "bot" for bot in out["bot"].astype(str)]
     out["finished"] = [t.game.over for t in tables]
     out["rounds"] = [t.game.round for t in tables]
     out["won"] = out["winner"].notna() & (out["winner"] == out["seat"])
@@ -295,7 +297,9 @@ def student_decisions(rooms: Rooms, code: str) -> dict[tuple[int, int], int]:
     return {(table, seat): count for table, seat, count in rows}
 
 
-def tidy_archive(decisions: pd.DataFrame, outcomes: pd.DataFrame, file_format: str = "csv") -> bytes:
+def tidy_archive(
+    decisions: pd.DataFrame, outcomes: pd.DataFrame, file_format: str = "csv"
+) -> bytes:
     """A zip of decisions and outcomes, in CSV (spreadsheet-safe: no cell starts a formula;
     times in ISO 8601, UTC) or Parquet."""
     buffer = io.BytesIO()

@@ -51,6 +51,7 @@ from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
+from .class_exports import ExportsPanel
 from .download import DownloadButton
 from .keeper import (
     INSTRUCTOR_SPACE,
@@ -174,9 +175,7 @@ class ClassTab:
                     [self.ending, self.minutes, self.round_cap],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
-                w.HBox(
-                    [self.absent, self.pin, self.ask_id], layout=w.Layout(flex_flow="row wrap")
-                ),
+                w.HBox([self.absent, self.pin, self.ask_id], layout=w.Layout(flex_flow="row wrap")),
                 self.open_button,
                 w.HTML(
                     "<p style='margin-top:14px'>Or go back to a class you opened: paste its "
@@ -251,6 +250,7 @@ class ClassTab:
                 ),
             ]
         )
+        self.exports = ExportsPanel(self)  # several sections, decisions, the gradebook
         self.bots = BatchPanel(
             "<p>The class beside the bots: the <i>Who wins</i> batch (investor bots, two of each "
             "role) under the class's rules, stopped at the round the class's games reached "
@@ -308,6 +308,7 @@ class ClassTab:
                 w.HBox([self.results_button, self.downloads]),
                 self.results,
                 self.bots.widget,
+                self.exports.widget,
             ],
             layout=w.Layout(display="none"),
         )
@@ -446,6 +447,7 @@ class ClassTab:
         for old in self.downloads.children:
             old.close()
         self.downloads.children = self._download_buttons()
+        self.exports.follow()
         self.form.layout.display = "none"
         self.running.layout.display = "flex"
         self.answer(Reply(True, f"Room {code} is open. Students join with the link or the code."))
