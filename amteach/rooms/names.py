@@ -253,7 +253,7 @@ def clean_student_id(value: Any) -> str:
     with one sentence naming the field, otherwise."""
     field_name = STUDENT_ID_FIELD
     if value is not None and not isinstance(value, str):
-        raise Refused(f"The page sent a {field_name.lower()} that is not text.")
+        raise Refused(f"{field_name}: the page sent something that is not text.")
     raw = value or ""
     if len(raw) > 4 * MAX_STUDENT_ID:  # never normalise a page of text
         raise Refused(f"{field_name}: please use at most {MAX_STUDENT_ID} characters.")
