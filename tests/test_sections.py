@@ -216,3 +216,64 @@ def test_a_section_whose_games_have_not_started_adds_nothing(tmp_path):
     pooled = pooled_result(sections)
     assert set(pooled.games["section"]) == {played[0]}
     assert len(tidy_decisions(rooms, sections)) == len(tidy_decisions(rooms, sections[:1]))
+
+
+# -- the Class tab's panel ------------------------------------------------------------------------
+def test_the_class_tab_pools_another_section_by_its_link_and_downloads_cover_both(tmp_path):
+    from amteach.ui.class_tab import ClassTab
+    from amteach.ui.keeper import instructor_link
+
+    rooms = open_rooms(str(tmp_path / "class.sqlite"))
+    other_code, other_key = play_class(rooms, ["Ben"], tables=1, seed=5, ids=["ben@uni.edu"])
+    tab = ClassTab(rooms)
+    tab.table_count.value, tab.seat_count.value = 1, 3
+    assert tab.ask_id.description == "Ask for a student ID at join"
+    tab.ask_id.value = True
+    assert tab.open_class(), tab.messages.widget.value
+    assert rooms.info(tab.code).settings.ask_student_id is True
+    rooms.join(tab.code, "Ana", student_id="ana@uni.edu")
+    panel = tab.exports
+    labels = [b.description for b in panel.downloads.children]
+    assert labels == [
+        "Decisions (CSV)",
+        "Decisions (Parquet)",
+        "Gradebook for Canvas (CSV)",
+        "Gradebook for Moodle (CSV)",
+    ]
+    # a wrong key is refused and counted against the page; its own link adds nothing
+    panel.link.value = instructor_link(other_code, other_key[:-2], "http://x/")
+    assert not panel.add() and "instructor link" in panel.messages.widget.value
+    assert len(tab.guesses.events) == 1
+    panel.link.value = instructor_link(tab.code, tab.key, "http://x/")
+    assert not panel.add() and "own link" in panel.messages.widget.value
+    panel.link.value = other_key  # a bare key: which class?
+    assert not panel.add() and "whole instructor link" in panel.messages.widget.value
+    # the right link, with a label typed like markup: shown as text
+    panel.link.value = instructor_link(other_code, other_key, "http://x/")
+    panel.label.value = "<b>Tuesday</b>"
+    assert panel.add(), panel.messages.widget.value
+    assert (
+        "&lt;b&gt;Tuesday&lt;/b&gt;" in panel.listing.value
+        and "<b>Tuesday" not in panel.listing.value
+    )
+    assert "Pooled sections (2)" in panel.listing.value
+    assert panel.link.value == ""  # the key does not stay on screen
+    # the downloads hold both sections
+    message = panel.downloads.children[0].file_message()
+    zipped = zipfile.ZipFile(io.BytesIO(message["data"]))
+    outcomes = pd.read_csv(io.BytesIO(zipped.read("outcomes.csv")))
+    assert set(outcomes["section"]) == {"<b>Tuesday</b>"}  # this class has not started
+    canvas = panel.downloads.children[2].file_message()["text"]
+    rows = list(csv.reader(io.StringIO(canvas)))
+    assert {row[3] for row in rows[2:]} == {"ana@uni.edu", "ben@uni.edu"}
+    assert {row[4] for row in rows[2:]} == {tab.code, "<b>Tuesday</b>"}
+    assert "all 2 students" in panel.left_out.value
+    # a replaced link stops counting at once: the download says why and makes no file
+    rooms.replace_key(other_code, other_key)
+    with pytest.raises(Refused):
+        panel.downloads.children[3].file_message()
+    assert "instructor link" in panel.messages.widget.value
+    panel.remove_picker.value = other_code
+    assert panel.take_out() and "Pooled sections (1)" in panel.listing.value
+    moodle = panel.downloads.children[3].file_message()["text"]
+    assert [row[0] for row in csv.reader(io.StringIO(moodle))] == ["Email address", "ana@uni.edu"]
