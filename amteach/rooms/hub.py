@@ -264,6 +264,7 @@ class Hub:
                     "type": "form",
                     "room": code,
                     "asks_role": info.settings.roles == "dice" and info.status == LOBBY,
+                    "asks_id": info.settings.ask_student_id,
                 }
             )
             return
@@ -293,8 +294,10 @@ class Hub:
         prefers = message.get("prefers")
         prefers = prefers if prefers in ("competitor", "monopolist") else None
         token = text_field(message, "token", required=False)
+        # checked by the rooms (names.clean_student_id) when the room asks for one
+        student_id = message.get("student_id")
         self._count_join(phone)
-        seat = self.rooms.join(code, name, prefers, token=token)
+        seat = self.rooms.join(code, name, prefers, token=token, student_id=student_id)
         self.seated(phone, seat)
 
     def claim(self, phone: Phone, message: dict[str, Any]) -> None:
@@ -375,7 +378,18 @@ class Hub:
         for held in self.tables.values():
             held.phones.discard(phone)
         phone.send({"type": "forget", "room": seat.code if seat else ""})
-        phone.send({"type": "form", "room": seat.code if seat else "", "asks_role": False})
+        asks_id = False
+        if seat is not None:
+            with contextlib.suppress(Refused):
+                asks_id = self.rooms.info(seat.code).settings.ask_student_id
+        phone.send(
+            {
+                "type": "form",
+                "room": seat.code if seat else "",
+                "asks_role": False,
+                "asks_id": asks_id,
+            }
+        )
         self.say(
             phone,
             Reply(

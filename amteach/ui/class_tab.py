@@ -51,6 +51,7 @@ from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
+from .class_exports import ExportsPanel
 from .class_treatments import ClassTreatments
 from .download import DownloadButton
 from .keeper import (
@@ -147,6 +148,10 @@ class ClassTab:
         self.round_cap = w.BoundedIntText(value=40, min=5, max=1000, description="Round cap")
         self.absent = w.Dropdown(options=ABSENT_CHOICES, value=120, description="Bot after")
         self.pin = w.Password(description="PIN", placeholder="optional, 4+ characters")
+        # the gradebook matches students by an ID or email (ui/class_exports.py)
+        self.ask_id = w.Checkbox(
+            value=False, description="Ask for a student ID at join", indent=False
+        )
         self.open_button = button("Open the class", lambda _: self.open_class())
         self.open_button.button_style = "primary"
         self.ending.observe(lambda _: self._show_ending_fields(), names="value")
@@ -173,7 +178,7 @@ class ClassTab:
                     [self.ending, self.minutes, self.round_cap],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
-                w.HBox([self.absent, self.pin], layout=w.Layout(flex_flow="row wrap")),
+                w.HBox([self.absent, self.pin, self.ask_id], layout=w.Layout(flex_flow="row wrap")),
                 self.open_button,
                 w.HTML(
                     "<p style='margin-top:14px'>Or go back to a class you opened: paste its "
@@ -248,6 +253,7 @@ class ClassTab:
                 ),
             ]
         )
+        self.exports = ExportsPanel(self)  # several sections, decisions, the gradebook
         self.bots = BatchPanel(
             "<p>The class beside the bots: the <i>Who wins</i> batch (investor bots, two of each "
             "role) under the class's rules, stopped at the round the class's games reached "
@@ -306,6 +312,7 @@ class ClassTab:
                 self.results,
                 self.treatments.results,
                 self.bots.widget,
+                self.exports.widget,
             ],
             layout=w.Layout(display="none"),
         )
@@ -363,6 +370,7 @@ class ClassTab:
                 absent_after=int(self.absent.value),
                 seed=int(time.time_ns() % 2**31),
                 **self.treatments.settings(),
+                ask_student_id=bool(self.ask_id.value),
             )
             key = new_key()
             code = self.rooms.create(settings, self.pin.value or None, key=key)
@@ -444,6 +452,7 @@ class ClassTab:
         for old in self.downloads.children:
             old.close()
         self.downloads.children = self._download_buttons()
+        self.exports.follow()
         self.form.layout.display = "none"
         self.running.layout.display = "flex"
         self.answer(Reply(True, f"Room {code} is open. Students join with the link or the code."))
