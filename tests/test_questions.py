@@ -212,14 +212,23 @@ def test_one_answer_per_seat_replaced_while_open_and_listed_with_name_and_role(r
     assert q.answer_of(rooms, code, 1, ana.table, ana.seat) == 62.5
 
 
-def test_a_seat_given_away_cannot_answer_for_it(room):
+def test_a_seat_given_away_cannot_answer_for_it_and_its_next_student_starts_afresh(room):
     rooms, code, key = room
     ana = rooms.join(code, "Ana")
     q.pose(rooms, code, key, WHO)
+    q.answer(rooms, ana, 1, 1)
     rooms.remove(code, ana.table, ana.seat)
     with pytest.raises(Refused, match="no longer yours"):
         q.answer(rooms, ana, 1, 0)
-    assert q.answer_count(rooms, code, 1) == 0
+    assert q.answer_count(rooms, code, 1) == 0  # Ana left: her answer is nobody's now
+    # the freed seat's next student does not see Ana's answer as theirs
+    seats = [rooms.join(code, name) for name in ("Ben", "Cy", "Dee", "Eve", "Fay", "Gus")]
+    taker = next(s for s in seats if (s.table, s.seat) == (ana.table, ana.seat))
+    assert q.answer_of(rooms, code, 1, taker.table, taker.seat) is None
+    assert q.answers_frame(rooms, code).empty
+    q.answer(rooms, taker, 1, 2)
+    frame = q.answers_frame(rooms, code)
+    assert frame[["name", "answer"]].values.tolist() == [[taker.name, "About the same"]]
 
 
 # -- the lessons' questions -----------------------------------------------------------------

@@ -219,6 +219,13 @@ class Answer:
 
 
 QUESTION_COLUMNS = "number, moment, kind, text, options, asked_at, closed_at"
+# the answers given by each seat's present student: a freed seat's next student starts with
+# no answer (as the gradebook counts them, rooms/gradebook.py)
+PRESENT = (
+    "FROM answers a JOIN seats s ON s.room = a.room AND s.table_no = a.table_no "
+    "AND s.seat = a.seat WHERE a.room = ? AND a.question = ? AND s.name IS NOT NULL "
+    "AND a.at >= COALESCE(s.seated_at, 0)"
+)
 
 
 # -- the instructor -----------------------------------------------------------------------------
@@ -305,10 +312,9 @@ def latest(rooms: Rooms, code: str) -> Question | None:
 
 
 def answer_of(rooms: Rooms, code: str, number: int, table: int, seat: int) -> int | float | None:
-    """One seat's answer to question `number`, or None."""
+    """One seat's answer to question `number` (given by its present student), or None."""
     rows = rooms.store.query(
-        "SELECT answer FROM answers WHERE room = ? AND question = ? AND table_no = ? AND seat = ?",
-        (code, number, table, seat),
+        f"SELECT a.answer {PRESENT} AND a.table_no = ? AND a.seat = ?", (code, number, table, seat)
     )
     return json.loads(rows[0][0]) if rows else None
 
@@ -319,11 +325,9 @@ def answer_count(rooms: Rooms, code: str, number: int) -> int:
 
 
 def answers_changed(rooms: Rooms, code: str, number: int) -> tuple[int, float | None]:
-    """How many seats answered question `number`, and when the last answer came: a reader
-    polls this and reads the answers again only when it changed."""
-    count, last = rooms.store.query(
-        "SELECT COUNT(*), MAX(at) FROM answers WHERE room = ? AND question = ?", (code, number)
-    )[0]
+    """How many seats' present students answered question `number`, and when the last
+    answer came: a reader polls this and reads the answers again only when it changed."""
+    count, last = rooms.store.query(f"SELECT COUNT(*), MAX(a.at) {PRESENT}", (code, number))[0]
     return count, last
 
 
@@ -344,7 +348,9 @@ ANSWER_COLUMNS = (
 
 
 def answers_frame(rooms: Rooms, code: str, number: int | None = None) -> pd.DataFrame:
-    """Every answer of the room (or to question `number`), one row each: the question's
+    """Every answer of the room (or to question `number`) given by a seat's present student
+    (an answer left by a student whose seat was freed is not theirs to show), one row each:
+    the question's
     number, moment, kind and text; the table and seat (from 1), the student's name, student
     ID (if the class asked for one; "" otherwise) and role;
     `answer`, the answer in words (the choice's label, or the number with its unit) and
@@ -355,9 +361,9 @@ def answers_frame(rooms: Rooms, code: str, number: int | None = None) -> pd.Data
     asked = {q.number: q for q in questions(rooms, code)}
     sql = (
         "SELECT a.question, a.table_no, a.seat, s.name, s.student_id, s.role, a.answer, a.at "
-        "FROM answers a "
-        "LEFT JOIN seats s ON s.room = a.room AND s.table_no = a.table_no AND s.seat = a.seat "
-        "WHERE a.room = ?"
+        "FROM answers a JOIN seats s ON s.room = a.room AND s.table_no = a.table_no "
+        "AND s.seat = a.seat WHERE a.room = ? AND s.name IS NOT NULL "
+        "AND a.at >= COALESCE(s.seated_at, 0)"
     )
     params: tuple[Any, ...] = (code,)
     if number is not None:
