@@ -16,23 +16,42 @@ from phone_client import HubPhone
 from amteach.rooms import SERVER_DRIVES_ENV, RoomSettings, RoomTable, new_key, open_rooms
 from amteach.rooms import questions as q
 from amteach.rooms.hub import Hub
-from amteach.sim import simulate
+from amteach.rooms.rule_sets import as_written, named_rule_set
+from amteach.sim import SeatSpec, simulate
+from amteach.sim.play import game_seed
 from amteach.ui.class_questions import BOT_GAMES_PER_TABLE, HEADING
 from amteach.ui.class_tab import ClassTab
 
 
-@pytest.fixture
-def classroom(tmp_path, monkeypatch):
+def open_class(tmp_path, monkeypatch, **settings):
     monkeypatch.setenv(SERVER_DRIVES_ENV, "1")  # the server's hub drives the bots
     database = str(tmp_path / "class.sqlite")
     rooms = open_rooms(database)
     key = new_key()
-    code = rooms.create(
-        RoomSettings(tables=2, seats=3, ending="A", round_cap=5, bot_delay=0, seed=11), key=key
-    )
+    values = {"tables": 2, "seats": 3, "ending": "A", "round_cap": 5, "bot_delay": 0, "seed": 11}
+    code = rooms.create(RoomSettings(**{**values, **settings}), key=key)
     hub = Hub(open_rooms(database))
     tab = ClassTab(rooms)
     assert tab.go_back(code, key), tab.messages.widget.value
+    return rooms, tab, hub
+
+
+@pytest.fixture
+def classroom(tmp_path, monkeypatch):
+    rooms, tab, hub = open_class(tmp_path, monkeypatch)
+    yield rooms, tab, hub
+    hub.close()
+    tab.phone_questions.ticker.stop()
+
+
+@pytest.fixture
+def two_rule_sets(tmp_path, monkeypatch):
+    """Lesson 7's treatments: the rules as written at one table, equal keep shares at the
+    other (by hand)."""
+    treatments = (as_written("default"), named_rule_set("equal-keep"))
+    rooms, tab, hub = open_class(
+        tmp_path, monkeypatch, treatments=treatments, assignment="by_hand", by_hand=(0, 1)
+    )
     yield rooms, tab, hub
     hub.close()
     tab.phone_questions.ticker.stop()
@@ -130,13 +149,18 @@ def test_a_typed_question_is_asked_closed_and_refused_when_it_breaks_a_limit(cla
     assert len(q.questions(rooms, tab.code)) == 2
 
 
-def test_lesson_7s_prediction_is_set_beside_the_tables_and_the_bots_each_number_recomputed(
-    classroom,
-):
-    rooms, tab, hub = classroom
+PREDICTED = (
+    r"You predicted Monopolists win ([\d.]+)% \(median of (\d+) answers\)\. Your tables "
+    r"gave (\d+)% \((\d+) of (\d+) finished tables, at the rounds they reached\)\. Bots at "
+    r"your tables' rounds gave (\d+)% \(([\d,]+) games\)\."
+)
+
+
+def predict_and_play(rooms, tab, hub) -> str:
+    """Lesson 7's prediction asked, three students answer, the class plays to the end: the
+    line beside the answers, as the panel shows it."""
     panel = tab.phone_questions
-    code = tab.code
-    phones = [student(hub, code, name) for name in ("Ana", "Ben", "Cy")]
+    phones = [student(hub, tab.code, name) for name in ("Ana", "Ben", "Cy")]
     pick(panel, "07-class-play", "prediction")
     assert panel.ask()
     catch_up(hub, tab)
@@ -151,45 +175,76 @@ def test_lesson_7s_prediction_is_set_beside_the_tables_and_the_bots_each_number_
         catch_up(hub, tab)
         for phone in phones:
             phone.press_first()
-        if all(t.game.over for t in tab.tables) and len(tab.tables) == 2:
+        if len(tab.tables) == 2 and all(t.game.over for t in tab.tables):
             break
     catch_up(hub, tab)
-    line = words(panel.drawing.value.split("am-compare", 1)[1])
-    found = re.search(
-        r"You predicted Monopolists win ([\d.]+)% \(median of (\d+) answers\)\. Your tables "
-        r"gave (\d+)% \((\d+) of (\d+) finished tables, at the rounds they reached\)\. Bots at "
-        r"your tables' rounds gave (\d+)% \(([\d,]+) games\)\.",
-        line,
-    )
-    assert found, line
-    said = found.groups()
-    # the prediction: the median of the answers as the database keeps them
-    kept = rooms.store.query("SELECT answer FROM answers WHERE room = ? AND question = 1", (code,))
-    values = [json.loads(a) for (a,) in kept]
-    assert (float(said[0]), int(said[1])) == (statistics.median(values), len(values)) == (65.5, 3)
-    # the tables: each rebuilt from its log in the database
-    tables = [RoomTable(rooms, code, t) for t in range(2)]
-    over = [t for t in tables if t.game.over]
-    wins = sum(1 for t in over if t.game.winner is not None and t.game.roles[t.game.winner] == 1)
-    assert (int(said[3]), int(said[4])) == (wins, len(over)) == (wins, 2)
-    assert int(said[2]) == round(100 * wins / len(over))
-    # the bots: the tables' seats and rules, each stopped at its own table's round
-    bot_wins = bot_games = 0
-    for t in over:
-        seats = ",".join(
-            f"{('competitor', 'monopolist')[r]}:{t.info.settings.bot}" for r in t.game.roles
-        )
+    return words(panel.drawing.value.split("am-compare", 1)[1])
+
+
+def recomputed(rooms, code: str, tables: list[int]) -> tuple[int, int, int, int]:
+    """Monopolist wins and finished games of the given tables, each rebuilt from its log in
+    the database, and of bots beside each: the table's seats (its roles, the room's bot) and
+    rules, stopped at its round, seeded by the room's seed and the table's number."""
+    wins = games = bot_wins = bot_games = 0
+    for number in tables:
+        table = RoomTable(rooms, code, number)
+        game = table.game
+        if not game.over:
+            continue
+        games += 1
+        wins += game.winner is not None and game.roles[game.winner] == 1
         batch = simulate(
             games=BOT_GAMES_PER_TABLE,
-            seats=seats,
-            rules=t.game.rules,
-            seed=t.info.settings.seed + 1 + t.table_no,
-            round_cap=t.game.round,
+            seats=[
+                SeatSpec(("competitor", "monopolist")[r], table.info.settings.bot)
+                for r in game.roles
+            ],
+            rules=game.rules,
+            seed=game_seed(table.info.settings.seed, number),
+            round_cap=game.round,
+            game="A",
             progress=False,
             workers=1,
         )
-        assert set(batch.games["rounds"]) <= set(range(1, t.game.round + 1))
-        bot_wins += int((batch.games["winner_role"] == "monopolist").sum())
+        assert set(batch.games["rounds"]) <= set(range(1, game.round + 1))
+        bot_wins += int((batch.games["winner_role"].astype(str) == "monopolist").sum())
         bot_games += len(batch.games)
+    return wins, games, bot_wins, bot_games
+
+
+def test_lesson_7s_prediction_is_set_beside_the_tables_and_the_bots_each_number_recomputed(
+    classroom,
+):
+    rooms, tab, hub = classroom
+    line = predict_and_play(rooms, tab, hub)
+    found = re.search(PREDICTED, line)
+    assert found, line
+    said = found.groups()
+    # the prediction: the median of the answers as the database keeps them
+    kept = rooms.store.query(
+        "SELECT answer FROM answers WHERE room = ? AND question = 1", (tab.code,)
+    )
+    values = [json.loads(a) for (a,) in kept]
+    assert (float(said[0]), int(said[1])) == (statistics.median(values), len(values)) == (65.5, 3)
+    wins, games, bot_wins, bot_games = recomputed(rooms, tab.code, [0, 1])
+    assert (int(said[3]), int(said[4])) == (wins, games) == (wins, 2)
+    assert int(said[2]) == round(100 * wins / games)
     assert int(said[6].replace(",", "")) == bot_games == 2 * BOT_GAMES_PER_TABLE
     assert int(said[5]) == round(100 * bot_wins / bot_games)
+    assert "your tables" not in line.split("games).", 1)[1]  # one rule set: no breakdown
+
+
+def test_with_two_rule_sets_the_line_also_gives_each_rule_sets_tables_and_bots(two_rule_sets):
+    rooms, tab, hub = two_rule_sets
+    line = predict_and_play(rooms, tab, hub)
+    assert re.search(PREDICTED, line), line
+    keeps = [t.game.rules.settlement_keep_percent_competitor for t in tab.tables]
+    assert keeps == [10, 20]  # the rules as written, then equal keep shares
+    for number, label in enumerate(("Rules as written", "Equal keep shares")):
+        assert tab.tables[number].info.settings.rule_set(number).label == label
+        wins, games, bot_wins, bot_games = recomputed(rooms, tab.code, [number])
+        expected = (
+            f"{label}: your tables {round(100 * wins / games)}% ({wins} of {games}), bots "
+            f"{round(100 * bot_wins / bot_games)}% ({bot_games:,} games)."
+        )
+        assert expected in line, (expected, line)

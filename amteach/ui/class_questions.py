@@ -21,8 +21,9 @@ import ipywidgets as widgets
 
 from ..engine.errors import InputError
 from ..render import html_join, html_text
-from ..rooms import Refused, RoomsUnavailable, RoomTable, class_result, unavailable_reply
+from ..rooms import Refused, RoomsUnavailable, RoomTable, unavailable_reply
 from ..rooms import questions as asking
+from ..rooms.treatments import DEFAULT_BOT_GAMES, bots_at_tables, table_outcomes, treatment_summary
 from ..session import Reply
 from .live import Ticker
 from .widgets import button
@@ -31,7 +32,7 @@ HEADING = "Questions for the phones"
 OWN = "None: I type my own question below"
 KINDS = (("Multiple choice", "choice"), ("A number", "number"))
 # bot games per finished table, each stopped at that table's own round
-BOT_GAMES_PER_TABLE = 200
+BOT_GAMES_PER_TABLE = DEFAULT_BOT_GAMES
 # the live count is read this often (seconds); the Class tab's own tick draws the games
 COUNT_SECONDS = 1.0
 BAR = "#3b5b7a"  # the answers' bars: one neutral colour, each bar labelled in words
@@ -48,56 +49,51 @@ class Outcome:
     def percent(self) -> int:
         return round(100 * self.wins / self.games) if self.games else 0
 
-
-def class_outcome(tables: Sequence[RoomTable]) -> Outcome:
-    """Monopolist wins among the class's finished tables (`class_result`'s games frame, which
-    holds finished games only; a game nobody won counts as not won by a Monopolist)."""
-    if not tables:
-        return Outcome(0, 0)
-    games = class_result(tables).games
-    return Outcome(int((games["winner_role"] == "monopolist").sum()), len(games))
+    def words(self) -> str:
+        return f"{self.percent}%"
 
 
-def bot_seed(table: RoomTable) -> int:
-    """The seed of the bots' batch beside one table: the room's seed and the table's number."""
-    return (table.info.settings.seed + 1 + table.table_no) % 2**31
+@dataclass(frozen=True)
+class Comparison:
+    """What the line beside a Monopolists'-share prediction says: the class's finished tables,
+    bots at those tables' own rounds, and, when the tables played several rule sets
+    (treatments), both by rule set (label, tables, bots)."""
+
+    tables: Outcome
+    bots: Outcome
+    by_rule_set: tuple[tuple[str, Outcome, Outcome], ...] = ()
 
 
-def bots_at_table_rounds(
+def compare_with_outcome(
     tables: Sequence[RoomTable], games_per_table: int = BOT_GAMES_PER_TABLE
-) -> Outcome:
-    """Bots beside each finished table: `games_per_table` games with the table's seats (its
-    roles, each played by the room's bot), under the table's rules, stopped at the round the
-    table reached and settled there by the final accounting, as the table was. A win rate
-    depends on where play stops (issue 23), so each table gets bots at its own round."""
-    from ..sim import simulate
+) -> Comparison:
+    """The class's finished tables beside bots at each table's own round: the treatments'
+    counting (`rooms.treatments`: `table_outcomes`, `bots_at_tables`, `treatment_summary`),
+    with the room's seed. A game nobody won counts as not won by a Monopolist."""
+    outcomes = table_outcomes(tables)
+    seed = tables[0].info.settings.seed if tables else 0
+    bots = (
+        bots_at_tables(outcomes, games_per_table, seed) if any(o.finished for o in outcomes) else {}
+    )
+    summary = treatment_summary(outcomes, bots)
 
-    wins = games = 0
-    for table in tables:
-        game = table.game
-        if not game.over:
-            continue
-        bot = table.info.settings.bot
-        seats = ",".join(f"{('competitor', 'monopolist')[r]}:{bot}" for r in game.roles)
-        batch = simulate(
-            games=games_per_table,
-            seats=seats,
-            rules=game.rules,
-            seed=bot_seed(table),
-            round_cap=max(1, game.round),
-            progress=False,
-            workers=1,
+    def pair(row: Any) -> tuple[Outcome, Outcome]:
+        return (
+            Outcome(int(row["monopolist_wins"]), int(row["games"])),
+            Outcome(int(row["bot_monopolist_wins"]), int(row["bot_games"])),
         )
-        wins += int((batch.games["winner_role"] == "monopolist").sum())
-        games += len(batch.games)
-    return Outcome(wins, games)
+
+    total = summary[["monopolist_wins", "games", "bot_monopolist_wins", "bot_games"]].sum()
+    mine, theirs = pair(total)
+    by = tuple((str(row["label"]), *pair(row)) for _, row in summary.iterrows())
+    return Comparison(mine, theirs, by if len(by) > 1 else ())
 
 
 def compare_line(
-    question: asking.Question, values: Sequence[float], tables: Outcome, bots: Outcome | None
+    question: asking.Question, values: Sequence[float], comparison: Comparison | None
 ) -> str:
     """The line beside a Monopolists'-share prediction: the class's median answer, its
-    finished tables, and the bots at those tables' rounds."""
+    finished tables, and the bots at those tables' rounds (and by rule set, if several)."""
     if not values:
         return "Nobody has answered yet."
     median = statistics.median(values)
@@ -105,14 +101,23 @@ def compare_line(
         f"You predicted Monopolists win {question.show(median)} (median of {len(values)} "
         f"answer{'s' if len(values) != 1 else ''})."
     )
-    if not tables.games:
+    if comparison is None or not comparison.tables.games:
         return said + " No table has finished its game yet."
+    tables, bots = comparison.tables, comparison.bots
     said += (
-        f" Your tables gave {tables.percent}% ({tables.wins} of {tables.games} finished "
+        f" Your tables gave {tables.words()} ({tables.wins} of {tables.games} finished "
         f"table{'s' if tables.games != 1 else ''}, at the rounds they reached)."
     )
-    if bots is not None and bots.games:
-        said += f" Bots at your tables' rounds gave {bots.percent}% ({bots.games:,} games)."
+    if bots.games:
+        said += f" Bots at your tables' rounds gave {bots.words()} ({bots.games:,} games)."
+    for label, mine, theirs in comparison.by_rule_set:
+        if mine.games:
+            said += (
+                f" {label}: your tables {mine.words()} ({mine.wins} of {mine.games}), bots "
+                f"{theirs.words()} ({theirs.games:,} games)."
+            )
+        else:
+            said += f" {label}: no table has finished yet."
     return said
 
 
@@ -265,7 +270,7 @@ class QuestionsPanel:
         self._shown: Any = None  # what is drawn now (redrawn when it changes)
         self._read: Any = None  # the answers last read: (room, question, (count, last))
         self._values: list[Any] = []
-        self._bots: dict[Any, Outcome] = {}  # the bots beside each set of finished tables
+        self._compared: dict[Any, Comparison] = {}  # for each set of finished tables
         self.ticker = Ticker(self.tick, COUNT_SECONDS)
 
     def _show_kind(self) -> None:
@@ -392,18 +397,18 @@ class QuestionsPanel:
         )
         line = ""
         if question.compare == "monopolist_win_rate":
-            outcome = class_outcome(tables)
-            bots = self.bots_beside(tables) if outcome.games else None
             line = html_text(
                 "<p class='am-compare' style='font-size:22px;margin:8px 0;max-width:1100px'>{}</p>",
-                compare_line(question, values, outcome, bots),
+                compare_line(question, values, self.compared(tables) if values else None),
             )
         self.drawing.value = html_text("{}{}{}", head, body, line)
 
-    def bots_beside(self, tables: Sequence[RoomTable]) -> Outcome:
-        """The bots at the finished tables' rounds, played once for each set of finished
-        tables (a table that finishes later adds its own batch)."""
-        key = tuple((t.table_no, t.game.round) for t in tables if t.game.over)
-        if key not in self._bots:
-            self._bots[key] = bots_at_table_rounds(tables)
-        return self._bots[key]
+    def compared(self, tables: Sequence[RoomTable]) -> Comparison:
+        """The tables beside the bots, the bots played once for each set of finished tables
+        (a table that finishes later adds its own batch)."""
+        key = tuple(
+            (t.table_no, t.game.round, len(t.game.decisions)) for t in tables if t.game.over
+        )
+        if key not in self._compared:
+            self._compared[key] = compare_with_outcome(tables)
+        return self._compared[key]
