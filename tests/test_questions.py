@@ -425,16 +425,19 @@ def test_on_postgresql_a_question_posed_elsewhere_reaches_the_hub_by_its_notify(
         code = teacher_rooms.create(RoomSettings(tables=1, seats=2, ending="A"), key=key)
         hub = Hub(open_rooms(url), clock=Clock())
         try:
-            heard = threading.Event()
+            heard, listening = threading.Event(), threading.Event()
             listened = hub.heard
 
             def hear(news):
                 listened(news)
                 if news == code:
                     heard.set()
+                elif news is None:  # the watcher LISTENs from now on
+                    listening.set()
 
             hub.stop_watching()
             hub.stop_watching = hub.rooms.store.watch(hear)
+            assert listening.wait(30)
             ana = seated(hub, code, "Ana")
             assert heard.wait(30)  # the join's own NOTIFY; the next one is the question's
             heard.clear()
