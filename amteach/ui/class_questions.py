@@ -23,8 +23,9 @@ from ..engine.errors import InputError
 from ..render import html_join, html_text
 from ..rooms import Refused, RoomsUnavailable, RoomTable, unavailable_reply
 from ..rooms import questions as asking
-from ..rooms.treatments import DEFAULT_BOT_GAMES, bots_at_tables, table_outcomes, treatment_summary
+from ..rooms.treatments import DEFAULT_BOT_GAMES, bots_at_table, table_outcomes, treatment_summary
 from ..session import Reply
+from ..sim import SimulationResult
 from .live import Ticker
 from .widgets import button
 
@@ -65,16 +66,25 @@ class Comparison:
 
 
 def compare_with_outcome(
-    tables: Sequence[RoomTable], games_per_table: int = BOT_GAMES_PER_TABLE
+    tables: Sequence[RoomTable],
+    games_per_table: int = BOT_GAMES_PER_TABLE,
+    played: dict[tuple[int, int], SimulationResult] | None = None,
 ) -> Comparison:
     """The class's finished tables beside bots at each table's own round: the treatments'
-    counting (`rooms.treatments`: `table_outcomes`, `bots_at_tables`, `treatment_summary`),
-    with the room's seed. A game nobody won counts as not won by a Monopolist."""
+    counting (`rooms.treatments`: `table_outcomes`, `bots_at_table`, `treatment_summary`),
+    with the room's seed. A game nobody won counts as not won by a Monopolist. `played`
+    keeps each table's bots by (table, round), so a table that finishes later adds only its
+    own batch."""
     outcomes = table_outcomes(tables)
     seed = tables[0].info.settings.seed if tables else 0
-    bots = (
-        bots_at_tables(outcomes, games_per_table, seed) if any(o.finished for o in outcomes) else {}
-    )
+    played = {} if played is None else played
+    bots = {}
+    for outcome in outcomes:
+        if outcome.finished:
+            key = (outcome.table, outcome.rounds)
+            if key not in played:
+                played[key] = bots_at_table(outcome, games_per_table, seed)
+            bots[outcome.table] = played[key]
     summary = treatment_summary(outcomes, bots)
 
     def pair(row: Any) -> tuple[Outcome, Outcome]:
@@ -267,10 +277,13 @@ class QuestionsPanel:
             ]
         )
         self.widget.add_class("am-phone-questions")
+        self._code: str | None = None  # the class drawn
         self._shown: Any = None  # what is drawn now (redrawn when it changes)
         self._read: Any = None  # the answers last read: (room, question, (count, last))
         self._values: list[Any] = []
-        self._compared: dict[Any, Comparison] = {}  # for each set of finished tables
+        self._compared: Comparison | None = None  # for the finished tables `_compared_key`
+        self._compared_key: Any = None
+        self._played: dict[tuple[int, int], Any] = {}  # each finished table's bots
         self.ticker = Ticker(self.tick, COUNT_SECONDS)
 
     def _show_kind(self) -> None:
@@ -347,6 +360,9 @@ class QuestionsPanel:
         tab = self.tab
         if tab.code is None:
             return
+        if tab.code != self._code:  # another class: nothing drawn or played is its
+            self._code, self._shown, self._read = tab.code, None, None
+            self._compared, self._compared_key, self._played = None, None, {}
         try:
             question = asking.latest(tab.rooms, tab.code)
             if question is None:
@@ -404,11 +420,13 @@ class QuestionsPanel:
         self.drawing.value = html_text("{}{}{}", head, body, line)
 
     def compared(self, tables: Sequence[RoomTable]) -> Comparison:
-        """The tables beside the bots, the bots played once for each set of finished tables
-        (a table that finishes later adds its own batch)."""
+        """The tables beside the bots, drawn again when a table finishes; each finished
+        table's bots are played once (`self._played`)."""
         key = tuple(
             (t.table_no, t.game.round, len(t.game.decisions)) for t in tables if t.game.over
         )
-        if key not in self._compared:
-            self._compared[key] = compare_with_outcome(tables)
-        return self._compared[key]
+        if key != self._compared_key:
+            self._compared = compare_with_outcome(tables, played=self._played)
+            self._compared_key = key
+        assert self._compared is not None
+        return self._compared
