@@ -248,3 +248,19 @@ def test_with_two_rule_sets_the_line_also_gives_each_rule_sets_tables_and_bots(t
             f"{round(100 * bot_wins / bot_games)}% ({bot_games:,} games)."
         )
         assert expected in line, (expected, line)
+
+
+def test_going_back_to_another_class_draws_that_class_only(classroom):
+    rooms, tab, hub = classroom
+    panel = tab.phone_questions
+    student(hub, tab.code, "Ana")
+    panel.own_text.value = "Ready?"
+    panel.choices.value = "Yes\nNo"
+    assert panel.ask()
+    assert "Ready?" in panel.drawing.value and "0 of 1 students" in words(panel.count.value)
+    key = new_key()
+    other = rooms.create(RoomSettings(tables=1, seats=2, ending="A"), key=key)
+    assert tab.go_back(other, key)
+    panel.tick()
+    assert "No question has been asked in this class yet" in panel.drawing.value
+    assert panel.count.value == ""
