@@ -26,6 +26,7 @@ from ..rooms import questions as asking
 from ..rooms.treatments import DEFAULT_BOT_GAMES, bots_at_table, table_outcomes, treatment_summary
 from ..session import Reply
 from ..sim import SimulationResult
+from ..style import NEUTRAL_COLOUR
 from .live import Ticker
 from .widgets import button
 
@@ -36,7 +37,8 @@ KINDS = (("Multiple choice", "choice"), ("A number", "number"))
 BOT_GAMES_PER_TABLE = DEFAULT_BOT_GAMES
 # the live count is read this often (seconds); the Class tab's own tick draws the games
 COUNT_SECONDS = 1.0
-BAR = "#3b5b7a"  # the answers' bars: one neutral colour, each bar labelled in words
+# the answers' bars: not a role's colour (answers are not by role), each bar labelled in words
+BAR = NEUTRAL_COLOUR
 
 
 @dataclass(frozen=True)
