@@ -189,9 +189,10 @@ CHECKS = {
 
 
 # -- the batches the claims are about --------------------------------------------------------------
-def best_play_seats(preset: str) -> list[str]:
-    """The usual table with each role's strongest strategy of a shipped best-play run."""
-    run = best_play_results.shipped(preset)
+def best_play_seats(preset: str, length: str = "round-200") -> list[str]:
+    """The usual table with each role's strongest strategy of a shipped best-play run (the
+    run searched at `length`)."""
+    run = best_play_results.shipped(preset, length)
     return [
         f"{role}:family:{run.strategies[role]['text']}" for role in best_play_results.TABLE_ROLES
     ]
@@ -214,7 +215,11 @@ def play_batch(name: str) -> Any:
         return fairness.market_structures(
             games=spec["games"], bot=spec["bot"], seed=spec["seed"], workers=1, progress=False
         )
-    seats = spec["seats"] if spec.get("kind") != "best-play" else best_play_seats(spec["rules"])
+    seats = (
+        spec["seats"]
+        if spec.get("kind") != "best-play"
+        else best_play_seats(spec["rules"], spec.get("strategies", "round-200"))
+    )
     return simulate(
         games=spec["games"],
         seats=seats,
