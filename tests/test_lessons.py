@@ -402,6 +402,15 @@ def cap_range(
     assert low <= share <= high, (share, text)
 
 
+def bankrupt_range(batches: BatchStore, text: str, batch: str, bounds: list[float]) -> None:
+    """The share of a batch's games in which a player went bankrupt lies in `bounds` (percent):
+    in a short game time is up with everyone still in."""
+    players = batches[batch].players
+    games = players.groupby("game")["bankrupt"].any()
+    share = 100 * games.mean()
+    assert min(bounds) <= share <= max(bounds), (share, text)
+
+
 def ending_range(
     batches: BatchStore,
     text: str,
@@ -1240,6 +1249,7 @@ CLAIMS = {
     "change": change,
     "cap_range": cap_range,
     "ending_range": ending_range,
+    "bankrupt_range": bankrupt_range,
     "reading": reading,
     "structure_order": structure_order,
     "structure_range": structure_range,
