@@ -34,7 +34,18 @@ from .room import ENDED, PAUSED, PLAYING, SeatRow
 from .table import RoomTable
 
 # the parts of a seat's view, in the order the page shows them
-PARTS = ("status", "choices", "away", "manage", "trade", "happened", "mine", "board", "players")
+PARTS = (
+    "status",
+    "debrief",
+    "choices",
+    "away",
+    "manage",
+    "trade",
+    "happened",
+    "mine",
+    "board",
+    "players",
+)
 # lines of "What happened" a phone shows (newest first)
 HAPPENED_LINES = 12
 
