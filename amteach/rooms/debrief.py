@@ -333,7 +333,8 @@ def game_debrief(
                 )
             )
     if largest is not None:
-        moments.insert(0, largest)
+        moments.append(largest)
+    moments.sort(key=lambda m: m.decision)  # in the order they happened
     replaced = tuple(seat for seat in range(n) if students[seat])
     bot_game = bots_in_the_same_seats(game, bots, replaced)
     here, there = play_of(game), play_of(bot_game.game)

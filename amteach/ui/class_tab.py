@@ -51,6 +51,7 @@ from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
+from .class_debrief import DebriefPanel
 from .download import DownloadButton
 from .keeper import (
     INSTRUCTOR_SPACE,
@@ -256,6 +257,7 @@ class ClassTab:
             run=self._bots_to_class_round,
             rules=False,
         )
+        self.debrief = DebriefPanel(lambda: self.tables)  # the class's debrief (issue 37)
         self.running = w.VBox(
             [
                 self.banner,
@@ -302,6 +304,7 @@ class ClassTab:
                 w.HBox([self.results_button, self.downloads]),
                 self.results,
                 self.bots.widget,
+                self.debrief.widget,
             ],
             layout=w.Layout(display="none"),
         )
