@@ -235,7 +235,8 @@ class DebriefPanel:
                 )
                 rows.append(
                     widgets.HBox(
-                        [label, show], layout=widgets.Layout(align_items="center", gap="12px")
+                        [label, show],
+                        layout=widgets.Layout(align_items="center", flex_flow="row wrap"),
                     )
                 )
         if len(rows) == 1:
