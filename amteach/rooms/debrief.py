@@ -19,6 +19,7 @@ the HTML of a student's `debrief` part on the phone (`phone_view.PARTS`).
 
 from __future__ import annotations
 
+import logging
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,10 +34,13 @@ from ..render import html_join, html_text
 from ..sim.accounting import AccountingBreakdown, accounting_breakdown
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_PLURALS, ROLE_SHAPES
 from .room import ENDED, STUDENT
+from .store import RoomsUnavailable
 from .table import RoomTable
 
 if TYPE_CHECKING:
     import pandas as pd
+
+log = logging.getLogger("amteach.phones")
 
 # the bots' game of `bots_in_the_same_seats` stops by itself (a round cap, a two-hour game's
 # accounting); this bounds it should a rule set ever let a game run on
@@ -565,7 +569,13 @@ def phone_part(table: RoomTable, seat: int) -> str:
     """The `debrief` part of a seat's phone view: empty until the game is over."""
     if not shows_debrief(table):
         return ""
-    return str(phone_html(kept_debrief(table), seat))
+    try:
+        return str(phone_html(kept_debrief(table), seat))
+    except RoomsUnavailable:
+        raise  # the hub says so to every phone, and reads again when the database is back
+    except Exception:  # a bug of ours must not stop the server's tables: logged, one line shown
+        log.exception("the debrief of table %d of room %s failed", table.table_no + 1, table.code)
+        return str(html_text("<p>Your debrief could not be drawn; ask your teacher.</p>"))
 
 
 # -- the class --------------------------------------------------------------------------------------
