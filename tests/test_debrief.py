@@ -177,7 +177,7 @@ def test_the_bots_game_has_the_same_seed_and_dice_and_stops_at_the_same_turn(scr
             rent[event.payer] += event.amount
     assert [s.bot.rent_paid for s in debrief.seats] == rent
     assert [s.bot.final_cash for s in debrief.seats] == bots.game.cash
-    assert "the rest of the game differs" in phone_html(debrief, 0)
+    assert "the rest of the game differs too" in phone_html(debrief, 0)
 
 
 @settings(max_examples=8, deadline=None)
@@ -350,7 +350,7 @@ def test_the_projector_panel_draws_the_class_and_shows_a_moment_on_the_board(tim
     assert f"reached round {table.game.round}" in summary
     assert "What the final accounting decided" in summary and "Table 1" in summary
     ana = frame[frame["name"] == "Ana"].iloc[0]
-    assert f"${ana.rent_paid:,} <small>(bot ${ana.bot_rent_paid:,})</small>" in summary
+    assert f"${ana.rent_paid:,} <span class='am-bot'>(bot ${ana.bot_rent_paid:,})</span>" in summary
     rows = [row for row in panel.moments.children if hasattr(row, "children")]
     assert rows, "a key moment with its button"
     _label, show = rows[0].children

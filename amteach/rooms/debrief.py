@@ -442,13 +442,12 @@ def tax_sentence(seat: SeatDebrief, you: bool = True) -> str:
 
 
 def rent_sentence(seat: SeatDebrief, bot_game: BotGame, you: bool = True) -> str:
-    who = "you" if you else seat.name
+    who, where = ("you", "your seat") if you else (seat.name, "the same seat")
     return (
         f"Rent: {who} paid {money(seat.play.rent_paid)} and earned "
-        f"{money(seat.play.rent_earned)}. A bot in the same seat, with the same dice, played "
-        f"{bot_game.stop}: it paid {money(seat.bot.rent_paid)} and earned "
-        f"{money(seat.bot.rent_earned)}. Once one choice differs the rest of the game differs "
-        "too, so this compares whole games, not one choice."
+        f"{money(seat.play.rent_earned)}. A bot in {where} with the same dice paid "
+        f"{money(seat.bot.rent_paid)} and earned {money(seat.bot.rent_earned)} (played "
+        f"{bot_game.stop}). After one different choice the rest of the game differs too."
     )
 
 

@@ -38,7 +38,8 @@ STYLE = (
     ".am-debrief-class td,.am-debrief-class th{border:1px solid #ccc;padding:3px 8px;"
     "text-align:right;vertical-align:top}"
     ".am-debrief-class th[scope=row],.am-debrief-class td.am-left{text-align:left}"
-    ".am-debrief-class caption{text-align:left;font-weight:700;padding:4px 0}</style>"
+    ".am-debrief-class caption{text-align:left;font-weight:700;padding:4px 0}"
+    ".am-debrief-class .am-bot{font-size:15px;color:#444}</style>"
 )
 
 
@@ -52,7 +53,7 @@ def _role(role: int) -> Markup:
 
 
 def _beside(mine: int, bot: int) -> Markup:
-    return html_text("{} <small>(bot {})</small>", money(mine), money(bot))
+    return html_text("{} <span class='am-bot'>(bot {})</span>", money(mine), money(bot))
 
 
 def holds_under(debriefs: Sequence[TableDebrief]) -> str:
