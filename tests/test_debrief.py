@@ -330,6 +330,37 @@ def test_the_debrief_part_is_sent_once_not_with_every_tick(timed_room):
     assert len(sent) == 1 and again == sent
 
 
+def test_a_class_closed_mid_game_shows_the_debrief_so_far_and_a_forged_ask_gets_one_line(
+    timed_room,
+):
+    rooms, code, hub, clock = timed_room
+    ana = seated(hub, code, "Ana")
+    rooms.start(code)
+    hub.heard(None)
+    for _ in range(60):
+        clock.now += 1
+        hub.tick()
+        press(ana)
+    assert ana.parts["debrief"] == ""
+    # a page asking for a debrief (its own or another seat's): no such message, one line
+    ana.send(type="debrief", seat=1, table=0)
+    assert ana.lines()[-1] == "The page sent a message the server does not know."
+    assert ana.parts["debrief"] == ""
+    rooms.close(code)
+    hub.heard(code)
+    clock.now += 1
+    hub.tick()
+    assert "class has ended" in ana.parts["status"]
+    shown = ana.parts["debrief"]
+    assert "Your debrief" in shown
+    table = RoomTable(rooms, code, 0)
+    assert not table.game.over and "did not reach its final accounting" in shown
+    # the bots' game stops at the same turn as the table's (no accounting in either)
+    bots = table_debrief(table).bot_game
+    assert bots.stop == f"to the same turn (round {table.game.round})"
+    assert not bots.game.over and bots.game.round == table.game.round
+
+
 # -- the projector ---------------------------------------------------------------------------------
 def test_the_projector_panel_draws_the_class_and_shows_a_moment_on_the_board(timed_room):
     rooms, code, hub, clock = timed_room
