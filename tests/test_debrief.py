@@ -23,10 +23,12 @@ from amteach.rooms.debrief import (
     BANKRUPTCY,
     CLASS_COLUMNS,
     LARGEST_RENT,
+    accounting_decided,
     board_at,
     bots_in_the_same_seats,
     class_frame,
     game_debrief,
+    level_before,
     phone_html,
     table_debrief,
 )
@@ -146,6 +148,22 @@ def test_what_decided_a_scripted_game_by_hand(scripted):
     assert "before the final accounting Ana led (Ana $740, Ben $550)" in words
     assert "After it: Ben $194, Ana $85; Ben won" in words
     assert "changed the winner" in words
+
+
+def test_a_tie_before_the_accounting_is_said_to_be_level_and_decided_by_it():
+    """Decision 12 at the first decision: both have the $1,500 they started with; the
+    Competitor keeps 10% ($150), the Monopolist 20% ($300). Nobody led: the accounting
+    decided it."""
+    players = [{"name": "Ana", "role": "competitor"}, {"name": "Ben", "role": "monopolist"}]
+    game = scenario(players, ["end_game", "end_turn", "end_turn"], game="two-hour", seed=2)
+    debrief = game_debrief(game, [True, False], ["investor", "investor"])
+    words = phone_html(debrief, 0)
+    assert "Ana and Ben were level (Ana $1,500, Ben $1,500)" in words
+    assert "After it: Ben $300, Ana $150; Ben won. The final accounting decided the winner" in words
+    assert level_before(debrief) == [0, 1] and accounting_decided(debrief)
+    frame = class_frame([debrief])
+    assert frame["accounting_decided"].tolist() == [True, True]
+    assert frame["won"].tolist() == [False, True]
 
 
 def tax_turns_before(game: Game, kind: str) -> int:

@@ -486,6 +486,23 @@ def moment_sentence(moment: Moment, names: Sequence[str]) -> str:
     )
 
 
+def level_before(debrief: TableDebrief) -> list[int]:
+    """The seats with the most cash when the final accounting began (more than one: a tie),
+    among the seats still in; [] without an accounting."""
+    acc = debrief.accounting
+    if acc is None:
+        return []
+    inside = [s for s in acc.seats if debrief.seats[s.seat].bankrupt_at is None]
+    top = max((s.cash_before for s in inside), default=0)
+    return [s.seat for s in inside if s.cash_before == top]
+
+
+def accounting_decided(debrief: TableDebrief) -> bool:
+    """The final accounting decided who won: it changed the leader, or broke a tie."""
+    acc = debrief.accounting
+    return acc is not None and (acc.changed_winner or len(level_before(debrief)) > 1)
+
+
 def accounting_sentence(debrief: TableDebrief, names: Sequence[str]) -> str:
     """What decided the game: the standing before the final accounting, what the keep shares
     and the Treasurer's tour changed, and the standing after it."""
@@ -508,15 +525,21 @@ def accounting_sentence(debrief: TableDebrief, names: Sequence[str]) -> str:
     tour = sum(s.treasurer_rent for s in acc.seats)
     before = [s.cash_before for s in acc.seats]
     after = [s.cash_after for s in acc.seats]
-    leader = "nobody" if acc.leader_before is None else names[acc.leader_before]
     winner = "nobody" if acc.winner is None else names[acc.winner]
+    level = [names[seat] for seat in level_before(debrief)]
+    if len(level) > 1:  # a tie: the engine's rule names the first seat, but nobody led
+        led = f"{' and '.join(level)} were level"
+    else:
+        led = f"{'nobody' if acc.leader_before is None else names[acc.leader_before]} led"
     text = (
-        f"What decided this game: before the final accounting {leader} led "
+        f"What decided this game: before the final accounting {led} "
         f"({standing(before)}). {kept or 'Nobody kept anything'} of their cash, and the "
         f"Treasurer's tour paid {money(tour)} in rent. After it: {standing(after)}; "
         f"{winner} won."
     )
-    if acc.changed_winner:
+    if len(level) > 1:
+        text += " The final accounting decided the winner."
+    elif acc.changed_winner:
         text += " The final accounting changed the winner."
     else:
         text += " The final accounting did not change the winner."
@@ -603,6 +626,7 @@ CLASS_COLUMNS = (
     "bankrupt_at",
     "won",
     "led_before_accounting",
+    "accounting_decided",
 )
 
 
@@ -610,8 +634,9 @@ def class_frame(debriefs: Sequence[TableDebrief]) -> pd.DataFrame:
     """One row per seat of every table (tidy, for the projector and a download): table (from
     1), seat (from 0, as the log), name, role, "student" or "bot", the rounds played, the tax
     choices, rent and cash beside the bot in the same seat, buildings and mortgages, the
-    decision of a bankruptcy (-1: none), and whether the seat won and led before the final
-    accounting."""
+    decision of a bankruptcy (-1: none), whether the seat won and led before the final
+    accounting (a tie: the first seat of the most, the engine's rule), and whether the
+    accounting decided the table's winner (`accounting_decided`)."""
     import pandas as pd
 
     rows: list[tuple[Any, ...]] = []
@@ -646,6 +671,7 @@ def class_frame(debriefs: Sequence[TableDebrief]) -> pd.DataFrame:
                     -1 if s.bankrupt_at is None else s.bankrupt_at,
                     winner == s.seat,
                     leader == s.seat,
+                    accounting_decided(debrief),
                 )
             )
     return pd.DataFrame(rows, columns=list(CLASS_COLUMNS))
@@ -661,15 +687,23 @@ __all__ = [
     "SeatDebrief",
     "TableDebrief",
     "TaxChoice",
+    "accounting_decided",
+    "accounting_sentence",
     "board_at",
     "bots_in_the_same_seats",
+    "buildings_sentence",
     "class_frame",
     "decision_events",
     "game_debrief",
     "kept_debrief",
+    "level_before",
+    "moment_sentence",
+    "money",
     "phone_html",
     "phone_part",
     "play_of",
+    "rent_sentence",
     "shows_debrief",
     "table_debrief",
+    "tax_sentence",
 ]

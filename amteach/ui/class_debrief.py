@@ -21,6 +21,7 @@ from ..rooms.debrief import (
     BANKRUPTCY,
     Moment,
     TableDebrief,
+    accounting_decided,
     accounting_sentence,
     board_at,
     class_frame,
@@ -38,6 +39,7 @@ STYLE = (
     ".am-debrief-class td,.am-debrief-class th{border:1px solid #ccc;padding:3px 8px;"
     "text-align:right;vertical-align:top}"
     ".am-debrief-class th[scope=row],.am-debrief-class td.am-left{text-align:left}"
+    ".am-debrief-class .am-role{white-space:nowrap}"
     ".am-debrief-class caption{text-align:left;font-weight:700;padding:4px 0}"
     ".am-debrief-class .am-bot{font-size:15px;color:#444}</style>"
 )
@@ -45,7 +47,7 @@ STYLE = (
 
 def _role(role: int) -> Markup:
     return html_text(
-        "<span style='color:{};font-weight:600'>{} {}</span>",
+        "<span class='am-role' style='color:{};font-weight:600'>{} {}</span>",
         ROLE_COLOURS[role],
         ROLE_SHAPES[role],
         ROLE_LABELS[role],
@@ -63,9 +65,11 @@ def holds_under(debriefs: Sequence[TableDebrief]) -> str:
     finished = sum(d.over for d in debriefs)
     rules = ", ".join(sorted({d.rules for d in debriefs}))
     endings = ", ".join(sorted({d.ending for d in debriefs}))
+    tables = "table" if len(debriefs) == 1 else f"{len(debriefs)} tables"
+    games = "game" if finished == 1 else "games"
     return (
-        f"These figures hold for this class's {len(debriefs)} tables only ({finished} games "
-        f"finished; they reached {span}; rules {rules}; ending {endings})."
+        f"These figures hold for this class's {tables} only ({finished} {games} finished; "
+        f"they reached {span}; rules {rules}; ending {endings})."
     )
 
 
@@ -126,7 +130,7 @@ def summary_html(debriefs: Sequence[TableDebrief]) -> Markup:
         names = [s.name for s in debrief.seats]
         if debrief.accounting is not None:
             finished += 1
-            changed += debrief.accounting.changed_winner
+            changed += accounting_decided(debrief)
         decided.append(
             html_text(
                 "<li><b>Table {}</b> ({} rounds): {}</li>",
@@ -160,8 +164,9 @@ def summary_html(debriefs: Sequence[TableDebrief]) -> Markup:
     return html_text(
         "{style}<div class='am-debrief-class'><p><b>{under}</b></p>{against}"
         "<h4>Income tax against the cheaper option</h4><ul>{taxes}</ul>"
-        "<h4>What the final accounting decided</h4><p>The accounting changed the winner at "
-        "{changed} of {finished} tables that reached it.</p><ul>{decided}</ul>"
+        "<h4>What the final accounting decided</h4><p>The accounting decided the winner (it "
+        "changed the leader, or broke a tie) at {changed} of {finished} tables that reached "
+        "it.</p><ul>{decided}</ul>"
         "<table><caption>Every seat (in brackets: the bot in the same seat, same dice)"
         "</caption><thead><tr><th scope='col'>Table</th><th scope='col'>Name</th>"
         "<th scope='col'>Role</th><th scope='col'>Played by</th>"
@@ -195,7 +200,7 @@ class DebriefPanel:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<h3>The class's debrief</h3>"),
-                self.show_button,
+                widgets.HBox([self.show_button]),
                 self.messages.widget,
                 self.summary,
                 self.moments,
@@ -241,7 +246,11 @@ class DebriefPanel:
                     )
                 )
         if len(rows) == 1:
-            rows.append(widgets.HTML("<p>No rent was paid and nobody went bankrupt.</p>"))
+            rows.append(
+                widgets.HTML(
+                    "<p style='font-size:17px'>No rent was paid and nobody went bankrupt.</p>"
+                )
+            )
         return rows
 
     def show_moment(self, index: int, moment: Moment) -> bool:
