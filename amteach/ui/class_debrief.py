@@ -38,7 +38,7 @@ STYLE = (
     ".am-debrief-class table{border-collapse:collapse;margin:6px 0}"
     ".am-debrief-class td,.am-debrief-class th{border:1px solid #ccc;padding:3px 8px;"
     "text-align:right;vertical-align:top}"
-    ".am-debrief-class th[scope=row],.am-debrief-class td.am-left{text-align:left}"
+    ".am-debrief-class th[scope=row],.am-debrief-class td.am-debrief-left{text-align:left}"
     ".am-debrief-class .am-role{white-space:nowrap}"
     ".am-debrief-class caption{text-align:left;font-weight:700;padding:4px 0}"
     ".am-debrief-class .am-bot{font-size:15px;color:#444}</style>"
@@ -141,8 +141,8 @@ def summary_html(debriefs: Sequence[TableDebrief]) -> Markup:
         )
     seats = html_join(
         html_text(
-            "<tr><th scope='row'>{table}</th><td class='am-left'>{name}</td>"
-            "<td class='am-left'>{role}</td><td class='am-left'>{player}</td>"
+            "<tr><th scope='row'>{table}</th><td class='am-debrief-left'>{name}</td>"
+            "<td class='am-debrief-left'>{role}</td><td class='am-debrief-left'>{player}</td>"
             "<td>{cheaper} of {taxes} ({above} above)</td><td>{paid}</td><td>{earned}</td>"
             "<td>{cash}</td><td>{built}</td><td>{mortgages}</td></tr>",
             table=debrief.table + 1,
@@ -262,8 +262,9 @@ class DebriefPanel:
         game = board_at(tables[index].game, moment.decision)
         what = "a bankruptcy" if moment.kind == BANKRUPTCY else "the largest rent"
         self.board.value = html_text(
-            "<h4>Table {} just after decision {} (round {}): {}</h4><p style='font-size:17px'>"
-            "{}</p>{}",
+            "<style>.am-debrief-board .am-board{{--am-board-max-height:calc(100vh - 140px)}}"
+            "</style><h4>Table {} just after decision {} (round {}): {}</h4>"
+            "<p style='font-size:17px'>{}</p>{}",
             debrief.table + 1,
             moment.decision,
             moment.round,
