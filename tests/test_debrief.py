@@ -26,6 +26,7 @@ from amteach.rooms.debrief import (
     accounting_decided,
     board_at,
     bots_in_the_same_seats,
+    class_debrief,
     class_frame,
     game_debrief,
     level_before,
@@ -393,7 +394,8 @@ def test_the_projector_panel_draws_the_class_and_shows_a_moment_on_the_board(tim
     assert table.game.over
     assert panel.show()
     summary = panel.summary.value
-    frame = class_frame([table_debrief(table)])
+    frame = class_debrief([table])
+    assert frame.equals(class_frame([table_debrief(table)]))
     assert list(frame.columns) == list(CLASS_COLUMNS) and len(frame) == 3
     assert frame["player"].tolist().count("student") == 1
     assert f"reached round {table.game.round}" in summary

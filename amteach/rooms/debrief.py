@@ -677,6 +677,12 @@ def class_frame(debriefs: Sequence[TableDebrief]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(CLASS_COLUMNS))
 
 
+def class_debrief(tables: Sequence[RoomTable]) -> pd.DataFrame:
+    """The class's debrief as one tidy frame (`class_frame`), one row per seat of every
+    table, in table order."""
+    return class_frame([kept_debrief(table) for table in tables])
+
+
 __all__ = [
     "BANKRUPTCY",
     "CLASS_COLUMNS",
@@ -692,6 +698,7 @@ __all__ = [
     "board_at",
     "bots_in_the_same_seats",
     "buildings_sentence",
+    "class_debrief",
     "class_frame",
     "decision_events",
     "game_debrief",
