@@ -221,6 +221,35 @@ def test_a_game_played_by_its_own_bots_is_played_again_exactly(seed, cap):
     assert played.game.cash == session.game.cash
 
 
+@settings(max_examples=10, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    students=st.lists(st.booleans(), min_size=4, max_size=4),
+    cap=st.integers(5, 12),
+)
+def test_every_debrief_adds_up_and_every_moment_replays_to_its_own_event(seed, students, cap):
+    """Invariants of any game's debrief: rent paid equals rent earned over the seats (at the
+    table and in the bots' game); no tax choice costs less than the cheaper option; the
+    moments are in order, and replaying the log to a moment's decision ends with its event."""
+    seats = [(f"P{i}", ("competitor", "monopolist")[i % 2], "builder") for i in range(4)]
+    rules = RuleSet.preset("default").replace(round_cap=cap)
+    session = Session(seats, seed=seed, rules=rules, game="A")
+    session.play_until_human()
+    game = session.game
+    debrief = game_debrief(game, students, ["investor"] * 4)
+    for plays in ([s.play for s in debrief.seats], [s.bot for s in debrief.seats]):
+        assert sum(p.rent_paid for p in plays) == sum(p.rent_earned for p in plays)
+    assert [s.bot.final_cash for s in debrief.seats] == debrief.bot_game.game.cash
+    for seat in debrief.seats:
+        assert all(t.above_cheaper >= 0 and t.paid >= t.cheaper_amount for t in seat.taxes)
+        assert seat.cheaper_choices <= len(seat.taxes)
+    assert [m.decision for m in debrief.moments] == sorted(m.decision for m in debrief.moments)
+    for moment in debrief.moments:
+        before, after = board_at(game, moment.decision - 1), board_at(game, moment.decision)
+        caused = [e.text for e in after.events[len(before.events) :]]
+        assert moment.text in caused
+
+
 # -- phones ---------------------------------------------------------------------------------------
 class Clock:
     def __init__(self) -> None:
