@@ -6,9 +6,11 @@ student's own, escaped), and the projector's panel (ui/class_debrief.py)."""
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
 
+import pandas as pd
 import pytest
 from conftest import scenario
 from hypothesis import given, settings
@@ -18,7 +20,7 @@ from phone_client import BUTTON, HubPhone
 from amteach.engine import events as ev
 from amteach.engine.game import Game
 from amteach.engine.rules import RuleSet
-from amteach.rooms import RoomSettings, RoomTable, open_rooms
+from amteach.rooms import Refused, RoomSettings, RoomTable, open_rooms
 from amteach.rooms.debrief import (
     BANKRUPTCY,
     CLASS_COLUMNS,
@@ -431,6 +433,8 @@ def test_the_projector_panel_draws_the_class_and_shows_a_moment_on_the_board(tim
     assert "What the final accounting decided" in summary and "Table 1" in summary
     ana = frame[frame["name"] == "Ana"].iloc[0]
     assert f"${ana.rent_paid:,} <span class='am-bot'>(bot ${ana.bot_rent_paid:,})</span>" in summary
+    # the download: the same frame, as CSV a spreadsheet opens safely
+    assert pd.read_csv(io.StringIO(panel.csv())).equals(frame)
     rows = [row for row in panel.moments.children if hasattr(row, "children")]
     assert rows, "a key moment with its button"
     _label, show = rows[0].children
@@ -439,3 +443,21 @@ def test_the_projector_panel_draws_the_class_and_shows_a_moment_on_the_board(tim
     moment = table_debrief(table).moments[0]
     assert f"just after decision {moment.decision}" in panel.board.value
     assert 'aria-label="The board: 40 spaces' in panel.board.value
+
+
+def test_the_debrief_download_asks_for_the_key_and_never_holds_a_formula(timed_room):
+    rooms, code, hub, clock = timed_room
+    formula = "=HYPERLINK(1)"
+    student = seated(hub, code, formula)
+    rooms.start(code)
+    play_to_the_end(hub, clock, [student], rooms, code, ticks=20)
+    tables = [RoomTable(rooms, code, 0)]
+
+    def wrong_key() -> None:
+        raise Refused("This page does not hold the class's instructor key.")
+
+    with pytest.raises(Refused, match="instructor key"):
+        DebriefPanel(lambda: tables, wrong_key).csv()
+    text = DebriefPanel(lambda: tables).csv()
+    names = pd.read_csv(io.StringIO(text))["name"].tolist()
+    assert "'" + formula in names and formula not in names

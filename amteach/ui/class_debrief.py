@@ -16,7 +16,7 @@ import ipywidgets as widgets
 from markupsafe import Markup
 
 from ..render import board_html, html_join, html_text
-from ..rooms import RoomsUnavailable, RoomTable, unavailable_reply
+from ..rooms import Refused, RoomsUnavailable, RoomTable, unavailable_reply
 from ..rooms.debrief import (
     BANKRUPTCY,
     Moment,
@@ -31,6 +31,7 @@ from ..rooms.debrief import (
 )
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
+from .download import DownloadButton
 from .widgets import Messages, button
 
 STYLE = (
@@ -188,8 +189,15 @@ def summary_html(debriefs: Sequence[TableDebrief]) -> Markup:
 class DebriefPanel:
     """A button that draws the class's debrief, its key moments, and the board at a moment."""
 
-    def __init__(self, tables: Callable[[], Sequence[RoomTable]]) -> None:
+    def __init__(
+        self,
+        tables: Callable[[], Sequence[RoomTable]],
+        check: Callable[[], None] = lambda: None,
+    ) -> None:
+        """`tables()`: the class's tables now; `check()` raises unless this page holds the
+        class's instructor key (the download asks it first, as the Class tab's do)."""
         self.tables = tables
+        self.check = check
         self.messages = Messages()
         self.show_button = button("Show the class's debrief", lambda _: self.show())
         self.summary = widgets.HTML()
@@ -200,7 +208,17 @@ class DebriefPanel:
         self.widget = widgets.VBox(
             [
                 widgets.HTML("<h3>The class's debrief</h3>"),
-                widgets.HBox([self.show_button]),
+                widgets.HBox(
+                    [
+                        self.show_button,
+                        DownloadButton(
+                            "amteach-class-debrief.csv",
+                            self.csv,
+                            description="Debrief (CSV)",
+                            mime="text/csv",
+                        ),
+                    ]
+                ),
                 self.messages.widget,
                 self.summary,
                 self.moments,
@@ -221,6 +239,17 @@ class DebriefPanel:
         self.moments.children = self.moment_rows()
         self.board.value = ""
         return self.messages.show(Reply(True))
+
+    def csv(self) -> str:
+        """The class's debrief, one row per seat (`class_frame`), as CSV a spreadsheet opens
+        safely (no cell starts a formula)."""
+        from ..rooms import spreadsheet_safe
+
+        self.check()
+        tables = list(self.tables())
+        if not tables:
+            raise Refused("The games have not started yet.")
+        return spreadsheet_safe(class_frame([kept_debrief(t) for t in tables])).to_csv(index=False)
 
     def moment_rows(self) -> list[Any]:
         rows: list[Any] = [widgets.HTML("<h4>Key moments</h4>")]

@@ -257,7 +257,7 @@ class ClassTab:
             run=self._bots_to_class_round,
             rules=False,
         )
-        self.debrief = DebriefPanel(lambda: self.tables)  # the class's debrief (issue 37)
+        self.debrief = DebriefPanel(lambda: self.tables, self._check_key)  # issue 37
         self.running = w.VBox(
             [
                 self.banner,
