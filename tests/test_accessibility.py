@@ -512,6 +512,90 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
     assert errors == []
 
 
+def test_the_treatment_controls_and_the_comparison_pass_axe_and_work_by_keyboard(
+    tmp_path, chromium
+):
+    """Issue 37: the Class tab's treatment controls (chosen by keyboard), the grid's rule set
+    per table, the comparison of the rule sets, and a phone's rules line."""
+    from amteach.rooms.rule_sets import named_rule_set
+
+    database = str(tmp_path / "class.sqlite")
+    rooms = open_rooms(database)
+    key = new_key()
+    code = rooms.create(
+        RoomSettings(
+            tables=2,
+            seats=2,
+            ending="A",
+            round_cap=5,
+            seed=3,
+            bot_delay=0,
+            treatments=[
+                named_rule_set("as-written").to_dict(),
+                named_rule_set("equal-keep").to_dict(),
+            ],
+            assignment="by_hand",
+            by_hand=[0, 1],
+        ),
+        key=key,
+    )
+    errors: list[str] = []
+    found: dict[str, list[str]] = {}
+    with serve_dashboard(pool=2, env={ROOMS_ENV: database}) as server:
+        teacher = watched(chromium, server.url, errors)
+        teacher.get_by_role("tab", name="Class", exact=True).click(timeout=WAIT)
+        treatments = teacher.get_by_label("Treatments", exact=True)
+        treatments.wait_for(timeout=WAIT)
+        # by keyboard: the menu takes the focus and the arrow keys choose
+        treatments.focus()
+        teacher.keyboard.press("ArrowDown")
+        teacher.keyboard.press("ArrowDown")
+        teacher.get_by_label("Table 1", exact=True).wait_for(timeout=WAIT)
+        assert treatments.evaluate("(el) => el.selectedOptions[0].text.replace(/\\s/g, ' ')") == (
+            "Set each table by hand"
+        )
+        second = teacher.get_by_label("Second rule set", exact=True)
+        assert (
+            second.evaluate("(el) => el.selectedOptions[0].text.replace(/\\s/g, ' ')")
+            == "Equal keep shares"
+        )
+        teacher.get_by_label("Changed rules", exact=True).wait_for(timeout=WAIT)
+        found["Class tab, treatments by hand"] = axe_violations(teacher)
+
+        student = watched(chromium, f"{server.url}?room={code}", errors, PHONE)
+        student.get_by_placeholder("first name").fill("Ana")
+        student.get_by_role("button", name="Join").click()
+        student.get_by_text("Rules at your table:").wait_for(timeout=WAIT)
+        found["student, the rules line in the lobby"] = axe_violations(student)
+
+        teacher.get_by_placeholder("paste your instructor link").fill(
+            f"{server.url}#class={code}&key={key}"
+        )
+        teacher.get_by_role("button", name="Open its controls").click()
+        teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
+        teacher.get_by_role("button", name="Start the games").click()
+        teacher.locator(".am-class-grid", has_text="Equal keep shares").wait_for(timeout=WAIT)
+        student.get_by_text("Your turn").or_(student.get_by_text("turn.")).first.wait_for(
+            timeout=WAIT
+        )
+        found["student, the rules line during play"] = axe_violations(student)
+        student.close()
+        ana = next(row for row in rooms.seats(code) if row.name == "Ana")
+        rooms.set_playing(code, ana.table, ana.seat, "bot")  # a bot plays on for her
+        teacher.get_by_role("button", name="Compare the rule sets").wait_for(timeout=WAIT)
+        teacher.wait_for_function(
+            "() => (document.querySelector('.am-class-grid')?.innerText.match(/game over/g)"
+            " || []).length === 2",
+            timeout=WAIT,
+        )
+        teacher.get_by_role("button", name="Compare the rule sets").click()
+        teacher.locator(".am-treatment-table").wait_for(timeout=WAIT)
+        found["Class tab, the rule sets compared"] = axe_violations(teacher)
+        teacher.close()
+    assert not any(found.values()), axe_report(found)
+    assert errors == []
+
+
 # -- without a browser: the board's words and a chart's tables ----------------------------------
 
 

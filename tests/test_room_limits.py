@@ -466,7 +466,7 @@ def _second_schema(execute) -> None:
 
 
 def _check_migrated(rooms, code: str) -> None:
-    assert rooms.store.schema_version() == SCHEMA_VERSION == 3
+    assert rooms.store.schema_version() == SCHEMA_VERSION == 4
     info = rooms.info(code)
     assert not info.joining_locked
     rooms.lock_joining(code, True)

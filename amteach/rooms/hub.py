@@ -265,6 +265,7 @@ class Hub:
                     "type": "form",
                     "room": code,
                     "asks_role": info.settings.roles == "dice" and info.status == LOBBY,
+                    "asks_id": info.settings.ask_student_id,
                 }
             )
             return
@@ -294,8 +295,10 @@ class Hub:
         prefers = message.get("prefers")
         prefers = prefers if prefers in ("competitor", "monopolist") else None
         token = text_field(message, "token", required=False)
+        # checked by the rooms (names.clean_student_id) when the room asks for one
+        student_id = message.get("student_id")
         self._count_join(phone)
-        seat = self.rooms.join(code, name, prefers, token=token)
+        seat = self.rooms.join(code, name, prefers, token=token, student_id=student_id)
         self.seated(phone, seat)
 
     def claim(self, phone: Phone, message: dict[str, Any]) -> None:
@@ -376,7 +379,18 @@ class Hub:
         for held in self.tables.values():
             held.phones.discard(phone)
         phone.send({"type": "forget", "room": seat.code if seat else ""})
-        phone.send({"type": "form", "room": seat.code if seat else "", "asks_role": False})
+        asks_id = False
+        if seat is not None:
+            with contextlib.suppress(Refused):
+                asks_id = self.rooms.info(seat.code).settings.ask_student_id
+        phone.send(
+            {
+                "type": "form",
+                "room": seat.code if seat else "",
+                "asks_role": False,
+                "asks_id": asks_id,
+            }
+        )
         self.say(
             phone,
             Reply(
@@ -418,7 +432,9 @@ class Hub:
         held = self.table_of(phone)
         if held is None:
             info = self.rooms.info(seat.code)
-            view = lobby_view(self.rooms.seats(seat.code, seat.table), seat.table, info.status)
+            view = lobby_view(
+                self.rooms.seats(seat.code, seat.table), seat.table, info.status, info.settings
+            )
         else:
             view = seat_view(held.table, seat.seat, list(held.lines))
             view["debrief"] = debrief_part(held.table, seat.seat)  # "" until the game is over
@@ -515,7 +531,7 @@ class Hub:
                 self.push(held)
                 continue
             info = self.rooms.info(code)
-            view = lobby_view(self.rooms.seats(code, number), number, info.status)
+            view = lobby_view(self.rooms.seats(code, number), number, info.status, info.settings)
             for phone in phones:
                 self.send_view(phone, view)
 

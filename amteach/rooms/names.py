@@ -212,3 +212,76 @@ def same_name(a: str, b: str) -> bool:
     """The same name typed differently (case, spacing, width): not merely alike."""
     fold = lambda s: " ".join(unicodedata.normalize("NFKC", s).casefold().split())  # noqa: E731
     return fold(a) == fold(b)
+
+
+# -- a student's ID or email, for the gradebook (issue 37) ---------------------------------------
+MAX_STUDENT_ID = 64
+STUDENT_ID_FIELD = "Student ID or email"
+# what an ID may hold besides letters and digits (no spaces: a gradebook's IDs have none)
+ID_PUNCTUATION = frozenset("-._/:")
+# what the part of an email before the @ may hold besides letters and digits (RFC 5322's
+# atom characters less the quote; a spreadsheet's formula signs are refused at the start)
+EMAIL_PUNCTUATION = frozenset(".!#$%&'*+/=?^_`{|}~-")
+
+
+def _letter_or_digit(char: str) -> bool:
+    return unicodedata.category(char)[0] in "LN"
+
+
+def looks_like_email(text: str) -> bool:
+    """Name@place.domain: one @, a local part, and a domain of dotted labels."""
+    local, at, domain = text.partition("@")
+    if not at or not local or "@" in domain:
+        return False
+    if not all(_letter_or_digit(c) or c in EMAIL_PUNCTUATION for c in local):
+        return False
+    labels = domain.split(".")
+    return len(labels) >= 2 and all(
+        label
+        and all(_letter_or_digit(c) or c == "-" for c in label)
+        and not label.startswith("-")
+        and not label.endswith("-")
+        for label in labels
+    )
+
+
+def clean_student_id(value: Any) -> str:
+    """A student's ID or email as kept for the gradebook: trimmed, NFC, at most
+    MAX_STUDENT_ID characters, no control, format or invisible character, starting with a
+    letter or digit (so no spreadsheet reads it as a formula), and either an email
+    (name@school.edu) or an ID of letters, digits and - . _ / : with no spaces. Refused,
+    with one sentence naming the field, otherwise."""
+    field_name = STUDENT_ID_FIELD
+    if value is not None and not isinstance(value, str):
+        raise Refused(f"{field_name}: the page sent something that is not text.")
+    raw = value or ""
+    if len(raw) > 4 * MAX_STUDENT_ID:  # never normalise a page of text
+        raise Refused(f"{field_name}: please use at most {MAX_STUDENT_ID} characters.")
+    text = unicodedata.normalize("NFC", raw).strip()
+    if not text:
+        raise Refused(f"{field_name}: type your student ID or school email first.")
+    for char in text:
+        if unicodedata.category(char).startswith("C") or ord(char) in INVISIBLE:
+            raise Refused(
+                f"{field_name}: it has a character that cannot be seen or shown "
+                f"(U+{ord(char):04X}); type it with ordinary letters and digits."
+            )
+    if len(text) > MAX_STUDENT_ID:
+        raise Refused(f"{field_name}: please use at most {MAX_STUDENT_ID} characters.")
+    if any(unicodedata.category(c)[0] == "Z" for c in text):
+        raise Refused(f"{field_name}: type it without spaces.")
+    if not _letter_or_digit(text[0]):
+        raise Refused(f"{field_name}: it starts with a letter or a digit.")
+    if "@" in text:
+        if not looks_like_email(text):
+            raise Refused(f"{field_name}: that is not an email address (name@school.edu).")
+        return text
+    if not all(_letter_or_digit(c) or c in ID_PUNCTUATION for c in text):
+        bad = next(c for c in text if not (_letter_or_digit(c) or c in ID_PUNCTUATION))
+        raise Refused(f"{field_name}: an ID holds letters, digits and - . _ / : only, not {bad!r}.")
+    return text
+
+
+def student_id_key(text: str) -> str:
+    """The form two IDs are compared in (one ID, one seat): NFKC, case-folded."""
+    return unicodedata.normalize("NFKC", text).casefold()

@@ -30,12 +30,14 @@ from ..render import (
 )
 from ..session import HUMAN, choice_label
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
-from .room import ENDED, PAUSED, PLAYING, SeatRow
+from .room import ENDED, PAUSED, PLAYING, RoomSettings, SeatRow
+from .rule_sets import LINE_HEAD
 from .table import RoomTable
 
 # the parts of a seat's view, in the order the page shows them
 PARTS = (
     "status",
+    "rules",
     "debrief",
     "choices",
     "away",
@@ -124,6 +126,18 @@ def status_html(table: RoomTable, seat: int) -> Markup:
         round=game.round,
         timer=timer,
         text=text,
+    )
+
+
+def rules_html(settings: RoomSettings | None, table: int) -> Markup:
+    """The table's rules in one plain line ("Rules at your table: equal keep shares — ..."),
+    so a student knows which rule set (treatment) their table plays."""
+    if settings is None:
+        return Markup("")
+    return html_text(
+        '<p class="am-rules"><b>{}</b>{}</p>',
+        LINE_HEAD.strip(),
+        " " + settings.rule_set(table).line,
     )
 
 
@@ -276,6 +290,7 @@ def seat_view(table: RoomTable, seat: int, lines: list[str]) -> dict[str, str]:
     legal = game.legal_choices() if may_decide(table, seat) else []
     return {
         "status": str(status_html(table, seat)),
+        "rules": str(rules_html(table.info.settings, table.table_no)),
         "choices": str(choices_html(table, legal)),
         "away": str(away_html(table, seat)),
         "manage": str(manage_html(table, seat, legal)),
@@ -288,8 +303,11 @@ def seat_view(table: RoomTable, seat: int, lines: list[str]) -> dict[str, str]:
     }
 
 
-def lobby_view(rows: list[SeatRow], table: int, status: str) -> dict[str, str]:
-    """The view of a seat before the games start: the table and who sits there."""
+def lobby_view(
+    rows: list[SeatRow], table: int, status: str, settings: RoomSettings | None = None
+) -> dict[str, str]:
+    """The view of a seat before the games start: the table, who sits there and (given the
+    room's settings) the table's rules."""
     names = html_join(html_text("<li>{}</li>", row.label) for row in rows)
     if status == ENDED:
         text = html_text("<b>The class has ended.</b> Nothing more can be played.")
@@ -298,6 +316,7 @@ def lobby_view(rows: list[SeatRow], table: int, status: str) -> dict[str, str]:
             "You sit at <b>table {}</b>. Waiting for your teacher to start the games.", table + 1
         )
     view = dict.fromkeys(PARTS, "")
+    view["rules"] = str(rules_html(settings, table))
     view["status"] = str(
         html_text(
             '<div class="am-status am-status-wait">{}<h2 class="am-heading">At your table</h2>'

@@ -45,7 +45,25 @@ from ..engine.errors import InputError
 from ..engine.rules import RuleSet, preset_names
 from ..sim.play import game_seed
 from . import limits
-from .names import Refused, clean_name, look_alike, same_name, skeleton
+from .names import (
+    Refused,
+    clean_name,
+    clean_student_id,
+    look_alike,
+    same_name,
+    skeleton,
+    student_id_key,
+)
+from .rule_sets import (
+    ASSIGNMENTS,
+    BALANCED,
+    BY_HAND,
+    MAX_RULE_SETS,
+    SAME,
+    RuleSetChoice,
+    as_written,
+    balanced,
+)
 from .store import Store, Taken, now
 
 # room codes: no 0/O, 1/I/L, so a code read off a projector is typed right
@@ -92,6 +110,13 @@ class RoomSettings:
     bot: str = "investor"  # the bot that plays empty seats
     bot_delay: float = 1.0  # seconds a bot waits before it decides, 0 to 10
     seed: int = 0  # the room's master seed; table t plays game_seed(seed, t)
+    # treatments (rule_sets.py): the rule sets the tables play (none: `preset` as written at
+    # every table), how tables get them (same, balanced, by_hand) and, by hand, each table's
+    treatments: tuple[RuleSetChoice, ...] = ()
+    assignment: str = SAME
+    by_hand: tuple[int, ...] = ()
+    # the join form also asks for a student ID or email, for the gradebook (gradebook.py)
+    ask_student_id: bool = False
 
     def __post_init__(self) -> None:
         def whole(name: str, low: int, high: int) -> None:
@@ -113,9 +138,66 @@ class RoomSettings:
             raise InputError(f"must be one of {', '.join(preset_names())}", field="preset")
         if self.bot not in STRATEGIES:
             raise InputError(f"must be one of {', '.join(STRATEGIES)}", field="bot")
+        if not isinstance(self.ask_student_id, bool):
+            raise InputError("must be true or false", field="ask_student_id")
         delay = self.bot_delay
         if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 10:
             raise InputError("must be a number of seconds from 0 to 10", field="bot_delay")
+        self._check_treatments()
+
+    def _check_treatments(self) -> None:
+        """The rule sets and how tables get them, as one InputError naming the field."""
+        given = self.treatments
+        if not isinstance(given, list | tuple) or len(given) > MAX_RULE_SETS:
+            raise InputError(
+                f"must be a list of at most {MAX_RULE_SETS} rule sets", field="treatments"
+            )
+        treatments = tuple(RuleSetChoice.from_dict(item) for item in given)
+        object.__setattr__(self, "treatments", treatments)  # JSON's lists, as rule sets
+        if len({t.key for t in treatments}) != len(treatments):
+            raise InputError("two rule sets have the same key", field="treatments")
+        if self.assignment not in ASSIGNMENTS:
+            raise InputError(f"must be one of {', '.join(ASSIGNMENTS)}", field="assignment")
+        count = len(self.rule_sets())
+        if self.assignment == SAME and count != 1:
+            raise InputError("one rule set for every table takes one rule set", field="treatments")
+        if self.assignment == BALANCED and count < 2:
+            raise InputError("balancing needs at least two rule sets", field="treatments")
+        hand = self.by_hand
+        if not isinstance(hand, list | tuple):
+            raise InputError("must be a list of rule sets, one a table", field="by_hand")
+        object.__setattr__(self, "by_hand", tuple(hand))
+        if self.assignment != BY_HAND:
+            if hand:
+                raise InputError("is only for rule sets set by hand", field="by_hand")
+            return
+        if len(hand) != self.tables:
+            raise InputError(
+                f"must give each of the {self.tables} tables a rule set", field="by_hand"
+            )
+        for index in hand:
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+                raise InputError(
+                    f"each table's rule set is a number from 0 to {count - 1}", field="by_hand"
+                )
+
+    def rule_sets(self) -> tuple[RuleSetChoice, ...]:
+        """The rule sets the tables play: the treatments, or the preset as written."""
+        return self.treatments or (as_written(self.preset),)
+
+    def rule_set_index(self, table: int) -> int:
+        """Which of `rule_sets()` table `table` (from 0) plays."""
+        if isinstance(table, bool) or not isinstance(table, int) or not 0 <= table < self.tables:
+            raise InputError(f"must be a table from 0 to {self.tables - 1}", field="table")
+        if self.assignment == BY_HAND:
+            return self.by_hand[table]
+        if self.assignment == BALANCED:
+            return balanced(self.tables, len(self.rule_sets()), self.seed)[table]
+        return 0
+
+    def rule_set(self, table: int) -> RuleSetChoice:
+        """The rule set table `table` plays."""
+        return self.rule_sets()[self.rule_set_index(table)]
 
     @classmethod
     def from_json(cls, text: str) -> RoomSettings:
@@ -126,9 +208,9 @@ class RoomSettings:
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
-    def rules(self) -> RuleSet:
-        """The rules every table plays: the preset, with the round cap for Game A and B."""
-        rules = RuleSet.preset(self.preset)
+    def rules(self, table: int) -> RuleSet:
+        """The rules table `table` plays: its rule set, with the round cap for Game A and B."""
+        rules = self.rule_set(table).rules()
         return rules.replace(round_cap=self.round_cap) if self.ending != "two-hour" else rules
 
     def table_seed(self, table: int) -> int:
@@ -260,7 +342,7 @@ WRONG_MOVE_CODE = (
 )
 FREE_SEAT = (
     "name = NULL, name_key = NULL, token_hash = NULL, prefers = NULL, last_seen = NULL, "
-    "seated_at = NULL, move_hash = NULL, move_until = NULL, playing = ?"
+    "seated_at = NULL, move_hash = NULL, move_until = NULL, student_id = NULL, playing = ?"
 )
 
 
@@ -534,7 +616,12 @@ class Rooms:
 
     # -- students --------------------------------------------------------------------------------
     def join(
-        self, code: str, name: str, prefers: str | None = None, token: str | None = None
+        self,
+        code: str,
+        name: str,
+        prefers: str | None = None,
+        token: str | None = None,
+        student_id: str | None = None,
     ) -> Seat:
         """Seat a student's device. A device that comes back with its rejoin `token` gets its
         seat back, whatever name it types. A move code typed as the name (six digits) claims
@@ -543,7 +630,9 @@ class Rooms:
         one being moved. A new name gets a free seat at the table with the fewest students;
         the Seat carries the new token for the device to keep. Refused: unknown code, a
         closed class, joining locked, a full room, a name in use, too many joins in the last
-        minute."""
+        minute; a room that asks for a student ID (`ask_student_id`) refuses a join without
+        one, or with one that is not an ID or an email (names.clean_student_id), or with the
+        ID of a student already seated. A room that does not ask keeps none."""
         code = clean_code(code)
         if token:
             with contextlib.suppress(Refused):
@@ -557,6 +646,7 @@ class Rooms:
         info = self.info(code)
         if info.status == ENDED:
             raise Refused("This class has ended. Ask your teacher for the new code.")
+        typed_id = clean_student_id(student_id) if info.settings.ask_student_id else None
         token = new_token()
         token_hash = digest(token)
         for _ in range(5):  # another student took the same free seat first: look again
@@ -578,6 +668,12 @@ class Rooms:
                     if moving and same_name(shown, seated):
                         raise Refused(MOVING.format(seated, MOVE_CODE_DIGITS))
                     raise Refused(name_in_use(shown, seated))
+                if typed_id is not None and self._id_taken(tx, code, typed_id):
+                    raise Refused(
+                        "Student ID or email: that ID already has a seat in this class. If it "
+                        "is yours, go back to the device you joined with, or ask your teacher "
+                        "to move your seat; otherwise check what you typed."
+                    )
                 recent = sum(1 for r in rows if r[5] is not None and moment - r[5] < 60)
                 if recent >= ROOM_JOINS_PER_MINUTE:
                     raise Refused(
@@ -597,10 +693,11 @@ class Rooms:
                 changed = tx.execute(
                     "UPDATE seats SET name = ?, name_key = ?, playing = ?, prefers = ?, "
                     "last_seen = ?, token_hash = ?, joined_at = ?, seated_at = ?, "
-                    "move_hash = NULL, move_until = NULL "
+                    "move_hash = NULL, move_until = NULL, student_id = ? "
                     "WHERE room = ? AND table_no = ? AND seat = ? AND name IS NULL",
                     (
                         *(shown, key, STUDENT, prefers, moment, token_hash, moment, moment),
+                        typed_id,
                         code,
                         table,
                         seat,
@@ -614,6 +711,24 @@ class Rooms:
                     tx.notify(code)
                     return Seat(code, table, seat, shown, token_hash, False, token)
         raise Refused("Many students are joining at once; please press Join again.")
+
+    @staticmethod
+    def _id_taken(tx: Any, code: str, typed: str) -> bool:
+        """Another seat of the room holds this student ID (compared case-folded)."""
+        held = tx.query(
+            "SELECT student_id FROM seats WHERE room = ? AND student_id IS NOT NULL", (code,)
+        )
+        wanted = student_id_key(typed)
+        return any(student_id_key(row[0]) == wanted for row in held)
+
+    def student_ids(self, code: str) -> dict[tuple[int, int], str]:
+        """(table, seat) -> the student ID its student typed, for the seats that have one."""
+        rows = self.store.query(
+            "SELECT table_no, seat, student_id FROM seats WHERE room = ? "
+            "AND student_id IS NOT NULL",
+            (code,),
+        )
+        return {(table, seat): sid for table, seat, sid in rows}
 
     def claim_moved(self, code: str, move_code: str) -> Seat:
         """The seat the instructor is moving to a new device (`move_seat`), for the device

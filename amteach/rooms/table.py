@@ -54,7 +54,7 @@ class RoomTable(Session):
         super().__init__(
             [(s.label, s.role or "competitor", self._controller(s)) for s in self.seat_rows],
             seed=settings.table_seed(table),
-            rules=settings.rules(),
+            rules=settings.rules(table),
             game=settings.ending,
             files_on_disk=False,
         )

@@ -290,6 +290,11 @@ PAGE = """<!doctype html>
     placeholder="the code on the projector">
   <label for="am-name">Your name</label>
   <input id="am-name" name="name" autocomplete="given-name" maxlength="24" placeholder="first name">
+  <div id="am-student-id-box" class="am-student-id" hidden>
+    <label for="am-student-id">Student ID or email (for the gradebook)</label>
+    <input id="am-student-id" name="student_id" autocomplete="off" autocapitalize="none"
+      spellcheck="false" maxlength="64">
+  </div>
   <fieldset id="am-prefers" hidden><legend>Roles are chosen by the dice: you would rather be</legend>
     <label><input type="radio" name="prefers" value="competitor"> a Competitor</label>
     <label><input type="radio" name="prefers" value="monopolist"> a Monopolist</label>

@@ -52,6 +52,8 @@ from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
 from .class_debrief import DebriefPanel
+from .class_exports import ExportsPanel
+from .class_treatments import ClassTreatments
 from .download import DownloadButton
 from .keeper import (
     INSTRUCTOR_SPACE,
@@ -137,6 +139,7 @@ class ClassTab:
             options=ROLE_MODE_LABELS, value="alternating", description="Roles"
         )
         self.preset = w.Dropdown(options=preset_names(), value="default", description="Rules")
+        self.treatments = ClassTreatments(self)  # rule sets per table (class_treatments.py)
         self.ending = w.Dropdown(
             options=[(label, key) for key, label in ENDING_LABELS.items()],
             value="two-hour",
@@ -146,6 +149,10 @@ class ClassTab:
         self.round_cap = w.BoundedIntText(value=40, min=5, max=1000, description="Round cap")
         self.absent = w.Dropdown(options=ABSENT_CHOICES, value=120, description="Bot after")
         self.pin = w.Password(description="PIN", placeholder="optional, 4+ characters")
+        # the gradebook matches students by an ID or email (ui/class_exports.py)
+        self.ask_id = w.Checkbox(
+            value=False, description="Ask for a student ID at join", indent=False
+        )
         self.open_button = button("Open the class", lambda _: self.open_class())
         self.open_button.button_style = "primary"
         self.ending.observe(lambda _: self._show_ending_fields(), names="value")
@@ -167,11 +174,12 @@ class ClassTab:
                 ),
                 w.HBox([self.table_count, self.seat_count], layout=w.Layout(flex_flow="row wrap")),
                 w.HBox([self.role_mode, self.preset], layout=w.Layout(flex_flow="row wrap")),
+                self.treatments.choice,
                 w.HBox(
                     [self.ending, self.minutes, self.round_cap],
                     layout=w.Layout(flex_flow="row wrap"),
                 ),
-                w.HBox([self.absent, self.pin], layout=w.Layout(flex_flow="row wrap")),
+                w.HBox([self.absent, self.pin, self.ask_id], layout=w.Layout(flex_flow="row wrap")),
                 self.open_button,
                 w.HTML(
                     "<p style='margin-top:14px'>Or go back to a class you opened: paste its "
@@ -246,6 +254,7 @@ class ClassTab:
                 ),
             ]
         )
+        self.exports = ExportsPanel(self)  # several sections, decisions, the gradebook
         self.bots = BatchPanel(
             "<p>The class beside the bots: the <i>Who wins</i> batch (investor bots, two of each "
             "role) under the class's rules, stopped at the round the class's games reached "
@@ -303,7 +312,9 @@ class ClassTab:
                 w.HTML("<h3>The class's own results</h3>"),
                 w.HBox([self.results_button, self.downloads]),
                 self.results,
+                self.treatments.results,
                 self.bots.widget,
+                self.exports.widget,
                 self.debrief.widget,
             ],
             layout=w.Layout(display="none"),
@@ -361,6 +372,8 @@ class ClassTab:
                 round_cap=int(self.round_cap.value),
                 absent_after=int(self.absent.value),
                 seed=int(time.time_ns() % 2**31),
+                **self.treatments.settings(),
+                ask_student_id=bool(self.ask_id.value),
             )
             key = new_key()
             code = self.rooms.create(settings, self.pin.value or None, key=key)
@@ -442,6 +455,7 @@ class ClassTab:
         for old in self.downloads.children:
             old.close()
         self.downloads.children = self._download_buttons()
+        self.exports.follow()
         self.form.layout.display = "none"
         self.running.layout.display = "flex"
         self.answer(Reply(True, f"Room {code} is open. Students join with the link or the code."))
@@ -478,7 +492,7 @@ class ClassTab:
             info.settings.seats,
             ENDING_LABELS[info.settings.ending],
             info.settings.roles,
-            info.settings.preset,
+            self.treatments.rules_words(info.settings),
         )
 
     # -- the instructor's controls ------------------------------------------------------------------
@@ -849,10 +863,11 @@ class ClassTab:
             rows.append(
                 html_text(
                     "<tr><th>Table {}</th><td>round {}<br><small>decision {}</small></td>"
-                    "<td>{}</td>{}</tr>",
+                    "{}<td>{}</td>{}</tr>",
                     table.table_no + 1,
                     game.round,
                     len(game.decisions),
+                    self.treatments.table_cell(table),
                     turn,
                     html_join(cells),
                 )
@@ -886,6 +901,8 @@ class ClassTab:
         result = self.result()
         if not len(result.games):
             raise Refused("no table has finished its game yet")
+        if len(self.tables[0].info.settings.rule_sets()) > 1:  # meta["rules"] is table 1's
+            raise Refused("the tables play several rule sets: see The rule sets compared above")
         return simulate(
             games=games,
             seats=self.bots.seats,

@@ -84,6 +84,8 @@
       // box is emptied for the code from the projector; a code typed since is kept)
       if (message.room || room) { room = message.room || ""; roomBox.value = room; }
       document.getElementById("am-prefers").hidden = !message.asks_role;
+      // the gradebook's student ID box, only when the room asks for one
+      document.getElementById("am-student-id-box").hidden = !message.asks_id;
       seatView.hidden = true;
       join.hidden = false;
       if (moveCode && room) {
@@ -135,7 +137,9 @@
     var picked = join.querySelector("input[name=prefers]:checked");
     var code = roomBox.value.trim().toUpperCase();
     send({ type: "join", room: code, name: document.getElementById("am-name").value,
-      prefers: picked ? picked.value : null, token: tokenFor(code) });
+      prefers: picked ? picked.value : null, token: tokenFor(code),
+      student_id: document.getElementById("am-student-id-box").hidden ? null
+        : document.getElementById("am-student-id").value });
   });
   document.getElementById("am-claim").addEventListener("click", function () {
     send({ type: "claim", room: roomBox.value.trim().toUpperCase(),
