@@ -26,6 +26,7 @@ from amteach.rooms.debrief import (
     CLASS_COLUMNS,
     LARGEST_RENT,
     accounting_decided,
+    accounting_sentence,
     board_at,
     bots_in_the_same_seats,
     class_debrief,
@@ -431,6 +432,9 @@ def test_the_projector_panel_draws_the_class_and_shows_a_moment_on_the_board(tim
     assert frame["player"].tolist().count("student") == 1
     assert f"reached round {table.game.round}" in summary
     assert "What the final accounting decided" in summary and "Table 1" in summary
+    label = rooms.info(code).settings.rule_set(0).label  # the table's rule set (treatments)
+    assert f"rules: {html.escape(label, quote=False)})" in summary
+    assert frame["rules"].tolist() == [label] * 3
     ana = frame[frame["name"] == "Ana"].iloc[0]
     assert f"${ana.rent_paid:,} <span class='am-bot'>(bot ${ana.bot_rent_paid:,})</span>" in summary
     # the download: the same frame, as CSV a spreadsheet opens safely
@@ -461,3 +465,43 @@ def test_the_debrief_download_asks_for_the_key_and_never_holds_a_formula(timed_r
     text = DebriefPanel(lambda: tables).csv()
     names = pd.read_csv(io.StringIO(text))["name"].tolist()
     assert "'" + formula in names and formula not in names
+
+
+def test_each_tables_debrief_names_its_rule_set_and_its_keep_shares(tmp_path):
+    """Two treatments (rule sets by hand): the equal-keep table's accounting says both roles
+    kept 20%, the as-written table's 10% and 20% (decision 12 with each table's rules)."""
+    from amteach.rooms.rule_sets import named_rule_set
+
+    rooms = open_rooms(str(tmp_path / "class.sqlite"))
+    code = rooms.create(
+        RoomSettings(
+            tables=2,
+            seats=2,
+            ending="two-hour",
+            bot_delay=0,
+            seed=6,
+            treatments=(named_rule_set("as-written"), named_rule_set("equal-keep")),
+            assignment="by_hand",
+            by_hand=(0, 1),
+        )
+    )
+    rooms.start(code)
+    tables = [RoomTable(rooms, code, t) for t in range(2)]
+    for table in tables:
+        for _ in range(40):
+            table.drive(0)
+    rooms.time_is_up(code)
+    for table in tables:
+        table.sync()
+        table.end_game()
+        while not table.game.over:
+            assert table.drive(0)
+    as_written, equal = (table_debrief(t) for t in tables)
+    names = [s.name for s in as_written.seats]
+    assert (as_written.rules, equal.rules) == ("Rules as written", "Equal keep shares")
+    assert "Competitors kept 10% and Monopolists kept 20%" in accounting_sentence(as_written, names)
+    assert "Both roles kept 20% of their cash" in accounting_sentence(equal, names)
+    assert (
+        class_debrief(tables)["rules"].tolist()
+        == ["Rules as written"] * 2 + ["Equal keep shares"] * 2
+    )

@@ -152,7 +152,7 @@ class TableDebrief:
     over: bool
     round: int
     decisions: int
-    rules: str  # the rules preset's name
+    rules: str  # the table's rule set (treatments), or the rules preset's name
     ending: str  # the engine's game type: A, B or two-hour
     seats: tuple[SeatDebrief, ...]
     moments: tuple[Moment, ...]
@@ -270,11 +270,12 @@ def game_debrief(
     bots: Sequence[str],
     made_by: dict[int, str] | None = None,
     table: int = 0,
+    rules: str | None = None,
 ) -> TableDebrief:
     """The debrief of one game: `students[seat]` says a student sat there, `bots[seat]` is the
     bot that plays the seat when nobody does (the room's bot for a student's seat), and
     `made_by` (decision number -> "student", "bot" or "timer", from the room's log) who made
-    each decision."""
+    each decision; `rules` names the table's rule set (default: the rules preset's name)."""
     made_by = made_by or {}
     n = len(game.names)
     taxes: list[list[TaxChoice]] = [[] for _ in range(n)]
@@ -370,7 +371,7 @@ def game_debrief(
         over=game.over,
         round=game.round,
         decisions=len(game.decisions),
-        rules=game.rules.preset_name,
+        rules=rules or game.rules.preset_name,
         ending=game.game_type,
         seats=seats,
         moments=tuple(moments),
@@ -389,6 +390,7 @@ def table_debrief(table: RoomTable) -> TableDebrief:
         [row.bot for row in rows],
         made_by,
         table.table_no,
+        table.info.settings.rule_set(table.table_no).label,
     )
 
 
@@ -521,7 +523,10 @@ def accounting_sentence(debrief: TableDebrief, names: Sequence[str]) -> str:
     keeps = {
         ROLE_PLURALS[s.role == "monopolist"]: s.kept_percent for s in acc.seats if s.kept_percent
     }
-    kept = " and ".join(f"{role} kept {percent}%" for role, percent in sorted(keeps.items()))
+    if len(keeps) > 1 and len(set(keeps.values())) == 1:  # equal keep shares
+        kept = f"Both roles kept {next(iter(keeps.values()))}%"
+    else:
+        kept = " and ".join(f"{role} kept {percent}%" for role, percent in sorted(keeps.items()))
     tour = sum(s.treasurer_rent for s in acc.seats)
     before = [s.cash_before for s in acc.seats]
     after = [s.cash_after for s in acc.seats]
@@ -607,6 +612,7 @@ CLASS_COLUMNS = (
     "name",
     "role",
     "player",
+    "rules",
     "rounds",
     "over",
     "tax_choices",
@@ -632,7 +638,8 @@ CLASS_COLUMNS = (
 
 def class_frame(debriefs: Sequence[TableDebrief]) -> pd.DataFrame:
     """One row per seat of every table (tidy, for the projector and a download): table (from
-    1), seat (from 0, as the log), name, role, "student" or "bot", the rounds played, the tax
+    1), seat (from 0, as the log), name, role, "student" or "bot", the table's rule set, the
+    rounds played, the tax
     choices, rent and cash beside the bot in the same seat, buildings and mortgages, the
     decision of a bankruptcy (-1: none), whether the seat won and led before the final
     accounting (a tie: the first seat of the most, the engine's rule), and whether the
@@ -652,6 +659,7 @@ def class_frame(debriefs: Sequence[TableDebrief]) -> pd.DataFrame:
                     s.name,
                     ("competitor", "monopolist")[s.role],
                     "student" if s.student else "bot",
+                    debrief.rules,
                     debrief.round,
                     debrief.over,
                     len(s.taxes),

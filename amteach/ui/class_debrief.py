@@ -64,13 +64,14 @@ def holds_under(debriefs: Sequence[TableDebrief]) -> str:
     rounds = sorted({d.round for d in debriefs})
     span = f"round {rounds[0]}" if len(rounds) == 1 else f"rounds {rounds[0]} to {rounds[-1]}"
     finished = sum(d.over for d in debriefs)
-    rules = ", ".join(sorted({d.rules for d in debriefs}))
+    sets = sorted({d.rules for d in debriefs})
+    rules = f"rules {sets[0]}" if len(sets) == 1 else f"rule sets {'; '.join(sets)}"
     endings = ", ".join(sorted({d.ending for d in debriefs}))
     tables = "table" if len(debriefs) == 1 else f"{len(debriefs)} tables"
     games = "game" if finished == 1 else "games"
     return (
         f"These figures hold for this class's {tables} only ({finished} {games} finished; "
-        f"they reached {span}; rules {rules}; ending {endings})."
+        f"they reached {span}; {rules}; ending {endings})."
     )
 
 
@@ -134,9 +135,10 @@ def summary_html(debriefs: Sequence[TableDebrief]) -> Markup:
             changed += accounting_decided(debrief)
         decided.append(
             html_text(
-                "<li><b>Table {}</b> ({} rounds): {}</li>",
+                "<li><b>Table {}</b> ({} rounds, rules: {}): {}</li>",
                 debrief.table + 1,
                 debrief.round,
+                debrief.rules,
                 accounting_sentence(debrief, names),
             )
         )
