@@ -42,7 +42,7 @@ STYLE = (
     ".am-debrief-class th[scope=row],.am-debrief-class td.am-debrief-left{text-align:left}"
     ".am-debrief-class .am-role{white-space:nowrap}"
     ".am-debrief-class caption{text-align:left;font-weight:700;padding:4px 0}"
-    ".am-debrief-class .am-bot{font-size:15px;color:#444}</style>"
+    ".am-debrief-class .am-bot{font-size:15px;color:#444;white-space:nowrap}</style>"
 )
 
 
@@ -65,7 +65,7 @@ def holds_under(debriefs: Sequence[TableDebrief]) -> str:
     span = f"round {rounds[0]}" if len(rounds) == 1 else f"rounds {rounds[0]} to {rounds[-1]}"
     finished = sum(d.over for d in debriefs)
     sets = sorted({d.rules for d in debriefs})
-    rules = f"rules {sets[0]}" if len(sets) == 1 else f"rule sets {'; '.join(sets)}"
+    rules = f"rule set: {sets[0]}" if len(sets) == 1 else f"rule sets: {'; '.join(sets)}"
     endings = ", ".join(sorted({d.ending for d in debriefs}))
     tables = "table" if len(debriefs) == 1 else f"{len(debriefs)} tables"
     games = "game" if finished == 1 else "games"
@@ -135,9 +135,10 @@ def summary_html(debriefs: Sequence[TableDebrief]) -> Markup:
             changed += accounting_decided(debrief)
         decided.append(
             html_text(
-                "<li><b>Table {}</b> ({} rounds, rules: {}): {}</li>",
+                "<li><b>Table {}</b> ({} round{}, rules: {}): {}</li>",
                 debrief.table + 1,
                 debrief.round,
+                "" if debrief.round == 1 else "s",
                 debrief.rules,
                 accounting_sentence(debrief, names),
             )
