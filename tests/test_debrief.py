@@ -149,6 +149,7 @@ def test_what_decided_a_scripted_game_by_hand(scripted):
     assert (acc.leader_before, acc.winner, acc.changed_winner) == (0, 1, True)
     assert game.cash[:2] == [85, 194]
     words = phone_html(debrief, 0)
+    assert "Table 3, 2 rounds, 13 decisions" in words
     assert "before the final accounting Ana led (Ana $740, Ben $550)" in words
     assert "After it: Ben $194, Ana $85; Ben won" in words
     assert "changed the winner" in words
@@ -162,6 +163,7 @@ def test_a_tie_before_the_accounting_is_said_to_be_level_and_decided_by_it():
     game = scenario(players, ["end_game", "end_turn", "end_turn"], game="two-hour", seed=2)
     debrief = game_debrief(game, [True, False], ["investor", "investor"])
     words = phone_html(debrief, 0)
+    assert "Table 1, 1 round, 3 decisions" in words
     assert "Ana and Ben were level (Ana $1,500, Ben $1,500)" in words
     assert "After it: Ben $300, Ana $150; Ben won. The final accounting decided the winner" in words
     assert level_before(debrief) == [0, 1] and accounting_decided(debrief)
@@ -358,7 +360,8 @@ def test_the_phones_debrief_appears_only_once_the_game_is_over_and_is_each_stude
         assert shown["Cash at the end"] == (game.cash[seat], bots.cash[seat])
         role = ("Competitor", "Monopolist")[game.roles[seat]]
         assert "Your seat: <span" in shown_html and f"{role}</span>" in shown_html
-        assert f"Table 1, {game.round} rounds, {len(game.decisions)} decisions" in shown_html
+        rounds = "1 round" if game.round == 1 else f"{game.round} rounds"
+        assert f"Table 1, {rounds}, {len(game.decisions)} decisions" in shown_html
         taxes = [e for e in game.events if isinstance(e, ev.IncomeTaxChoice) and e.player == seat]
         if taxes:
             assert f"of {len(taxes)} time" in shown_html

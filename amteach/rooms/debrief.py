@@ -575,15 +575,15 @@ def phone_html(debrief: TableDebrief, seat: int) -> Markup:
     return html_text(
         '<section class="am-debrief" aria-labelledby="am-debrief-head">'
         '<h2 class="am-heading" id="am-debrief-head">Your debrief</h2>'
-        "<p>Table {table}, {round} rounds, {decisions} decisions. Your seat: "
+        "<p>Table {table}, {round}, {decisions}. Your seat: "
         '<span style="color:{colour};font-weight:600">{shape} {role}</span>.</p>'
         "<ul>{lines}</ul>"
         '<table class="am-debrief-table"><caption>You and a bot in your seat (same dice)'
         "</caption><thead><tr><th scope='col'></th><th scope='col'>You</th>"
         "<th scope='col'>Bot</th></tr></thead><tbody>{rows}</tbody></table></section>",
         table=debrief.table + 1,
-        round=debrief.round,
-        decisions=debrief.decisions,
+        round=_count(debrief.round, "round"),
+        decisions=_count(debrief.decisions, "decision"),
         colour=ROLE_COLOURS[mine.role],
         shape=ROLE_SHAPES[mine.role],
         role=ROLE_LABELS[mine.role],
