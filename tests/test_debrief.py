@@ -440,6 +440,19 @@ def test_the_projector_panel_draws_the_class_and_shows_a_moment_on_the_board(tim
     assert frame["rules"].tolist() == [label] * 3
     ana = frame[frame["name"] == "Ana"].iloc[0]
     assert f"${ana.rent_paid:,} <span class='am-bot'>(bot ${ana.bot_rent_paid:,})</span>" in summary
+    # Ana is the only student: the students' row is hers, recomputed from the store's log
+    game = Game.replay(table.game.setup, [c for _, c, _, _ in rooms.decisions(code, 0)])
+    seat = game.names.index("Ana")
+    rents = [e for e in game.events if isinstance(e, ev.RentPaid)]
+    paid = sum(e.amount for e in rents if e.payer == seat)
+    earned = sum(e.amount for e in rents if e.payee == seat)
+    students = re.search(r"Seats</th>.*?<tbody>(.*?)</tbody>", summary, re.S).group(1)
+    cells = [numbers(cell) for cell in re.findall(r"<td>(.*?)</td>", students)]
+    assert cells[0] == [] and cells[1:] == [
+        [paid, ana.bot_rent_paid],
+        [earned, ana.bot_rent_earned],
+        [game.cash[seat], ana.bot_final_cash],
+    ]
     # the download: the same frame, as CSV a spreadsheet opens safely
     assert pd.read_csv(io.StringIO(panel.csv())).equals(frame)
     rows = [row for row in panel.moments.children if hasattr(row, "children")]
