@@ -38,6 +38,7 @@ from .table import RoomTable
 PARTS = (
     "status",
     "rules",
+    "debrief",
     "choices",
     "away",
     "manage",

@@ -51,6 +51,7 @@ from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
 from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
+from .class_debrief import DebriefPanel
 from .class_exports import ExportsPanel
 from .class_treatments import ClassTreatments
 from .download import DownloadButton
@@ -265,6 +266,7 @@ class ClassTab:
             run=self._bots_to_class_round,
             rules=False,
         )
+        self.debrief = DebriefPanel(lambda: self.tables, self._check_key)  # issue 37
         self.running = w.VBox(
             [
                 self.banner,
@@ -313,6 +315,7 @@ class ClassTab:
                 self.treatments.results,
                 self.bots.widget,
                 self.exports.widget,
+                self.debrief.widget,
             ],
             layout=w.Layout(display="none"),
         )
