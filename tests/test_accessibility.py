@@ -436,7 +436,7 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
         teacher.get_by_placeholder("paste your instructor link").fill(
             f"{server.url}#class={code}&key={key}"
         )
-        teacher.get_by_placeholder("if it has one").first.fill("2468")
+        teacher.get_by_placeholder("if it has one", exact=True).fill("2468")
         teacher.get_by_role("button", name="Open its controls").click()
         teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
         found["Class tab, a class open"] = axe_violations(teacher)
