@@ -17,6 +17,10 @@ from ..style import ROLE_LABELS
 from .play import END_REASONS, GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS, SeatSpec
 
 TABLES = ("games", "players", "rounds", "taxes")
+# the endings settled by the final accounting (decision 12), and its two columns
+ACCOUNTING_ENDINGS = ("two_hour", "round_cap")
+LEADER_BEFORE = "leader_before_accounting"
+BEFORE_ACCOUNTING = "cash_before_accounting"
 # how a game ended, in two: played out (its own end) or time up (settled by the round cap)
 ENDING_NAMES = ("played out", "time up")
 FORMATS = ("parquet", "csv")
@@ -39,6 +43,9 @@ COLUMNS_DOC: dict[str, dict[str, str]] = {
         "end_reason": "game_a (last player standing), game_b, two_hour, or round_cap (settled by the final accounting)",
         "decisions": "decisions taken by all players",
         "turns": "turns taken by all players",
+        "leader_before_accounting": "in a game settled by the final accounting (two_hour or "
+        "round_cap), the seat with the most cash when it began (the first seat of the most, as "
+        "for the winner); -1 for a game without the final accounting",
     },
     "players": {
         "game": "the game's number",
@@ -47,6 +54,9 @@ COLUMNS_DOC: dict[str, dict[str, str]] = {
         "bot": "the seat's bot",
         "tax": "its income-tax behaviour: cheaper, flat or percent",
         "turns": "turns taken",
+        "cash_before_accounting": "cash when the final accounting began (before selling, "
+        "mortgaging, the keep shares and the Treasurer's rent); in a game without it, the final "
+        "cash",
         "final_cash": "cash at the end",
         "net_worth": "cash + titles at price (mortgaged: price less redeem price) + buildings at cost",
         "rule25_wealth": "cash + one landing's rent on every unmortgaged title (decision 11)",
@@ -142,6 +152,7 @@ def build_frames(
     games.insert(
         4, "winner_bot", pd.Categorical.from_codes(bot_codes[winner], categories=bot_names)
     )
+    games[LEADER_BEFORE] = games[LEADER_BEFORE].to_numpy().astype(np.int8)
     games["end_reason"] = pd.Categorical.from_codes(
         games["end_reason"].to_numpy(), categories=list(END_REASONS)
     )
@@ -154,16 +165,10 @@ def build_frames(
     )
     players["bankrupt"] = players["bankrupt_round"] >= 0
     players["bankrupt_round"] = players["bankrupt_round"].astype("Int32").where(players["bankrupt"])
+    counts = [c for c in PLAYER_COLUMNS[2:] if c not in ("bankrupt_round", BEFORE_ACCOUNTING)]
+    counts.insert(counts.index("final_cash"), BEFORE_ACCOUNTING)
     players = players[
-        [
-            *PLAYER_COLUMNS[:2],
-            "role",
-            "bot",
-            "tax",
-            *PLAYER_COLUMNS[2:-1],
-            "bankrupt",
-            "bankrupt_round",
-        ]
+        [*PLAYER_COLUMNS[:2], "role", "bot", "tax", *counts, "bankrupt", "bankrupt_round"]
     ]
 
     rounds = by_seat(table("rounds", ROUND_COLUMNS))
@@ -298,6 +303,91 @@ class SimulationResult:
                 )
         return pd.DataFrame(
             rows, columns=["ending", "games", "share", "role", "wins", "rate", "ci_low", "ci_high"]
+        )
+
+    def accounting_changes(self, confidence: float = 0.95) -> pd.DataFrame:
+        """What the final accounting decided, over the games it settled (time up: two_hour or
+        round_cap): one row for the winner (the seat with the most cash when it began is not
+        the winner) and one for the winning role (that seat's role is not the winner's). Columns
+        `change`, `changed`, `games` (settled by the accounting), `of` (all games), `rate` and
+        its Wilson interval (`ci_low`, `ci_high`; NaN with no such game)."""
+        games = self.games
+        if LEADER_BEFORE not in games:
+            raise InputError(
+                f"these games have no {LEADER_BEFORE} column (saved by an older amteach); "
+                "play them again to see what the final accounting decided",
+                field=LEADER_BEFORE,
+            )
+        settled = games[games["end_reason"].isin(ACCOUNTING_ENDINGS).to_numpy()]
+        leader = settled[LEADER_BEFORE].to_numpy().astype(np.int64)
+        winner = settled["winner"].to_numpy().astype(np.int64)
+        # each seat's role in its own game (a class's tables may seat the roles differently)
+        roles = self.players.set_index(["game", "seat"])["role"].astype(object)
+        game_no = settled["game"].to_numpy()
+
+        def role_of(seats: np.ndarray) -> np.ndarray:
+            keys = pd.MultiIndex.from_arrays([game_no, seats.astype(self.players["seat"].dtype)])
+            return roles.reindex(keys).to_numpy()
+
+        leader_role, winner_role = role_of(leader), role_of(winner)
+        same_role = (leader_role == winner_role) | (pd.isna(leader_role) & pd.isna(winner_role))
+        rows = []
+        for change, changed in (
+            ("winner", int((leader != winner).sum())),
+            ("winning role", int((~same_role).sum())),
+        ):
+            n = len(settled)
+            low, high = wilson_interval(changed, n, confidence)
+            rows.append(
+                {
+                    "change": change,
+                    "changed": changed,
+                    "games": n,
+                    "of": len(games),
+                    "rate": changed / n if n else float("nan"),
+                    "ci_low": low,
+                    "ci_high": high,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def accounting_text(self) -> str:
+        """Plain English: the share of games whose winner (and winning role) the final
+        accounting changed, with 95% Wilson intervals, and what it holds under: how many games
+        it settled, after how many rounds, and the keep shares."""
+        table = self.accounting_changes().set_index("change")
+        winner, role = table.loc["winner"], table.loc["winning role"]
+        n, total = int(winner["games"]), int(winner["of"])
+        if n == 0:
+            return (
+                f"None of the {total:,} games ended in the final accounting (every one was "
+                "played out), so it decided none."
+            )
+
+        def share(row: pd.Series) -> str:
+            return (
+                f"{100 * row['rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+            )
+
+        settled = self.games[self.games["end_reason"].isin(ACCOUNTING_ENDINGS).to_numpy()]
+        low, high = int(settled["rounds"].min()), int(settled["rounds"].max())
+        after = f"{low:,} round{'' if low == 1 else 's'}"
+        if high != low:
+            after = f"{low:,} to {high:,} rounds"
+        rules = self.meta.get("rules") or {}
+        keep = ""
+        if "settlement_keep_percent_competitor" in rules:
+            keep = (
+                f"; Competitors keep {rules['settlement_keep_percent_competitor']}% of their "
+                f"cash, Monopolists {rules['settlement_keep_percent_monopolist']}%"
+            )
+        return (
+            f"The final accounting changed the winner of {int(winner['changed']):,} of {n:,} "
+            f"games ({share(winner)}); the winning role in {int(role['changed']):,} "
+            f"({share(role)}).\n"
+            f"  Over the {n:,} of {total:,} games that time ended, after {after}{keep}; "
+            "changed: the player with the most cash when time was up did not win; "
+            "95% Wilson intervals."
         )
 
     def __repr__(self) -> str:
