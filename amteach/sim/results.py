@@ -108,6 +108,23 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
     return (float(ci.low), float(ci.high))
 
 
+def exact_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval for a proportion (scipy's implementation), the one
+    the dashboard's tables show."""
+    from scipy.stats import binomtest
+
+    if trials == 0:
+        return (float("nan"), float("nan"))
+    ci = binomtest(int(successes), int(trials)).proportion_ci(
+        confidence_level=confidence, method="exact"
+    )
+    return (float(ci.low), float(ci.high))
+
+
+# the intervals a summary may give a proportion, by the name it prints
+INTERVALS = {"Wilson": wilson_interval, "exact": exact_interval}
+
+
 def _by_seat(seat: np.ndarray, labels: list[str], categories: list[str]) -> pd.Categorical:
     """A categorical column from seat numbers, built from integer codes (no strings per row)."""
     codes = np.asarray([categories.index(label) for label in labels], dtype=np.int8)
@@ -305,12 +322,20 @@ class SimulationResult:
             rows, columns=["ending", "games", "share", "role", "wins", "rate", "ci_low", "ci_high"]
         )
 
-    def accounting_changes(self, confidence: float = 0.95) -> pd.DataFrame:
+    def accounting_changes(
+        self, confidence: float = 0.95, interval: str = "Wilson"
+    ) -> pd.DataFrame:
         """What the final accounting decided, over the games it settled (time up: two_hour or
         round_cap): one row for the winner (the seat with the most cash when it began is not
         the winner) and one for the winning role (that seat's role is not the winner's). Columns
         `change`, `changed`, `games` (settled by the accounting), `of` (all games), `rate` and
-        its Wilson interval (`ci_low`, `ci_high`; NaN with no such game)."""
+        its interval (`ci_low`, `ci_high`; NaN with no such game): `interval` "Wilson" or
+        "exact" (Clopper-Pearson)."""
+        if interval not in INTERVALS:
+            raise InputError(
+                f"interval must be one of {', '.join(INTERVALS)}, not {interval!r}",
+                field="interval",
+            )
         games = self.games
         if LEADER_BEFORE not in games:
             raise InputError(
@@ -337,7 +362,7 @@ class SimulationResult:
             ("winning role", int((~same_role).sum())),
         ):
             n = len(settled)
-            low, high = wilson_interval(changed, n, confidence)
+            low, high = INTERVALS[interval](changed, n, confidence)
             rows.append(
                 {
                     "change": change,
@@ -351,11 +376,12 @@ class SimulationResult:
             )
         return pd.DataFrame(rows)
 
-    def accounting_text(self) -> str:
+    def accounting_text(self, interval: str = "Wilson") -> str:
         """Plain English: the share of games whose winner (and winning role) the final
-        accounting changed, with 95% Wilson intervals, and what it holds under: how many games
+        accounting changed, with 95% intervals (`interval`: "Wilson", as `amteach simulate`
+        prints, or "exact", as the dashboard shows), and what it holds under: how many games
         it settled, after how many rounds, and the keep shares."""
-        table = self.accounting_changes().set_index("change")
+        table = self.accounting_changes(interval=interval).set_index("change")
         winner, role = table.loc["winner"], table.loc["winning role"]
         n, total = int(winner["games"]), int(winner["of"])
         if n == 0:
@@ -369,25 +395,32 @@ class SimulationResult:
                 f"{100 * row['rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
             )
 
-        settled = self.games[self.games["end_reason"].isin(ACCOUNTING_ENDINGS).to_numpy()]
-        low, high = int(settled["rounds"].min()), int(settled["rounds"].max())
-        after = f"{low:,} round{'' if low == 1 else 's'}"
-        if high != low:
-            after = f"{low:,} to {high:,} rounds"
-        rules = self.meta.get("rules") or {}
-        keep = ""
-        if "settlement_keep_percent_competitor" in rules:
-            keep = (
-                f"; Competitors keep {rules['settlement_keep_percent_competitor']}% of their "
-                f"cash, Monopolists {rules['settlement_keep_percent_monopolist']}%"
-            )
         return (
             f"The final accounting changed the winner of {int(winner['changed']):,} of {n:,} "
             f"games ({share(winner)}); the winning role in {int(role['changed']):,} "
             f"({share(role)}).\n"
-            f"  Over the {n:,} of {total:,} games that time ended, after {after}{keep}; "
+            f"  Over the {n:,} of {total:,} games that time ended, {self.accounting_conditions()}; "
             "changed: the player with the most cash when time was up did not win; "
-            "95% Wilson intervals."
+            f"95% {interval} intervals."
+        )
+
+    def accounting_conditions(self) -> str:
+        """What the final accounting's figures hold under, in words: the rounds after which
+        time ended the games and the keep shares of the rules (meta), e.g. "after 6 rounds;
+        Competitors keep 10% of their cash, Monopolists 20%"; empty with no such game."""
+        settled = self.games[self.games["end_reason"].isin(ACCOUNTING_ENDINGS).to_numpy()]
+        if not len(settled):
+            return ""
+        low, high = int(settled["rounds"].min()), int(settled["rounds"].max())
+        after = f"after {low:,} round{'' if low == 1 else 's'}"
+        if high != low:
+            after = f"after {low:,} to {high:,} rounds"
+        rules = self.meta.get("rules") or {}
+        if "settlement_keep_percent_competitor" not in rules:
+            return after
+        return (
+            f"{after}; Competitors keep {rules['settlement_keep_percent_competitor']}% of their "
+            f"cash, Monopolists {rules['settlement_keep_percent_monopolist']}%"
         )
 
     def __repr__(self) -> str:
@@ -471,7 +504,7 @@ def _read_csv(path: Path, name: str, meta: dict[str, Any]) -> pd.DataFrame:
     ):
         if column in frame:
             frame[column] = pd.Categorical(frame[column], categories=categories)
-    for column in ("seat", "winner"):
+    for column in ("seat", "winner", LEADER_BEFORE):
         if column in frame:
             frame[column] = frame[column].astype(np.int8)
     if name == "rounds":
