@@ -6,7 +6,7 @@ games comes back as a dict of numpy arrays, which pickles small and concatenates
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -21,7 +21,7 @@ from ..engine.game import Game, PlayerSetup, Setup
 from ..engine.rules import RuleSet
 from ..engine.terms import PaymentReason
 from . import core
-from .accounting import accounting_breakdown
+from .accounting import ACCOUNTING_ENDINGS
 
 END_REASONS = ("game_a", "game_b", "two_hour", "round_cap")
 NO_WINNER = -1
@@ -210,14 +210,14 @@ def _rows(
         elif isinstance(event, ev.Bankrupt):
             bankrupt_round[event.player] = current_round
     winner = NO_WINNER if game.winner is None else game.winner
-    # what the final accounting changed; a game without it: no leader before it, and its
-    # final cash as the cash before it
-    accounting = accounting_breakdown(game)
+    # the standing when the final accounting began, as the engine recorded it (what
+    # sim.accounting reads too); a game without it: no leader before it (NO_WINNER, the
+    # engine's NOBODY), and its final cash as the cash before it
     leader = NO_WINNER
-    cash_before = list(game.cash)
-    if accounting is not None:
-        leader = NO_WINNER if accounting.leader_before is None else accounting.leader_before
-        cash_before = [s.cash_before for s in accounting.seats]
+    cash_before: Sequence[int] = game.cash
+    if game.over and game.end_reason in ACCOUNTING_ENDINGS and game.cash_at_final is not None:
+        leader = game.leader_at_final
+        cash_before = game.cash_at_final
     games = {
         "game": [index],
         "seed": [seed],

@@ -14,11 +14,11 @@ import pandas as pd
 from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..style import ROLE_LABELS
+from .accounting import ACCOUNTING_ENDINGS
 from .play import END_REASONS, GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS, SeatSpec
 
 TABLES = ("games", "players", "rounds", "taxes")
-# the endings settled by the final accounting (decision 12), and its two columns
-ACCOUNTING_ENDINGS = ("two_hour", "round_cap")
+# the frames' two columns on the final accounting (decision 12; sim.accounting)
 LEADER_BEFORE = "leader_before_accounting"
 BEFORE_ACCOUNTING = "cash_before_accounting"
 # how a game ended, in two: played out (its own end) or time up (settled by the round cap)
