@@ -7,10 +7,11 @@ Treasury, then keeps the role's share of their cash (Competitors 10%, Monopolist
 written) and hands the rest over, and the Treasurer's tour pays one landing's rent for every
 owned, unmortgaged title. Most cash wins.
 
-The breakdown is read from the game's events (`FinalAccounting`, the adjustments after it, the
-settlement `Payment`s and the `TreasurerPaid`s) and its final cash; no rule is worked out here
-again. The cash a seat had when the accounting began is its final cash less what the accounting
-moved, and the leader at that moment is picked by the engine's own winner rule.
+The breakdown is read from the game's state and events, and no rule is worked out here again:
+the cash and the leader when the accounting began are what the engine recorded at that moment
+(`Game.cash_at_final`, `Game.leader_at_final`: the winner's rule, `core.most_cash`, asked
+then); the adjustments, the settlement and the Treasurer's rent are the events after
+`FinalAccounting`; the cash after is the final cash.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from ..engine import events as ev
 from ..engine.board import ROLES
 from ..engine.game import Game
-from ..engine.terms import PaymentReason
+from ..engine.terms import NOBODY, PaymentReason
 
 # the endings that run the final accounting (the other two, game_a and game_b, do not)
 ACCOUNTING_ENDINGS = ("two_hour", "round_cap")
@@ -94,13 +95,13 @@ def accounting_breakdown(game: Game) -> AccountingBreakdown | None:
             kept_percent[event.payer] = event.percent
         elif isinstance(event, ev.TreasurerPaid):
             treasurer_rent[event.payee] += event.amount
+    before = game.cash_at_final
+    assert before is not None  # recorded by the engine when the accounting began
     seats = tuple(
         SeatAccounting(
             seat=p,
             role=ROLES[game.roles[p]],
-            # the final cash less what the accounting moved: the events after FinalAccounting
-            # are the only cash moves (decision 8: no trades, no rent, no debts in it)
-            cash_before=game.cash[p] - treasurer_rent[p] + handed_over[p] - adjustments[p],
+            cash_before=before[p],
             adjustments=adjustments[p],
             handed_over=handed_over[p],
             kept_percent=kept_percent[p],
@@ -109,20 +110,10 @@ def accounting_breakdown(game: Game) -> AccountingBreakdown | None:
         )
         for p in range(n)
     )
-    leader = most_cash([s.cash_before for s in seats], [bool(b) for b in game.bankrupt])
+    leader = game.leader_at_final
     return AccountingBreakdown(
         reason=game.end_reason,
         seats=seats,
-        leader_before=leader,
+        leader_before=None if leader == NOBODY else leader,
         winner=game.winner,
     )
-
-
-def most_cash(cash: list[int], out: list[bool]) -> int | None:
-    """The seat still in with the most cash, the first seat of the most on a tie (None when
-    none is left): the engine's winner rule (`core.next_final`)."""
-    best: int | None = None
-    for p, (amount, gone) in enumerate(zip(cash, out, strict=True)):
-        if not gone and (best is None or amount > cash[best]):
-            best = p
-    return best

@@ -50,7 +50,7 @@ from ..rooms.phone_view import clock
 from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
-from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
+from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets, class_accounting_html
 from .class_debrief import DebriefPanel
 from .class_exports import ExportsPanel
 from .class_treatments import ClassTreatments
@@ -889,7 +889,10 @@ class ClassTab:
             return self.answer(Reply(False, "The games have not started yet.", "warning"))
         self._results_at = time.monotonic()
         self._rounds_shown = tuple(t.game.round for t in self.tables)
-        self.results.children = chart_widgets(class_charts(self.result()))
+        result = self.result()
+        # what decided the class's games (issue 37), above the charts
+        decided = widgets.HTML(class_accounting_html(result))
+        self.results.children = [decided, *chart_widgets(class_charts(result))]
         return True
 
     def _bots_to_class_round(self, games: int, _preset: str, seed: int, on_chunk: Any) -> Any:
