@@ -300,8 +300,10 @@ def simulate(
     """Play many bot games and summarize who wins.
 
     Prints the game length (when time is up), the win rate by role with a 95% Wilson
-    interval, the mean game length, the end reasons, and the win rates by how the games ended:
-    played out, or settled by the final accounting when time was up. With --out, saves four
+    interval, the mean game length, the end reasons, the win rates by how the games ended:
+    played out, or settled by the final accounting when time was up, and how many of the
+    games time ended the final accounting changed the winner (and the winning role) of: the
+    player with the most cash when time was up did not win. With --out, saves four
     tidy tables (games, players, rounds, taxes). Ctrl-C stops the batch cleanly and keeps the
     games already finished.
     """
@@ -346,6 +348,7 @@ def simulate(
             client.close()
     click.echo(length_line(result))
     click.echo(result.summary())
+    click.echo(result.accounting_text())
     if check_invariants:
         violations = result.meta["invariant_violations"]
         decisions = int(result.games["decisions"].sum())

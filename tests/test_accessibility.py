@@ -436,7 +436,7 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
         teacher.get_by_placeholder("paste your instructor link").fill(
             f"{server.url}#class={code}&key={key}"
         )
-        teacher.get_by_placeholder("if it has one").fill("2468")
+        teacher.get_by_placeholder("if it has one", exact=True).fill("2468")
         teacher.get_by_role("button", name="Open its controls").click()
         teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
         found["Class tab, a class open"] = axe_violations(teacher)
@@ -490,7 +490,21 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
             )
             assert kept, student.evaluate("() => document.activeElement.outerHTML.slice(0, 80)")
         student.get_by_text("Game over").first.wait_for(timeout=WAIT)
+        student.get_by_role("heading", name="Your debrief").wait_for(timeout=WAIT)
         found["student, after the game"] = axe_violations(student)
+        # the class's debrief on the projector, and a key moment on the board (or the line
+        # that says the game had none)
+        teacher.get_by_role("button", name="Show the class's debrief").click()
+        teacher.get_by_text("What the final accounting decided").wait_for(timeout=WAIT)
+        found["Class tab, the class's debrief"] = axe_violations(teacher)
+        moments = teacher.get_by_role("button", name="Show on the board")
+        if moments.count():
+            moments.first.click()
+            teacher.get_by_text("just after decision").wait_for(timeout=WAIT)
+        else:
+            teacher.get_by_text("No rent was paid and nobody went bankrupt").wait_for(timeout=WAIT)
+        found["Class tab, a key moment on the board"] = axe_violations(teacher)
+        teacher.screenshot(path=str(SHOTS / "class-debrief.png"), full_page=True)
         student.screenshot(path=str(SHOTS / "student-after.png"), full_page=True)
         student.close()
         teacher.close()

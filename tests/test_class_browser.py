@@ -77,10 +77,10 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         teacher.get_by_placeholder("paste your instructor link").fill(
             f"{server.url}#class={code}&key={key}", timeout=WAIT
         )
-        teacher.get_by_placeholder("if it has one").fill("0000")
+        teacher.get_by_placeholder("if it has one", exact=True).fill("0000")
         teacher.get_by_role("button", name="Open its controls").click()
         teacher.get_by_text("does not open this room").wait_for(timeout=WAIT)
-        teacher.get_by_placeholder("if it has one").fill("2468")
+        teacher.get_by_placeholder("if it has one", exact=True).fill("2468")
         teacher.get_by_role("button", name="Open its controls").click()
         teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
         link = teacher.locator(".am-join-link").inner_text()
@@ -126,7 +126,7 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         page.get_by_placeholder("paste your instructor link").fill(
             f"#class={code}&key={key}", timeout=WAIT
         )
-        page.get_by_placeholder("if it has one").fill("2468")
+        page.get_by_placeholder("if it has one", exact=True).fill("2468")
         page.get_by_role("button", name="Open its controls").click()
         page.locator(".am-class-grid").get_by_text(f"decision {decisions}").wait_for(timeout=WAIT)
         text = page.locator(".am-class-grid").inner_text()
@@ -274,7 +274,7 @@ def test_a_hostile_student_reaches_no_control_and_takes_no_seat(tmp_path):
         mallory.get_by_role("button", name="Open its controls").click()
         mallory.get_by_text("open with the instructor link").wait_for(timeout=WAIT)
         for guess in ("0000", "1111", "2222", "3333", "4444"):
-            mallory.get_by_placeholder("if it has one").fill(guess)
+            mallory.get_by_placeholder("if it has one", exact=True).fill(guess)
             mallory.get_by_role("button", name="Open its controls").click()
         mallory.get_by_text("Too many wrong tries from this page").wait_for(timeout=WAIT)
         assert mallory.locator(".am-room-code").count() == 0
@@ -286,7 +286,7 @@ def test_a_hostile_student_reaches_no_control_and_takes_no_seat(tmp_path):
         laptop.get_by_role("tab", name="Class").click(timeout=WAIT)
         laptop.get_by_text("also has a PIN").wait_for(timeout=WAIT)
         assert "key=" not in laptop.url  # taken off the address bar
-        laptop.get_by_placeholder("if it has one").fill("2468")
+        laptop.get_by_placeholder("if it has one", exact=True).fill("2468")
         laptop.get_by_role("button", name="Open its controls").click()
         laptop.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
 

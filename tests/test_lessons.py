@@ -189,9 +189,10 @@ CHECKS = {
 
 
 # -- the batches the claims are about --------------------------------------------------------------
-def best_play_seats(preset: str) -> list[str]:
-    """The usual table with each role's strongest strategy of a shipped best-play run."""
-    run = best_play_results.shipped(preset)
+def best_play_seats(preset: str, length: str = "round-200") -> list[str]:
+    """The usual table with each role's strongest strategy of a shipped best-play run (the
+    run searched at `length`)."""
+    run = best_play_results.shipped(preset, length)
     return [
         f"{role}:family:{run.strategies[role]['text']}" for role in best_play_results.TABLE_ROLES
     ]
@@ -214,7 +215,11 @@ def play_batch(name: str) -> Any:
         return fairness.market_structures(
             games=spec["games"], bot=spec["bot"], seed=spec["seed"], workers=1, progress=False
         )
-    seats = spec["seats"] if spec.get("kind") != "best-play" else best_play_seats(spec["rules"])
+    seats = (
+        spec["seats"]
+        if spec.get("kind") != "best-play"
+        else best_play_seats(spec["rules"], spec.get("strategies", "round-200"))
+    )
     return simulate(
         games=spec["games"],
         seats=seats,
@@ -395,6 +400,15 @@ def cap_range(
     low, high = range_in(text, bounds)
     share = 100 * stats.round_cap_share(first_games(batches[batch], first))
     assert low <= share <= high, (share, text)
+
+
+def bankrupt_range(batches: BatchStore, text: str, batch: str, bounds: list[float]) -> None:
+    """The share of a batch's games in which a player went bankrupt lies in `bounds` (percent):
+    in a short game time is up with everyone still in."""
+    players = batches[batch].players
+    games = players.groupby("game")["bankrupt"].any()
+    share = 100 * games.mean()
+    assert min(bounds) <= share <= max(bounds), (share, text)
 
 
 def ending_range(
@@ -1235,6 +1249,7 @@ CLAIMS = {
     "change": change,
     "cap_range": cap_range,
     "ending_range": ending_range,
+    "bankrupt_range": bankrupt_range,
     "reading": reading,
     "structure_order": structure_order,
     "structure_range": structure_range,

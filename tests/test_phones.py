@@ -107,6 +107,48 @@ def test_a_class_plays_over_websockets_and_each_move_reaches_the_other_phones(se
     assert {by for *_, by in log} >= {"student", "bot"}
 
 
+def test_once_time_is_up_and_the_game_is_over_each_phone_gets_its_own_debrief(server):
+    """Issue 37: the `debrief` part comes over the websocket only once the table's game is
+    over, and its figures are the store's (the log replayed from the room's seed)."""
+    from amteach.engine import events as ev
+    from amteach.engine.game import Game
+    from amteach.rooms import RoomTable
+
+    code = new_room(server, tables=1, seats=3, ending="two-hour", minutes=30, seed=9)
+
+    async def play() -> None:
+        ana = await Client(server.url).open()
+        ben = await Client(server.url).open()
+        assert (await ana.join(code, "Ana"))["type"] == "seated"
+        assert (await ben.join(code, "Ben"))["type"] == "seated"
+        open_rooms(server.database).start(code)
+        phones = [ana, ben]
+        await play_until(
+            phones, lambda: any("round 3" in p.parts.get("status", "") for p in phones)
+        )
+        assert all(p.parts.get("debrief", "") == "" for p in phones)  # the game goes on
+        open_rooms(server.database).time_is_up(code)
+        await play_until(phones, lambda: all(p.parts.get("debrief") for p in phones))
+        assert all("Game over" in p.parts["status"] for p in phones)
+        rooms = open_rooms(server.database)
+        table = RoomTable(rooms, code, 0)
+        game = Game.replay(table.game.setup, [c for _, c, _, _ in rooms.decisions(code, 0)])
+        assert game.over
+        for phone, name in ((ana, "Ana"), (ben, "Ben")):
+            seat = game.names.index(name)
+            paid = sum(
+                e.amount for e in game.events if isinstance(e, ev.RentPaid) and e.payer == seat
+            )
+            shown = phone.parts["debrief"]
+            assert "Your debrief" in shown
+            assert f"Rent paid</th><td>${paid:,}</td>" in shown
+            assert f"Cash at the end</th><td>${game.cash[seat]:,}</td>" in shown
+        for phone in phones:
+            phone.connection.close()
+
+    asyncio.run(play())
+
+
 def test_a_script_that_opens_connections_cannot_lock_out_another_network(server):
     code = new_room(server)
 

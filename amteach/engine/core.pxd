@@ -240,6 +240,7 @@ cpdef int after_move(Steps game, Tables t, int p) except -1
 cpdef int check_end(Steps game, Tables t) except -1
 cpdef int start_final(Steps game, Tables t, int reason) except -1
 cpdef int next_final(Steps game, Tables t) except -1
+cpdef int most_cash(Steps game) except -2
 cpdef int end_turn(Steps game, Tables t, int p) except -1
 cpdef int settle(Steps game, Tables t, int then) except -1
 cpdef int go_bankrupt(Steps game, Tables t, int d, int creditor, long long debt) except -1

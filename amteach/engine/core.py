@@ -1454,10 +1454,8 @@ def next_final(game: Steps, t: Tables) -> cython.int:
     sp: cython.int
     owner: cython.int
     amount: cython.int
-    best: cython.int = NOBODY
     cash: cython.longlong
     keep: cython.longlong
-    best_cash: cython.longlong = 0
     pct: cython.int
     if game.next_adjuster() != NOBODY:
         return 0
@@ -1475,13 +1473,26 @@ def next_final(game: Steps, t: Tables) -> cython.int:
         amount = game.rent_at(sp, t.settlement_utility_dice)
         if amount:
             game.treasurer_pays(owner, sp, amount)
-    for p in range(n):
+    return game.finish(most_cash(game), game.final_cause())
+
+
+@cython.ccall
+@cython.exceptval(-2, check=False)
+def most_cash(game: Steps) -> cython.int:
+    """The seat still in with the most cash, the first seat of the most on a tie (NOBODY when
+    no one is left): the final accounting's winner (decision 12), and, asked when the
+    accounting begins, the leader it may overturn (amteach.sim.accounting)."""
+    p: cython.int
+    best: cython.int = NOBODY
+    cash: cython.longlong
+    best_cash: cython.longlong = 0
+    for p in range(game.seats()):
         if not game.seat_out(p):
             cash = game.cash_of(p)
             if best == NOBODY or cash > best_cash:
                 best = p
                 best_cash = cash
-    return game.finish(best, game.final_cause())
+    return best
 
 
 @cython.ccall

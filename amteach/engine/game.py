@@ -177,6 +177,7 @@ _STATE_FIELDS = (
     "bankrupt",
     "board",
     "cash",
+    "cash_at_final",
     "current",
     "debts",
     "decisions",
@@ -191,6 +192,7 @@ _STATE_FIELDS = (
     "houses",
     "is_extra",
     "last_dice",
+    "leader_at_final",
     "mortgage_values",
     "mortgaged",
     "names",
@@ -310,6 +312,9 @@ class Game(core.Steps):
         self.offer_phase = PRE_ROLL
         self.final_queue: deque[int] = deque()
         self.final_reason = ""
+        # the standing when the final accounting began (what it changed: sim.accounting)
+        self.cash_at_final: tuple[int, ...] | None = None
+        self.leader_at_final = NOBODY
         self._weighed: Trade | None = None
         self.winner: int | None = None
         self.end_reason: str | None = None
@@ -1020,6 +1025,8 @@ class Game(core.Steps):
 
     def begin_final(self, reason: int) -> int:
         self.final_reason = core.ENDINGS[reason]
+        self.cash_at_final = tuple(self.cash)
+        self.leader_at_final = core.most_cash(self)
         self._emit(ev.FinalAccounting(self.table, self.final_reason))
         self.final_queue = deque()
         return 0

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..engine.errors import AmteachError
 from ..session import Reply
+from .debrief import phone_part as debrief_part
 from .limits import Window
 from .names import Refused
 from .phone_view import lobby_view, question_html, seat_view, status_html
@@ -510,6 +511,7 @@ class Hub:
             )
         else:
             view = seat_view(held.table, seat.seat, list(held.lines))
+            view["debrief"] = debrief_part(held.table, seat.seat)  # "" until the game is over
         view["question"] = self.question_part(seat)
         self.send_view(phone, view)
 

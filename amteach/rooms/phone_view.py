@@ -40,6 +40,7 @@ PARTS = (
     "status",
     "rules",
     "question",
+    "debrief",
     "choices",
     "away",
     "manage",

@@ -128,6 +128,9 @@ cdef class G(core.Steps):
     cdef int final_head
     cdef int final_count
     cdef int final_reason
+    # the standing when the final accounting began (sim.accounting)
+    cdef int64_t cash_at_final[6]
+    cdef int leader_at_final
     cdef int winner
     cdef int end_reason
     # what the frames count

@@ -350,6 +350,7 @@ class G(core.Steps):
             self.property_tax = zeros(MAX_SEATS)
             self.fines = zeros(MAX_SEATS)
             self.bankrupt_round = zeros(MAX_SEATS)
+            self.cash_at_final = zeros(MAX_SEATS)
             self.wealth_titles = zeros(MAX_SEATS)
             self.wealth_buildings = zeros(MAX_SEATS)
             self.owner = zeros(MAX_SPACES)
@@ -600,7 +601,11 @@ class G(core.Steps):
         return rent_for(self, space, dice)
 
     def begin_final(self, reason):
+        p: cython.int
         self.final_reason = reason
+        for p in range(self.n):
+            self.cash_at_final[p] = self.cash[p]
+        self.leader_at_final = core.most_cash(self)
         self.final_head = 0
         self.final_count = 0
         return 0
@@ -1510,6 +1515,7 @@ def reset_game(g, s, index, seed, taxes):
         g.property_tax[p] = 0
         g.fines[p] = 0
         g.bankrupt_round[p] = -1
+        g.cash_at_final[p] = 0
     for p in range(g.n):
         g.cash[p] = s.starting_cash
         g.total_money += s.starting_cash
@@ -1548,6 +1554,7 @@ def reset_game(g, s, index, seed, taxes):
     g.final_head = 0
     g.final_count = 0
     g.final_reason = 0
+    g.leader_at_final = NOBODY
     g.winner = NOBODY
     g.end_reason = 0
     reset_bots(g, s, seed)
@@ -1561,6 +1568,7 @@ def play_one(g, index, seed, games, players, rounds):
     i: cython.int
     last_round: cython.int
     n_titles: cython.int
+    accounted: cython.bint
     decisions: cython.longlong = 0
     turns: cython.longlong = 0
     violations: cython.longlong = 0
@@ -1590,6 +1598,10 @@ def play_one(g, index, seed, games, players, rounds):
     games.data[4, r] = g.end_reason
     games.data[5, r] = decisions
     games.data[6, r] = turns
+    # what the final accounting changed (sim.accounting): the leader and the cash when it began;
+    # a game without it has no leader before it (NOBODY) and its final cash as the cash before
+    accounted = g.end_reason == END_TWO_HOUR or g.end_reason == END_ROUND_CAP
+    games.data[7, r] = g.leader_at_final if accounted else NOBODY
     wealth_parts(g)
     for p in range(g.n):
         n_titles = 0
@@ -1611,6 +1623,7 @@ def play_one(g, index, seed, games, players, rounds):
         players.data[11, r] = g.fines[p]
         players.data[12, r] = n_titles
         players.data[13, r] = g.bankrupt_round[p]
+        players.data[14, r] = g.cash_at_final[p] if accounted else g.cash[p]
     return violations
 
 
@@ -1665,8 +1678,8 @@ class Batch:
     def play(self, start: int, seeds, columns) -> tuple:
         """Play games start, start+1, ... with these seeds: (tables of arrays, violations).
         `columns` names the columns of the games, players, rounds and taxes tables."""
-        games = Rows(7)
-        players = Rows(14)
+        games = Rows(8)
+        players = Rows(15)
         rounds = Rows(6)
         taxes = Rows(6)
         g = G()

@@ -6,7 +6,7 @@ games comes back as a dict of numpy arrays, which pickles small and concatenates
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -21,11 +21,21 @@ from ..engine.game import Game, PlayerSetup, Setup
 from ..engine.rules import RuleSet
 from ..engine.terms import PaymentReason
 from . import core
+from .accounting import ACCOUNTING_ENDINGS
 
 END_REASONS = ("game_a", "game_b", "two_hour", "round_cap")
 NO_WINNER = -1
 
-GAME_COLUMNS = ("game", "seed", "winner", "rounds", "end_reason", "decisions", "turns")
+GAME_COLUMNS = (
+    "game",
+    "seed",
+    "winner",
+    "rounds",
+    "end_reason",
+    "decisions",
+    "turns",
+    "leader_before_accounting",
+)
 PLAYER_COLUMNS = (
     "game",
     "seat",
@@ -41,6 +51,7 @@ PLAYER_COLUMNS = (
     "fines",
     "titles",
     "bankrupt_round",
+    "cash_before_accounting",
 )
 ROUND_COLUMNS = ("game", "round", "seat", "cash", "titles", "buildings")
 TAX_COLUMNS = ("game", "round", "seat", "flat", "percent", "chose_percent")
@@ -199,6 +210,14 @@ def _rows(
         elif isinstance(event, ev.Bankrupt):
             bankrupt_round[event.player] = current_round
     winner = NO_WINNER if game.winner is None else game.winner
+    # the standing when the final accounting began, as the engine recorded it (what
+    # sim.accounting reads too); a game without it: no leader before it (NO_WINNER, the
+    # engine's NOBODY), and its final cash as the cash before it
+    leader = NO_WINNER
+    cash_before: Sequence[int] = game.cash
+    if game.over and game.end_reason in ACCOUNTING_ENDINGS and game.cash_at_final is not None:
+        leader = game.leader_at_final
+        cash_before = game.cash_at_final
     games = {
         "game": [index],
         "seed": [seed],
@@ -208,6 +227,7 @@ def _rows(
         "end_reason": [END_REASONS.index(game.end_reason) if game.end_reason else -1],
         "decisions": [decisions],
         "turns": [sum(game.turns_taken)],
+        "leader_before_accounting": [leader],
     }
     players: dict[str, list[int]] = {c: [] for c in PLAYER_COLUMNS}
     for p in range(n):
@@ -226,6 +246,7 @@ def _rows(
             fines[p],
             len(game.titles_of(p)),
             bankrupt_round[p],
+            cash_before[p],
         )
         for column, value in zip(PLAYER_COLUMNS, values, strict=True):
             players[column].append(value)

@@ -14,9 +14,13 @@ import pandas as pd
 from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..style import ROLE_LABELS
+from .accounting import ACCOUNTING_ENDINGS
 from .play import END_REASONS, GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS, SeatSpec
 
 TABLES = ("games", "players", "rounds", "taxes")
+# the frames' two columns on the final accounting (decision 12; sim.accounting)
+LEADER_BEFORE = "leader_before_accounting"
+BEFORE_ACCOUNTING = "cash_before_accounting"
 # how a game ended, in two: played out (its own end) or time up (settled by the round cap)
 ENDING_NAMES = ("played out", "time up")
 FORMATS = ("parquet", "csv")
@@ -39,6 +43,9 @@ COLUMNS_DOC: dict[str, dict[str, str]] = {
         "end_reason": "game_a (last player standing), game_b, two_hour, or round_cap (settled by the final accounting)",
         "decisions": "decisions taken by all players",
         "turns": "turns taken by all players",
+        "leader_before_accounting": "in a game settled by the final accounting (two_hour or "
+        "round_cap), the seat with the most cash when it began (the first seat of the most, as "
+        "for the winner); -1 for a game without the final accounting",
     },
     "players": {
         "game": "the game's number",
@@ -47,6 +54,9 @@ COLUMNS_DOC: dict[str, dict[str, str]] = {
         "bot": "the seat's bot",
         "tax": "its income-tax behaviour: cheaper, flat or percent",
         "turns": "turns taken",
+        "cash_before_accounting": "cash when the final accounting began (before selling, "
+        "mortgaging, the keep shares and the Treasurer's rent); in a game without it, the final "
+        "cash",
         "final_cash": "cash at the end",
         "net_worth": "cash + titles at price (mortgaged: price less redeem price) + buildings at cost",
         "rule25_wealth": "cash + one landing's rent on every unmortgaged title (decision 11)",
@@ -98,6 +108,23 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
     return (float(ci.low), float(ci.high))
 
 
+def exact_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) interval for a proportion (scipy's implementation), the one
+    the dashboard's tables show."""
+    from scipy.stats import binomtest
+
+    if trials == 0:
+        return (float("nan"), float("nan"))
+    ci = binomtest(int(successes), int(trials)).proportion_ci(
+        confidence_level=confidence, method="exact"
+    )
+    return (float(ci.low), float(ci.high))
+
+
+# the intervals a summary may give a proportion, by the name it prints
+INTERVALS = {"Wilson": wilson_interval, "exact": exact_interval}
+
+
 def _by_seat(seat: np.ndarray, labels: list[str], categories: list[str]) -> pd.Categorical:
     """A categorical column from seat numbers, built from integer codes (no strings per row)."""
     codes = np.asarray([categories.index(label) for label in labels], dtype=np.int8)
@@ -142,6 +169,7 @@ def build_frames(
     games.insert(
         4, "winner_bot", pd.Categorical.from_codes(bot_codes[winner], categories=bot_names)
     )
+    games[LEADER_BEFORE] = games[LEADER_BEFORE].to_numpy().astype(np.int8)
     games["end_reason"] = pd.Categorical.from_codes(
         games["end_reason"].to_numpy(), categories=list(END_REASONS)
     )
@@ -154,16 +182,10 @@ def build_frames(
     )
     players["bankrupt"] = players["bankrupt_round"] >= 0
     players["bankrupt_round"] = players["bankrupt_round"].astype("Int32").where(players["bankrupt"])
+    counts = [c for c in PLAYER_COLUMNS[2:] if c not in ("bankrupt_round", BEFORE_ACCOUNTING)]
+    counts.insert(counts.index("final_cash"), BEFORE_ACCOUNTING)
     players = players[
-        [
-            *PLAYER_COLUMNS[:2],
-            "role",
-            "bot",
-            "tax",
-            *PLAYER_COLUMNS[2:-1],
-            "bankrupt",
-            "bankrupt_round",
-        ]
+        [*PLAYER_COLUMNS[:2], "role", "bot", "tax", *counts, "bankrupt", "bankrupt_round"]
     ]
 
     rounds = by_seat(table("rounds", ROUND_COLUMNS))
@@ -300,6 +322,107 @@ class SimulationResult:
             rows, columns=["ending", "games", "share", "role", "wins", "rate", "ci_low", "ci_high"]
         )
 
+    def accounting_changes(
+        self, confidence: float = 0.95, interval: str = "Wilson"
+    ) -> pd.DataFrame:
+        """What the final accounting decided, over the games it settled (time up: two_hour or
+        round_cap): one row for the winner (the seat with the most cash when it began is not
+        the winner) and one for the winning role (that seat's role is not the winner's). Columns
+        `change`, `changed`, `games` (settled by the accounting), `of` (all games), `rate` and
+        its interval (`ci_low`, `ci_high`; NaN with no such game): `interval` "Wilson" or
+        "exact" (Clopper-Pearson)."""
+        if interval not in INTERVALS:
+            raise InputError(
+                f"interval must be one of {', '.join(INTERVALS)}, not {interval!r}",
+                field="interval",
+            )
+        games = self.games
+        if LEADER_BEFORE not in games:
+            raise InputError(
+                f"these games have no {LEADER_BEFORE} column (saved by an older amteach); "
+                "play them again to see what the final accounting decided",
+                field=LEADER_BEFORE,
+            )
+        settled = games[games["end_reason"].isin(ACCOUNTING_ENDINGS).to_numpy()]
+        leader = settled[LEADER_BEFORE].to_numpy().astype(np.int64)
+        winner = settled["winner"].to_numpy().astype(np.int64)
+        # each seat's role in its own game (a class's tables may seat the roles differently)
+        roles = self.players.set_index(["game", "seat"])["role"].astype(object)
+        game_no = settled["game"].to_numpy()
+
+        def role_of(seats: np.ndarray) -> np.ndarray:
+            keys = pd.MultiIndex.from_arrays([game_no, seats.astype(self.players["seat"].dtype)])
+            return roles.reindex(keys).to_numpy()
+
+        leader_role, winner_role = role_of(leader), role_of(winner)
+        same_role = (leader_role == winner_role) | (pd.isna(leader_role) & pd.isna(winner_role))
+        rows = []
+        for change, changed in (
+            ("winner", int((leader != winner).sum())),
+            ("winning role", int((~same_role).sum())),
+        ):
+            n = len(settled)
+            low, high = INTERVALS[interval](changed, n, confidence)
+            rows.append(
+                {
+                    "change": change,
+                    "changed": changed,
+                    "games": n,
+                    "of": len(games),
+                    "rate": changed / n if n else float("nan"),
+                    "ci_low": low,
+                    "ci_high": high,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def accounting_text(self, interval: str = "Wilson") -> str:
+        """Plain English: the share of games whose winner (and winning role) the final
+        accounting changed, with 95% intervals (`interval`: "Wilson", as `amteach simulate`
+        prints, or "exact", as the dashboard shows), and what it holds under: how many games
+        it settled, after how many rounds, and the keep shares."""
+        table = self.accounting_changes(interval=interval).set_index("change")
+        winner, role = table.loc["winner"], table.loc["winning role"]
+        n, total = int(winner["games"]), int(winner["of"])
+        if n == 0:
+            return (
+                f"None of the {total:,} games ended in the final accounting (every one was "
+                "played out), so it decided none."
+            )
+
+        def share(row: pd.Series) -> str:
+            return (
+                f"{100 * row['rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+            )
+
+        return (
+            f"The final accounting changed the winner of {int(winner['changed']):,} of {n:,} "
+            f"games ({share(winner)}); the winning role in {int(role['changed']):,} "
+            f"({share(role)}).\n"
+            f"  Over the {n:,} of {total:,} games that time ended, {self.accounting_conditions()}; "
+            "changed: the player with the most cash when time was up did not win; "
+            f"95% {interval} intervals."
+        )
+
+    def accounting_conditions(self) -> str:
+        """What the final accounting's figures hold under, in words: the rounds after which
+        time ended the games and the keep shares of the rules (meta), e.g. "after 6 rounds;
+        Competitors keep 10% of their cash, Monopolists 20%"; empty with no such game."""
+        settled = self.games[self.games["end_reason"].isin(ACCOUNTING_ENDINGS).to_numpy()]
+        if not len(settled):
+            return ""
+        low, high = int(settled["rounds"].min()), int(settled["rounds"].max())
+        after = f"after {low:,} round{'' if low == 1 else 's'}"
+        if high != low:
+            after = f"after {low:,} to {high:,} rounds"
+        rules = self.meta.get("rules") or {}
+        if "settlement_keep_percent_competitor" not in rules:
+            return after
+        return (
+            f"{after}; Competitors keep {rules['settlement_keep_percent_competitor']}% of their "
+            f"cash, Monopolists {rules['settlement_keep_percent_monopolist']}%"
+        )
+
     def __repr__(self) -> str:
         return f"<SimulationResult {self.completed} games; frames: games, players, rounds, taxes>"
 
@@ -381,7 +504,7 @@ def _read_csv(path: Path, name: str, meta: dict[str, Any]) -> pd.DataFrame:
     ):
         if column in frame:
             frame[column] = pd.Categorical(frame[column], categories=categories)
-    for column in ("seat", "winner"):
+    for column in ("seat", "winner", LEADER_BEFORE):
         if column in frame:
             frame[column] = frame[column].astype(np.int8)
     if name == "rounds":

@@ -115,7 +115,7 @@ def batch_summary_html(result: Any) -> str:
         '{}<table class="am-summary"><thead><tr><th>role</th><th>win rate</th>'
         '<th title="{}">95% interval <span class="am-info">?</span></th><th>games won</th>'
         "</tr></thead><tbody>{}</tbody></table>"
-        '<p class="am-note">{}</p><p>Games lasted {} rounds on average; {}.</p>{}',
+        '<p class="am-note">{}</p><p>Games lasted {} rounds on average; {}.</p>{}{}',
         head,
         INTERVAL_EXPLAINED,
         rows,
@@ -123,6 +123,54 @@ def batch_summary_html(result: Any) -> str:
         f"{result.games['rounds'].mean():.0f}",
         endings,
         endings_table_html(result, cap),
+        accounting_html(result),
+    )
+
+
+def accounting_html(result: Any) -> str:
+    """What the final accounting decided: the lines `amteach simulate` prints
+    (`SimulationResult.accounting_text`), with the exact intervals the tables above show;
+    nothing for frames saved before the batches recorded the standing when it began."""
+    from ..sim.results import LEADER_BEFORE
+
+    if LEADER_BEFORE not in result.games:
+        return ""
+    head, *notes = result.accounting_text("exact").split("\n")
+    return html_text(
+        '<p class="am-accounting">{}</p>{}',
+        head,
+        html_join(html_text('<p class="am-note">{}</p>', note.strip()) for note in notes),
+    )
+
+
+def class_accounting_html(result: Any) -> str:
+    """How many of a class's finished games the final accounting decided (its winner was not
+    the player with the most cash when time was up), and in how many it gave the win to the
+    other role, with the rounds and keep shares they hold under (the Class tab's results)."""
+    changes = result.accounting_changes().set_index("change")
+    winner, role = changes.loc["winner"], changes.loc["winning role"]
+    settled, total = int(winner["games"]), int(winner["of"])
+    if total == 0:
+        return ""
+    finished = html_text("{} finished game{}", total, "" if total == 1 else "s")
+    if settled == 0:
+        return html_text(
+            '<p class="am-accounting">None of the class\'s {} ended with time up, so the final '
+            "accounting decided none of them.</p>",
+            finished,
+        )
+    return html_text(
+        '<p class="am-accounting"><b>The final accounting decided {} of the class\'s {}</b>: '
+        "time was up in {}, and in {} of those the player with the most cash when time was up "
+        "did not win; in {} the win went to the other role.</p>"
+        '<p class="am-note">Time was up {}. A game the accounting decided says little about '
+        "who was winning the play itself.</p>",
+        int(winner["changed"]),
+        finished,
+        settled,
+        int(winner["changed"]),
+        int(role["changed"]),
+        result.accounting_conditions(),
     )
 
 

@@ -50,7 +50,8 @@ from ..rooms.phone_view import clock
 from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
-from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets
+from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets, class_accounting_html
+from .class_debrief import DebriefPanel
 from .class_exports import ExportsPanel
 from .class_questions import QuestionsPanel
 from .class_treatments import ClassTreatments
@@ -266,6 +267,7 @@ class ClassTab:
             run=self._bots_to_class_round,
             rules=False,
         )
+        self.debrief = DebriefPanel(lambda: self.tables, self._check_key)  # issue 37
         # predictions and exit tickets on the phones (issue 37): ui/class_questions.py
         self.phone_questions = QuestionsPanel(self)
         self.running = w.VBox(
@@ -317,6 +319,7 @@ class ClassTab:
                 self.treatments.results,
                 self.bots.widget,
                 self.exports.widget,
+                self.debrief.widget,
             ],
             layout=w.Layout(display="none"),
         )
@@ -890,7 +893,10 @@ class ClassTab:
             return self.answer(Reply(False, "The games have not started yet.", "warning"))
         self._results_at = time.monotonic()
         self._rounds_shown = tuple(t.game.round for t in self.tables)
-        self.results.children = chart_widgets(class_charts(self.result()))
+        result = self.result()
+        # what decided the class's games (issue 37), above the charts
+        decided = widgets.HTML(class_accounting_html(result))
+        self.results.children = [decided, *chart_widgets(class_charts(result))]
         return True
 
     def _bots_to_class_round(self, games: int, _preset: str, seed: int, on_chunk: Any) -> Any:
