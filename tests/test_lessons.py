@@ -52,8 +52,8 @@ from amteach.analysis.returns import title_returns
 from amteach.bots import FamilyParams
 from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
-from amteach.rooms.rule_sets import named_rule_set
 from amteach.files import load_scenario_file, read_yaml
+from amteach.rooms.rule_sets import named_rule_set
 from amteach.sim import DEFAULT_ROUND_CAP, SimulationResult, simulate, wilson_interval
 from amteach.sim.sweep import SWEEP_COLUMNS, sweep
 
