@@ -53,6 +53,7 @@ from amteach.bots import FamilyParams
 from amteach.engine.rules import RuleSet
 from amteach.engine.scenario import run_scenario
 from amteach.files import load_scenario_file, read_yaml
+from amteach.rooms.rule_sets import named_rule_set
 from amteach.sim import DEFAULT_ROUND_CAP, SimulationResult, simulate, wilson_interval
 from amteach.sim.sweep import SWEEP_COLUMNS, sweep
 
@@ -141,6 +142,12 @@ def rule(name: str, preset: str = "default", index: int | None = None) -> float:
     return value if index is None else value[index]
 
 
+def treatment_rule(key: str, name: str) -> float:
+    """A rule parameter of a named rule set the Class tab offers (amteach/data/treatments.yaml),
+    e.g. the keep share of "Equal keep shares"."""
+    return named_rule_set(key).rules().to_dict()[name]
+
+
 def tax_break_even(role: str, asset: str = "cash", preset: str = "default") -> float:
     """The assets at which a role's percentage income tax reaches the flat amount."""
     frame = taxes.tax_break_even(preset).set_index("role")
@@ -183,6 +190,7 @@ CHECKS = {
     "scenario_rent": scenario_rent,
     "scenario_tax": scenario_tax,
     "rule": rule,
+    "treatment_rule": treatment_rule,
     "tax_break_even": tax_break_even,
     "title_return": title_return,
 }
@@ -1462,6 +1470,23 @@ CLAIM_CHECKS = [
 def test_every_claim_about_bot_games_holds_for_the_batches_the_lesson_names(lesson, check, batches):
     (kind,) = [k for k in check if k in CLAIMS]
     CLAIMS[kind](batches, check["text"], **check[kind])
+
+
+def test_the_equal_keep_batches_play_the_class_tabs_equal_keep_shares():
+    """A lesson's "equal keep shares" figure is for the rule set the Class tab gives a table
+    (decision 12's keep shares, both roles keeping what the Competitors keep as written)."""
+    equal = named_rule_set("equal-keep")
+    written = RuleSet.preset("default")
+    assert equal.rules().settlement_keep_percent_monopolist == (
+        written.settlement_keep_percent_competitor
+    )
+    named = [name for name in BATCHES if name.endswith("-equal")]
+    assert {"class-3-equal", "class-6-equal", "best-two-hour-equal"} <= set(named)
+    for name in named:
+        spec = BATCHES[name]
+        assert spec["set"] == equal.changes, name
+        base = RuleSet.preset(spec.get("rules", "default"), **spec["set"])
+        assert base == equal.rules(), name
 
 
 def test_the_taxes_notebook_plays_the_taxes_tabs_batch():

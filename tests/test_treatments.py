@@ -53,10 +53,13 @@ def test_the_named_rule_sets_ship_with_their_changes_and_one_plain_line():
         "Equal keep shares",
         "Foundation fee $300",
     ]
-    # decision 12: the final accounting's keep shares; equal keep shares give both 20%
+    # decision 12: the final accounting's keep shares; equal keep shares give the Monopolists
+    # what the Competitors keep under the rules as written (both 10%)
     equal = named["equal-keep"].rules()
+    written = named["as-written"].rules()
     assert equal.settlement_keep_percent_competitor == equal.settlement_keep_percent_monopolist
-    assert equal.settlement_keep_percent_competitor == 20
+    assert equal.settlement_keep_percent_monopolist == written.settlement_keep_percent_competitor
+    assert equal.settlement_keep_percent_monopolist == 10
     assert named["foundation-300"].rules().foundation_monopolist_fee == 300
     assert named["as-written"].rules() == RuleSet.preset("default")
     for choice in named.values():
@@ -243,7 +246,7 @@ def test_a_treated_table_plays_by_its_own_rules_to_its_final_accounting(tmp_path
     rooms.start(code)
     written, equal = (RoomTable(rooms, code, t) for t in range(2))
     assert written.game.rules.settlement_keep_percent_competitor == 10
-    assert equal.game.rules.settlement_keep_percent_competitor == 20
+    assert equal.game.rules.settlement_keep_percent_monopolist == 10
     assert equal.game.rules.round_cap == written.game.rules.round_cap == 5
     # decision 12: in the final accounting each player keeps their role's share of cash
     kept = {}
@@ -255,7 +258,7 @@ def test_a_treated_table_plays_by_its_own_rules_to_its_final_accounting(tmp_path
             if "in the final accounting, keeping" in line
         }
     assert kept[0] == {"10", "20"}
-    assert kept[1] == {"20"}
+    assert kept[1] == {"10"}
     # the log replays to the same game under the table's own rules (another device's view)
     again = RoomTable(rooms, code, 1)
     assert (
@@ -287,7 +290,7 @@ def test_each_phone_shows_its_own_tables_rules_in_one_plain_line(tmp_path):
         assert set(by_table) == {0, 1}
         equal_line = (
             "<b>Rules at your table:</b> equal keep shares — Competitors and Monopolists both "
-            "keep 20% of their cash at the end."
+            "keep 10% of their cash at the end."
         )
         # before the games start (the lobby) and once they play (the seat's view)
         assert equal_line in by_table[0].parts["rules"]
