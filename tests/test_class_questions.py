@@ -238,8 +238,8 @@ def test_with_two_rule_sets_the_line_also_gives_each_rule_sets_tables_and_bots(t
     rooms, tab, hub = two_rule_sets
     line = predict_and_play(rooms, tab, hub)
     assert re.search(PREDICTED, line), line
-    keeps = [t.game.rules.settlement_keep_percent_competitor for t in tab.tables]
-    assert keeps == [10, 20]  # the rules as written, then equal keep shares
+    keeps = [t.game.rules.settlement_keep_percent_monopolist for t in tab.tables]
+    assert keeps == [20, 10]  # the rules as written, then equal keep shares (both 10%)
     for number, label in enumerate(("Rules as written", "Equal keep shares")):
         assert tab.tables[number].info.settings.rule_set(number).label == label
         wins, games, bot_wins, bot_games = recomputed(rooms, tab.code, [number])
