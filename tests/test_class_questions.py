@@ -6,6 +6,7 @@ tests/test_question_phones.py.)"""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import statistics
@@ -156,11 +157,12 @@ PREDICTED = (
 )
 
 
-def predict_and_play(rooms, tab, hub) -> str:
+def predict_and_play(rooms, tab, hub, phones: list | None = None) -> str:
     """Lesson 7's prediction asked, three students answer, the class plays to the end: the
     line beside the answers, as the panel shows it."""
     panel = tab.phone_questions
-    phones = [student(hub, tab.code, name) for name in ("Ana", "Ben", "Cy")]
+    phones = phones if phones is not None else []
+    phones.extend(student(hub, tab.code, name) for name in ("Ana", "Ben", "Cy"))
     pick(panel, "07-class-play", "prediction")
     assert panel.ask()
     catch_up(hub, tab)
@@ -236,7 +238,8 @@ def test_lesson_7s_prediction_is_set_beside_the_tables_and_the_bots_each_number_
 
 def test_with_two_rule_sets_the_line_also_gives_each_rule_sets_tables_and_bots(two_rule_sets):
     rooms, tab, hub = two_rule_sets
-    line = predict_and_play(rooms, tab, hub)
+    phones: list[HubPhone] = []
+    line = predict_and_play(rooms, tab, hub, phones)
     assert re.search(PREDICTED, line), line
     keeps = [t.game.rules.settlement_keep_percent_monopolist for t in tab.tables]
     assert keeps == [20, 10]  # the rules as written, then equal keep shares (both 10%)
@@ -248,6 +251,29 @@ def test_with_two_rule_sets_the_line_also_gives_each_rule_sets_tables_and_bots(t
             f"{round(100 * bot_wins / bot_games)}% ({bot_games:,} games)."
         )
         assert expected in line, (expected, line)
+
+    # after the game: lesson 7's exit ticket, on the phones beside the debrief
+    panel = tab.phone_questions
+    pick(panel, "07-class-play", "exit")
+    exit_ticket = panel.lesson_questions[panel.lesson_pick.value].question
+    assert panel.ask()
+    catch_up(hub, tab)
+    for n, phone in enumerate(phones):
+        assert "Game over" in phone.parts["status"]
+        assert exit_ticket.text in html.unescape(phone.parts["question"])
+        phone.send(type="answer", question=2, answer=n % len(exit_ticket.options))
+    catch_up(hub, tab)
+    assert "3 of 3 students answered" in words(panel.count.value)
+    assert panel.close()
+    catch_up(hub, tab)
+    frame = q.answers_frame(rooms, tab.code, 2)
+    seats = {row.name: row for row in rooms.seats(tab.code) if row.name}
+    assert sorted(frame["name"]) == ["Ana", "Ben", "Cy"]
+    for row in frame.itertuples():
+        assert row.role == seats[row.name].role and row.moment == "exit"
+        assert row.answer == exit_ticket.options[row.value]
+    # the prediction stays answered as it was
+    assert sorted(q.answers_frame(rooms, tab.code, 1)["value"]) == [40, 65.5, 90]
 
 
 def test_going_back_to_another_class_draws_that_class_only(classroom):
