@@ -322,6 +322,7 @@ STYLE = (
 .am-centre{grid-row:2/11;grid-column:2/11;display:flex;flex-direction:column;align-items:center;justify-content:center;
   text-align:center;gap:6px;padding:calc(var(--am-pawn) + 8px)}
 .am-title{font-size:1.6em;font-weight:700;letter-spacing:1px}
+.am-centre-legend{background:#fff;border-radius:4px;padding:1px 6px}
 .am-players{border-collapse:collapse;font-size:14px}
 .am-players th,.am-players td{border-bottom:1px solid #ccc;padding:3px 8px;text-align:right}
 .am-players th:first-child,.am-players td:first-child,.am-players td:nth-child(2){text-align:left;white-space:nowrap}
@@ -511,8 +512,8 @@ def board_html(
         middle = html_text(
             '<div class="am-centre" aria-hidden="true"><div class="am-title">ANTI-MONOPOLY</div>'
             "<div>{status}</div>"
-            "<div>{legend}</div><div>Treasury supply: {houses} houses, {apartments} apartments"
-            "</div></div>",
+            '<div class="am-centre-legend">{legend}</div>'
+            "<div>Treasury supply: {houses} houses, {apartments} apartments</div></div>",
             status=status,
             legend=role_legend(),
             houses=game.supply_houses,

@@ -51,9 +51,7 @@ class ExportsPanel:
             placeholder="optional, e.g. Monday 9am",
             style={"description_width": "initial"},
         )
-        self.pin = w.Password(
-            description="Its PIN", placeholder="that class's PIN, if it has one"
-        )
+        self.pin = w.Password(description="Its PIN", placeholder="that class's PIN, if it has one")
         self.add_button = button("Add another section", lambda _: self.add())
         self.remove_picker = w.Dropdown(
             description="Section", style={"description_width": "initial"}

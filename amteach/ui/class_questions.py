@@ -283,6 +283,7 @@ class QuestionsPanel:
         self._shown: Any = None  # what is drawn now (redrawn when it changes)
         self._read: Any = None  # the answers last read: (room, question, (count, last))
         self._values: list[Any] = []
+        self._prediction: Any = None  # an earlier prediction kept beside the outcome
         self._compared: Comparison | None = None  # for the finished tables `_compared_key`
         self._compared_key: Any = None
         self._played: dict[tuple[int, int], Any] = {}  # each finished table's bots
@@ -365,6 +366,7 @@ class QuestionsPanel:
         if tab.code != self._code:  # another class: nothing drawn or played is its
             self._code, self._shown, self._read = tab.code, None, None
             self._compared, self._compared_key, self._played = None, None, {}
+            self._prediction = None
         try:
             question = asking.latest(tab.rooms, tab.code)
             if question is None:
@@ -376,16 +378,34 @@ class QuestionsPanel:
             if read != self._read:  # the answers themselves only when some came
                 frame = asking.answers_frame(tab.rooms, tab.code, question.number)
                 self._read, self._values = read, frame["value"].tolist()
+                self._prediction = self._earlier_prediction(question)
         except RoomsUnavailable:
             return  # the Class tab says so; the next tick reads again
         self._draw(question, self._values, students)
+
+    def _earlier_prediction(self, latest: asking.Question) -> Any:
+        """The class's last prediction set beside the outcome, when a later question (the exit
+        ticket, say) is the one on screen: (question, answers), else None. Its answers no
+        longer change (posing the later question closed it)."""
+        tab = self.tab
+        earlier = [
+            asked
+            for asked in asking.questions(tab.rooms, tab.code)
+            if asked.compare == "monopolist_win_rate" and asked.number != latest.number
+        ]
+        if latest.compare == "monopolist_win_rate" or not earlier:
+            return None
+        last = earlier[-1]
+        return last, asking.answers_frame(tab.rooms, tab.code, last.number)["value"].tolist()
 
     def _draw(self, question: asking.Question | None, values: list[Any], students: int) -> None:
         tables = self.tab.tables
         finished = tuple(
             (t.table_no, t.game.round, len(t.game.decisions)) for t in tables if t.game.over
         )
+        prediction = self._prediction
         shown = (question, getattr(question, "closed_at", None), values, students, finished)
+        shown += (prediction,)
         if shown == self._shown:
             return
         self._shown = shown
@@ -418,6 +438,15 @@ class QuestionsPanel:
             line = html_text(
                 "<p class='am-compare' style='font-size:22px;margin:8px 0;max-width:1100px'>{}</p>",
                 compare_line(question, values, self.compared(tables) if values else None),
+            )
+        elif prediction is not None:  # the prediction stays beside the outcome
+            earlier, answers = prediction
+            line = html_text(
+                "<p class='am-compare' style='font-size:22px;margin:8px 0;max-width:1100px'>"
+                "Question {} ({}): {}</p>",
+                earlier.number,
+                earlier.text,
+                compare_line(earlier, answers, self.compared(tables) if answers else None),
             )
         self.drawing.value = html_text("{}{}{}", head, body, line)
 
