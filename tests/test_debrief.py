@@ -485,7 +485,7 @@ def test_the_debrief_download_asks_for_the_key_and_never_holds_a_formula(timed_r
 
 def test_each_tables_debrief_names_its_rule_set_and_its_keep_shares(tmp_path):
     """Two treatments (rule sets by hand): the equal-keep table's accounting says both roles
-    kept 20%, the as-written table's 10% and 20% (decision 12 with each table's rules)."""
+    kept 10%, the as-written table's 10% and 20% (decision 12 with each table's rules)."""
     from amteach.rooms.rule_sets import named_rule_set
 
     rooms = open_rooms(str(tmp_path / "class.sqlite"))
@@ -516,7 +516,7 @@ def test_each_tables_debrief_names_its_rule_set_and_its_keep_shares(tmp_path):
     names = [s.name for s in as_written.seats]
     assert (as_written.rules, equal.rules) == ("Rules as written", "Equal keep shares")
     assert "Competitors kept 10% and Monopolists kept 20%" in accounting_sentence(as_written, names)
-    assert "Both roles kept 20% of their cash" in accounting_sentence(equal, names)
+    assert "Both roles kept 10% of their cash" in accounting_sentence(equal, names)
     assert (
         class_debrief(tables)["rules"].tolist()
         == ["Rules as written"] * 2 + ["Equal keep shares"] * 2
