@@ -183,6 +183,10 @@ class Teacher:
             )
         elif kind == "choose":
             select = self.box(value["list"], panel)
+            # ipywidgets fills a list's options in an update after drawing the list: on a busy
+            # machine the list can be on screen a moment before its options (seen once in 2
+            # full runs at load 12)
+            select.locator("option").first.wait_for(state="attached", timeout=WAIT)
             # ipywidgets draws an option's spaces as no-break spaces
             labels = [
                 label.replace("\xa0", " ") for label in select.locator("option").all_inner_texts()

@@ -169,11 +169,23 @@ def test_a_served_dashboard_offers_no_text_box_but_the_sweep_values(served, tmp_
     for index in range(len(dashboard.tabs.children)):
         dashboard.tabs.selected_index = index
     boxes = [w for w in walk(dashboard.widget) if isinstance(w, widgets.Text | widgets.Textarea)]
-    # rule values for a sweep; on the Class tab, a new class's PIN, an opened class's
-    # instructor link, code and PIN, and the PIN that replacing its instructor link asks for
-    shown = ["Values", "PIN", "Link or key", "Room", "PIN", "PIN"]
+    # rule values for a sweep; on the Class tab, a new class's changed rules and PIN, an
+    # opened class's instructor link, code and PIN, and the PIN that replacing its instructor
+    # link asks for; a question for the phones (its text, choices, unit); another section's
+    # instructor link, label and PIN. All but the first few act only for a page that holds a
+    # class's instructor key, as below.
+    shown = ["Values", "Changed rules", "PIN", "Link or key", "Room", "PIN", "PIN"]
+    shown += ["Your own question", "Choices", "Unit", "Instructor link", "Section label"]
+    shown += ["Its PIN"]
     assert [box.description for box in boxes] == shown
     tab = dashboard.class_tab
+    # a visitor with no class's key can neither ask the phones nor pool another class
+    tab.phone_questions.own_text.value = "<script>alert(1)</script>"
+    tab.phone_questions.choices.value = "a\nb"
+    assert not tab.phone_questions.ask()
+    tab.exports.link.value = "#class=ABCDEF&key=" + "x" * 32
+    assert not tab.exports.add()
+    assert tab.code is None
     for typed in ("../../etc/passwd", "/tmp/x.sqlite", "'; DROP TABLE rooms;--"):
         tab.back_code.value = typed
         assert not tab.reopen() and "no room" in tab.messages.widget.value
