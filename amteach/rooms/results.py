@@ -90,8 +90,14 @@ def class_result(tables: Sequence[RoomTable]) -> SimulationResult:
         "tables": len(tables),
         "finished": len(frames["games"]),
         "game_type": tables[0].game.game_type if tables else None,
-        "rules": tables[0].game.rules.to_dict() if tables else None,
+        # the rules every table played; None when the tables played several rule sets
+        # (treatments): each game's are its table's (`rule_sets`, one label per table)
+        "rules": None,
+        "rule_sets": [t.info.settings.rule_set(t.table_no).label for t in tables],
     }
+    rules = [t.game.rules.to_dict() for t in tables]
+    if rules and all(r == rules[0] for r in rules):
+        meta["rules"] = rules[0]
     if len(compositions) == 1 and tables:
         # the same roles in the same seats at every table: the even share of each role is known
         meta["seats"] = [

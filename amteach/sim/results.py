@@ -417,6 +417,10 @@ class SimulationResult:
             after = f"after {low:,} to {high:,} rounds"
         rules = self.meta.get("rules") or {}
         if "settlement_keep_percent_competitor" not in rules:
+            if len(set(self.meta.get("rule_sets") or ())) > 1:  # a class's treatments
+                return (
+                    f"{after}; the tables played {', '.join(sorted(set(self.meta['rule_sets'])))}"
+                )
             return after
         return (
             f"{after}; Competitors keep {rules['settlement_keep_percent_competitor']}% of their "
