@@ -788,17 +788,33 @@ def landing_drops(
 def returns_row(
     batches: BatchStore, text: str, name: str, owner: str, level: str, players: int = 4
 ) -> None:
-    """A table row "| level | cost | rent per landing | rounds to pay back |" of the Returns
-    tab: every number in it is the tool's (rounds to the nearest whole round)."""
+    """A table row "| level | titles held | cost | rent per landing on this title | rent per
+    landing, every title held | rounds to pay back |" of the Returns tab: every cell is the
+    tool's (rounds to the nearest whole round)."""
     cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
     assert cells[0] == level, (cells, level)
-    found = [float(c.strip("$").replace(",", "")) for c in cells[1:]]
+    assert cells[1] == title_return_text(name, owner, level, "holding", players), cells
+    found = [float(c.strip("$").replace(",", "")) for c in cells[2:]]
     expected = [
-        title_return(name, owner, level, column, players) for column in ("invested", "rent")
+        title_return(name, owner, level, column, players)
+        for column in ("invested", "rent", "holding_rent")
     ]
-    assert found[:2] == pytest.approx(expected), (found, expected)
+    assert found[:3] == pytest.approx(expected), (found, expected)
     payback = title_return(name, owner, level, "payback_rounds", players)
-    assert found[2] == round(payback), (found[2], payback)
+    assert found[3] == round(payback), (found[3], payback)
+
+
+def title_return_text(name: str, owner: str, level: str, column: str, players: int = 4) -> str:
+    """A text cell of the Returns tab's table (the titles held)."""
+    frame = returns_frame()
+    row = frame[
+        (frame["name"] == name)
+        & (frame["owner_role"] == owner)
+        & (frame["level"] == level)
+        & (frame["players"] == players)
+    ]
+    assert len(row) == 1, (name, owner, level, players)
+    return str(row[column].iloc[0])
 
 
 def returns_says(
