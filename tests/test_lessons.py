@@ -397,6 +397,17 @@ def change(
     assert found == expect, (moved, text)
 
 
+def change_reaches(
+    batches: BatchStore, text: str, a: str, b: str, points: float, role: str = "monopolist"
+) -> None:
+    """Newcombe's interval for a win rate's change from batch a to batch b reaches at least
+    `points` percentage points on both sides of 0: "cannot tell" is not "no effect", since
+    a real change that size fits the interval too."""
+    row_a, row_b = group_row(batches[a], "role", role), group_row(batches[b], "role", role)
+    moved = stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
+    assert 100 * moved.low <= -points and 100 * moved.high >= points, (moved, text)
+
+
 def cap_range(
     batches: BatchStore,
     text: str,
@@ -1271,6 +1282,7 @@ CLAIMS = {
     "rate_is": rate_is,
     "even_test": even_test,
     "change": change,
+    "change_reaches": change_reaches,
     "cap_range": cap_range,
     "ending_range": ending_range,
     "bankrupt_range": bankrupt_range,
@@ -1551,5 +1563,9 @@ def test_the_batches_the_lessons_name_are_the_dashboards_own():
     )
     (tax,) = panels(economics.taxes_page())
     same(tax, "taxes")
+    same(tax, "taxes-two-hour")  # the same panel with its Game length at "Two-hour game"
+    assert tax.length.value == BATCHES["taxes"].get("round_cap", DEFAULT_ROUND_CAP)
+    two_hour = next(rounds for label, rounds in tax.length.options if "Two-hour" in label)
+    assert two_hour == BATCHES["taxes-two-hour"]["round_cap"]
     (many,) = panels(economics.inequality_page(dashboard.app.session))
     same(many, "who-wins")
