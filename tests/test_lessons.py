@@ -217,6 +217,7 @@ def play_batch(name: str) -> Any:
             seats=spec["seats"],
             seed=spec["seed"],
             workers=1,
+            round_cap=spec.get("round_cap", DEFAULT_ROUND_CAP),
             progress=False,
         )
     if spec.get("kind") == "structures":
@@ -388,11 +389,18 @@ def rate_is(
 
 
 def change(
-    batches: BatchStore, text: str, a: str, b: str, expect: str, role: str = "monopolist"
+    batches: BatchStore,
+    text: str,
+    a: str,
+    b: str,
+    expect: str,
+    role: str = "monopolist",
+    first_a: int | None = None,
+    first_b: int | None = None,
 ) -> None:
-    """A win rate from batch a to batch b, by Newcombe's interval: "more", "less" or "luck"."""
-    row_a, row_b = group_row(batches[a], "role", role), group_row(batches[b], "role", role)
-    moved = stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
+    """A win rate from batch a to batch b (or their first games), by Newcombe's interval:
+    "more", "less" or "luck"."""
+    moved = moved_between(batches, a, b, role, first_a, first_b)
     found = "luck" if not moved.significant else "more" if moved.difference > 0 else "less"
     assert found == expect, (moved, text)
 
@@ -406,6 +414,66 @@ def change_reaches(
     row_a, row_b = group_row(batches[a], "role", role), group_row(batches[b], "role", role)
     moved = stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
     assert 100 * moved.low <= -points and 100 * moved.high >= points, (moved, text)
+
+
+def moved_between(
+    batches: BatchStore, a: str, b: str, role: str, first_a: int | None, first_b: int | None
+) -> stats.BatchDifference:
+    """Newcombe's interval for a role's win rate from batch a to batch b (or their first
+    games), as `amteach sweep` prints it."""
+    row_a = group_row(first_games(batches[a], first_a), "role", role)
+    row_b = group_row(first_games(batches[b], first_b), "role", role)
+    return stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
+
+
+def change_points(
+    batches: BatchStore,
+    text: str,
+    a: str,
+    b: str,
+    role: str = "monopolist",
+    first_a: int | None = None,
+    first_b: int | None = None,
+) -> None:
+    """The text's three signed numbers are the change in a role's win rate from batch a to
+    batch b and its 95% interval (Newcombe's), in percentage points to one decimal."""
+    moved = moved_between(batches, a, b, role, first_a, first_b)
+    found = [float(n.replace("\u2212", "-")) for n in SIGNED.findall(text)]
+    want = [100 * moved.difference, 100 * moved.low, 100 * moved.high]
+    assert found == pytest.approx(want, abs=0.051), (found, want, text)
+
+
+def lead_beyond_change(
+    batches: BatchStore, text: str, a: str, b: str, role: str = "monopolist"
+) -> None:
+    """Arguing from an interval's bound: the role's whole interval in batch a lies more than
+    the text's number of points above its even mark, and the largest fall the change's
+    interval allows (from a to b) is a few points, far less than that lead."""
+    (lead,) = [float(n) for n in re.findall(r"more than (\d+) points", text)]
+    row = group_row(batches[a], "role", role)
+    assert 100 * (row["ci_low"] - row["even_share"]) > lead, (row, text)
+    moved = moved_between(batches, a, b, role, None, None)
+    assert -100 * moved.low < lead / 8, (moved, text)
+
+
+def bonferroni_passes(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    tests: int,
+    role: str | None = None,
+    seat: int | None = None,
+    bot: str | None = None,
+) -> None:
+    """The Is it fair? tab's three charts test `tests` groups (roles, seats and bots) of a
+    batch against the even mark, and this group's exact test passes Bonferroni's rule for
+    them: p below 0.05 / tests."""
+    result = batches[batch]
+    groups = sum(len(fairness.win_rate_table(result, by)) for by in ("role", "seat", "bot"))
+    assert groups == tests, (groups, text)
+    _, row = group_in(batches, batch, role, seat, bot, None)
+    test = stats.group_even_test(row["wins"], row["games"], row["even_share"], len(result.games))
+    assert test is not None and test.p_value < 0.05 / tests, (test, text)
 
 
 def cap_range(
@@ -1283,6 +1351,9 @@ CLAIMS = {
     "even_test": even_test,
     "change": change,
     "change_reaches": change_reaches,
+    "change_points": change_points,
+    "bonferroni_passes": bonferroni_passes,
+    "lead_beyond_change": lead_beyond_change,
     "cap_range": cap_range,
     "ending_range": ending_range,
     "bankrupt_range": bankrupt_range,
