@@ -43,6 +43,7 @@ from amteach.analysis import (
     best_play_results,
     fairness,
     inequality,
+    outcomes,
     returns,
     stats,
     taxes,
@@ -783,6 +784,31 @@ def structure_gap_smaller(
     assert gap(batch) <= at_most * gap(than), (gap(batch), gap(than), text)
 
 
+def structure_gini_gap(
+    batches: BatchStore, text: str, batch: str, expect: str = "more", places: int = 2
+) -> None:
+    """The Gini gap at the chart's round (the all-Monopolists table minus the all-Competitors
+    table) with Welch's interval (`fairness.gini_gap`, as the sentence under the chart gives
+    it): "more" (the interval lies above 0), "less" or "luck". A sentence with three signed
+    numbers gives the gap and its interval, to `places` decimals."""
+    gap = fairness.gini_gap(batches[batch])
+    found = "luck" if not gap.significant else "more" if gap.difference > 0 else "less"
+    assert found == expect, (gap, text)
+    said = [float(n.replace("\u2212", "-")) for n in SIGNED.findall(text)]
+    if said:
+        want = [round(v, places) for v in (gap.difference, gap.low, gap.high)]
+        assert said == pytest.approx(want, abs=10**-places / 2), (said, gap, text)
+    assert f"{gap.difference:+.2f}" in fairness.reading_market_structures(batches[batch])
+
+
+def two_hour_before(batches: BatchStore, text: str) -> None:
+    """The chart's round comes after the end of a two-hour game, whose length (in rounds)
+    the sentence gives as "about N rounds"."""
+    (said,) = [int(n) for n in re.findall(r"about (\d+) rounds", text)]
+    assert said == outcomes.TWO_HOUR_ROUNDS, (said, text)
+    assert fairness.GINI_ROUND > outcomes.TWO_HOUR_ROUNDS, text
+
+
 def structure_running(batches: BatchStore, text: str, batch: str, at_least: float) -> None:
     """At the round the market-structure chart compares inequality, at least `at_least` of
     every table's games are still running ("almost every game")."""
@@ -1352,6 +1378,8 @@ CLAIMS = {
     "change": change,
     "change_reaches": change_reaches,
     "change_points": change_points,
+    "structure_gini_gap": structure_gini_gap,
+    "two_hour_before": two_hour_before,
     "bonferroni_passes": bonferroni_passes,
     "lead_beyond_change": lead_beyond_change,
     "cap_range": cap_range,
