@@ -663,8 +663,9 @@ def _gini_round(frame: pd.DataFrame) -> int:
 
 
 def reading_market_structures(frame: pd.DataFrame) -> str:
-    """Two sentences reading `market_structures_figure` for a student, comparing a table of
-    Monopolists with a table of Competitors."""
+    """Sentences reading `market_structures_figure` for a student, comparing a table of
+    Monopolists with a table of Competitors: rent, game length, the Gini at the chart's round
+    with the gap's interval (`gini_gap`), and the cap shares' difference."""
     if "structure" not in frame:
         raise InputError("not a market_structures frame (no structures)", field="frame")
     rows = frame.set_index("structure")
