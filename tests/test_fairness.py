@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -332,6 +333,7 @@ def test_market_structures_has_one_row_per_structure_computed_from_the_games(str
     running = [gini(g["wealth"].to_numpy()) for _, g in at.groupby("game")]
     assert row["gini_games"] == len(running)
     assert row["gini_at_round"] == pytest.approx(sum(running) / len(running))
+    assert row["gini_sd_at_round"] == pytest.approx(np.std(running, ddof=1))
     assert row["mean_rounds"] == pytest.approx(direct.games["rounds"].mean())
     assert row["bankrupt_share"] == pytest.approx(direct.players["bankrupt"].mean())
     assert structures["mean_gini"].between(0, 0.75).all()

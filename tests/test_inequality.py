@@ -170,6 +170,7 @@ def test_batch_gini_matches_gini_by_hand_for_each_game_and_round(rounds):
         assert frame.loc[r, "gini_mean"] == pytest.approx(np.mean(by_hand))
         assert frame.loc[r, "gini_low"] == pytest.approx(np.percentile(by_hand, 2.5))
         assert frame.loc[r, "gini_high"] == pytest.approx(np.percentile(by_hand, 97.5))
+        assert frame.loc[r, "gini_sd"] == pytest.approx(np.std(by_hand, ddof=1))
         assert frame.loc[r, "games"] == len(by_hand)
     assert (frame["gini_low"] <= frame["gini_mean"] + 1e-12).all()
     assert (frame["gini_mean"] <= frame["gini_high"] + 1e-12).all()

@@ -43,6 +43,7 @@ from amteach.analysis import (
     best_play_results,
     fairness,
     inequality,
+    outcomes,
     returns,
     stats,
     taxes,
@@ -217,6 +218,7 @@ def play_batch(name: str) -> Any:
             seats=spec["seats"],
             seed=spec["seed"],
             workers=1,
+            round_cap=spec.get("round_cap", DEFAULT_ROUND_CAP),
             progress=False,
         )
     if spec.get("kind") == "structures":
@@ -388,13 +390,91 @@ def rate_is(
 
 
 def change(
-    batches: BatchStore, text: str, a: str, b: str, expect: str, role: str = "monopolist"
+    batches: BatchStore,
+    text: str,
+    a: str,
+    b: str,
+    expect: str,
+    role: str = "monopolist",
+    first_a: int | None = None,
+    first_b: int | None = None,
 ) -> None:
-    """A win rate from batch a to batch b, by Newcombe's interval: "more", "less" or "luck"."""
-    row_a, row_b = group_row(batches[a], "role", role), group_row(batches[b], "role", role)
-    moved = stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
+    """A win rate from batch a to batch b (or their first games), by Newcombe's interval:
+    "more", "less" or "luck"."""
+    moved = moved_between(batches, a, b, role, first_a, first_b)
     found = "luck" if not moved.significant else "more" if moved.difference > 0 else "less"
     assert found == expect, (moved, text)
+
+
+def change_reaches(
+    batches: BatchStore, text: str, a: str, b: str, points: float, role: str = "monopolist"
+) -> None:
+    """Newcombe's interval for a win rate's change from batch a to batch b reaches at least
+    `points` percentage points on both sides of 0: "cannot tell" is not "no effect", since
+    a real change that size fits the interval too."""
+    row_a, row_b = group_row(batches[a], "role", role), group_row(batches[b], "role", role)
+    moved = stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
+    assert 100 * moved.low <= -points and 100 * moved.high >= points, (moved, text)
+
+
+def moved_between(
+    batches: BatchStore, a: str, b: str, role: str, first_a: int | None, first_b: int | None
+) -> stats.BatchDifference:
+    """Newcombe's interval for a role's win rate from batch a to batch b (or their first
+    games), as `amteach sweep` prints it."""
+    row_a = group_row(first_games(batches[a], first_a), "role", role)
+    row_b = group_row(first_games(batches[b], first_b), "role", role)
+    return stats.compare_batches(row_a["wins"], row_a["games"], row_b["wins"], row_b["games"])
+
+
+def change_points(
+    batches: BatchStore,
+    text: str,
+    a: str,
+    b: str,
+    role: str = "monopolist",
+    first_a: int | None = None,
+    first_b: int | None = None,
+) -> None:
+    """The text's three signed numbers are the change in a role's win rate from batch a to
+    batch b and its 95% interval (Newcombe's), in percentage points to one decimal."""
+    moved = moved_between(batches, a, b, role, first_a, first_b)
+    found = [float(n.replace("\u2212", "-")) for n in SIGNED.findall(text)]
+    want = [100 * moved.difference, 100 * moved.low, 100 * moved.high]
+    assert found == pytest.approx(want, abs=0.051), (found, want, text)
+
+
+def lead_beyond_change(
+    batches: BatchStore, text: str, a: str, b: str, role: str = "monopolist"
+) -> None:
+    """Arguing from an interval's bound: the role's whole interval in batch a lies more than
+    the text's number of points above its even mark, and the largest fall the change's
+    interval allows (from a to b) is a few points, far less than that lead."""
+    (lead,) = [float(n) for n in re.findall(r"more than (\d+) points", text)]
+    row = group_row(batches[a], "role", role)
+    assert 100 * (row["ci_low"] - row["even_share"]) > lead, (row, text)
+    moved = moved_between(batches, a, b, role, None, None)
+    assert -100 * moved.low < lead / 8, (moved, text)
+
+
+def bonferroni_passes(
+    batches: BatchStore,
+    text: str,
+    batch: str,
+    tests: int,
+    role: str | None = None,
+    seat: int | None = None,
+    bot: str | None = None,
+) -> None:
+    """The Is it fair? tab's three charts test `tests` groups (roles, seats and bots) of a
+    batch against the even mark, and this group's exact test passes Bonferroni's rule for
+    them: p below 0.05 / tests."""
+    result = batches[batch]
+    groups = sum(len(fairness.win_rate_table(result, by)) for by in ("role", "seat", "bot"))
+    assert groups == tests, (groups, text)
+    _, row = group_in(batches, batch, role, seat, bot, None)
+    test = stats.group_even_test(row["wins"], row["games"], row["even_share"], len(result.games))
+    assert test is not None and test.p_value < 0.05 / tests, (test, text)
 
 
 def cap_range(
@@ -704,6 +784,31 @@ def structure_gap_smaller(
     assert gap(batch) <= at_most * gap(than), (gap(batch), gap(than), text)
 
 
+def structure_gini_gap(
+    batches: BatchStore, text: str, batch: str, expect: str = "more", places: int = 2
+) -> None:
+    """The Gini gap at the chart's round (the all-Monopolists table minus the all-Competitors
+    table) with Welch's interval (`fairness.gini_gap`, as the sentence under the chart gives
+    it): "more" (the interval lies above 0), "less" or "luck". A sentence with three signed
+    numbers gives the gap and its interval, to `places` decimals."""
+    gap = fairness.gini_gap(batches[batch])
+    found = "luck" if not gap.significant else "more" if gap.difference > 0 else "less"
+    assert found == expect, (gap, text)
+    said = [float(n.replace("\u2212", "-")) for n in SIGNED.findall(text)]
+    if said:
+        want = [round(v, places) for v in (gap.difference, gap.low, gap.high)]
+        assert said == pytest.approx(want, abs=10**-places / 2), (said, gap, text)
+    assert f"{gap.difference:+.2f}" in fairness.reading_market_structures(batches[batch])
+
+
+def two_hour_before(batches: BatchStore, text: str) -> None:
+    """The chart's round comes after the end of a two-hour game, whose length (in rounds)
+    the sentence gives as "about N rounds"."""
+    (said,) = [int(n) for n in re.findall(r"about (\d+) rounds", text)]
+    assert said == outcomes.TWO_HOUR_ROUNDS, (said, text)
+    assert fairness.GINI_ROUND > outcomes.TWO_HOUR_ROUNDS, text
+
+
 def structure_running(batches: BatchStore, text: str, batch: str, at_least: float) -> None:
     """At the round the market-structure chart compares inequality, at least `at_least` of
     every table's games are still running ("almost every game")."""
@@ -788,17 +893,33 @@ def landing_drops(
 def returns_row(
     batches: BatchStore, text: str, name: str, owner: str, level: str, players: int = 4
 ) -> None:
-    """A table row "| level | cost | rent per landing | rounds to pay back |" of the Returns
-    tab: every number in it is the tool's (rounds to the nearest whole round)."""
+    """A table row "| level | titles held | cost | rent per landing on this title | rent per
+    landing, every title held | rounds to pay back |" of the Returns tab: every cell is the
+    tool's (rounds to the nearest whole round)."""
     cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
     assert cells[0] == level, (cells, level)
-    found = [float(c.strip("$").replace(",", "")) for c in cells[1:]]
+    assert cells[1] == title_return_text(name, owner, level, "holding", players), cells
+    found = [float(c.strip("$").replace(",", "")) for c in cells[2:]]
     expected = [
-        title_return(name, owner, level, column, players) for column in ("invested", "rent")
+        title_return(name, owner, level, column, players)
+        for column in ("invested", "rent", "holding_rent")
     ]
-    assert found[:2] == pytest.approx(expected), (found, expected)
+    assert found[:3] == pytest.approx(expected), (found, expected)
     payback = title_return(name, owner, level, "payback_rounds", players)
-    assert found[2] == round(payback), (found[2], payback)
+    assert found[3] == round(payback), (found[3], payback)
+
+
+def title_return_text(name: str, owner: str, level: str, column: str, players: int = 4) -> str:
+    """A text cell of the Returns tab's table (the titles held)."""
+    frame = returns_frame()
+    row = frame[
+        (frame["name"] == name)
+        & (frame["owner_role"] == owner)
+        & (frame["level"] == level)
+        & (frame["players"] == players)
+    ]
+    assert len(row) == 1, (name, owner, level, players)
+    return str(row[column].iloc[0])
 
 
 def returns_says(
@@ -1255,6 +1376,12 @@ CLAIMS = {
     "rate_is": rate_is,
     "even_test": even_test,
     "change": change,
+    "change_reaches": change_reaches,
+    "change_points": change_points,
+    "structure_gini_gap": structure_gini_gap,
+    "two_hour_before": two_hour_before,
+    "bonferroni_passes": bonferroni_passes,
+    "lead_beyond_change": lead_beyond_change,
     "cap_range": cap_range,
     "ending_range": ending_range,
     "bankrupt_range": bankrupt_range,
@@ -1535,5 +1662,9 @@ def test_the_batches_the_lessons_name_are_the_dashboards_own():
     )
     (tax,) = panels(economics.taxes_page())
     same(tax, "taxes")
+    same(tax, "taxes-two-hour")  # the same panel with its Game length at "Two-hour game"
+    assert tax.length.value == BATCHES["taxes"].get("round_cap", DEFAULT_ROUND_CAP)
+    two_hour = next(rounds for label, rounds in tax.length.options if "Two-hour" in label)
+    assert two_hour == BATCHES["taxes-two-hour"]["round_cap"]
     (many,) = panels(economics.inequality_page(dashboard.app.session))
     same(many, "who-wins")

@@ -206,6 +206,40 @@ def test_decision5_holding_rent_counts_the_other_streets_monopoly_rent(frame, bo
     assert row["holding_rent_per_throw"] == pytest.approx(expected, rel=1e-12)
 
 
+def test_decision5_holding_rent_adds_every_title_helds_rent_per_landing(frame, board_rows):
+    """A Monopolist's monopolized Chicago holds Rush St. and State St. (decision 5): its cost is
+    both prices, and its rent per landing beside that cost is both streets' doubled bare rent,
+    so cost / rent keeps the doubling (issue 39: the table showed $280 beside one $28)."""
+    row = levels_of(frame, "Rush St.", "monopolist", players=4).loc["monopolized city"]
+    rush, state = board_rows["Rush St."], board_rows["State St."]
+    assert row["holding"] == "Rush St. + State St."
+    assert row["invested"] == int(rush["price"]) + int(state["price"])
+    assert row["rent"] == int(rush["m_rent_two_owned"])
+    assert row["holding_rent"] == int(rush["m_rent_two_owned"]) + int(state["m_rent_two_owned"])
+    single = frame[~frame["holding"].str.contains(r" \+ ", regex=True)]
+    assert (single["holding_rent"] == single["rent"]).all()
+    held = frame[frame["holding"].str.contains(r" \+ ", regex=True)]
+    assert (held["holding_rent"] > held["rent"]).all()
+
+
+def test_the_returns_tabs_table_shows_the_titles_held_beside_their_cost_and_rent(frame):
+    """The tab's table names the holding and gives the rent of every title held, so a cost of
+    two streets never stands beside one street's rent alone (issue 39)."""
+    from amteach.ui.economics import RETURNS_TABLE_NOTE, returns_table_html
+
+    page = returns_table_html(frame, 4, "monopolist")
+    assert "titles held" in page and "rent per landing, every title held ($)" in page
+    assert "monopolized city" in RETURNS_TABLE_NOTE and "every title held" in RETURNS_TABLE_NOTE
+    row = re.search(
+        r"<td>Rush St\.</td>\s*<td>monopolist</td>\s*<td>monopolized city</td>(.*?)</tr>",
+        page,
+        re.S,
+    )
+    assert row is not None
+    cells = re.findall(r"<td>(.*?)</td>", row.group(1))
+    assert cells[:4] == ["Rush St. + State St.", "280", "28", "56"]
+
+
 def test_payback_with_two_players_is_invested_over_one_opponents_rent_per_turn(frame):
     """Two players: one opponent of the other role (decision 13), so payback = invested /
     (holding rent per throw x that opponent's throws per turn)."""

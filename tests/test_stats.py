@@ -285,6 +285,7 @@ def structures_frame(cap_shares: tuple[float, float], games: int = 1000) -> pd.D
                 "mean_gini": 0.5,
                 "gini_round": 50,
                 "gini_at_round": 0.3,
+                "gini_sd_at_round": 0.1,
                 "gini_games": games,
                 "bankrupt_share": 0.5,
             }
@@ -340,3 +341,65 @@ def test_a_round_cap_of_none_is_a_rule_value_but_no_batch_plays_without_a_cap():
     with pytest.raises(RulesError, match="unattended play needs a round cap") as refused:
         sweep("round_cap", [200, "none"], games=1, workers=1, progress=False)
     assert refused.value.field == "round_cap"
+
+
+# -- the difference of two means (Welch), for the market-structure Gini gap (issue 39) -----------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    a=st.lists(st.floats(0, 0.75), min_size=2, max_size=40),
+    b=st.lists(st.floats(0, 0.75), min_size=2, max_size=40),
+)
+def test_compare_means_is_welchs_interval_as_statsmodels_computes_it(a, b):
+    """Welch's interval for B minus A, checked against statsmodels' own (usevar unequal)."""
+    from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
+
+    sd_a, sd_b = np.std(a, ddof=1), np.std(b, ddof=1)
+    if sd_a == 0 or sd_b == 0:
+        return  # statsmodels divides by the spread; the tool's own zero case is tested below
+    moved = stats.compare_means(np.mean(a), sd_a, len(a), np.mean(b), sd_b, len(b))
+    low, high = CompareMeans(DescrStatsW(b), DescrStatsW(a)).tconfint_diff(usevar="unequal")
+    assert moved.difference == pytest.approx(np.mean(b) - np.mean(a), abs=1e-12)
+    assert (moved.low, moved.high) == pytest.approx((low, high), abs=1e-9)
+    assert moved.low <= moved.difference <= moved.high
+    assert moved.significant == (low > 0 or high < 0)
+
+
+def test_compare_means_with_no_spread_is_the_difference_itself():
+    moved = stats.compare_means(0.2, 0.0, 10, 0.3, 0.0, 10)
+    assert (moved.low, moved.difference, moved.high) == pytest.approx((0.1, 0.1, 0.1))
+    assert moved.significant
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        ((0.2, 0.1, 1, 0.3, 0.1, 10), "n_a"),
+        ((0.2, 0.1, 10, 0.3, 0.1, 2.5), "n_b"),
+        ((0.2, -0.1, 10, 0.3, 0.1, 10), "sd_a"),
+        ((0.2, 0.1, 10, 0.3, float("nan"), 10), "sd_b"),
+    ],
+)
+def test_compare_means_bad_input_is_named(args, field):
+    with pytest.raises(InputError) as caught:
+        stats.compare_means(*args)
+    assert caught.value.field == field
+
+
+def test_reading_market_structures_gives_the_gini_gap_with_welchs_interval():
+    frame = structures_frame((0.40, 0.45), games=100)
+    frame.loc[frame["structure"] == "all Monopolists", "gini_at_round"] = 0.45
+    text = fairness.reading_market_structures(frame)
+    gap = stats.compare_means(0.3, 0.1, 100, 0.45, 0.1, 100)
+    assert (
+        f"minus the Competitors' is +0.15, with a 95% interval of {gap.low:+.2f} to "
+        f"{gap.high:+.2f}" in text
+    )
+    assert "the gap is more than luck would explain" in text
+    close = structures_frame((0.40, 0.45), games=100)
+    close.loc[close["structure"] == "all Monopolists", "gini_at_round"] = 0.31
+    assert (
+        "it includes 0, so these games cannot rule out luck"
+        in (fairness.reading_market_structures(close).split("The difference in the share")[0])
+    )

@@ -60,6 +60,7 @@ MARKET_COLUMNS = (
     "mean_gini",
     "gini_round",
     "gini_at_round",
+    "gini_sd_at_round",
     "gini_games",
     "bankrupt_share",
 )
@@ -461,7 +462,9 @@ def market_structures(
     final Gini coefficient of the players' net worth: 0 is equal, 0.75 means one of four
     players holds everything), `gini_at_round` (the mean Gini of wealth at round
     `gini_round`, over the `gini_games` games still running then; the round is the round cap
-    if that comes sooner) and `bankrupt_share` (share of players who went bankrupt).
+    if that comes sooner), `gini_sd_at_round` (how much those games' Ginis spread: their
+    standard deviation, for the interval of a difference) and `bankrupt_share` (share of
+    players who went bankrupt).
 
     Compare the structures' inequality with `gini_at_round`, not `mean_gini`: a game that
     ends with one player left has a final Gini of exactly (n - 1) / n, so the final Gini
@@ -537,9 +540,44 @@ def _structure_row(
         "mean_gini": float(ginis.mean()),
         "gini_round": at,
         "gini_at_round": float(running["gini_mean"]) if running is not None else float("nan"),
+        "gini_sd_at_round": float(running["gini_sd"]) if running is not None else float("nan"),
         "gini_games": int(running["games"]) if running is not None else 0,
         "bankrupt_share": float(p["bankrupt"].mean()),
     }
+
+
+def gini_gap(frame: pd.DataFrame) -> stats.MeanDifference:
+    """The Gini at the chart's round, all Monopolists' table minus all Competitors', with
+    Welch's 95% interval: the two tables are separate sets of games."""
+    rows = frame.set_index("structure")
+    c, m = rows.loc["all Competitors"], rows.loc["all Monopolists"]
+    return stats.compare_means(
+        c["gini_at_round"],
+        c["gini_sd_at_round"],
+        int(c["gini_games"]),
+        m["gini_at_round"],
+        m["gini_sd_at_round"],
+        int(m["gini_games"]),
+    )
+
+
+def gini_gap_sentence(frame: pd.DataFrame) -> str:
+    """The Gini gap between the two one-role tables with its interval, for the reading
+    ("" when a table has fewer than two games running at that round)."""
+    rows = frame.set_index("structure")
+    if min(rows.loc[s, "gini_games"] for s in ("all Competitors", "all Monopolists")) < 2:
+        return ""
+    gap = gini_gap(frame)
+    verdict = (
+        "it leaves out 0, so the gap is more than luck would explain"
+        if gap.significant
+        else "it includes 0, so these games cannot rule out luck"
+    )
+    return (
+        f"The Gini of the Monopolists' table minus the Competitors' is {gap.difference:+.2f}, "
+        f"with a {gap.confidence:.0%} interval of {gap.low:+.2f} to {gap.high:+.2f} "
+        f"(Welch's method for two separate sets of games): {verdict}. "
+    )
 
 
 def _structure_role(structure: str) -> int | None:
@@ -625,8 +663,9 @@ def _gini_round(frame: pd.DataFrame) -> int:
 
 
 def reading_market_structures(frame: pd.DataFrame) -> str:
-    """Two sentences reading `market_structures_figure` for a student, comparing a table of
-    Monopolists with a table of Competitors."""
+    """Sentences reading `market_structures_figure` for a student, comparing a table of
+    Monopolists with a table of Competitors: rent, game length, the Gini at the chart's round
+    with the gap's interval (`gini_gap`), and the cap shares' difference."""
     if "structure" not in frame:
         raise InputError("not a market_structures frame (no structures)", field="frame")
     rows = frame.set_index("structure")
@@ -652,6 +691,7 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
         f"{c['gini_at_round']:.2f} among Competitors (0 means everyone is equally rich; the "
         "same round for every table, because a game that ends with one player left always "
         "ends at the highest Gini there is). "
+        + gini_gap_sentence(frame)
         + stats.difference_sentence(
             "the share of games the cap settled (Monopolists' table minus Competitors')",
             capped,

@@ -176,7 +176,9 @@ def gini_by_round(rounds: pd.DataFrame, coverage: float = BAND_COVERAGE) -> pd.D
     Columns: ``round``; ``gini_mean``, the average over those games; ``gini_low`` and
     ``gini_high``, the band holding the middle `coverage` (95%) of those games (the 2.5th and
     97.5th percentiles): it shows how much games differ, not how precisely the mean is known;
-    ``games``, how many games are still running; ``players``, the most players in one of them
+    ``gini_sd``, the standard deviation of those games' Ginis (empty with one game), from
+    which an interval for the mean or for a difference of two means can be worked out
+    (`stats.compare_means`); ``games``, how many games are still running; ``players``, the most players in one of them
     (one player holding everything would give (players - 1) / players).
     """
     _check_rounds(rounds, ("game", "round", "wealth"))
@@ -190,6 +192,7 @@ def gini_by_round(rounds: pd.DataFrame, coverage: float = BAND_COVERAGE) -> pd.D
             "gini_mean": grouped.mean(),
             "gini_low": grouped.quantile(tail),
             "gini_high": grouped.quantile(1 - tail),
+            "gini_sd": grouped.std(ddof=1),
             "games": grouped.size(),
             "players": per_game.groupby("round", sort=True)["players"].max(),
         }

@@ -60,6 +60,7 @@ COLUMNS = (
     "holding",
     "invested",
     "rent",
+    "holding_rent",
     "lander_role",
     "landing_per_throw",
     "expected_rent_per_throw",
@@ -241,6 +242,10 @@ def title_returns(
     - ``rent``: one landing's rent on this title, from the engine. A utility's rent uses the
       expected total of two dice (7). That is a close estimate: the throws that reach a
       utility are not quite average throws.
+    - ``holding_rent``: one landing's rent on each title of the holding, added up (for a
+      Monopolist's "monopolized city" row of Rush St.: $28 on Rush St. and $28 on State St.).
+      It sits beside ``invested``, which also counts every title held: a row that shows the
+      holding's cost beside one title's rent would make the payback look wrong.
     - ``lander_role``: the other role; ``landing_per_throw``: that opponent's expected landings
       on this title per throw (landing odds with the Prison / Price War `policy`, "pay" or
       "doubles"); ``expected_rent_per_throw`` = landing_per_throw x rent.
@@ -307,6 +312,7 @@ def title_returns(
             "holding": " + ".join(board.spaces[s].name for s in level.holding),
             "invested": level.invested,
             "rent": rent,
+            "holding_rent": sum(level.rents.values()),
             "lander_role": ROLES[lander],
             "landing_per_throw": landing,
             "expected_rent_per_throw": landing * rent,

@@ -231,6 +231,72 @@ def compare_batches(
     )
 
 
+@dataclass(frozen=True)
+class MeanDifference:
+    """The difference of two means from two separate sets of games (B minus A), with
+    Welch's interval (the two sets may spread differently)."""
+
+    mean_a: float
+    mean_b: float
+    difference: float
+    low: float
+    high: float
+    confidence: float
+
+    @property
+    def significant(self) -> bool:
+        """True when the interval leaves out 0: the difference is more than luck would explain."""
+        return self.low > 0 or self.high < 0
+
+
+def compare_means(
+    mean_a: float,
+    sd_a: float,
+    n_a: int,
+    mean_b: float,
+    sd_b: float,
+    n_b: int,
+    confidence: float = CONFIDENCE,
+) -> MeanDifference:
+    """How a mean (a Gini at one round, say) differs from set of games A to set B, with
+    Welch's t interval for the difference of two independent means.
+
+    Each set needs at least two games and a finite spread. Example:
+    ``compare_means(0.14, 0.08, 100, 0.29, 0.12, 97)``.
+    """
+    import math
+
+    from scipy.stats import t
+
+    confidence = _check_confidence(confidence)
+    for name, n, sd in (("A", n_a, sd_a), ("B", n_b, sd_b)):
+        if isinstance(n, bool) or int(n) != n or n < 2:
+            raise InputError(
+                f"set {name} needs at least 2 games, not {n!r}", field=f"n_{name.lower()}"
+            )
+        if not (sd >= 0 and math.isfinite(sd)):
+            raise InputError(
+                f"set {name}'s spread must be a number, 0 or more, not {sd!r}",
+                field=f"sd_{name.lower()}",
+            )
+    va, vb = sd_a**2 / n_a, sd_b**2 / n_b
+    se = math.sqrt(va + vb)
+    difference = float(mean_b - mean_a)
+    if se == 0:
+        return MeanDifference(mean_a, mean_b, difference, difference, difference, confidence)
+    # Welch-Satterthwaite degrees of freedom
+    df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
+    half = float(t.ppf(0.5 + confidence / 2, df)) * se
+    return MeanDifference(
+        mean_a=float(mean_a),
+        mean_b=float(mean_b),
+        difference=difference,
+        low=difference - half,
+        high=difference + half,
+        confidence=confidence,
+    )
+
+
 # -- words for the readings ------------------------------------------------------------------
 
 

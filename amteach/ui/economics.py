@@ -127,22 +127,40 @@ RETURN_COLUMNS = {
     "name": "title",
     "owner_role": "owner",
     "level": "level",
-    "invested": "cost ($)",
-    "rent": "rent per landing ($)",
-    "rent_per_round": "rent per round ($)",
+    "holding": "titles held",
+    "invested": "cost of the titles held ($)",
+    "rent": "rent per landing on this title ($)",
+    "holding_rent": "rent per landing, every title held ($)",
+    "rent_per_round": "rent per round, every title held ($)",
     "payback_rounds": "rounds to pay back",
 }
+# a Monopolist's city rows hold more than one street: say so above the table, so that a cost
+# of both streets beside one street's rent does not make the payback look wrong
+RETURNS_TABLE_NOTE = (
+    "Each row is a holding: the titles the owner needs for that rent (a Monopolist's "
+    '"monopolized city" rows hold the other street of the city too). The cost, the rent per '
+    "round and the rounds to pay back count every title held; the rent per landing is given "
+    "for this title and for every title held."
+)
 
 
 def returns_table_html(frame: Any, players: int, owner_role: str | None) -> str:
+    """The Returns tab's table of every title at every level, with the note on holdings."""
     rows = frame[frame["players"] == players]
     if owner_role:
         rows = rows[rows["owner_role"] == owner_role]
     shown = rows.sort_values(["space", "owner_role", "level_order"])[list(RETURN_COLUMNS)]
     shown = shown.rename(columns=RETURN_COLUMNS).round(
-        {"rent per round ($)": 2, "rounds to pay back": 1}
+        {
+            "rent per round, every title held ($)": 2,
+            "rounds to pay back": 1,
+            "rent per landing on this title ($)": 2,
+            "rent per landing, every title held ($)": 2,
+        }
     )
-    return shown.to_html(index=False, border=0, classes="am-table")
+    return str(html_text("<p>{}</p>", RETURNS_TABLE_NOTE)) + shown.to_html(
+        index=False, border=0, classes="am-table"
+    )
 
 
 def returns_page() -> widgets.Widget:
