@@ -80,6 +80,31 @@ def assert_no_legend_overlaps(page, where: str, at_least: int) -> list[dict]:
     return charts
 
 
+# whether each pawn on START lies inside START's box
+PAWNS_ON_START = """() => [...document.querySelectorAll('.am-board [data-space="0"] .am-pawn')]
+  .map((pawn) => {
+    const p = pawn.getBoundingClientRect();
+    const s = pawn.closest('.am-space').getBoundingClientRect();
+    return p.left >= s.left - 0.5 && p.right <= s.right + 0.5 && p.top >= s.top - 0.5
+      && p.bottom <= s.bottom + 0.5;
+  })"""
+
+
+def load(page, scenario: str) -> None:
+    page.locator(".am-toolbar select").first.select_option(label=scenario)
+    page.get_by_role("button", name="Load scenario").click()
+    page.get_by_text(f"Scenario {scenario} is set up").wait_for(timeout=WAIT)
+
+
+def narration_changes(page, press) -> None:
+    """Do `press` and wait until What happened has a new line."""
+    before = page.locator(".am-narration").inner_text()
+    press()
+    page.wait_for_function(
+        "(b) => document.querySelector('.am-narration').innerText !== b", arg=before, timeout=WAIT
+    )
+
+
 def run_small_batch(page, panel) -> None:
     type_games(page, panel, 50)
     panel.get_by_role("button", name="Run").click()
@@ -90,14 +115,22 @@ def test_no_legend_overlaps_a_label_on_any_tab(dashboard_url, fresh_chromium, vi
     errors: list[str] = []
     page = watched_page(fresh_chromium, dashboard_url, errors, viewport)
     page.locator(".am-choices button").first.wait_for(timeout=WAIT)
-    # play a few decisions so the live charts have points and their legends are drawn
-    for _ in range(3):
-        page.get_by_role("button", name="Step", exact=True).click()
+    # at the start every pawn is on START: inside START's own space (issue 39)
+    pawns = page.evaluate(PAWNS_ON_START)
+    assert len(pawns) == 4 and all(inside for inside in pawns), pawns
+    # the live charts with points, so their legends are drawn: a rent paid (doubled rent:
+    # Ana's throw lands on Ben's street), then, in another game, an income-tax decision
     measured = {}
     charts = page.locator(".am-charts")
+    load(page, "doubled rent")
     for title in ("Wealth", "Rents", "Taxes"):
+        if title == "Taxes":
+            load(page, "income tax cash or titles")
+            pay = page.locator(".am-choices button", has_text="Pay $").first
+            narration_changes(page, pay.click)
         charts.get_by_role("tab", name=title, exact=True).click()
-        measured[f"Play: {title}"] = assert_no_legend_overlaps(page, f"Play: {title}", 1)
+        measured[f"Play: {title}"] = shown = assert_no_legend_overlaps(page, f"Play: {title}", 1)
+        assert shown[0]["legends"], (title, shown)  # its legend was drawn, and checked
 
     who = open_dashboard_tab(page, "Who wins")
     run_small_batch(page, who)
