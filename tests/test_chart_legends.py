@@ -163,6 +163,9 @@ def test_no_legend_overlaps_a_label_on_any_tab(dashboard_url, fresh_chromium, vi
         ".filter((t) => t.getBoundingClientRect().width > 0).map((t) => t.textContent)"
     )
     assert "40 (two hours)" in ticks
+    plots = page.locator(".js-plotly-plot").filter(visible=True)
+    for index in range(plots.count()):
+        plots.nth(index).screenshot(path=str(SHOTS / f"best-play-{index}-{viewport['width']}.png"))
 
     # the heatmap's interval labels: 16 px and more at 1280, larger at 1920 (issue 39)
     sizes = page.evaluate(
