@@ -19,6 +19,8 @@ from pathlib import Path
 import plotly
 import pytest
 from browser import PROJECTOR, WAIT, open_dashboard_tab, type_games, watched_page
+from hypothesis import given
+from hypothesis import strategies as st
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
 LARGE = {"width": 1920, "height": 1080}
@@ -244,3 +246,12 @@ def test_the_class_beside_the_bots_chart_tells_roles_apart_without_colour(chromi
     competitors, monopolists = figure.data
     assert (competitors.marker.color, monopolists.marker.color) == ROLE_COLOURS
     assert not competitors.marker.pattern.shape and monopolists.marker.pattern.shape
+
+
+@given(st.integers(min_value=0, max_value=10**7))
+def test_a_number_of_games_reads_in_the_right_plural(games):
+    """Issue 39: "Your class (1 games)". One game is "1 game", any other number "games"."""
+    from amteach.analysis.fairness import games_count
+
+    words = games_count(games)
+    assert words == f"{games:,} " + ("game" if games == 1 else "games")

@@ -665,7 +665,7 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
 
 
 def games_count(games: int) -> str:
-    """ "1 game", "50 games": a number of games in words, with the right plural."""
+    """A number of games in words, with the right plural: "1 game", "1,200 games"."""
     return f"{games:,} game" + ("" if games == 1 else "s")
 
 
