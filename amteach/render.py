@@ -267,6 +267,11 @@ PAWN_STYLE = """
 </style>
 """
 
+# Pawns: on a side space they stand just inside the ring, beside their space (the cell holds its
+# name and marks); on a corner, inside the corner's own space, along its bottom edge from the
+# side nearer the board's middle (beside the corner they stood by the next spaces' pawns and
+# hid under them, issue 39). A later pawn overlaps the one before by less than a third (on a
+# corner, which has room, by less than a sixth), so every initial shows.
 # The ring: corner columns 1.45 times and corner rows 1.5 times as deep as a cell is wide or
 # tall, so the board is wider than tall and the names fit; the app lays its decision panel
 # over the centre (amteach/ui/app.py), which starts where the corners end.
@@ -309,15 +314,16 @@ STYLE = (
 .am-top .am-pawns{top:calc(100% + 3px);left:0;right:0;justify-content:center}
 .am-left .am-pawns{left:calc(100% + 3px);top:50%;transform:translateY(-50%)}
 .am-right .am-pawns{right:calc(100% + 3px);top:50%;transform:translateY(-50%);flex-direction:row-reverse}
-.am-corner .am-pawns{flex-wrap:wrap;max-width:calc(var(--am-pawn)*2.6)}
-.am-corner-0 .am-pawns{bottom:calc(100% + 3px);right:calc(100% + 3px)}
-.am-corner-10 .am-pawns{bottom:calc(100% + 3px);left:calc(100% + 3px)}
-.am-corner-20 .am-pawns{top:calc(100% + 3px);left:calc(100% + 3px)}
-.am-corner-30 .am-pawns{top:calc(100% + 3px);right:calc(100% + 3px);flex-direction:row-reverse}
+.am-corner .am-pawns{flex-wrap:wrap-reverse;left:2px;right:2px;bottom:2px;max-width:none;align-items:flex-end}
+.am-corner-0 .am-pawns,.am-corner-30 .am-pawns{justify-content:flex-start;padding-left:calc(var(--am-pawn)*0.15)}
+.am-corner-10 .am-pawns,.am-corner-20 .am-pawns{flex-direction:row-reverse;justify-content:flex-start;
+  padding-right:calc(var(--am-pawn)*0.15)}
 .am-pawn{display:inline-flex;align-items:center;justify-content:center;flex:0 0 auto;width:var(--am-pawn,16px);height:var(--am-pawn,16px);
   color:#fff;font-size:calc(var(--am-pawn,16px)*0.6);font-weight:800;margin:1px;box-shadow:0 1px 3px rgba(0,0,0,.45);position:relative}
 .am-pawns .am-pawn+.am-pawn{margin-left:calc(var(--am-pawn)*-0.3)}
 .am-right .am-pawns .am-pawn+.am-pawn{margin-left:1px;margin-right:calc(var(--am-pawn)*-0.3)}
+.am-corner .am-pawns .am-pawn+.am-pawn{margin-left:calc(var(--am-pawn)*-0.15)}
+.am-corner-10 .am-pawns .am-pawn+.am-pawn,.am-corner-20 .am-pawns .am-pawn+.am-pawn{margin-left:1px;margin-right:calc(var(--am-pawn)*-0.15)}
 .am-pawn.am-to-move{box-shadow:0 0 0 3px #fff,0 0 0 6px @HIGHLIGHT@;z-index:3}
 .am-centre{grid-row:2/11;grid-column:2/11;display:flex;flex-direction:column;align-items:center;justify-content:center;
   text-align:center;gap:6px;padding:calc(var(--am-pawn) + 8px)}

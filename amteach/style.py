@@ -95,7 +95,22 @@ def chart_layout(title: str = "", **more: Any) -> dict[str, Any]:
         "font": {"size": CHART_FONT_SIZE},
         "hoverlabel": {"font": {"size": CHART_FONT_SIZE}},
         "margin": {"l": 70, "r": 20, "t": 60, "b": 50},
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0},
+        # the legend at the foot of the whole chart (container, not plot, coordinates): plotly
+        # keeps the legend's height out of the plot's area, so the x-axis' tick labels and
+        # title are laid out above it and never under it, however wide the chart or however
+        # many lines the legend wraps to (a legend placed at a fraction of the plot's height
+        # sat on the tick labels, issue 39)
+        "legend": {
+            "orientation": "h",
+            "yref": "container",
+            "y": 0,
+            "yanchor": "bottom",
+            "x": 0,
+            "xanchor": "left",
+        },
+        # the axes make room for their own tick labels and titles
+        "xaxis": {"automargin": True},
+        "yaxis": {"automargin": True},
         "autosize": True,
     }
     if title:

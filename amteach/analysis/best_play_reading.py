@@ -237,6 +237,12 @@ def knob_phrase(name: str, value: int, role: str, max_houses: int | None = None)
     return words[name][value - knob.low]
 
 
+# The heatmap's labels: each cell's win rate, and its interval under it at 16 px, the least any
+# text on a projected chart has (issue 39). On a large screen projector.css makes both grow.
+RATE_LABEL_SIZE = 17
+INTERVAL_LABEL_SIZE = 16
+
+
 def matrix_figure(matrix: pd.DataFrame) -> go.Figure:
     """The tournament matrix as a heatmap: rows the Competitors' strategies, columns the
     Monopolists', each cell the Monopolists' win rate with its 95% interval written in it.
@@ -252,7 +258,8 @@ def matrix_figure(matrix: pd.DataFrame) -> go.Figure:
     text = [
         [
             f"{100 * cells.loc[(r, c), 'monopolist_rate']:.0f}%<br>"
-            f"<span style='font-size:13px'>{100 * cells.loc[(r, c), 'monopolist_ci_low']:.0f}–"
+            f"<span style='font-size:{INTERVAL_LABEL_SIZE}px'>"
+            f"{100 * cells.loc[(r, c), 'monopolist_ci_low']:.0f}–"
             f"{100 * cells.loc[(r, c), 'monopolist_ci_high']:.0f}</span>"
             for c in cols
         ]
@@ -277,7 +284,7 @@ def matrix_figure(matrix: pd.DataFrame) -> go.Figure:
             y=[f"{r} ●" for r in rows],
             text=text,
             texttemplate="%{text}",
-            textfont={"size": 15},
+            textfont={"size": RATE_LABEL_SIZE},
             hovertext=hover,
             hoverinfo="text",
             zmin=0,

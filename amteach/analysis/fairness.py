@@ -33,9 +33,11 @@ from ..style import (
     ROLE_DASHES,
     ROLE_LABELS,
     ROLE_PLURALS,
+    ROLE_SHAPES,
     ROLE_SYMBOLS,
     bar_patterns,
     chart_layout,
+    role_bar,
 )
 from . import stats
 from .rules_table import parameter_label, parameter_value, parameter_words
@@ -341,7 +343,6 @@ def sweep_figure(frame: pd.DataFrame) -> go.Figure:
                 **({"tickprefix": unit, "tickformat": ",d"} if numeric else {}),
             },
             yaxis={"title": {"text": "share of games won"}, **PERCENT_AXIS, "range": [0, 1.05]},
-            legend={"y": -0.25},
         )
     )
 
@@ -703,48 +704,56 @@ def reading_market_structures(frame: pd.DataFrame) -> str:
 # -- a class's own games beside a batch -----------------------------------------------------------
 
 
+def games_count(games: int) -> str:
+    """A number of games in words, with the right plural: "1 game", "1,200 games"."""
+    return f"{games:,} game" + ("" if games == 1 else "s")
+
+
 def win_rates_side_by_side(results: dict[str, SimulationResult]) -> go.Figure:
     """Win rate by role for several sets of games side by side (a class's own games and a
-    bots' batch), each bar with its exact 95% interval. Bars of one set share a pattern; the
-    roles keep their colours and names."""
+    bots' batch), each bar with its exact 95% interval. The sets are named on the x-axis with
+    their games counted; a role is one trace, in its colour and its pattern (Competitors green
+    and plain, Monopolists blue and hatched), so the legend tells the roles apart without
+    colour too."""
     import plotly.graph_objects as go
 
+    tables = {
+        f"{name} ({games_count(len(result.games))})": win_rate_table(result, "role")
+        for name, result in results.items()
+    }
     figure = go.Figure()
-    patterns = ("", "x", ".", "+")
-    for index, (name, result) in enumerate(results.items()):
-        table = win_rate_table(result, "role")
+    for index, role in enumerate(ROLES):
+        rows = [(label, table[table["role"] == role].iloc[0]) for label, table in tables.items()]
         figure.add_bar(
-            x=table["label"],
-            y=table["rate"],
-            name=f"{name} ({len(result.games)} games)",
-            marker={
-                "color": [ROLE_COLOURS[ROLES.index(r)] for r in table["role"]],
-                "pattern": {"shape": patterns[index % len(patterns)]},
-                "opacity": 1.0 if index == 0 else 0.55,
-            },
+            x=[label for label, _ in rows],
+            y=[row["rate"] for _, row in rows],
+            name=f"{ROLE_PLURALS[index]} {ROLE_SHAPES[index]}",
+            marker=role_bar(index),
             error_y={
                 "type": "data",
                 "symmetric": False,
-                "array": table["ci_high"] - table["rate"],
-                "arrayminus": table["rate"] - table["ci_low"],
+                "array": [row["ci_high"] - row["rate"] for _, row in rows],
+                "arrayminus": [row["rate"] - row["ci_low"] for _, row in rows],
                 "color": "#333",
+                "thickness": 2,
             },
-            customdata=table[["wins", "games", "ci_low", "ci_high"]].to_numpy(),
+            customdata=[
+                [row["wins"], row["games"], row["ci_low"], row["ci_high"]] for _, row in rows
+            ],
             hovertemplate=(
-                f"{name}: "
-                "%{x} won %{y:.1%} (%{customdata[0]} of %{customdata[1]})<br>"
-                "95% interval %{customdata[2]:.1%} to %{customdata[3]:.1%}<extra></extra>"
+                f"%{{x}}: {ROLE_PLURALS[index]} won %{{y:.1%}} (%{{customdata[0]}} of "
+                "%{customdata[1]})<br>95% interval %{customdata[2]:.1%} to "
+                "%{customdata[3]:.1%}<extra></extra>"
             ),
         )
-    figure.update_layout(
-        barmode="group",
-        title={"text": "Who wins, by role (thin lines: 95% intervals)", "font": {"size": 15}},
-        yaxis={"title": {"text": "share of games won"}, "tickformat": ".0%", "range": [0, 1]},
-        legend={"orientation": "h", "y": -0.2},
-        template="plotly_white",
-        margin={"l": 60, "r": 10, "t": 45, "b": 40},
+    return figure.update_layout(
+        chart_layout(
+            "Who wins, by role (thin lines: 95% intervals)",
+            height=420,
+            barmode="group",
+            yaxis={"title": {"text": "share of games won"}, **PERCENT_AXIS},
+        )
     )
-    return figure
 
 
 def reading_class_and_bots(class_games: SimulationResult, bots: SimulationResult) -> str:
@@ -760,7 +769,8 @@ def reading_class_and_bots(class_games: SimulationResult, bots: SimulationResult
             f"{row['label']} won {_percent(row['rate'])} of the class's games ({_interval(row)}) "
             f"and {_percent(bot_row['rate'])} of the bots' ({_interval(bot_row)})"
         )
-    text = f"Of the class's {len(class_games.games)} finished games, " + "; ".join(parts) + ". "
+    games = games_count(len(class_games.games)).replace(" game", " finished game")
+    text = f"Of the class's {games}, " + "; ".join(parts) + ". "
     monopolists = [t[t["role"] == "monopolist"].iloc[0] for t in (theirs, mine)]
     change = stats.compare_batches(
         int(monopolists[0]["wins"]),

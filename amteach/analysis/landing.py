@@ -206,7 +206,7 @@ def landing_figure(table: Any, policy: str = "pay") -> Any:
             bargap=0.25,
             yaxis={"title": {"text": "landings per 100 throws"}, "rangemode": "tozero"},
             xaxis={"title": {"text": "the spaces in board order, from START"}, "tickangle": -60},
-            legend={"y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
+            legend={"yref": "paper", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"},
         )
     )
     for role, key in enumerate(ROLES):

@@ -459,7 +459,7 @@ def returns_figure(
                 "tickvals": list(_ROUND_TICKS),
                 "tickformat": ",d",
             },
-            legend={"y": 1.02, "yanchor": "bottom"},
+            legend={"yref": "paper", "y": 1.02, "yanchor": "bottom"},
             margin={"t": 140, "b": 40},
         )
     )

@@ -282,7 +282,6 @@ def tax_break_even_figure(
             height=460,
             xaxis={"title": {"text": "assets"}, **DOLLAR_AXIS, "range": [0, top]},
             yaxis={"title": {"text": "tax to pay"}, **DOLLAR_AXIS},
-            legend={"y": -0.25},
         )
     )
 
@@ -466,7 +465,6 @@ def tax_choice_figure(summary: pd.DataFrame) -> go.Figure:
             "Income-tax choices in the simulated games, by role and tax behaviour",
             height=460,
             barmode="group",
-            legend={"y": -0.3},
             margin={"t": 90, "b": 70},
         )
     )

@@ -159,6 +159,7 @@ class ClassroomApp:
         self.board_view.add_class("am-board-view")
         self.players_view = widgets.HTML()
         self.widget = self.layout(lazy_charts)
+        self._game_shown = self.session.game  # the panels close when another game starts
         self.session.subscribe(self._changed)
         if self.charts_near is None:
             self.show_charts()
@@ -260,7 +261,17 @@ class ClassroomApp:
 
     # -- following the session ------------------------------------------------------------------
     def _changed(self, change: Change) -> None:
+        if self.session.game is not self._game_shown:
+            self.close_decision_panels()
         self.refresh()
+
+    def close_decision_panels(self) -> None:
+        """Close the Build and Trade panels: another game (a scenario, a loaded save, New game)
+        starts with them closed, so its choices and what happened show within a projector's
+        720 lines (issue 39: a Build panel left open since the last scenario pushed the
+        narration off screen). Taking a decision back keeps them as they are."""
+        self._game_shown = self.session.game
+        self.decision_tabs.selected_index = None
 
     def refresh(self) -> None:
         """Redraw every part from the session."""

@@ -47,7 +47,6 @@ def _layout(title: str, x: str, y: str) -> dict[str, Any]:
         margin={"l": 75, "r": 20, "t": 50, "b": 50},
         xaxis={"title": {"text": x}, **WHOLE_AXIS},
         yaxis={"title": {"text": y}, **DOLLAR_AXIS},
-        legend={"y": -0.28},
     )
 
 
