@@ -287,6 +287,7 @@ class ClassroomApp:
         side = w.VBox([self.players_view])
         side.add_class("am-side")
         side.add_class("am-players-box")
+        side.add_class("am-scroll")  # it scrolls on a short screen: the keyboard can scroll it
         hole = w.HBox([turn, side])
         hole.add_class("am-hole")
         stage = w.Box([self.board_view, hole])
