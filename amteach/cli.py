@@ -782,13 +782,17 @@ def _copy_folders(folders: dict[str, Path], destination: Path, force: bool) -> N
         click.echo(f"Wrote {destination / name}")
 
 
-copy_option = click.option(
-    "--copy",
-    "destination",
-    type=click.Path(path_type=Path),
-    metavar="DIR",
-    help="Write a copy into DIR, to read or edit.",
-)
+def copy_option(where: str) -> Any:
+    """--copy DIR, whose help names the folders it writes inside DIR (`where`)."""
+    return click.option(
+        "--copy",
+        "destination",
+        type=click.Path(path_type=Path),
+        metavar="DIR",
+        help=f"Write a copy into {where} (folders made inside DIR), to read or edit.",
+    )
+
+
 force_option = click.option(
     "--force", is_flag=True, help="With --copy: overwrite files that are already there."
 )
@@ -983,7 +987,7 @@ def best_play(
 
 
 @main.command()
-@copy_option
+@copy_option("DIR/lessons and DIR/notebooks")
 @force_option
 def lessons(destination: Path | None, force: bool) -> None:
     """List the lessons; with --copy DIR, write the lessons (plans, worksheets, checks,
@@ -998,7 +1002,7 @@ def lessons(destination: Path | None, force: bool) -> None:
 
 
 @main.command()
-@copy_option
+@copy_option("DIR/notebooks")
 @force_option
 def notebooks(destination: Path | None, force: bool) -> None:
     """List the notebooks; with --copy DIR, write them into DIR/notebooks."""

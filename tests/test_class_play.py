@@ -182,7 +182,8 @@ def test_a_whole_class_game_gives_results_and_downloads_in_simulates_shape(room,
     message = tab.downloads.children[1].file_message()
     assert message["binary"] and message["filename"].endswith(".zip")
     # issue 23: the bots beside the class stop at the round the class reached (its 5-round
-    # cap), under the class's rules, not at the 200-round cap of the Who wins tab
+    # cap), under the class's rules, not at the 200-round cap of the Who wins tab; issue 39:
+    # at each table's own round (one table here), the Games slider's games for each table
     reached = int(tab.result().games["rounds"].median())
     tab.bots.games.value = 50
     tab.bots.start()
@@ -190,6 +191,7 @@ def test_a_whole_class_game_gives_results_and_downloads_in_simulates_shape(room,
     bots = tab.bots.result
     assert bots is not None, tab.bots.status.value
     assert bots.games["rounds"].max() == reached == 5
+    assert bots.meta["round_caps"] == {0: 5} and (bots.games["table"] == 0).sum() == 50
     assert (bots.games["end_reason"] == "round_cap").all()
     reading = html.unescape(tab.bots.charts.children[1].value)
     assert f"the bots' at round {reached}: both were settled at about the same point" in reading

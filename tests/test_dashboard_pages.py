@@ -180,3 +180,41 @@ def test_the_inequality_tab_reads_a_two_player_scenario_on_the_play_tab():
     next(w for w in walk(page) if isinstance(w, widgets.Button)).click()
     game_charts = page.children[0].children[3]
     assert len(figures(game_charts)) == 3
+
+
+def intro_text(app) -> str:
+    """The Play tab's intro as read, pawns by their initial."""
+    import html
+    import re
+
+    part = app.head.value.split('<p class="am-play-intro">', 1)[1].split("</p>", 1)[0]
+    return " ".join(html.unescape(re.sub("<[^>]+>", "", part)).split())
+
+
+def test_the_play_tab_says_what_the_game_is_who_is_which_pawn_and_what_to_press_first():
+    """Issue 39: a viewer opening the dashboard found a Play tab that said nothing about the
+    game. Its intro names the roles in their colours with each seat's pawn shape (the board's
+    own, style.pawn_shapes) and the button to press first."""
+    from amteach.style import pawn_shapes
+
+    dashboard = Dashboard()
+    app = dashboard.app
+    assert dashboard.tabs.children[0] is app.widget and "am-with-intro" in app.widget._dom_classes
+    said = intro_text(app)
+    game = app.game
+    for name, shape in zip(game.names, pawn_shapes(game.roles), strict=True):
+        assert f"{name[0]} {name}, {shape}" in said, (name, shape, said)
+    assert "● Competitors, green" in said and "■ Monopolists, blue" in said
+    assert "You decide for Ana, bots for the others: press Roll on your turn" in said
+    # other seats, all bots: the intro says who they are, and what to press then
+    from amteach.session import Session
+    from amteach.ui.app import ClassroomApp
+
+    bots = ClassroomApp(
+        seats=[("Zoe", "monopolist", "cautious"), ("Yan", "competitor", "investor")], intro=True
+    )
+    said = intro_text(bots)
+    assert "Y Yan, circle" in said and "Z Zoe, square" in said
+    assert "Bots play every seat: press Step or ▶ Play" in said and "Roll" not in said
+    # a notebook's app (play.ipynb) has its own text in the notebook, and no intro
+    assert "am-play-intro" not in ClassroomApp(session=Session()).head.value

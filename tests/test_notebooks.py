@@ -38,3 +38,21 @@ def test_dollar_signs_in_notebook_text_are_escaped_so_they_do_not_render_as_math
             if cell.cell_type == "markdown":
                 prose = re.sub(r"`[^`]*`", "", cell.source)
                 assert not re.search(r"(?<!\\)\$", prose), f"{path.name}: escape $ as \\$"
+
+
+def test_play_notebook_names_each_pawns_true_shape():
+    """Issue 39: play.ipynb said "green circles, blue squares", but a role's second pawn has a
+    shape of its own (Cleo's a diamond, Dev's a hexagon: style.pawn_shapes). The text names
+    each seat's shape as the board draws it, for the seats its code cell sets."""
+    from amteach.engine.board import ROLES
+    from amteach.style import pawn_shapes
+
+    notebook = nbformat.read(NOTEBOOKS[0].parent / "play.ipynb", as_version=4)
+    text = " ".join(notebook.cells[0].source.split())
+    code = next(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    seats = re.findall(r'\("(\w+)", "(competitor|monopolist)", "\w+"\)', code)
+    assert len(seats) == 4
+    shapes = pawn_shapes([ROLES.index(role) for _, role in seats])
+    for (name, _), shape in zip(seats, shapes, strict=True):
+        assert re.search(rf"{name}'s (pawn is )?an? {shape}\b", text), (name, shape)
+    assert "circles" not in text and "squares" not in text

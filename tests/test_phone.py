@@ -544,3 +544,35 @@ def test_the_teachers_move_qr_code_gives_the_seat_to_the_phone_that_scans_it(tmp
         assert other.get_by_placeholder("first name").is_visible()
         browser.close()
     assert errors == []
+
+
+# every heading drawn on the page, in order (role=heading too)
+HEADINGS = """() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6,[role=heading]')]
+  .filter((h) => h.offsetParent !== null).map((h) => h.innerText.trim())"""
+
+
+def test_the_join_form_has_one_heading_and_the_seat_the_games_name(tmp_path):
+    """Issue 39: the join form showed its heading twice (the page's "Anti-Monopoly" and the
+    form's "Join your class", one above the other). The form now has one heading, which names
+    it; once seated the page's heading is the game's name again, above the seat's own."""
+    database = str(tmp_path / "class.sqlite")
+    rooms = open_rooms(database)
+    code = rooms.create(RoomSettings(tables=1, seats=2, ending="A", round_cap=5, seed=2))
+    errors: list[str] = []
+    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        page = browser.new_page(viewport=PHONE)
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{server.url}?room={code}", timeout=WAIT)
+        page.get_by_placeholder("first name").wait_for(timeout=WAIT)
+        assert page.evaluate(HEADINGS) == ["Anti-Monopoly: join your class"]
+        # the form is named by that heading for a screen reader
+        assert page.get_by_role("form", name="Anti-Monopoly: join your class").is_visible()
+        page.get_by_placeholder("first name").fill("Ana")
+        page.get_by_role("button", name="Join").click()
+        page.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
+        shown = page.evaluate(HEADINGS)
+        assert shown[0] == "Anti-Monopoly"
+        assert not any("join" in heading.lower() for heading in shown), shown
+        browser.close()
+    assert errors == []

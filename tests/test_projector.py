@@ -136,6 +136,16 @@ def test_the_play_tab_fits_a_1280x720_projector_in_type_for_the_back_row(
     for cash in page.locator(".am-card-cash").all():
         assert inside(cash.bounding_box(), PROJECTOR)
     assert page.evaluate("window.scrollY") == 0
+    # issue 39: the browser tab names the page, and the Play tab's intro (what the game is,
+    # whose pawn is which, what to press first) is on screen above the board's top
+    assert page.evaluate("document.title") == "amteach: Anti-Monopoly in class"
+    intro = page.locator(".am-play-intro")
+    said = intro.inner_text()
+    assert "Competitors" in said and "Monopolists" in said and "Roll" in said
+    assert "Ana, circle" in said and "Dev, hexagon" in said
+    box = intro.bounding_box()
+    assert inside(box, PROJECTOR), box
+    assert box["y"] + box["height"] <= page.locator(".am-board").bounding_box()["y"]
 
     # type: 18 px and more for the choices, whose turn, the narration and the cash
     assert font_px(page.locator(".am-choices button").first) >= 18

@@ -69,9 +69,29 @@ def test_lessons_copy_writes_lessons_and_notebooks_and_never_overwrites_unasked(
 
 def test_notebooks_copy_writes_only_the_notebooks(tmp_path):
     assert "dashboard.ipynb" in run("notebooks").output
-    assert run("notebooks", "--copy", str(tmp_path)).exit_code == 0
+    result = run("notebooks", "--copy", str(tmp_path))
+    assert result.exit_code == 0
     assert (tmp_path / "notebooks" / "fairness.ipynb").is_file()
     assert not (tmp_path / "lessons").exists()
+    # issue 39: into DIR/notebooks/, not DIR itself, and the command says where
+    assert not list(tmp_path.glob("*.ipynb"))
+    assert result.output.strip() == f"Wrote {tmp_path / 'notebooks'}"
+
+
+@pytest.mark.parametrize(
+    ("command", "folders"),
+    [("notebooks", ["DIR/notebooks"]), ("lessons", ["DIR/lessons", "DIR/notebooks"])],
+)
+def test_copy_says_which_folders_it_makes_in_help_and_readme(command, folders):
+    """Issue 39: the README said `--copy DIR` writes "into DIR"; it makes folders inside DIR."""
+    help_text = " ".join(run(command, "--help").output.split())
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    line = next(row for row in readme.splitlines() if f"`amteach {command} [--copy DIR]`" in row)
+    said = line.split(f"`{command} --copy DIR`", 1)[1].split(",", 1)[0]
+    for folder in folders:
+        assert folder in help_text, help_text
+        assert f"`{folder}/`" in said, said
+    assert "into DIR " not in line and "into DIR " not in help_text
 
 
 @pytest.mark.parametrize(

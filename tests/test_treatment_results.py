@@ -270,3 +270,53 @@ def test_the_treatment_boxes_refuse_what_cannot_be_played_with_one_line(tmp_path
     said = html.unescape(tab.messages.widget.value)
     assert "settlement_keep_percent_monopolist" in said and "Traceback" not in said
     assert tab.code is None  # nothing was opened
+
+
+def test_the_bots_beside_the_class_stop_at_each_tables_own_round_under_its_rules():
+    """Issue 39 (lesson 7): the Class tab's Run panel stopped its bots at the middle table's
+    round. `bots_beside_class` plays each finished table's bots (`bots_at_table`: its roles,
+    the room's bot, its rules) to that table's own round, and pools them, games numbered on."""
+    from amteach.engine.errors import InputError
+    from amteach.rooms.treatments import TableOutcome, bots_at_table, bots_beside_class
+
+    def outcome(table: int, rules: RuleSet, rounds: int, finished: bool = True) -> TableOutcome:
+        return TableOutcome(
+            table=table,
+            rule_set="x",
+            label="x",
+            rules=rules,
+            game_type="two-hour",
+            roles=("competitor", "monopolist", "competitor"),
+            bot="investor",
+            finished=finished,
+            rounds=rounds,
+            winner_role="monopolist" if finished else None,
+        )
+
+    tables = [
+        outcome(0, RuleSet.preset("default"), 3),
+        outcome(1, EQUAL.rules(), 9),
+        outcome(2, RuleSet.preset("default"), 20, finished=False),  # no bots for it
+        outcome(3, RuleSet.preset("default"), 14),
+    ]
+    pooled = bots_beside_class(tables, games=12, seed=4)
+    games = pooled.games
+    assert list(games["table"].value_counts().sort_index().items()) == [(0, 12), (1, 12), (3, 12)]
+    assert list(games["game"]) == list(range(36))  # numbered on, one table after another
+    assert pooled.meta["round_caps"] == {0: 3, 1: 9, 3: 14}
+    for table in (0, 1, 3):
+        alone = bots_at_table(tables[table], 12, 4)  # the same games as the table's own batch
+        mine = games[games["table"] == table]
+        assert list(mine["rounds"]) == list(alone.games["rounds"])
+        assert list(mine["winner_role"].astype(str)) == list(alone.games["winner_role"].astype(str))
+        assert mine["rounds"].max() <= tables[table].rounds
+    # each table at its own round: the 3-round table's games are not played on to round 9
+    assert games.loc[games["table"] == 0, "rounds"].max() == 3
+    assert games.loc[games["table"] == 3, "rounds"].max() > 9
+    # every player of the pooled games, and categories kept (roles read as roles)
+    assert len(pooled.players) == 36 * 3 and set(pooled.players["game"]) == set(range(36))
+    assert str(pooled.players["role"].dtype) == "category"
+    assert pooled.win_rates("role")["games"].tolist() == [36, 36]
+    assert pooled.meta["seats"] == [dict(s) for s in alone.meta["seats"]]
+    with pytest.raises(InputError):
+        bots_beside_class([tables[2]], games=12, seed=4)

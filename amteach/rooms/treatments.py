@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from ..engine.board import ROLES
 from ..engine.errors import InputError
@@ -120,6 +121,58 @@ def bots_at_tables(
         if on_table is not None:
             on_table(done, len(finished))
     return out
+
+
+def pooled(results: Sequence[SimulationResult]) -> SimulationResult:
+    """Several batches as one result, as a class's tables are one (`rooms.results`): each
+    batch's games numbered on after the batch before, and every category of a column kept.
+    meta says how many batches and games, whether one was cut short, and the seats when every
+    batch had the same (so the even share of each role is known)."""
+    if not results:
+        raise InputError("there are no games to pool", field="bot games")
+    frames: dict[str, pd.DataFrame] = {}
+    for name in ("games", "players", "rounds", "taxes"):
+        parts, offset = [], 0
+        for result in results:
+            parts.append(getattr(result, name).assign(game=lambda f, o=offset: f["game"] + o))
+            offset += len(result.games)
+        frame = pd.concat(parts, ignore_index=True)
+        for column, dtype in parts[0].dtypes.items():
+            if isinstance(dtype, pd.CategoricalDtype):
+                frame[column] = union_categoricals([part[column] for part in parts])
+        frames[name] = frame
+    seats = [result.meta.get("seats") for result in results]
+    meta: dict[str, Any] = {
+        "batches": len(results),
+        "requested": sum(int(r.meta.get("requested", len(r.games))) for r in results),
+        "completed": len(frames["games"]),
+        "interrupted": any(r.interrupted for r in results),
+    }
+    if all(s == seats[0] for s in seats):
+        meta["seats"] = seats[0]
+    return SimulationResult(**frames, meta=meta)
+
+
+def bots_beside_class(
+    outcomes: Sequence[TableOutcome],
+    games: int = DEFAULT_BOT_GAMES,
+    seed: int = 0,
+    on_table: Callable[[int, int], None] | None = None,
+) -> SimulationResult:
+    """The bots at every finished table (`bots_at_tables`: its roles and the room's bot, under
+    its rules, stopped at the round it reached) as one result, to set beside the class's
+    finished games: `games` for each table, so each table weighs as much among the bots as
+    among the class's games. The games frame's `table` column names each game's table (from
+    0); meta["round_caps"] holds each table's round."""
+    per_table = bots_at_tables(outcomes, games, seed, on_table)
+    if not per_table:
+        raise InputError("no table has finished its game yet", field="tables")
+    result = pooled(list(per_table.values()))
+    # which table each bot game stood in for
+    result.games["table"] = [t for t, r in per_table.items() for _ in range(len(r.games))]
+    rounds = {o.table: max(1, o.rounds) for o in outcomes if o.table in per_table}
+    result.meta.update({"seed": seed, "games_per_table": games, "round_caps": rounds})
+    return result
 
 
 def role_wins(games: pd.DataFrame, role: str) -> int:

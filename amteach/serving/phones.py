@@ -281,10 +281,9 @@ PAGE = """<!doctype html>
 {style}<style>{css}</style></head>
 <body>
 <main class="am-light" data-ws="{ws}" data-room="{room}">
-<h1>Anti-Monopoly</h1>
+<h1 id="am-title" data-seated="Anti-Monopoly">Anti-Monopoly: join your class</h1>
 <div id="am-message" class="am-message" role="status" aria-live="polite"></div>
-<form id="am-join" class="am-join" hidden>
-  <h2>Join your class</h2>
+<form id="am-join" class="am-join" aria-labelledby="am-title" hidden>
   <label for="am-room">Room code</label>
   <input id="am-room" name="room" autocomplete="off" autocapitalize="characters" maxlength="12"
     placeholder="the code on the projector">

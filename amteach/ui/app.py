@@ -13,13 +13,22 @@ from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
 from IPython.display import display
+from markupsafe import Markup
 
 from ..engine.game import Game
 from ..engine.rules import RuleSet
-from ..render import HOLE_LEFT, HOLE_TOP, board_html, players_panel_html
+from ..render import (
+    HOLE_LEFT,
+    HOLE_TOP,
+    board_html,
+    html_join,
+    html_text,
+    pawn_html,
+    players_panel_html,
+)
 from ..serving import PLOTLY_BUNDLE_ENV, is_served
-from ..session import DEFAULT_SEATS, Change, Reply, Session
-from ..style import HIGHLIGHT_COLOUR
+from ..session import DEFAULT_SEATS, HUMAN, Change, Reply, Session
+from ..style import HIGHLIGHT_COLOUR, ROLE_COLOURS, ROLE_PLURALS, ROLE_SHAPES, pawn_shapes
 from .lazy import LazySections, NearScreen, Placeholder
 from .live import Announcer
 from .play_panels import (
@@ -50,7 +59,7 @@ APP_STYLE = (
 .am-app.am-projector{--am-ui-font:clamp(18px,2.1vh,26px)}
 .am-app .am-board,.am-app .am-hole{--am-font:clamp(12px,1.15cqw,26px)}
 .am-app.am-projector .am-board,.am-app.am-projector .am-hole{--am-font:clamp(14px,min(1.15cqw,2.05vh),26px)}
-.am-app.am-projector .am-board{--am-board-max-height:calc(100vh - var(--am-top,150px))}
+.am-app.am-projector .am-board{--am-board-max-height:calc(100vh - var(--am-top,150px) - var(--am-intro-height,0px))}
 @container am-board (max-width:1150px){.am-app.am-projector .am-board{--am-font:clamp(11px,1.15cqw,26px)}}
 .am-app .widget-html-content{line-height:1.25}
 .am-toolbar{gap:4px 6px;align-items:center}
@@ -105,6 +114,67 @@ APP_STYLE = (
 )
 
 
+# The Play tab's intro (the dashboard's: `ClassroomApp(intro=True)`), two lines above the
+# toolbar; the board leaves room for them when it fits itself to the screen's height.
+INTRO_STYLE = """
+<style>
+.am-app{--am-intro-font:16px}
+.am-app.am-projector{--am-intro-font:clamp(16px,1.6vh,22px)}
+.am-app.am-with-intro{--am-intro-height:calc(3 * var(--am-intro-font) + 4px)}
+.am-play-intro{font-size:var(--am-intro-font);line-height:1.5;margin:0 0 4px;max-width:none}
+.am-play-intro .am-pawn{--am-pawn:calc(1.25 * var(--am-intro-font));vertical-align:middle;margin:0 2px}
+</style>
+"""
+
+
+def play_intro_html(session: Session) -> Markup:
+    """What the Play tab says to a viewer new to the game, in two lines: what the game is, the
+    two roles with each seat's pawn (its shape named, not only drawn), who decides for whom,
+    and what to press first."""
+    game = session.game
+    shapes = pawn_shapes(game.roles)
+    roles = []
+    for role in (0, 1):
+        pawns = html_join(
+            (
+                html_text("{} {}, {}", pawn_html(game, seat), game.names[seat], shapes[seat])
+                for seat in range(len(game.names))
+                if game.roles[seat] == role
+            ),
+            "; ",
+        )
+        roles.append(
+            html_text(
+                '<b style="color:{}">{} {}</b>, {} ({})',
+                ROLE_COLOURS[role],
+                ROLE_SHAPES[role],
+                ROLE_PLURALS[role],
+                ("green", "blue")[role],
+                pawns,
+            )
+        )
+    humans = [
+        name for name, who in zip(game.names, session.seat_controllers, strict=True) if who == HUMAN
+    ]
+    if not humans:
+        press = html_text("Bots play every seat: press <b>Step</b> or <b>▶ Play</b> to watch.")
+    else:
+        people = " and ".join([", ".join(humans[:-1]), humans[-1]] if len(humans) > 1 else humans)
+        press = html_text(
+            "You decide for {}{}: press <b>Roll</b> on your turn, <b>Step</b> or <b>▶ Play</b> "
+            "for the bots.",
+            people,
+            ", bots for the others" if len(humans) < len(game.names) else "",
+        )
+    return html_text(
+        '<p class="am-play-intro"><b>Anti-Monopoly</b>: buy streets and charge rent, with '
+        "different rules for {} and {}. {}</p>",
+        roles[0],
+        roles[1],
+        press,
+    )
+
+
 # the live charts, in the order of their tabs (ui/charts.py)
 CHART_KEYS = ("wealth", "rents", "taxes")
 
@@ -119,6 +189,9 @@ class ClassroomApp:
 
     `projector=True` (the dashboard's default) fits the board, the decisions and the
     players to the screen and sets type large enough for the back of a classroom.
+
+    `intro=True` (the dashboard's) says above the toolbar what the game is, who plays which
+    pawn, and what to press first (`play_intro_html`).
 
     `lazy_charts=True` (the dashboard's) builds the live charts, and imports plotly, only when
     their box comes within a screen of the screen, or when `charts` is first read: the first
@@ -138,8 +211,10 @@ class ClassroomApp:
         session: Session | None = None,
         projector: bool = False,
         lazy_charts: bool = False,
+        intro: bool = False,
     ) -> None:
         self.served = is_served()
+        self.intro = intro
         self.projector = projector
         self.session = session or Session(
             seats, seed, rules, game, scenario_dir, files_on_disk=not self.served
@@ -213,6 +288,7 @@ class ClassroomApp:
         side = w.VBox([self.players_view])
         side.add_class("am-side")
         side.add_class("am-players-box")
+        side.add_class("am-scroll")  # it scrolls on a short screen: the keyboard can scroll it
         hole = w.HBox([turn, side])
         hole.add_class("am-hole")
         stage = w.Box([self.board_view, hole])
@@ -235,14 +311,24 @@ class ClassroomApp:
         )
         self.more = self.more_panels.widget
         near = [self.charts_near] if self.charts_near is not None else []
+        # the styles, and the intro (in the same widget: the first page makes no more models)
+        self.head = w.HTML(self._head())
         root = w.VBox(
-            [w.HTML(APP_STYLE), toolbar, stage, *near, self.chart_tabs, self.more],
+            [self.head, toolbar, stage, *near, self.chart_tabs, self.more],
             layout=w.Layout(width="100%"),
         )
         root.add_class("am-app")
+        if self.intro:
+            root.add_class("am-with-intro")
         if self.projector:
             root.add_class("am-projector")
         return root
+
+    def _head(self) -> str:
+        """The app's styles, then the intro if it has one."""
+        if not self.intro:
+            return APP_STYLE
+        return APP_STYLE + INTRO_STYLE + str(play_intro_html(self.session))
 
     def show_charts(self) -> None:
         """Build the live charts if they are not built yet: each chart with its data table
@@ -276,6 +362,8 @@ class ClassroomApp:
     def refresh(self) -> None:
         """Redraw every part from the session."""
         game = self.session.game
+        if self.intro:  # the players may have changed (New game, Load)
+            self.head.value = self._head()
         self.board_view.value = board_html(game, with_players=False, centre=False)
         self.players_view.value = players_panel_html(game)
         if self.feed is not None:

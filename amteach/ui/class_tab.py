@@ -48,9 +48,10 @@ from ..rooms.limits import (
 )
 from ..rooms.phone_view import clock
 from ..rooms.room import ENDED, MOVE_CODE_MINUTES, clean_code, new_key
+from ..rooms.treatments import MAX_BOT_GAMES
 from ..session import Reply
 from ..style import ROLE_COLOURS, ROLE_LABELS, ROLE_SHAPES
-from .batch import INVESTOR_SEATS, BatchPanel, chart_widgets, class_accounting_html
+from .batch import BatchPanel, chart_widgets, class_accounting_html
 from .class_debrief import DebriefPanel
 from .class_exports import ExportsPanel
 from .class_questions import QuestionsPanel
@@ -257,16 +258,19 @@ class ClassTab:
         )
         self.exports = ExportsPanel(self)  # several sections, decisions, the gradebook
         self.bots = BatchPanel(
-            "<p>The class beside the bots: the <i>Who wins</i> batch (investor bots, two of each "
-            "role) under the class's rules, stopped at the round the class's games reached "
-            "(the middle game's) and settled there by the final accounting, next to the "
+            "<p>The class beside the bots: at each finished table, bots take the table's seats "
+            "(its roles, the class's bot) and play the <b>Games</b> slider's games under that "
+            "table's rules, each stopped at the round that table reached and settled there by "
+            "the final accounting, as the table was. Their games, pooled, stand next to the "
             "class's finished games.</p>",
             self._beside_bots,
             default_games=200,
-            seats=INVESTOR_SEATS,
-            run=self._bots_to_class_round,
+            run=self._bots_at_each_table,
+            max_games=MAX_BOT_GAMES,
             rules=False,
         )
+        self.bots.games.description = "Games each"
+        self.bots.games.tooltip = "bot games at each finished table"
         self.debrief = DebriefPanel(lambda: self.tables, self._check_key)  # issue 37
         # predictions and exit tickets on the phones (issue 37): ui/class_questions.py
         self.phone_questions = QuestionsPanel(self)
@@ -899,26 +903,20 @@ class ClassTab:
         self.results.children = [decided, *chart_widgets(class_charts(result))]
         return True
 
-    def _bots_to_class_round(self, games: int, _preset: str, seed: int, on_chunk: Any) -> Any:
-        """The bots' batch under the class's rules, stopped at the round the class reached: a
-        win rate depends on where play stops (issue 23)."""
-        from ..analysis.fairness import game_round
-        from ..sim import simulate
+    def _bots_at_each_table(self, games: int, _preset: str, seed: int, on_chunk: Any) -> Any:
+        """Bots at each finished table, under its rules, stopped at the round it reached (a win
+        rate depends on where play stops: issues 23 and 39), pooled (`bots_beside_class`)."""
+        from ..rooms.treatments import bots_beside_class, table_outcomes
 
-        result = self.result()
-        if not len(result.games):
+        outcomes = table_outcomes(self.tables)
+        if not any(o.finished for o in outcomes):
             raise Refused("no table has finished its game yet")
-        if len(self.tables[0].info.settings.rule_sets()) > 1:  # meta["rules"] is table 1's
+        if len(self.tables[0].info.settings.rule_sets()) > 1:  # one bar per role, one rule set
             raise Refused("the tables play several rule sets: see The rule sets compared above")
-        return simulate(
-            games=games,
-            seats=self.bots.seats,
-            rules=result.meta["rules"],
-            seed=seed,
-            round_cap=game_round(result),
-            progress=False,
-            on_chunk=on_chunk,
-        )
+        try:  # Cancel stops between two tables (on_chunk raises), with one line
+            return bots_beside_class(outcomes, games, seed, on_chunk)
+        except KeyboardInterrupt:
+            raise Refused("cancelled before every table's bots had played") from None
 
     def _beside_bots(self, bots: Any) -> list[Any]:
         result = self.result()

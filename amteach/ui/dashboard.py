@@ -137,7 +137,7 @@ class Dashboard:
     def __init__(self, seed: int = 1) -> None:
         w = widgets
         # the Play tab's live charts are built as they come near the screen (ui/app.py)
-        self.app = ClassroomApp(seed=seed, projector=True, lazy_charts=True)
+        self.app = ClassroomApp(seed=seed, projector=True, lazy_charts=True, intro=True)
         self.class_tab: Any = None  # the Class tab, once opened
         self._who_wins: Any = None  # the Who wins panel, once opened
         # the Rules tab's table (28 kB) is drawn when the tab first opens

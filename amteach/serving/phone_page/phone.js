@@ -9,6 +9,9 @@
   var messageLine = document.getElementById("am-message");
   var announce = document.getElementById("am-announce");
   var roomBox = document.getElementById("am-room");
+  // the page's one heading: what the join form is for, then the game's name once seated
+  var title = document.getElementById("am-title");
+  var joinTitle = title.textContent;
   var socket = null;
   var retry = 500;
   var stopped = false;
@@ -88,6 +91,7 @@
       document.getElementById("am-student-id-box").hidden = !message.asks_id;
       seatView.hidden = true;
       join.hidden = false;
+      title.textContent = joinTitle;
       if (moveCode && room) {
         document.getElementById("am-move-code").value = moveCode;
         document.querySelector(".am-moved").open = true;
@@ -99,6 +103,7 @@
       if (message.token) remember(message.room, message.token);
       join.hidden = true;
       seatView.hidden = false;
+      title.textContent = title.getAttribute("data-seated");
       say("success", message.text);
     } else if (message.type === "forget") {
       forget(message.room);
