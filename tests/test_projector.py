@@ -297,6 +297,14 @@ def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(
         ".map((t) => parseFloat(getComputedStyle(t).fontSize))"
     )
     assert sizes and min(sizes) >= 14
+    # the tabs' names and the page's title: 16 and 22 px on a projector, larger on a big screen
+    # (issue 39: they stayed at 16 px at 1920 while the rest grew)
+    tab_name, title = page.evaluate(
+        "[document.querySelector('.lm-TabBar-tab'), document.querySelector('h1')]"
+        ".map((el) => parseFloat(getComputedStyle(el).fontSize))"
+    )
+    large = viewport["width"] >= 1600
+    assert tab_name >= (20 if large else 16) and title >= (27 if large else 22), (tab_name, title)
     # the Best play tab's button sets up best against best on the Play tab, and brings it up
     best = open_tab("Best play")
     best.get_by_role("button", name="Play best against best").click()
