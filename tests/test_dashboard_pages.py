@@ -218,3 +218,7 @@ def test_the_play_tab_says_what_the_game_is_who_is_which_pawn_and_what_to_press_
     assert "Bots play every seat: press Step or ▶ Play" in said and "Roll" not in said
     # a notebook's app (play.ipynb) has its own text in the notebook, and no intro
     assert "am-play-intro" not in ClassroomApp(session=Session()).head.value
+    # once another game starts (a lesson's scenario), the board takes the intro's lines back
+    app.session.new_game()
+    assert "am-play-intro" not in app.head.value
+    assert "am-with-intro" not in app.widget._dom_classes

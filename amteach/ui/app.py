@@ -349,7 +349,17 @@ class ClassroomApp:
     def _changed(self, change: Change) -> None:
         if self.session.game is not self._game_shown:
             self.close_decision_panels()
+            self.retire_intro()
         self.refresh()
+
+    def retire_intro(self) -> None:
+        """The intro greets whoever opens a fresh page. Once another game starts (a scenario,
+        a loaded save, New game, Reset) the board takes its lines back: a lesson's moment then
+        shows its choices and what happened within a projector's 720 lines (issue 39)."""
+        if self.intro:
+            self.intro = False
+            self.widget.remove_class("am-with-intro")
+            self.head.value = self._head()
 
     def close_decision_panels(self) -> None:
         """Close the Build and Trade panels: another game (a scenario, a loaded save, New game)
@@ -362,8 +372,6 @@ class ClassroomApp:
     def refresh(self) -> None:
         """Redraw every part from the session."""
         game = self.session.game
-        if self.intro:  # the players may have changed (New game, Load)
-            self.head.value = self._head()
         self.board_view.value = board_html(game, with_players=False, centre=False)
         self.players_view.value = players_panel_html(game)
         if self.feed is not None:
