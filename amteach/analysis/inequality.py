@@ -46,7 +46,6 @@ from ..style import (
     chart_layout,
 )
 
-ROUNDS_COLUMNS = ("game", "round", "seat", "role", "bot", "cash", "titles", "buildings", "wealth")
 DEFAULT_LORENZ_ROUNDS = (0, 10, 25, 50)
 # share of games the Gini band covers: the middle 95% of the games still running
 BAND_COVERAGE = 0.95

@@ -188,16 +188,6 @@ def short_name(rounds: int) -> str:
     return f"{rounds:,}-round games"
 
 
-def games_of_length(rounds: int) -> str:
-    """Games of a length, as a plural noun: "two-hour games (about 40 rounds)", "games where
-    time is up after 500 rounds", "games played to the end (stopped at 2,000 rounds)"."""
-    if rounds == TWO_HOUR_ROUNDS:
-        return f"two-hour games (about {rounds} rounds)"
-    if rounds == PLAYED_OUT_ROUNDS:
-        return f"games played to the end (stopped at {rounds:,} rounds)"
-    return f"games where time is up after {rounds:,} rounds"
-
-
 # -- win rates by game length --------------------------------------------------------------------
 LENGTH_COLUMNS = (
     "rounds",

@@ -1232,9 +1232,6 @@ class Game(core.Steps):
         self.round += 1
         return 0
 
-    def _after_move(self) -> None:
-        core.after_move(self, self.tables, self.current)
-
     # debts
     def _owe(
         self, debtor: int, creditor: int, amount: int, event: ev.Event, releases: bool = False
@@ -1254,9 +1251,6 @@ class Game(core.Steps):
             self.rule25_wealth(p) if reason == "game_b" else self.cash[p] for p in self.players
         )
         self._emit(ev.GameOver(self.table, winner, reason, scores))
-
-    def _next_turn(self) -> None:
-        core.next_turn(self, self.tables, self.current)
 
     # decisions
     def _do_end_turn(self, _: None) -> None:
