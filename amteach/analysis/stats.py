@@ -279,13 +279,15 @@ def compare_means(
                 f"set {name}'s spread must be a number, 0 or more, not {sd!r}",
                 field=f"sd_{name.lower()}",
             )
-    va, vb = sd_a**2 / n_a, sd_b**2 / n_b
+    va, vb = float(sd_a) ** 2 / n_a, float(sd_b) ** 2 / n_b
     se = math.sqrt(va + vb)
     difference = float(mean_b - mean_a)
     if se == 0:
         return MeanDifference(mean_a, mean_b, difference, difference, difference, confidence)
-    # Welch-Satterthwaite degrees of freedom
-    df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
+    # Welch-Satterthwaite degrees of freedom, from the variances' shares of the larger one (tiny
+    # spreads squared again would underflow to 0 and give no degrees of freedom)
+    ra, rb = va / max(va, vb), vb / max(va, vb)
+    df = (ra + rb) ** 2 / (ra**2 / (n_a - 1) + rb**2 / (n_b - 1))
     half = float(t.ppf(0.5 + confidence / 2, df)) * se
     return MeanDifference(
         mean_a=float(mean_a),
