@@ -98,6 +98,17 @@ async def wait_until(phones: list[Client], done, timeout: float = 60.0) -> None:
                 await phone.read(timeout=0.1)
 
 
+class Clock:
+    """A hub's clock that a test moves by hand (`clock.now += 60`): join windows, presence and
+    the two-hour timer, without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class HubPhone:
     """A phone handed straight to a `Hub` (no network), keeping what it was sent: what the
     websocket handler would pass on."""

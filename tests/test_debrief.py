@@ -15,7 +15,7 @@ import pytest
 from conftest import scenario
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from phone_client import BUTTON, HubPhone
+from phone_client import BUTTON, Clock, HubPhone
 
 from amteach.engine import events as ev
 from amteach.engine.game import Game
@@ -256,14 +256,6 @@ def test_every_debrief_adds_up_and_every_moment_replays_to_its_own_event(seed, s
 
 
 # -- phones ---------------------------------------------------------------------------------------
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
 def timed_room(tmp_path):
     rooms = open_rooms(str(tmp_path / "class.sqlite"))

@@ -7,19 +7,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from phone_client import HubPhone
+from phone_client import Clock, HubPhone
 
 from amteach.rooms import BOT, RoomSettings, open_rooms
 from amteach.rooms.hub import Hub, PhoneLimits
 from amteach.rooms.phone_view import PARTS
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from phone_client import HubPhone
+from phone_client import Clock, HubPhone
 
 from amteach.engine.errors import InputError
 from amteach.rooms import Refused, RoomSettings, new_key, open_rooms
@@ -36,14 +36,6 @@ WHO = q.Question(
     moment="prediction",
     options=("Competitors", "Monopolists", "About the same"),
 )
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
