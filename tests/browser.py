@@ -163,3 +163,20 @@ def type_games(page: Any, panel: Any, games: int) -> None:
         arg=[readout.element_handle(), str(games)],
         timeout=WAIT,
     )
+
+
+# -- the Play tab: a scenario loaded, a press that adds to What happened ------------------------
+def load(page: Any, scenario: str) -> None:
+    """Load a lesson's scenario from the Play tab's toolbar."""
+    page.locator(".am-toolbar select").first.select_option(label=scenario)
+    page.get_by_role("button", name="Load scenario").click()
+    page.get_by_text(f"Scenario {scenario} is set up").wait_for(timeout=WAIT)
+
+
+def narration_changes(page: Any, press: Any) -> None:
+    """Do `press` and wait until What happened has a new line."""
+    before = page.locator(".am-narration").inner_text()
+    press()
+    page.wait_for_function(
+        "(b) => document.querySelector('.am-narration').innerText !== b", arg=before, timeout=WAIT
+    )

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -31,6 +32,14 @@ class Server:
     url: str
     process: subprocess.Popen
     log: list[str] = field(default_factory=list)
+
+    def wait_for_pool(self, seconds: float = 180) -> None:
+        """Until the server's log says its pool of preheated kernels is filled (a teacher's page
+        then takes one at once), polling its log; fails after `seconds`."""
+        deadline = time.monotonic() + seconds
+        while not any("is filled" in line for line in self.log):
+            assert time.monotonic() < deadline, "the dashboard's pool never filled"
+            time.sleep(0.2)
 
     def kernels(self) -> dict[str, int]:
         """Kernel id -> process id of the kernels this server started."""

@@ -18,7 +18,15 @@ from pathlib import Path
 
 import plotly
 import pytest
-from browser import PROJECTOR, WAIT, open_dashboard_tab, type_games, watched_page
+from browser import (
+    PROJECTOR,
+    WAIT,
+    load,
+    narration_changes,
+    open_dashboard_tab,
+    type_games,
+    watched_page,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -90,21 +98,6 @@ PAWNS_ON_START = """() => [...document.querySelectorAll('.am-board [data-space="
     return p.left >= s.left - 0.5 && p.right <= s.right + 0.5 && p.top >= s.top - 0.5
       && p.bottom <= s.bottom + 0.5;
   })"""
-
-
-def load(page, scenario: str) -> None:
-    page.locator(".am-toolbar select").first.select_option(label=scenario)
-    page.get_by_role("button", name="Load scenario").click()
-    page.get_by_text(f"Scenario {scenario} is set up").wait_for(timeout=WAIT)
-
-
-def narration_changes(page, press) -> None:
-    """Do `press` and wait until What happened has a new line."""
-    before = page.locator(".am-narration").inner_text()
-    press()
-    page.wait_for_function(
-        "(b) => document.querySelector('.am-narration').innerText !== b", arg=before, timeout=WAIT
-    )
 
 
 def run_small_batch(page, panel) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser import PROJECTOR, WAIT, watched_page
+from browser import PROJECTOR, WAIT, load, narration_changes, watched_page
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
 
@@ -32,21 +32,6 @@ SHOWN = """(el) => {
   }
   return bottom > top && right > left ? (bottom - top) / r.height : 0;
 }"""
-
-
-def load(page, scenario: str) -> None:
-    page.locator(".am-toolbar select").first.select_option(label=scenario)
-    page.get_by_role("button", name="Load scenario").click()
-    page.get_by_text(f"Scenario {scenario} is set up").wait_for(timeout=WAIT)
-
-
-def narration_changes(page, press) -> None:
-    """Do `press` and wait until What happened has a new line."""
-    before = page.locator(".am-narration").inner_text()
-    press()
-    page.wait_for_function(
-        "(b) => document.querySelector('.am-narration').innerText !== b", arg=before, timeout=WAIT
-    )
 
 
 def test_moment_d_shows_bens_300_option_on_a_1280x720_projector(dashboard_url, fresh_chromium):

@@ -49,10 +49,7 @@ def server(tmp_path_factory):
     database = str(folder / "class.sqlite")
     with dashboard_server(env={ROOMS_ENV: database, **LIMITS}, pool=1) as served:
         served.database = database
-        deadline = time.monotonic() + 120
-        while not any("is filled" in line for line in served.log):
-            assert time.monotonic() < deadline, "the dashboard's pool never filled"
-            time.sleep(0.2)  # the preheated kernel: counted before any phone comes
+        served.wait_for_pool(120)  # the preheated kernel: counted before any phone comes
         yield served
 
 

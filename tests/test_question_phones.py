@@ -32,10 +32,7 @@ def server(tmp_path_factory):
     database = str(folder / "class.sqlite")
     with dashboard_server(env={ROOMS_ENV: database}, pool=1) as served:
         served.database = database
-        deadline = time.monotonic() + 180
-        while not any("is filled" in line for line in served.log):
-            assert time.monotonic() < deadline, "the dashboard's pool never filled"
-            time.sleep(0.2)  # the preheated kernel: the teacher's page takes it
+        served.wait_for_pool(180)  # the preheated kernel: the teacher's page takes it
         yield served
 
 
