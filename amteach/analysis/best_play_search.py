@@ -86,12 +86,15 @@ def masters(seed: int) -> dict[str, int]:
 @dataclass(frozen=True)
 class Match:
     """`games` games of one Competitor strategy against one Monopolist strategy (each a bot
-    name: "investor" or "family:<knobs>"), on the games of master seed `master`."""
+    name: "investor" or "family:<knobs>"), on the games of master seed `master` from game
+    number `first` on (a later rung of the quick search plays the games after an earlier
+    one's)."""
 
     competitor: str
     monopolist: str
     master: int
     games: int
+    first: int = 0
 
     def config(self, rules: dict[str, Any]) -> BatchConfig:
         seats = parse_seats(
@@ -106,10 +109,18 @@ class MatchRunner:
     Dask cluster's, `amteach.sim.cluster`, whose owner shuts it down). It times the matches, so
     the search knows what its budget still buys."""
 
-    def __init__(self, rules: RuleSet, workers: int, executor: Executor | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        workers: int,
+        executor: Executor | None = None,
+        on_games: Callable[[int], None] | None = None,
+    ) -> None:
         self.rules = rules.to_dict()
         self.workers = workers
         self.executor = executor
+        # told each chunk's games as it finishes; may raise KeyboardInterrupt (a Cancel button)
+        self.on_games = on_games
         self.pool: Pool | None = None
         self.games_played = 0
         self.seconds = 0.0
@@ -144,14 +155,18 @@ class MatchRunner:
         owners: list[int] = []
         for m, match in enumerate(matches):
             config = match.config(self.rules)
-            # one chunk a worker: a match is small, and the search waits for all of it
-            for start, stop in chunks(match.games, self.workers, per_worker=1, most=None):
-                jobs.append((start, stop, config))
+            # one chunk a worker: a match is small, and the search waits for all of it; with
+            # a match a worker or more, one chunk a match (a chunk has its cost to start)
+            pieces = 1 if len(matches) >= self.workers else self.workers
+            for start, stop in chunks(match.games, pieces, per_worker=1, most=None):
+                jobs.append((match.first + start, match.first + stop, config))
                 owners.append(m)
         results = [Tally(0, 0, 0, 0) for _ in matches]
 
         def add(index: int, tables: dict[str, dict[str, np.ndarray]]) -> None:
             results[owners[index]] += tally(tables)
+            if self.on_games is not None:
+                self.on_games(jobs[index][1] - jobs[index][0])
 
         pool = self.pool or Pool(1)  # outside a `with` block: here
         if pool.run(run_chunk, jobs, add):
@@ -177,6 +192,7 @@ class SearchSettings:
     phases: int = 8
     popsize: int | None = None
     team_play: bool = False
+    overrides: tuple[tuple[str, Any], ...] = ()  # rule values changed from the preset (--set)
 
     def check(self) -> SearchSettings:
         """The settings, refused with one message naming the first bad one."""
@@ -219,7 +235,7 @@ class SearchSettings:
         return self
 
     def rules(self) -> RuleSet:
-        return RuleSet.preset(self.preset, round_cap=self.round_cap)
+        return RuleSet.preset(self.preset, **dict(self.overrides)).replace(round_cap=self.round_cap)
 
 
 def _cma() -> Any:
@@ -569,6 +585,7 @@ class Search:
             "seed": settings.seed,
             "preset": settings.preset,
             "round_cap": settings.round_cap,
+            "rules_changed": dict(settings.overrides),
             "games_per_candidate": settings.games_per_candidate,
             "budget_minutes": settings.budget_minutes,
             "version": version("amteach"),

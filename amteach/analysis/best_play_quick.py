@@ -1,0 +1,553 @@
+"""Best play in a minute: the policy lab. "What if we changed this rule?" answered during a
+class, where the full search (`amteach.analysis.best_play_search`) takes about 15 minutes.
+
+How it is quick (docs/analysis.md, "Best play in a minute"):
+
+1. **Start from the nearest shipped run.** The strategies shipped for the preset at the
+   nearest game length (`best_play_results.shipped`) are each role's first incumbent. A small
+   rule change moves best play a little, so the answer is near them.
+2. **A short list of candidates.** For the role whose turn it is: its incumbent with each
+   knob moved alone (`probe_values`), and every shipped run's best strategy for that role.
+3. **Successive halving on common random numbers.** Every candidate plays the same games
+   (the same seeds) against the other role's incumbent; after each rung the worse half is
+   dropped, and so is any candidate whose gain over the incumbent (Newcombe's interval) lies
+   wholly below 0: even luck could not make it better. The survivors play twice as many
+   games at the next rung (the games after the earlier rung's, so none is wasted).
+4. **A check on other seeds.** The top survivor plays the incumbent on the check games; it
+   takes over only if its gain's interval leaves out 0. The roles alternate until neither
+   improves (two quiet checks in a row), as in the full search.
+5. **Fresh seeds.** The win rates are played on games the search never saw, with their exact
+   intervals; each role's last check is the size of "approximate": the largest gain it found,
+   a lower bound on what a role could still gain.
+
+Everything is deterministic for a seed; a time budget can skip the last rungs on a slow
+machine (the summary says so). Under an unchanged preset at a shipped length the result also
+says how far it is from the shipped full search.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any
+
+import pandas as pd
+
+from ..bots import KNOBS, FamilyParams
+from ..engine.board import ROLES
+from ..engine.errors import InputError
+from ..engine.rules import RuleSet, preset_names
+from ..sim import core
+from ..sim.runner import DEFAULT_ROUND_CAP
+from ..style import ROLE_PLURALS
+from . import stats
+from .best_play_reading import reading_best_play, strategy_record
+from .best_play_results import (
+    COMPETITOR,
+    MONOPOLIST,
+    SHIPPED_LENGTHS,
+    SHIPPED_PRESETS,
+    BestPlayResult,
+    Tally,
+    equilibrium_figures,
+    family_name,
+    shipped,
+    shipped_lengths,
+)
+from .best_play_search import TEAM_KNOBS, MatchRunner, masters, match_for, other, probe_values
+from .outcomes import LENGTHS_BY_KEY, time_is_up
+
+MIN_GAMES = 10  # the smallest rung; below it one game moves a rate by 10 points
+
+
+@dataclass(frozen=True)
+class QuickSettings:
+    """What a quick best-play search does. The rungs start at `first_games` games a candidate
+    and double up to `most_games`; `check_games` games each side decide a challenger;
+    `final_games` fresh games give the win rates. `budget_seconds` is a guard: rungs that
+    would not fit are skipped (the summary says so)."""
+
+    preset: str = "default"
+    overrides: tuple[tuple[str, Any], ...] = ()  # rule values changed from the preset (--set)
+    round_cap: int = DEFAULT_ROUND_CAP
+    seed: int = 0
+    workers: int | None = None
+    first_games: int = 100
+    most_games: int = 1600
+    check_games: int = 2400
+    final_games: int = 4800
+    phases: int = 6
+    budget_seconds: float = 50.0
+    min_gain: float = 0.01  # a challenger takes over only when its gain's interval is above it
+
+    def check(self) -> QuickSettings:
+        """The settings, refused with one message naming the first bad one."""
+        if self.preset not in preset_names():
+            raise InputError(
+                f"unknown rules preset {self.preset!r}; valid: {', '.join(preset_names())}",
+                field="preset",
+            )
+        for name, least in (
+            ("first_games", MIN_GAMES),
+            ("most_games", MIN_GAMES),
+            ("check_games", MIN_GAMES),
+            ("final_games", MIN_GAMES),
+            ("phases", 1),
+            ("round_cap", 1),
+            ("seed", 0),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                words = name.replace("_", " ")
+                raise InputError(
+                    f"{words} must be a whole number of at least {least}, not {value!r}",
+                    field=name,
+                )
+        if self.most_games < self.first_games:
+            raise InputError(
+                f"most games ({self.most_games}) must be at least first games ({self.first_games})",
+                field="most_games",
+            )
+        workers = self.workers
+        if workers is not None and (
+            isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+        ):
+            raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
+        if not 0 <= self.min_gain < 1:
+            raise InputError(
+                f"the least gain must be from 0 to below 1, not {self.min_gain!r}",
+                field="min_gain",
+            )
+        budget = self.budget_seconds
+        if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0:
+            raise InputError(
+                f"the budget must be a number of seconds above 0, not {budget!r}", field="budget"
+            )
+        self.rules()  # a bad rule value says so here, before any game
+        return self
+
+    def rules(self) -> RuleSet:
+        return RuleSet.preset(self.preset, **dict(self.overrides)).replace(round_cap=self.round_cap)
+
+    def unchanged(self) -> bool:
+        """Whether the rules are the preset's own (any --set gives its preset value)."""
+        return self.rules().to_dict() == RuleSet.preset(self.preset).replace(
+            round_cap=self.round_cap
+        ).to_dict() and not any(name == "preset_name" for name, _ in self.overrides)
+
+
+def nearest_length(preset: str, round_cap: int) -> str:
+    """The shipped game length nearest `round_cap` rounds (by ratio) for a shipped preset."""
+    lengths = shipped_lengths(preset)
+    return min(lengths, key=lambda key: abs(math.log(LENGTHS_BY_KEY[key].rounds / round_cap)))
+
+
+def start_run(preset: str, round_cap: int) -> BestPlayResult:
+    """The nearest shipped run: the preset's own (or the default's, for a preset nothing was
+    shipped for) at the nearest game length."""
+    base = preset if preset in SHIPPED_PRESETS else SHIPPED_PRESETS[0]
+    return shipped(base, nearest_length(base, round_cap))
+
+
+def shipped_strategies(role: str) -> list[FamilyParams]:
+    """Every shipped run's best strategy for `role` (every preset and length, team play too)."""
+    found: list[FamilyParams] = []
+    base = resources.files("amteach.data").joinpath("best_play")
+    for preset in SHIPPED_PRESETS:
+        for folder in sorted(base.joinpath(preset).iterdir(), key=lambda f: f.name):
+            path = folder.joinpath("strategies.json")
+            if path.is_file():
+                record = json.loads(path.read_text(encoding="utf-8"))
+                found.append(FamilyParams.parse(record[role]["text"]))
+    return list(dict.fromkeys(found))
+
+
+class QuickSearch:
+    """One quick best-play run (see the module's docstring); `run()` returns its result.
+    `on_progress(done, total)` is told the games played (total: the plan's, an estimate) and
+    may raise KeyboardInterrupt to stop the run (a Cancel button): `run()` then returns what
+    it has, marked interrupted."""
+
+    def __init__(
+        self,
+        settings: QuickSettings,
+        command: str | None = None,
+        on_event: Callable[[str], None] | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        self.settings = settings.check()
+        self.command = command
+        self.on_event = on_event
+        self.on_progress = on_progress
+        self.executor = executor
+        self.seeds = masters(settings.seed)
+        self.start = start_run(settings.preset, settings.round_cap)
+        self.current = {role: self.start.best(role) for role in ROLES}
+        self.searched = tuple(k for k in KNOBS if k.name not in TEAM_KNOBS)
+        self.known = {role: shipped_strategies(role) for role in ROLES}
+        self.history: list[dict[str, Any]] = []
+        self.phase_rows: list[dict[str, Any]] = []
+        self.last_check: dict[str, dict[str, Any]] = {}
+        self.budget_stopped = False
+        self.done = 0
+        self.total = self.planned_games()
+
+    # -- the plan -----------------------------------------------------------------------------
+    def candidates(self, role: str) -> list[FamilyParams]:
+        """The role's incumbent first, then each knob of it moved alone, then the shipped
+        runs' best strategies for the role (without repeats)."""
+        found = self.current[role]
+        moved = [
+            found.changed(**{knob.name: value})
+            for knob in self.searched
+            for value in probe_values(knob, getattr(found, knob.name))
+        ]
+        # the shipped runs' strategies with the knobs not searched as the incumbent has them
+        # (the team-play runs' sell to a teammate; this search leaves team play off)
+        held = {k.name: getattr(found, k.name) for k in KNOBS if k not in self.searched}
+        known = [params.changed(**held) for params in self.known[role]]
+        return list(dict.fromkeys([found, *moved, *known]))
+
+    def rungs(self) -> list[int]:
+        """Games a candidate has played after each rung: first_games, doubling to most_games."""
+        sizes = [self.settings.first_games]
+        while sizes[-1] < self.settings.most_games:
+            sizes.append(min(2 * sizes[-1], self.settings.most_games))
+        return sizes
+
+    def phase_games(self, pool: int) -> int:
+        """Games a phase plays with `pool` candidates (incumbent included), check included."""
+        games, alive, played = 0, pool - 1, 0
+        for size in self.rungs():
+            if alive < 1:
+                break
+            games += (alive + 1) * (size - played)
+            played = size
+            alive = -(-alive // 2) if alive > 1 else 0
+        return games + 2 * self.settings.check_games
+
+    def planned_games(self) -> int:
+        """An estimate for the progress bar: two phases (one a role) and the final games."""
+        phases = sum(self.phase_games(len(self.candidates(role))) for role in ROLES)
+        return phases + self.settings.final_games
+
+    def say(self, text: str) -> None:
+        if self.on_event is not None:
+            self.on_event(text)
+
+    def played(self, games: int) -> None:
+        self.done += games
+        self.total = max(self.total, self.done)
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.total)
+
+    # -- the run ------------------------------------------------------------------------------
+    def run(self) -> BestPlayResult:
+        settings = self.settings
+        began = time.perf_counter()
+        deadline = began + settings.budget_seconds
+        workers = settings.workers or (os.cpu_count() or 1)
+        interrupted = converged = False
+        final: dict[str, Any] = {}
+        runner = MatchRunner(settings.rules(), workers, self.executor, on_games=self.played)
+        with runner:
+            try:
+                quiet = 0
+                role = COMPETITOR
+                for phase in range(settings.phases):
+                    self.say(
+                        f"Phase {phase + 1}: the {ROLE_PLURALS[ROLES.index(role)]}' best response"
+                    )
+                    reserve = runner.seconds_per_game * (
+                        2 * settings.check_games + settings.final_games
+                    )
+                    if phase >= 2 and time.perf_counter() + 2 * reserve > deadline:
+                        self.budget_stopped = True
+                        break
+                    challenger = self.halve(runner, phase, role, deadline - reserve)
+                    improved = self.check(runner, phase, role, challenger)
+                    quiet = 0 if improved else quiet + 1
+                    if quiet >= 2:
+                        converged = True
+                        break
+                    role = other(role)
+                self.say("Final games: the strategies found, on fresh seeds")
+                (result,) = runner.play(
+                    [
+                        match_for(
+                            COMPETITOR,
+                            family_name(self.current[COMPETITOR]),
+                            family_name(self.current[MONOPOLIST]),
+                            self.seeds["final"],
+                            settings.final_games,
+                        )
+                    ]
+                )
+                final = equilibrium_figures(result)
+            except KeyboardInterrupt:
+                interrupted = True
+            games_played = runner.games_played
+        return self.result(began, interrupted, converged, final, games_played)
+
+    def halve(self, runner: MatchRunner, phase: int, role: str, deadline: float) -> FamilyParams:
+        """Successive halving for `role` against the other role's incumbent, every candidate
+        on the same search games: the best survivor (or, when none survives, the best
+        candidate of the last rung, for the check to measure)."""
+        pool = self.candidates(role)
+        incumbent, alive = pool[0], pool[1:]
+        tallies = {c: Tally(0, 0, 0, 0) for c in pool}
+        opponent = family_name(self.current[other(role)])
+        played = 0
+        best = alive[0] if alive else incumbent
+        for rung, size in enumerate(self.rungs(), start=1):
+            batch = [incumbent, *alive]
+            cost = runner.seconds_per_game * len(batch) * (size - played)
+            if rung > 1 and time.perf_counter() + cost > deadline:
+                self.budget_stopped = True
+                break
+            results = runner.play(
+                [
+                    match_for(role, family_name(c), opponent, self.seeds["search"], size - played)
+                    for c in batch
+                ]
+            )
+            for candidate, result in zip(batch, results, strict=True):
+                tallies[candidate] += result
+            played = size
+            base = tallies[incumbent]
+            gains = {
+                c: stats.compare_batches(
+                    base.wins(role), base.games, tallies[c].wins(role), tallies[c].games
+                )
+                for c in alive
+            }
+            for candidate in batch:
+                t = tallies[candidate]
+                self.history.append(
+                    {
+                        "phase": phase + 1,
+                        "role": role,
+                        "rung": rung,
+                        "incumbent": candidate == incumbent,
+                        "wins": t.wins(role),
+                        "games": t.games,
+                        "rate": t.rate(role),
+                        "gain": gains[candidate].difference if candidate in gains else 0.0,
+                        "gain_ci_high": gains[candidate].high if candidate in gains else 0.0,
+                        **candidate.as_dict(),
+                    }
+                )
+            if alive:
+                best = max(alive, key=lambda c: tallies[c].wins(role))
+            # a candidate whose gain lies wholly below 0 cannot beat the incumbent, even by luck
+            alive = [c for c in alive if gains[c].high > 0]
+            alive.sort(key=lambda c: -tallies[c].wins(role))  # stable: the pool's order breaks ties
+            if len(alive) <= 1:
+                break
+            alive = alive[: -(-len(alive) // 2)]
+        return alive[0] if alive else best
+
+    def check(self, runner: MatchRunner, phase: int, role: str, challenger: FamilyParams) -> bool:
+        """The challenger against the role's incumbent on the check games: it takes over only
+        if it wins more often by more than luck and by more than `min_gain` (the lower end of
+        Newcombe's interval is above it). A smaller gain is kept as the size of "approximate"."""
+        incumbent = self.current[role]
+        games = self.settings.check_games
+        opponent = family_name(self.current[other(role)])
+        old, new = runner.play(
+            [
+                match_for(role, family_name(c), opponent, self.seeds["check"], games)
+                for c in (incumbent, challenger)
+            ]
+        )
+        change = stats.compare_batches(old.wins(role), old.games, new.wins(role), new.games)
+        improved = challenger != incumbent and change.low > self.settings.min_gain
+        row = {
+            "phase": phase + 1,
+            "role": role,
+            "opponent": self.current[other(role)].text(),
+            "incumbent": incumbent.text(),
+            "challenger": challenger.text(),
+            "games": games,
+            "incumbent_rate": old.rate(role),
+            "challenger_rate": new.rate(role),
+            "difference": change.difference,
+            "ci_low": change.low,
+            "ci_high": change.high,
+            "improved": improved,
+            "candidates": sum(
+                1 for h in self.history if h["phase"] == phase + 1 and h["rung"] == 1
+            ),
+        }
+        self.phase_rows.append(row)
+        self.last_check[role] = {
+            "final_rate": old.rate(role),
+            "best_response_rate": new.rate(role),
+            "gain": change.difference,
+            "ci_low": change.low,
+            "ci_high": change.high,
+            "candidates": row["candidates"],
+            "best_response": challenger.text(),
+            "same": challenger == incumbent,
+            "improved": improved,
+            "games": games,
+        }
+        if improved:
+            self.current[role] = challenger
+        return improved
+
+    # -- the result ---------------------------------------------------------------------------
+    def result(
+        self,
+        began: float,
+        interrupted: bool,
+        converged: bool,
+        final: dict[str, Any],
+        games_played: int,
+    ) -> BestPlayResult:
+        from importlib.metadata import version
+
+        settings = self.settings
+        strategies = {
+            role: strategy_record(self.current[role], role, settings.preset) for role in ROLES
+        } | {"start": strategy_record(FamilyParams(), None)}
+        # the check measures a role's gain against the final strategies only when it was the
+        # role's last and nothing changed after it: then it is the size of "approximate"
+        approximation: dict[str, Any] = {"check_games": settings.check_games, "seed": settings.seed}
+        for role in ROLES:
+            row = self.last_check.get(role)
+            if row is not None and not row["improved"]:
+                approximation[role] = {k: v for k, v in row.items() if k != "improved"}
+        summary: dict[str, Any] = {
+            "command": self.command or quick_command(settings),
+            "search": "quick",
+            "seed": settings.seed,
+            "preset": settings.preset,
+            "rules_changed": dict(settings.overrides),
+            "round_cap": settings.round_cap,
+            "game_length": time_is_up(settings.round_cap),
+            "length": next(
+                (k for k in SHIPPED_LENGTHS if LENGTHS_BY_KEY[k].rounds == settings.round_cap),
+                str(settings.round_cap),
+            ),
+            "start": {
+                "preset": self.start.summary["preset"],
+                "length": self.start.summary.get("length"),
+                "command": self.start.summary["command"],
+            },
+            "rungs": self.rungs(),
+            "games": {
+                "first_rung": settings.first_games,
+                "last_rung": settings.most_games,
+                "check": settings.check_games,
+                "final": settings.final_games,
+            },
+            "budget_seconds": settings.budget_seconds,
+            "budget_stopped": self.budget_stopped,
+            "version": version("amteach"),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+            "core": core.core_name(),
+            "workers": settings.workers or (os.cpu_count() or 1),
+            "elapsed_seconds": round(time.perf_counter() - began, 1),
+            "games_played": games_played,
+            "candidates": self.candidates_tried(),
+            "phases": len(self.phase_rows),
+            "converged": converged,
+            "interrupted": interrupted,
+            "seeds": self.seeds,
+            "team_play": False,
+            "equilibrium": final,
+            "approximation": approximation,
+        }
+        result = BestPlayResult(
+            summary,
+            strategies,
+            pd.DataFrame(self.history),
+            pd.DataFrame(self.phase_rows),
+            pd.DataFrame(),
+        )
+        if final:
+            summary["against_start"] = against_run(result, self.start)
+            if settings.unchanged() and summary["length"] in shipped_lengths(settings.preset):
+                full = shipped(settings.preset, summary["length"])
+                summary["full_search"] = against_run(result, full)
+            summary["reading"] = reading_best_play(result)
+        return result
+
+    def candidates_tried(self) -> int:
+        """Distinct (role, strategy) pairs the halving played."""
+        knob_names = [k.name for k in KNOBS]
+        return len({(h["role"], *(h[n] for n in knob_names)) for h in self.history})
+
+
+def against_run(result: BestPlayResult, run: BestPlayResult) -> dict[str, Any]:
+    """How far a quick result's win rates are from another run's (the shipped full search,
+    or the run it started from): each run's Monopolist rate and interval, the difference with
+    Newcombe's interval (separate batches of fresh games), whether the quick rate falls in the
+    run's interval, and whether each role's strategy is the same."""
+    mine, theirs = result.summary["equilibrium"], run.summary["equilibrium"]
+    m = theirs[MONOPOLIST]
+    change = stats.compare_batches(
+        m["wins"], theirs["games"], mine[MONOPOLIST]["wins"], mine["games"]
+    )
+    rate = mine[MONOPOLIST]["rate"]
+    return {
+        "preset": run.summary["preset"],
+        "length": run.summary.get("length"),
+        "command": run.summary["command"],
+        "elapsed_seconds": run.summary.get("elapsed_seconds"),
+        "games": theirs["games"],
+        "monopolist_rate": m["rate"],
+        "ci_low": m["ci_low"],
+        "ci_high": m["ci_high"],
+        "quick_rate": rate,
+        "difference": change.difference,
+        "difference_low": change.low,
+        "difference_high": change.high,
+        "within_interval": bool(m["ci_low"] <= rate <= m["ci_high"]),
+        "same_strategy": {role: result.best(role) == run.best(role) for role in ROLES},
+    }
+
+
+def quick_command(settings: QuickSettings) -> str:
+    """The command that makes this run again."""
+    from .outcomes import short_name
+
+    parts = ["amteach best-play", f"--rules {settings.preset}"]
+    parts += [f"--set {name}={json.dumps(value)}" for name, value in settings.overrides]
+    parts.append(f"--length {short_name(settings.round_cap)}")
+    parts.append(f"--seed {settings.seed}")
+    return " ".join(parts)
+
+
+def quick_best_play(
+    preset: str = "default",
+    overrides: dict[str, Any] | None = None,
+    round_cap: int = DEFAULT_ROUND_CAP,
+    seed: int = 0,
+    workers: int | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    executor: Executor | None = None,
+    **sizes: Any,
+) -> BestPlayResult:
+    """Best play under a rule set in about a minute (see the module's docstring): `overrides`
+    are rule values changed from `preset`; `sizes` are `QuickSettings` fields (first_games,
+    most_games, check_games, final_games, phases, budget_seconds). `on_progress(done, total)`
+    may raise KeyboardInterrupt to stop (the result is then marked interrupted)."""
+    settings = QuickSettings(
+        preset=preset,
+        overrides=tuple((overrides or {}).items()),
+        round_cap=round_cap,
+        seed=seed,
+        workers=workers,
+        **sizes,
+    )
+    return QuickSearch(settings, on_progress=on_progress, executor=executor).run()
