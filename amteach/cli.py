@@ -841,58 +841,82 @@ def recorded_command(args: list[str]) -> str:
     return " ".join(["amteach", *kept])
 
 
+FULL_ONLY = ("--games-per-candidate", "--generations", "--team-play")
+
+
 @main.command(name="best-play")
 @click.option(
-    "--games-per-candidate",
-    "games",
-    default="500",
+    "--rules",
+    "--preset",
+    "preset",
+    default="default",
     show_default=True,
-    metavar="N",
-    help="Games each candidate strategy plays (the same games for every candidate).",
+    help="Rules preset (--preset is the same option).",
+)
+@override_option
+@click.option(
+    "--length",
+    "length",
+    default=None,
+    metavar="LENGTH",
+    help="How long a game lasts, as in `amteach simulate`: two-hour (time is up after about "
+    "40 rounds), round-200, to-the-end (played out, stopped at 2,000 rounds), or a number N "
+    "of rounds. Default: round-200.",
 )
 @click.option(
-    "--budget",
-    default="10",
-    show_default=True,
-    metavar="MINUTES",
-    help="Minutes the whole run may take: search, checks, final games and matrix.",
+    "--round-cap",
+    default=None,
+    metavar="ROUNDS",
+    help="Deprecated: use --length ROUNDS, which means the same.",
 )
 @click.option("--seed", default="0", show_default=True, metavar="S", help="Master seed.")
+@click.option(
+    "--budget",
+    default=None,
+    metavar="MINUTES",
+    help="Minutes the run may take (quick search: default 0.8, and rungs that would not "
+    "fit are skipped; --full: default 10, search, checks, final games and matrix).",
+)
+@click.option("--workers", default=None, metavar="N", help="Processes (default: one per core).")
 @click.option(
     "--out",
     default=None,
     metavar="DIR",
-    help="Folder for the tidy files: strategies, search history, checks, matrix, sensitivity "
-    "(required).",
+    help="Folder for the tidy files (strategies, search history, checks; with --full also the "
+    "matrix and the sensitivity). Required with --full.",
 )
-@click.option("--preset", default="default", show_default=True, help="Rules preset.")
 @click.option(
-    "--round-cap",
-    default="200",
-    show_default=True,
-    metavar="ROUNDS",
-    help="Rounds before a game is settled by the final accounting.",
+    "--full",
+    is_flag=True,
+    help="The full search (about 15 minutes): CMA-ES over the whole family, alternating "
+    "roles, then a tournament matrix and a sensitivity check. Without it, the quick search.",
 )
-@click.option("--workers", default=None, metavar="N", help="Processes (default: one per core).")
+@click.option(
+    "--games-per-candidate",
+    "games",
+    default=None,
+    metavar="N",
+    help="--full: games each candidate strategy plays (the same games for every candidate; "
+    "default 500).",
+)
 @click.option(
     "--team-play",
     is_flag=True,
-    help="Also search the team-play knob (a Monopolist sells its teammate the street that "
-    "completes a city); without it the knob stays at 'no'.",
+    help="--full: also search the team-play knob (a Monopolist sells its teammate the street "
+    "that completes a city); without it the knob stays at 'no'.",
 )
 @click.option(
     "--generations",
     default=None,
     metavar="N",
-    help="Most CMA-ES generations in each role's search (default: the budget alone). With it, "
-    "the run is the same on any machine or cluster for the same seed.",
+    help="--full: most CMA-ES generations in each role's search (default: the budget alone). "
+    "With it, the run is the same on any machine or cluster for the same seed.",
 )
 @click.option(
     "--phases",
-    default="8",
-    show_default=True,
+    default=None,
     metavar="N",
-    help="Most alternations between the roles.",
+    help="Most alternations between the roles (default 6 quick, 8 with --full).",
 )
 @click.option(
     "--dask",
@@ -900,90 +924,218 @@ def recorded_command(args: list[str]) -> str:
     default=None,
     metavar="ADDRESS",
     help="Play the games on a dask.distributed scheduler at ADDRESS (tcp://host:port), or "
-    "'local' to start a LocalCluster; with --generations, the same seed gives the same result as here.",
+    "'local' to start a LocalCluster; the same seed gives the same result as here (with "
+    "--full, given --generations).",
 )
 @click.option("--force", is_flag=True, help="Replace best-play results already in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def best_play(
-    games: str,
-    budget: str,
-    seed: str,
-    out: str | None,
     preset: str,
-    round_cap: str,
+    overrides: tuple[str, ...],
+    length: str | None,
+    round_cap: str | None,
+    seed: str,
+    budget: str | None,
     workers: str | None,
+    out: str | None,
+    full: bool,
+    games: str | None,
     team_play: bool,
     generations: str | None,
-    phases: str,
+    phases: str | None,
     dask_address: str | None,
     force: bool,
     quiet: bool,
 ) -> None:
-    """Search each role's strongest strategy in the family and who wins under best play.
+    """Best play: each role's strongest strategy in the family, and who wins when both play
+    theirs, under a rule set (--rules, --set) and a game length (--length).
 
-    Alternates the two roles' best responses (CMA-ES over the family's knobs, every candidate
-    on the same games) until neither improves by more than luck, then plays the result, a
-    tournament matrix of every named bot and the strategies found, and a sensitivity check,
-    on fresh games. Ctrl-C stops the search and keeps what it found.
+    By default a quick search, about a minute on 2 cores: it starts from the shipped run
+    nearest the rules and length, drops candidates early (successive halving, every candidate
+    on the same games) and checks the winner on other games. It prints the win rates with
+    their 95% intervals, the conditions, how approximate the result is (the largest gain its
+    check found, a lower bound), and how far it is from the shipped full search (an
+    unchanged preset) or from best play under the unchanged rules (a changed rule set).
+
+    --full runs the full search (about 15 minutes): it alternates the two roles' best
+    responses (CMA-ES over the family's knobs) until neither improves by more than luck,
+    then plays the result, a tournament matrix of every named bot and the strategies found,
+    and a sensitivity check, on fresh games. Ctrl-C stops a search and keeps what it found.
     """
     from contextlib import ExitStack
-    from dataclasses import replace
 
-    from .analysis import best_play_reading, best_play_results, best_play_search
+    from .analysis import best_play_results
 
-    if out is None:
-        _fail("best-play needs --out DIR, the folder to save its results in", 2)
-    settings = best_play_search.SearchSettings(
-        games_per_candidate=_number(
-            games, "--games-per-candidate", int, best_play_search.MIN_GAMES
-        ),
-        budget_minutes=_number(budget, "--budget", float, 0, above=True),
-        seed=_number(seed, "--seed", int, 0),
-        preset=preset,
-        round_cap=_number(round_cap, "--round-cap", int, 1),
-        workers=None if workers is None else _number(workers, "--workers", int, 1),
-        team_play=team_play,
-        generations=None if generations is None else _number(generations, "--generations", int, 1),
-        phases=_number(phases, "--phases", int, 1),
-    )
-    target = Path(out)
-    if target.exists() and not target.is_dir():
-        _fail(f"{out}: exists and is not a folder", 2)
-    if not force and target.is_dir():
-        held = sorted(p.name for p in target.iterdir() if p.name in best_play_results.RESULT_FILES)
-        if held:
-            _fail(f"{out}: already holds best-play results ({', '.join(held)}); add --force", 2)
+    if round_cap is not None:
+        click.echo(
+            f"amteach: --round-cap is deprecated; use --length {round_cap} (the same rounds)",
+            err=True,
+        )
+    if not full:
+        given = [
+            option
+            for option, value in zip(FULL_ONLY, (games, generations, team_play), strict=True)
+            if value
+        ]
+        if given:
+            _fail(f"{given[0]} belongs to the full search; add --full", 2)
+    if full and out is None:
+        _fail("best-play --full needs --out DIR, the folder to save its results in", 2)
+    if out is not None:
+        target = Path(out)
+        if target.exists() and not target.is_dir():
+            _fail(f"{out}: exists and is not a folder", 2)
+        if not force and target.is_dir():
+            held = sorted(
+                p.name for p in target.iterdir() if p.name in best_play_results.RESULT_FILES
+            )
+            if held:
+                _fail(f"{out}: already holds best-play results ({', '.join(held)}); add --force", 2)
+    cap_number = None if round_cap is None else _number(round_cap, "--round-cap", int, 1)
     command = recorded_command(sys.argv[1:]) if sys.argv[1:2] == ["best-play"] else None
     try:
-        settings.check()
+        cap, cap_option = simulate_cap(length, cap_number)
+        rules = rules_with_cap(preset, overrides, cap, cap_option, 200)
+        changed = tuple(
+            (name, value)
+            for name, value in rules.to_dict().items()
+            if name not in ("round_cap", "preset_name")
+            and value != RuleSet.preset(preset).to_dict()[name]
+        )
         with ExitStack() as stack:
-            executor = None
+            executor, slots = None, None
             if dask_address is not None:
                 from .sim.cluster import cluster_executor
 
                 cluster = stack.enter_context(cluster_executor(dask_address))
-                executor = cluster.executor
-                if settings.workers is None:  # split each match across the cluster's threads
-                    settings = replace(settings, workers=cluster.slots)
-            result = best_play_search.Search(
-                settings,
-                progress=False if quiet else "text",
-                command=command,
-                on_event=None if quiet else lambda text: click.echo(text, err=True),
-                executor=executor,
-            ).run()
-        saved = result.save(out, force=True)
+                executor, slots = cluster.executor, cluster.slots
+            n_workers = None if workers is None else _number(workers, "--workers", int, 1)
+            if full:
+                result = _full_search(
+                    preset,
+                    changed,
+                    rules.round_cap,
+                    seed,
+                    budget,
+                    n_workers or slots,
+                    games,
+                    team_play,
+                    generations,
+                    phases,
+                    quiet,
+                    command,
+                    executor,
+                )
+            else:
+                result = _quick_search(
+                    preset,
+                    changed,
+                    rules.round_cap,
+                    seed,
+                    budget,
+                    n_workers or slots,
+                    phases,
+                    quiet,
+                    command,
+                    executor,
+                )
+        saved = None if out is None else result.save(out, force=True)
     except AmteachError as err:
         _fail(str(err), 2)
     except OSError as err:
         _fail(f"{out}: cannot write the results: {err.strerror or err}", 2)
-    click.echo(best_play_reading.reading_best_play(result))
+    if full:
+        from .analysis import best_play_reading
+
+        click.echo(best_play_reading.reading_best_play(result))
+    else:
+        from .analysis import best_play_quick
+
+        for line in best_play_quick.report_lines(result):
+            click.echo(line)
     for role in ("competitor", "monopolist"):
         click.echo(f"{role}:family:{result.strategies[role]['text']}")
-    click.echo(f"Saved {', '.join(best_play_results.RESULT_FILES)} to {saved}")
+    if saved is not None:
+        click.echo(f"Saved {', '.join(best_play_results.RESULT_FILES)} to {saved}")
     if result.interrupted:
         click.echo("Stopped early (Ctrl-C); what the search found so far is kept.", err=True)
         sys.exit(130)
+
+
+def _full_search(
+    preset: str,
+    changed: tuple[tuple[str, Any], ...],
+    round_cap: int,
+    seed: str,
+    budget: str | None,
+    workers: int | None,
+    games: str | None,
+    team_play: bool,
+    generations: str | None,
+    phases: str | None,
+    quiet: bool,
+    command: str | None,
+    executor: Any,
+) -> Any:
+    from .analysis import best_play_search
+
+    settings = best_play_search.SearchSettings(
+        games_per_candidate=_number(
+            games or "500", "--games-per-candidate", int, best_play_search.MIN_GAMES
+        ),
+        budget_minutes=_number(budget or "10", "--budget", float, 0, above=True),
+        seed=_number(seed, "--seed", int, 0),
+        preset=preset,
+        round_cap=round_cap,
+        workers=workers,
+        team_play=team_play,
+        generations=None if generations is None else _number(generations, "--generations", int, 1),
+        phases=_number(phases or "8", "--phases", int, 1),
+        overrides=changed,
+    ).check()
+    return best_play_search.Search(
+        settings,
+        progress=False if quiet else "text",
+        command=command,
+        on_event=None if quiet else lambda text: click.echo(text, err=True),
+        executor=executor,
+    ).run()
+
+
+def _quick_search(
+    preset: str,
+    changed: tuple[tuple[str, Any], ...],
+    round_cap: int,
+    seed: str,
+    budget: str | None,
+    workers: int | None,
+    phases: str | None,
+    quiet: bool,
+    command: str | None,
+    executor: Any,
+) -> Any:
+    from .analysis import best_play_quick
+    from .sim.pool import Progress
+
+    minutes = _number(budget, "--budget", float, 0, above=True) if budget else None
+    settings = best_play_quick.QuickSettings(
+        preset=preset,
+        overrides=changed,
+        round_cap=round_cap,
+        seed=_number(seed, "--seed", int, 0),
+        workers=workers,
+        phases=_number(phases or "6", "--phases", int, 1),
+        **({"budget_seconds": 60.0 * minutes} if minutes else {}),
+    ).check()
+    search = best_play_quick.QuickSearch(
+        settings,
+        command=command,
+        on_event=None if quiet else lambda text: click.echo(text, err=True),
+    )
+    with Progress(False if quiet else "text", search.total, description="Best play") as bar:
+        search.on_progress = lambda done, total: bar.to(done)
+        search.executor = executor
+        return search.run()
 
 
 @main.command()

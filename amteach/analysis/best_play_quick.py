@@ -84,7 +84,7 @@ class QuickSettings:
     check_games: int = 2400
     final_games: int = 4800
     phases: int = 6
-    budget_seconds: float = 50.0
+    budget_seconds: float = 48.0
     min_gain: float = 0.01  # a challenger takes over only when its gain's interval is above it
 
     def check(self) -> QuickSettings:
@@ -434,10 +434,7 @@ class QuickSearch:
             "rules_changed": dict(settings.overrides),
             "round_cap": settings.round_cap,
             "game_length": time_is_up(settings.round_cap),
-            "length": next(
-                (k for k in SHIPPED_LENGTHS if LENGTHS_BY_KEY[k].rounds == settings.round_cap),
-                str(settings.round_cap),
-            ),
+            "length": length_key(settings.round_cap),
             "start": {
                 "preset": self.start.summary["preset"],
                 "length": self.start.summary.get("length"),
@@ -517,15 +514,108 @@ def against_run(result: BestPlayResult, run: BestPlayResult) -> dict[str, Any]:
     }
 
 
+def length_key(rounds: int) -> str:
+    """A round cap as `--length` takes it: a length's name, or the number of rounds."""
+    return next((k for k in SHIPPED_LENGTHS if LENGTHS_BY_KEY[k].rounds == rounds), str(rounds))
+
+
 def quick_command(settings: QuickSettings) -> str:
     """The command that makes this run again."""
-    from .outcomes import short_name
-
     parts = ["amteach best-play", f"--rules {settings.preset}"]
     parts += [f"--set {name}={json.dumps(value)}" for name, value in settings.overrides]
-    parts.append(f"--length {short_name(settings.round_cap)}")
-    parts.append(f"--seed {settings.seed}")
+    parts += [f"--length {length_key(settings.round_cap)}", f"--seed {settings.seed}"]
     return " ".join(parts)
+
+
+def _points(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def rules_words(summary: dict[str, Any]) -> str:
+    """The rules in words: the preset, and any rule changed from it."""
+    changed = summary.get("rules_changed") or {}
+    if not changed:
+        return f"{summary['preset']} rules, unchanged"
+    values = ", ".join(f"{name} = {json.dumps(value)}" for name, value in changed.items())
+    return f"{summary['preset']} rules with {values}"
+
+
+def report_lines(result: BestPlayResult) -> list[str]:
+    """What a quick run reports, line by line, for the command line and the dashboard: the
+    win rates with their intervals; the conditions (strategies, rules, length, games); the
+    size of "approximate"; and how far it is from the shipped full search (an unchanged
+    preset) or from best play under the unchanged rules (a changed rule set)."""
+    s = result.summary
+    figures = s.get("equilibrium") or {}
+    if not figures:
+        return ["The search stopped before its final games, so there are no win rates yet."]
+    c, m = figures[COMPETITOR], figures[MONOPOLIST]
+    lines = [
+        f"Under best play ({rules_words(s)}; {s['game_length']}), Monopolists win "
+        f"{_pct(m['rate'])} of {figures['games']:,} fresh games (95% interval "
+        f"{_pct(m['ci_low'])} to {_pct(m['ci_high'])}); Competitors win {_pct(c['rate'])} "
+        f"({_pct(c['ci_low'])} to {_pct(c['ci_high'])}).",
+        f"Conditions: strategies: the strongest a quick search found in "
+        f"{s['elapsed_seconds']:g} s ({s['candidates']} candidates in {s['phases']} checks, "
+        f"{s['games_played']:,} games, seed {s['seed']}), starting from the shipped run for "
+        f"{s['start']['preset']} rules, {s['start']['length']}; rules: {rules_words(s)}; "
+        f"length: {s['game_length']} (time settled "
+        f"{_pct(figures['round_cap_share'])} of the games); games: {figures['games']:,} "
+        "fresh games the search never saw.",
+    ]
+    check = s.get("approximation") or {}
+    gains = [(role, check[role]) for role in ROLES if role in check]
+    if gains:
+        role, row = max(gains, key=lambda item: item[1]["gain"])
+        lines.append(
+            f"How approximate: the largest gain a check found was {_points(row['gain'])} points "
+            f"for the {ROLE_PLURALS[ROLES.index(role)]} (95% interval {_points(row['ci_low'])} "
+            f"to {_points(row['ci_high'])}, {row['games']:,} games each side): a lower bound, "
+            "since a longer search could find more."
+        )
+    else:
+        lines.append(
+            "How approximate: not measured (a role's last check changed its strategy, and "
+            "there was no time to check it again)."
+        )
+    full = s.get("full_search")
+    if full:
+        inside = "inside" if full["within_interval"] else "outside"
+        lines.append(
+            f"Against the full search ({full['command']}, {full['elapsed_seconds']:,.0f} s): "
+            f"there Monopolists won {_pct(full['monopolist_rate'])} (95% interval "
+            f"{_pct(full['ci_low'])} to {_pct(full['ci_high'])}); the quick result is "
+            f"{_points(full['difference'])} points from it (95% interval "
+            f"{_points(full['difference_low'])} to {_points(full['difference_high'])}), "
+            f"{inside} its interval."
+        )
+    elif s.get("against_start"):
+        start = s["against_start"]
+        moved = (
+            "more than luck would explain"
+            if start["difference_low"] > 0 or start["difference_high"] < 0
+            else "no more than luck would explain"
+        )
+        lines.append(
+            f"Against best play under {start['preset']} rules unchanged (the shipped run, "
+            f"{start['length']}): there Monopolists won {_pct(start['monopolist_rate'])} "
+            f"(95% interval {_pct(start['ci_low'])} to {_pct(start['ci_high'])}); the change "
+            f"moves their rate by {_points(start['difference'])} points (95% interval "
+            f"{_points(start['difference_low'])} to {_points(start['difference_high'])}), "
+            f"{moved}."
+        )
+    if s.get("budget_stopped"):
+        lines.append(
+            "The time budget ran out before the search finished its rungs; a larger budget "
+            "(--budget) searches further."
+        )
+    if s.get("interrupted"):
+        lines.append("The search was stopped early; these are the strategies found so far.")
+    return lines
 
 
 def quick_best_play(

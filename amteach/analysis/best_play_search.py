@@ -579,7 +579,8 @@ class Search:
             or (
                 f"amteach best-play --games-per-candidate {settings.games_per_candidate} "
                 f"--budget {settings.budget_minutes:g} --seed {settings.seed} "
-                f"--preset {settings.preset} --round-cap {settings.round_cap}"
+                f"--preset {settings.preset} --length {settings.round_cap}"
+                + "".join(f" --set {name}={value}" for name, value in settings.overrides)
                 + (" --team-play" if settings.team_play else "")
             ),
             "seed": settings.seed,
