@@ -332,7 +332,9 @@ def test_the_matrix_heatmap_is_readable_from_the_back_row(small_run):
     ],
 )
 def test_bad_arguments_get_one_line_and_exit_2(args, words, tmp_path):
-    result = CliRunner().invoke(main, ["best-play", "--out", str(tmp_path / "run"), *args])
+    result = CliRunner().invoke(
+        main, ["best-play", "--full", "--out", str(tmp_path / "run"), *args]
+    )
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert words in result.stderr and "Traceback" not in result.output
@@ -340,8 +342,8 @@ def test_bad_arguments_get_one_line_and_exit_2(args, words, tmp_path):
 
 
 def test_best_play_needs_a_folder_and_keeps_results_already_there(tmp_path):
-    missing = CliRunner().invoke(main, ["best-play"])
-    assert missing.exit_code == 2 and "needs --out DIR" in missing.stderr
+    missing = CliRunner().invoke(main, ["best-play", "--full"])
+    assert missing.exit_code == 2 and "--full needs --out DIR" in missing.stderr
     (tmp_path / "summary.json").write_text("{}")
     held = CliRunner().invoke(main, ["best-play", "--out", str(tmp_path)])
     assert held.exit_code == 2 and "already holds best-play results" in held.stderr
@@ -354,6 +356,7 @@ def test_the_command_runs_a_search_within_a_small_budget(tmp_path):
         main,
         [
             "best-play",
+            "--full",
             "--games-per-candidate",
             "20",
             "--budget",

@@ -182,7 +182,8 @@ def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, tmp_path):
 
 
 def test_best_play_on_a_cluster_finds_what_it_finds_here(cluster, tmp_path):
-    args = ["best-play", "--games-per-candidate", "20", "--generations", "1", "--phases", "2"]
+    args = ["best-play", "--full", "--games-per-candidate", "20", "--generations", "1"]
+    args += ["--phases", "2"]
     args += ["--budget", "120", "--seed", "5", "--quiet"]
     dask_run = amteach(*args, "--dask", cluster.address, "--out", str(tmp_path / "d"), cwd=tmp_path)
     local_run = amteach(*args, "--workers", "2", "--out", str(tmp_path / "l"), cwd=tmp_path)
@@ -213,7 +214,8 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
     for args in (
         ["simulate", "--games", "10", "--quiet"],
-        ["best-play", "--games-per-candidate", "20", "--out", str(tmp_path / "o"), "--quiet"],
+        ["best-play", "--full", "--games-per-candidate", "20", "--out", str(tmp_path / "o")]
+        + ["--quiet"],
     ):
         run = subprocess.run(
             [str(BIN / "amteach"), *args, "--dask", f"tcp://127.0.0.1:{port}"],
@@ -243,7 +245,9 @@ def test_best_plays_search_bounds_are_checked_before_any_game(args, words, tmp_p
 
     from amteach.cli import main
 
-    result = CliRunner().invoke(main, ["best-play", "--out", str(tmp_path / "run"), *args])
+    result = CliRunner().invoke(
+        main, ["best-play", "--full", "--out", str(tmp_path / "run"), *args]
+    )
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert words in result.stderr and "Traceback" not in result.output

@@ -448,6 +448,7 @@ class QuickSearch:
                 "final": settings.final_games,
             },
             "budget_seconds": settings.budget_seconds,
+            "min_gain": settings.min_gain,
             "budget_stopped": self.budget_stopped,
             "version": version("amteach"),
             "date": datetime.now(UTC).strftime("%Y-%m-%d"),
@@ -593,6 +594,15 @@ def report_lines(result: BestPlayResult) -> list[str]:
             f"{_points(full['difference_low'])} to {_points(full['difference_high'])}), "
             f"{inside} its interval."
         )
+        gained = result.phases[result.phases["improved"]] if len(result.phases) else []
+        if len(gained):
+            row = gained.iloc[-1]
+            lines.append(
+                f"The quick search changed the {ROLE_PLURALS[ROLES.index(row['role'])]}' "
+                f"strategy: on its check games the new one won {_points(row['difference'])} "
+                f"points more (95% interval {_points(row['ci_low'])} to "
+                f"{_points(row['ci_high'])}), a response the full search had not found."
+            )
     elif s.get("against_start"):
         start = s["against_start"]
         moved = (
