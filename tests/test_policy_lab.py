@@ -6,6 +6,7 @@ benchmarks/bench_best_play.py."""
 
 from __future__ import annotations
 
+import html
 import itertools
 
 import pytest
@@ -237,3 +238,48 @@ def test_cancel_stops_the_search_soon_and_keeps_what_it_found():
     # it stopped within a chunk or two of the cancel, far short of the plan
     assert result.summary["games_played"] < 200 + 3 * SMALL["first_games"]
     assert "stopped before its final games" in best_play_quick.report_lines(result)[0]
+
+
+# -- the dashboard's What if… panel --------------------------------------------------------------
+def test_the_what_if_panel_changes_a_rule_shows_progress_cancels_and_answers_on_a_second_run():
+    from amteach.ui.economics import fairness_page
+    from amteach.ui.what_if import WHAT_IF_RULES, WhatIfPanel
+
+    page = fairness_page()  # the panel sits on the Is it fair? tab
+    assert any("am-whatif" in child._dom_classes for child in page.children)
+    panel = WhatIfPanel(sizes={**SMALL, "final_games": 600}, workers=1)
+    assert [value for _, value in panel.rule.options] == list(WHAT_IF_RULES)
+    panel.rule.value = "fine"
+    assert panel.value.value == 50  # the preset's own fine, to change from
+    panel.value.value = 150
+    panel.run_button.click()
+    assert panel.run_button.disabled and not panel.cancel_button.disabled
+    assert panel.progressed.wait(120), "no progress within two minutes"
+    panel.cancel_button.click()
+    panel.wait()
+    assert panel.result is not None and panel.result.interrupted
+    assert "Cancelled" in panel.status.value and panel.answer.value == ""
+    assert not panel.run_button.disabled and panel.cancel_button.disabled
+    # a second run, to its end
+    panel.run_button.click()
+    panel.wait()
+    result = panel.result
+    assert result is not None and not result.interrupted
+    assert result.summary["rules_changed"] == {"fine": 150}
+    assert panel.progress.value == panel.progress.max > 1
+    text = html.unescape(str(panel.answer.value))
+    assert best_play_quick.report_lines(result)[0] in text
+    assert "● Competitors' strategy" in text and "■ Monopolists' strategy" in text
+
+
+def test_the_what_if_panel_keeps_a_browsers_values_in_bounds():
+    from amteach.ui.what_if import MOST_DOLLARS, WhatIfPanel
+
+    panel = WhatIfPanel()
+    panel.rule.value = "starting_cash"
+    panel.value.value = 5_000
+    assert panel.chosen() == ("default", "starting_cash", 5_000, outcomes.TWO_HOUR_ROUNDS)
+    # what a browser could send past the widgets' own bounds
+    panel.value.__dict__["_trait_values"]["value"] = MOST_DOLLARS * 10
+    panel.length.__dict__["_trait_values"]["value"] = 2000
+    assert panel.chosen()[2:] == (MOST_DOLLARS, outcomes.TWO_HOUR_ROUNDS)

@@ -18,6 +18,7 @@ from ..render import html_text
 from ..session import Session
 from ..sim import sweep as sweeps
 from .batch import BatchPanel, chart_widgets, on_kernel_thread
+from .what_if import WhatIfPanel
 
 INTRO_STYLE = "max-width:900px"
 
@@ -410,5 +411,6 @@ def fairness_page() -> widgets.Widget:
             rule_sweep.widget,
             presets.widget,
             structures.widget,
+            WhatIfPanel().widget,
         ]
     )
