@@ -8,6 +8,15 @@ for shipping.
     .venv/bin/python benchmarks/bench_best_play.py second-seed edition-2005 two-hour
     .venv/bin/python benchmarks/bench_best_play.py check edition-2005 round-200 --minutes 8
     .venv/bin/python benchmarks/bench_best_play.py ship-team RUN --folder round-200-team-play
+    .venv/bin/python benchmarks/bench_best_play.py quick --set foundation_monopolist_fee=160
+    .venv/bin/python benchmarks/bench_best_play.py quick --scaling       # 1 worker against 2
+
+`quick` times the policy lab (`amteach best-play --set ... --length two-hour`, the quick
+search) as a user runs it, process start included: the median of 3 wall-clock times, with the
+machine's load before and after, the games played and the games a second. With --scaling it
+runs the same command on 1 and on 2 worker processes, and on a Dask LocalCluster of 1 and of 2
+workers (`--dask ADDRESS`), and prints the per-task cost that docs/analysis.md's model for 16
+workers reads.
 
 The shipped runs (amteach/data/best_play/<preset>/<length>/) were made with `amteach
 best-play ... --round-cap N --workers 1` under `nice -n 19` (each summary.json records the
@@ -31,7 +40,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,11 +64,17 @@ from amteach.cli import recorded_command
 PACKAGE_RUNS = Path(__file__).resolve().parents[1] / "amteach" / "data" / "best_play"
 
 
+def full_args(args: list[str]) -> list[str]:
+    """A shipped run's recorded arguments as the command takes them now: the full search is
+    behind --full (a run recorded before the quick search became the default has none)."""
+    return args if "--full" in args else [args[0], "--full", *args[1:]]
+
+
 def rerun(
     preset: str, out: Path, budget: float | None, length: str = "round-200"
 ) -> BestPlayResult:
     """Run the shipped run's own command again (its budget replaced if asked), into `out`."""
-    args = shlex.split(shipped(preset, length).summary["command"])[1:]
+    args = full_args(shlex.split(shipped(preset, length).summary["command"])[1:])
     if "--out" in args:
         at = args.index("--out")
         del args[at : at + 2]
@@ -179,7 +196,7 @@ def second_seed(
     into the shipped summary.json as `second_seed`, as the default two-hour run has it."""
     folder = shipped_folder(preset, length, into)
     first = BestPlayResult.load(folder)
-    args = shlex.split(first.summary["command"])[1:]
+    args = full_args(shlex.split(first.summary["command"])[1:])
     seed = int(first.summary["seed"]) + 1
     args[args.index("--seed") + 1] = str(seed)
     scratch = out or Path(tempfile.mkdtemp(prefix="amteach-second-seed-"))
@@ -261,7 +278,87 @@ def ship_team(run: Path, folder: str, into: Path = PACKAGE_RUNS) -> Path:
     return target
 
 
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.2f} (5-min {five:.2f}) on {os.cpu_count()} cores"
+
+
+def quick_once(settings: list[str], extra: list[str]) -> tuple[float, dict[str, object]]:
+    """One quick run as a user types it (a new process, imports and worker start included):
+    its wall-clock seconds and its summary."""
+    with tempfile.TemporaryDirectory(prefix="amteach-quick-") as scratch:
+        command = [sys.executable, "-m", "amteach.cli", "best-play", *settings, *extra]
+        command += ["--quiet", "--out", scratch]
+        began = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        seconds = time.perf_counter() - began
+        summary = json.loads((Path(scratch) / "summary.json").read_text(encoding="utf-8"))
+    return seconds, summary
+
+
+def quick_median(settings: list[str], extra: list[str], repeats: int) -> dict[str, object]:
+    """The median of `repeats` quick runs, with the load before and after each."""
+    times, summary = [], {}
+    for i in range(repeats):
+        before = load()
+        seconds, summary = quick_once(settings, extra)
+        times.append(seconds)
+        print(f"  run {i + 1}: {seconds:5.1f} s  ({before}; after: {load()})", flush=True)
+    median = statistics.median(times)
+    games = int(summary["games_played"])  # type: ignore[arg-type]
+    print(
+        f"  median {median:.1f} s of {repeats}; {games:,} games ({games / median:,.0f} a "
+        f"second, process start included), {summary['candidates']} candidates, "
+        f"{summary['phases']} checks, budget stopped: {summary['budget_stopped']}",
+        flush=True,
+    )
+    return {"median": median, "games": games, "summary": summary}
+
+
+def quick(settings: list[str], repeats: int, scaling: bool) -> None:
+    print(f"amteach best-play {' '.join(settings)} (quick search)", flush=True)
+    if not scaling:
+        quick_median(settings, [], repeats)
+        return
+    from distributed import LocalCluster
+
+    rows = []
+    for workers in (1, 2):
+        print(f"{workers} worker process(es) here:", flush=True)
+        rows.append(("here", workers, quick_median(settings, ["--workers", str(workers)], repeats)))
+    for workers in (1, 2):
+        with LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            print(f"Dask LocalCluster of {workers} worker(s) at {cluster.scheduler_address}:")
+            extra = ["--dask", cluster.scheduler_address]
+            rows.append(("dask", workers, quick_median(settings, extra, repeats)))
+    # the model's inputs: seconds a game on one worker (the search's matches are its tasks)
+    for where, workers, row in rows:
+        summary = row["summary"]
+        elapsed = float(summary["elapsed_seconds"])  # type: ignore[index, arg-type]
+        per_game = elapsed * workers / row["games"]  # type: ignore[operator]
+        print(
+            f"{where:>4} {workers} worker(s): median {row['median']:.1f} s, search "
+            f"{elapsed:.1f} s, {1000 * per_game:.3f} ms a game a worker",
+            flush=True,
+        )
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["quick"]:
+        timing = argparse.ArgumentParser(description="time the quick search (the policy lab)")
+        timing.add_argument("--set", dest="overrides", action="append", default=[])
+        timing.add_argument("--length", default="two-hour")
+        timing.add_argument("--rules", default="default")
+        timing.add_argument("--repeats", type=int, default=3)
+        timing.add_argument("--scaling", action="store_true")
+        a = timing.parse_args(sys.argv[2:])
+        settings = ["--rules", a.rules, "--length", a.length]
+        for item in a.overrides or ["foundation_monopolist_fee=160"]:
+            settings += ["--set", item]
+        quick(settings, a.repeats, a.scaling)
+        return
     if sys.argv[1:2] == ["ship-team"]:
         shipping = argparse.ArgumentParser(description="ship a finished team-play search")
         shipping.add_argument("run", type=Path)
