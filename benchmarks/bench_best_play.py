@@ -333,14 +333,17 @@ def quick(settings: list[str], repeats: int, scaling: bool) -> None:
             print(f"Dask LocalCluster of {workers} worker(s) at {cluster.scheduler_address}:")
             extra = ["--dask", cluster.scheduler_address]
             rows.append(("dask", workers, quick_median(settings, extra, repeats)))
-    # the model's inputs: seconds a game on one worker (the search's matches are its tasks)
-    for where, workers, row in rows:
-        summary = row["summary"]
-        elapsed = float(summary["elapsed_seconds"])  # type: ignore[index, arg-type]
-        per_game = elapsed * workers / row["games"]  # type: ignore[operator]
+    # the model's inputs (docs/analysis.md): T(W) = S + P / W, from the 1- and 2-worker
+    # medians of each backend; P / tasks is the cost of one task (a chunk of games)
+    for where in ("here", "dask"):
+        (t1, row1), (t2, _) = [(r["median"], r) for w_, n, r in rows if w_ == where]
+        parallel, serial = 2 * (t1 - t2), 2 * t2 - t1  # type: ignore[operator]
+        tasks = int(row1["summary"].get("tasks", 0) or 0)  # type: ignore[union-attr]
+        per_task = parallel / tasks if tasks else float("nan")
         print(
-            f"{where:>4} {workers} worker(s): median {row['median']:.1f} s, search "
-            f"{elapsed:.1f} s, {1000 * per_game:.3f} ms a game a worker",
+            f"{where}: 1 worker {t1:.1f} s, 2 workers {t2:.1f} s; model T(W) = {serial:.1f} s "
+            f"+ {parallel:.1f} s / W ({tasks:,} tasks, {1000 * per_task:.1f} ms a task, "
+            f"{row1['games']:,} games): T(16) = {serial + parallel / 16:.1f} s",
             flush=True,
         )
 

@@ -197,6 +197,7 @@ class QuickSearch:
         self.phase_rows: list[dict[str, Any]] = []
         self.last_check: dict[str, dict[str, Any]] = {}
         self.budget_stopped = False
+        self.tasks = 0
         self.done = 0
         self.total = self.planned_games()
 
@@ -295,6 +296,7 @@ class QuickSearch:
             except KeyboardInterrupt:
                 interrupted = True
             games_played = runner.games_played
+            self.tasks = runner.tasks
         return self.result(began, interrupted, converged, final, games_played)
 
     def halve(self, runner: MatchRunner, phase: int, role: str, deadline: float) -> FamilyParams:
@@ -456,6 +458,7 @@ class QuickSearch:
             "workers": settings.workers or (os.cpu_count() or 1),
             "elapsed_seconds": round(time.perf_counter() - began, 1),
             "games_played": games_played,
+            "tasks": self.tasks,
             "candidates": self.candidates_tried(),
             "phases": len(self.phase_rows),
             "converged": converged,

@@ -123,6 +123,7 @@ class MatchRunner:
         self.on_games = on_games
         self.pool: Pool | None = None
         self.games_played = 0
+        self.tasks = 0  # chunks sent to the workers (the cost model in docs/analysis.md)
         self.seconds = 0.0
 
     def __enter__(self) -> MatchRunner:
@@ -173,6 +174,7 @@ class MatchRunner:
             raise KeyboardInterrupt
         self.seconds += time.perf_counter() - started
         self.games_played += sum(m.games for m in matches)
+        self.tasks += len(jobs)
         return results
 
 
