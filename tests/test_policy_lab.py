@@ -6,6 +6,7 @@ benchmarks/bench_best_play.py."""
 
 from __future__ import annotations
 
+import functools
 import html
 import itertools
 
@@ -283,3 +284,29 @@ def test_the_what_if_panel_keeps_a_browsers_values_in_bounds():
     panel.value.__dict__["_trait_values"]["value"] = MOST_DOLLARS * 10
     panel.length.__dict__["_trait_values"]["value"] = 2000
     assert panel.chosen()[2:] == (MOST_DOLLARS, outcomes.TWO_HOUR_ROUNDS)
+
+
+def test_the_command_runs_the_quick_search_and_saves_what_it_reports(tmp_path, monkeypatch):
+    """`amteach best-play --set ... --length two-hour` with no other option is the quick search
+    (its sizes made small here; the minute is measured in benchmarks/bench_best_play.py)."""
+    small = functools.partial(
+        best_play_quick.QuickSettings,
+        first_games=20,
+        most_games=40,
+        check_games=100,
+        final_games=200,
+    )
+    monkeypatch.setattr(best_play_quick, "QuickSettings", small)
+    out = tmp_path / "quick"
+    args = ["best-play", "--set", "starting_cash=2000", "--length", "two-hour", "--workers", "1"]
+    result = CliRunner().invoke(main, [*args, "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    saved = best_play_results.BestPlayResult.load(out)
+    assert saved.summary["search"] == "quick"
+    assert saved.summary["rules_changed"] == {"starting_cash": 2000}
+    assert saved.summary["round_cap"] == outcomes.TWO_HOUR_ROUNDS
+    assert saved.summary["games"]["final"] == 200
+    printed = result.stdout.splitlines()
+    assert printed[: len(report := best_play_quick.report_lines(saved))] == report
+    assert f"competitor:family:{saved.strategies['competitor']['text']}" in printed
+    assert printed[-1].startswith("Saved ") and str(out) in printed[-1]

@@ -33,7 +33,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
@@ -264,15 +264,16 @@ class QuickSearch:
                 quiet = 0
                 role = COMPETITOR
                 for phase in range(settings.phases):
-                    self.say(
-                        f"Phase {phase + 1}: the {ROLE_PLURALS[ROLES.index(role)]}' best response"
-                    )
                     reserve = runner.seconds_per_game * (
                         2 * settings.check_games + settings.final_games
                     )
+                    # a third phase or later only when a check and the final games still fit
                     if phase >= 2 and time.perf_counter() + 2 * reserve > deadline:
                         self.budget_stopped = True
                         break
+                    self.say(
+                        f"Phase {phase + 1}: the {ROLE_PLURALS[ROLES.index(role)]}' best response"
+                    )
                     challenger = self.halve(runner, phase, role, deadline - reserve)
                     improved = self.check(runner, phase, role, challenger)
                     quiet = 0 if improved else quiet + 1
@@ -315,9 +316,15 @@ class QuickSearch:
             if rung > 1 and time.perf_counter() + cost > deadline:
                 self.budget_stopped = True
                 break
+            # the games after the last rung's: every candidate, the same new games
             results = runner.play(
                 [
-                    match_for(role, family_name(c), opponent, self.seeds["search"], size - played)
+                    replace(
+                        match_for(
+                            role, family_name(c), opponent, self.seeds["search"], size - played
+                        ),
+                        first=played,
+                    )
                     for c in batch
                 ]
             )

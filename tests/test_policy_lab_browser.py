@@ -1,0 +1,56 @@
+"""The *What if…* panel in Chromium (issue 38): on the Is it fair? tab, a teacher changes a
+rule and starts best play under it by keyboard alone, sees the progress bar move, and cancels;
+axe-core finds no serious or critical violation before, during and after. The panel's result
+on a second run is tested without a browser (tests/test_policy_lab.py)."""
+
+from __future__ import annotations
+
+from browser import WAIT, open_dashboard_tab
+from browser import watched_page as watched
+from test_accessibility import axe_report, axe_violations
+
+PROGRESS_MOVED = """(panel) => {
+  const bar = panel.querySelector('.progress-bar');
+  return bar && parseFloat(bar.style.width || '0') > 0;
+}"""
+
+
+def test_the_what_if_panel_runs_and_cancels_by_keyboard_and_passes_axe(dashboard_url, chromium):
+    errors: list[str] = []
+    page = watched(chromium, dashboard_url, errors)
+    open_dashboard_tab(page, "Is it fair?")
+    panel = page.locator(".am-whatif")
+    panel.wait_for(timeout=WAIT)
+    found = {"before a search": axe_violations(page)}
+    # by keyboard: the rule (a select: the arrow keys choose), the value, then the button
+    rule = panel.get_by_label("Rule", exact=True)
+    rule.focus()
+    page.keyboard.press("End")  # the last rule of the list: the fine
+    page.wait_for_function(
+        "(el) => el.value === '' || el.selectedOptions[0].text.startsWith('Fine')",
+        arg=rule.element_handle(),
+        timeout=WAIT,
+    )
+    assert rule.evaluate("(el) => el.selectedOptions[0].text").startswith("Fine")
+    value = panel.get_by_label("New value ($)", exact=True)
+    value.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("150")
+    page.keyboard.press("Tab")  # on to the preset: the value is sent
+    button = panel.get_by_role("button", name="Show best play", exact=True)
+    button.focus()
+    page.keyboard.press("Enter")
+    panel.get_by_text(
+        "Searching best play with the fine to leave Prison or Price War set to $150"
+    ).wait_for(timeout=WAIT)
+    page.wait_for_function(PROGRESS_MOVED, arg=panel.element_handle(), timeout=WAIT)
+    found["while it searches"] = axe_violations(page)
+    cancel = panel.get_by_role("button", name="Cancel", exact=True)
+    cancel.focus()
+    page.keyboard.press("Enter")
+    panel.get_by_text("Cancelled: the search stopped before a result.").wait_for(timeout=WAIT)
+    assert button.is_enabled() and cancel.is_disabled()
+    found["after Cancel"] = axe_violations(page)
+    page.close()
+    assert not any(found.values()), axe_report(found)
+    assert errors == []
