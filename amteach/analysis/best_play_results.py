@@ -176,7 +176,10 @@ class BestPlayResult:
             if not path.is_file():
                 return pd.DataFrame()
             with path.open("r", encoding="utf-8") as handle:
-                return pd.read_csv(handle)
+                try:
+                    return pd.read_csv(handle)
+                except pd.errors.EmptyDataError:  # a quick run has no matrix
+                    return pd.DataFrame()
 
         return cls(
             summary=summary,
