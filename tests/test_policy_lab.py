@@ -12,8 +12,11 @@ import itertools
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from amteach.analysis import best_play_quick, best_play_results, outcomes, stats
+from amteach.analysis.best_play_quick import MIN_GAMES
 from amteach.analysis.best_play_results import COMPETITOR, MONOPOLIST
 from amteach.cli import main
 from amteach.engine.board import ROLES
@@ -216,6 +219,16 @@ def test_successive_halving_plays_every_candidate_on_the_same_games(changed_run)
         sizes = [len(r) - 1 for _, r in phase.groupby("rung")]
         for before, after in itertools.pairwise(sizes):
             assert after <= -(-before // 2)
+
+
+@given(first=st.integers(MIN_GAMES, 400), extra=st.integers(0, 5000))
+def test_the_rungs_double_from_the_first_to_the_most_games(first, extra):
+    """Successive halving's plan: each rung at most doubles the games a candidate has played,
+    from `first_games` to exactly `most_games`."""
+    rungs = best_play_quick.QuickSettings(first_games=first, most_games=first + extra).rungs()
+    assert rungs[0] == first and rungs[-1] == first + extra
+    for before, after in itertools.pairwise(rungs):
+        assert before < after <= 2 * before
 
 
 # -- cancel --------------------------------------------------------------------------------------

@@ -136,6 +136,13 @@ class QuickSettings:
     def rules(self) -> RuleSet:
         return RuleSet.preset(self.preset, **dict(self.overrides)).replace(round_cap=self.round_cap)
 
+    def rungs(self) -> list[int]:
+        """Games a candidate has played after each rung: first_games, doubling to most_games."""
+        sizes = [self.first_games]
+        while sizes[-1] < self.most_games:
+            sizes.append(min(2 * sizes[-1], self.most_games))
+        return sizes
+
     def unchanged(self) -> bool:
         """Whether the rules are the preset's own (any --set gives its preset value)."""
         return self.rules().to_dict() == RuleSet.preset(self.preset).replace(
@@ -218,11 +225,7 @@ class QuickSearch:
         return list(dict.fromkeys([found, *moved, *known]))
 
     def rungs(self) -> list[int]:
-        """Games a candidate has played after each rung: first_games, doubling to most_games."""
-        sizes = [self.settings.first_games]
-        while sizes[-1] < self.settings.most_games:
-            sizes.append(min(2 * sizes[-1], self.settings.most_games))
-        return sizes
+        return self.settings.rungs()
 
     def phase_games(self, pool: int) -> int:
         """Games a phase plays with `pool` candidates (incumbent included), check included."""
