@@ -214,8 +214,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
     env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
     for args in (
         ["simulate", "--games", "10", "--quiet"],
-        ["best-play", "--full", "--games-per-candidate", "20", "--out", str(tmp_path / "o")]
-        + ["--quiet"],
+        ["best-play", "--full", "--games-per-candidate", "20", "--quiet", "--out", "o"],
     ):
         run = subprocess.run(
             [str(BIN / "amteach"), *args, "--dask", f"tcp://127.0.0.1:{port}"],
