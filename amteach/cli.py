@@ -874,8 +874,8 @@ FULL_ONLY = ("--games-per-candidate", "--generations", "--team-play")
     "--budget",
     default=None,
     metavar="MINUTES",
-    help="Minutes the run may take (quick search: default 0.8, and rungs that would not "
-    "fit are skipped; --full: default 10, search, checks, final games and matrix).",
+    help="Minutes the run may take (quick search: default 0.75; a phase or rung that would "
+    "not fit is skipped, and fewer final games are played; --full: default 10, search, checks, final games and matrix).",
 )
 @click.option("--workers", default=None, metavar="N", help="Processes (default: one per core).")
 @click.option(
@@ -925,7 +925,7 @@ FULL_ONLY = ("--games-per-candidate", "--generations", "--team-play")
     metavar="ADDRESS",
     help="Play the games on a dask.distributed scheduler at ADDRESS (tcp://host:port), or "
     "'local' to start a LocalCluster; the same seed gives the same result as here (with "
-    "--full, given --generations).",
+    "--full, given --generations; quick, when the budget cut nothing).",
 )
 @click.option("--force", is_flag=True, help="Replace best-play results already in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")

@@ -14,9 +14,9 @@ for shipping.
 `quick` times the policy lab (`amteach best-play --set ... --length two-hour`, the quick
 search) as a user runs it, process start included: the median of 3 wall-clock times, with the
 machine's load before and after, the games played and the games a second. With --scaling it
-runs the same command on 1 and on 2 worker processes, and on a Dask LocalCluster of 1 and of 2
-workers (`--dask ADDRESS`), and prints the per-task cost that docs/analysis.md's model for 16
-workers reads.
+runs the same command (with --budget 10, so that every run plays the same games) on 1 and on 2
+worker processes, and on a Dask LocalCluster of 1 and of 2 workers (`--dask ADDRESS`), and
+prints the per-task cost that docs/analysis.md's model for 16 workers reads.
 
 The shipped runs (amteach/data/best_play/<preset>/<length>/) were made with `amteach
 best-play ... --round-cap N --workers 1` under `nice -n 19` (each summary.json records the
@@ -322,6 +322,8 @@ def quick(settings: list[str], repeats: int, scaling: bool) -> None:
         return
     from distributed import LocalCluster
 
+    # the same work on every backend: a budget the search never reaches
+    settings = [*settings, "--budget", "10"]
     rows = []
     for workers in (1, 2):
         print(f"{workers} worker process(es) here:", flush=True)

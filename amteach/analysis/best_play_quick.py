@@ -84,7 +84,7 @@ class QuickSettings:
     check_games: int = 2400
     final_games: int = 4800
     phases: int = 6
-    budget_seconds: float = 48.0
+    budget_seconds: float = 45.0
     min_gain: float = 0.01  # a challenger takes over only when its gain's interval is above it
 
     def check(self) -> QuickSettings:
@@ -267,23 +267,28 @@ class QuickSearch:
                 quiet = 0
                 role = COMPETITOR
                 for phase in range(settings.phases):
-                    reserve = runner.seconds_per_game * (
+                    tail = runner.seconds_per_game * (
                         2 * settings.check_games + settings.final_games
                     )
-                    # a third phase or later only when a check and the final games still fit
-                    if phase >= 2 and time.perf_counter() + 2 * reserve > deadline:
+                    rung = (
+                        runner.seconds_per_game * len(self.candidates(role)) * settings.first_games
+                    )
+                    # the first phase always runs; a later one when its first rung, its check
+                    # and the final games still fit
+                    if phase >= 1 and time.perf_counter() + rung + tail > deadline:
                         self.budget_stopped = True
                         break
                     self.say(
                         f"Phase {phase + 1}: the {ROLE_PLURALS[ROLES.index(role)]}' best response"
                     )
-                    challenger = self.halve(runner, phase, role, deadline - reserve)
+                    challenger = self.halve(runner, phase, role, deadline - tail)
                     improved = self.check(runner, phase, role, challenger)
                     quiet = 0 if improved else quiet + 1
                     if quiet >= 2:
                         converged = True
                         break
                     role = other(role)
+                games = self.final_size(deadline - time.perf_counter(), runner.seconds_per_game)
                 self.say("Final games: the strategies found, on fresh seeds")
                 (result,) = runner.play(
                     [
@@ -292,7 +297,7 @@ class QuickSearch:
                             family_name(self.current[COMPETITOR]),
                             family_name(self.current[MONOPOLIST]),
                             self.seeds["final"],
-                            settings.final_games,
+                            games,
                         )
                     ]
                 )
@@ -302,6 +307,16 @@ class QuickSearch:
             games_played = runner.games_played
             self.tasks = runner.tasks
         return self.result(began, interrupted, converged, final, games_played)
+
+    def final_size(self, left: float, seconds_per_game: float) -> int:
+        """The final games: `final_games`, or as many hundreds as the time left allows when
+        the budget is short, but never under a quarter of them (their intervals widen)."""
+        wanted = self.settings.final_games
+        if seconds_per_game * wanted <= left:
+            return wanted
+        self.budget_stopped = True
+        fits = int(max(left, 0.0) / seconds_per_game) // 100 * 100
+        return max(min(wanted, fits), -(-wanted // 4))
 
     def halve(self, runner: MatchRunner, phase: int, role: str, deadline: float) -> FamilyParams:
         """Successive halving for `role` against the other role's incumbent, every candidate
