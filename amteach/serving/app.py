@@ -39,6 +39,7 @@ import gzip
 import hashlib
 import hmac
 import html
+import json
 import mimetypes
 import os
 import re
@@ -77,6 +78,7 @@ from .clients import (  # noqa: E402
 )
 from .environment import PLOTLY_BUNDLE  # noqa: E402
 from .phones import (  # noqa: E402
+    CONNECTIONS_SETTING,
     PHONE_ROUTE,
     PhoneSocket,
     limits_from_environment,
@@ -91,6 +93,8 @@ FULL_PAGE_RETRY = 15
 RELEASE_ROUTE = r"/voila/amteach/release/(?P<kernel_id>[\w-]+)"
 # where a page that a browser opened says so, before its scripts load (the template posts)
 ALIVE_ROUTE = r"/voila/amteach/alive/(?P<kernel_id>[\w-]+)"
+# where a load balancer or a monitor asks whether this server has room (HealthHandler)
+HEALTH_ROUTE = r"/health"
 # the kernel a page is given, in the page's own configuration (what its browser connects to)
 PAGE_KERNEL_ID = re.compile(r'"kernelId":\s*"([\w-]+)"')
 # the key a page's beacons carry, put in the page's configuration beside the kernel's id
@@ -329,6 +333,51 @@ class PageAliveHandler(ReleaseKernelHandler):
         self.finish()
 
 
+def health_report(manager: Any, phones: int) -> dict[str, Any]:
+    """What /health answers: whether a new visitor would get a kernel (`room`), the kernels
+    visitors hold against the cap (`max_visitors`, null for no cap), every kernel alive (the
+    warm pool included) and the phones' open connections (phones hold no kernel, so they never
+    fill a server). Counts only: no address, no name, no room code."""
+    if isinstance(manager, ClassroomKernelManager):
+        visitors, kernels = manager.visitor_kernels(), manager.live_kernels()
+        cap = manager.max_kernels or None
+        room = manager.has_room_for_a_visitor()
+    else:  # Voilà's own manager: no cap
+        kernels = visitors = len(manager.list_kernel_ids())
+        cap, room = None, True
+    return {
+        "room": room,
+        "visitors": visitors,
+        "max_visitors": cap,
+        "kernels": kernels,
+        "phones": phones,
+    }
+
+
+class HealthHandler(web.RequestHandler):
+    """`GET /health` (under the base URL): 200 while a new visitor would get a kernel, 503
+    when the cap is reached, with the counts of `health_report` as JSON. For load balancers'
+    checks: it starts nothing, reads a few counters, and needs no login (not even behind the
+    hub's: it is a plain tornado handler, not a Jupyter one)."""
+
+    def report(self) -> dict[str, Any]:
+        connections = self.settings.get(CONNECTIONS_SETTING)
+        phones = sum(connections.by_address.values()) if connections is not None else 0
+        report = health_report(self.settings["kernel_manager"], phones)
+        self.set_status(200 if report["room"] else 503)
+        self.set_header("Cache-Control", "no-store")
+        return report
+
+    def get(self) -> None:
+        report = self.report()
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(report))
+
+    def head(self) -> None:
+        self.report()
+        self.finish()
+
+
 class QuickGzip(web.GZipContentEncoding):
     """gzip at level 1, and never plotly's bundle. Compressing on the fly takes the server's
     CPU from the kernels: level 1 takes about 40 % of the default level's time (Voilà's
@@ -559,7 +608,8 @@ class ClassroomVoila(Voila):
         release = (url_path_join(self.server_url, RELEASE_ROUTE), ReleaseKernelHandler)
         alive = (url_path_join(self.server_url, ALIVE_ROUTE), PageAliveHandler)
         phones = (url_path_join(self.server_url, PHONE_ROUTE), PhoneSocket)
-        return [release, alive, phones] + [
+        health = (url_path_join(self.server_url, HEALTH_ROUTE), HealthHandler)
+        return [release, alive, phones, health] + [
             (route[0], ClassroomVoilaHandler, *route[2:])
             if route[1] is TornadoVoilaHandler
             else (route[0], packed(route[1]), *route[2:])
