@@ -48,7 +48,7 @@ import sys
 import threading
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from .environment import skip_uri_grammar, voila_environment
 
@@ -137,6 +137,8 @@ def retry_page(kind: str, title: str, headline: str, advice: str) -> str:
     )
 
 
+# where the server's settings say that visitors log in at JupyterHub (ClassroomVoila.hub_login)
+HUB_LOGIN_SETTING = "amteach_hub_login"
 # where the server's settings say that join links get the light phone page (phones.py)
 LIGHT_PHONES_SETTING = "amteach_light_phones"
 
@@ -233,6 +235,9 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
         self._page_done()
         super().on_connection_close()
 
+    # as Voilà's own page handler: a visitor the identity provider does not know (behind the
+    # hub's login: one who has not logged in) is sent to its login
+    @web.authenticated
     async def get(self, path: str | None = None) -> None:
         if self.settings.get(LIGHT_PHONES_SETTING) and is_join_link(self.request.query):
             # a join link: the light page, with no kernel (the server holds the game)
@@ -285,6 +290,20 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
         return use_pool
 
 
+class PhoneSocketBehindLogin(PhoneSocket):
+    """The phones' websocket, opened only by a user the hub knows when the server is behind
+    the hub's login (`ClassroomVoila.hub_login`): its page is behind it too, so a phone that
+    got the page has the service's cookie. Without the hub login, anyone may open it, as any
+    page of the server."""
+
+    async def get(self, *args: Any, **kwargs: Any) -> None:
+        if self.settings.get(HUB_LOGIN_SETTING):
+            user = await self.settings["identity_provider"].get_user(self)
+            if user is None:
+                raise web.HTTPError(403, "log in at the hub first")
+        await super().get(*args, **kwargs)
+
+
 class ReleaseKernelHandler(JupyterHandler):
     """A closing page hands its kernel back (navigator.sendBeacon in the amteach template).
     Voilà's own shutdown route wants an XSRF token that a Voilà page never receives; the
@@ -293,7 +312,11 @@ class ReleaseKernelHandler(JupyterHandler):
     def check_xsrf_cookie(self) -> None:
         # a browser's beacon always says where it comes from; a request that does not is no
         # page's (a script's), and one from another site's page is refused as before
-        if "Origin" not in self.request.headers or not self.check_origin():
+        # (compared here, not by Jupyter's check_origin: behind the hub's login this runs
+        # while the hub's client is still finding out who the visitor is, and check_origin
+        # would ask for that answer)
+        origin = self.request.headers.get("Origin")
+        if origin is None or urlsplit(origin.lower()).netloc != self.request.headers.get("Host"):
             raise web.HTTPError(403, "not from a page of this server (Origin)")
 
     def check_page_key(self, kernel_id: str) -> None:
@@ -552,6 +575,14 @@ class ClassroomVoila(Voila):
         "server holds each table's game (amteach.serving.phones).",
     )
 
+    hub_login = Bool(
+        False,
+        config=True,
+        help="Visitors log in at the JupyterHub that started this server as a service "
+        "(jupyterhub's HubOAuth, amteach.serving.hub): the hub's JUPYTERHUB_* environment "
+        "names the hub, the service's token and its OAuth client.",
+    )
+
     trusted_proxies = List(
         Unicode(),
         [],
@@ -578,6 +609,7 @@ class ClassroomVoila(Voila):
             settings["transforms"] = [QuickGzip]
             settings[PACKED_SETTING] = True
         settings[LIGHT_PHONES_SETTING] = self.light_phones
+        settings[HUB_LOGIN_SETTING] = self.hub_login
         if self.light_phones:
             # the tables' games, held by this server for the phones (amteach.serving.phones);
             # Voilà builds its application in start(), on the loop that will run it
@@ -587,6 +619,11 @@ class ClassroomVoila(Voila):
     def initialize(self, argv: Any = None) -> None:
         super().initialize(argv)
         self.voila_configuration.multi_kernel_manager_class = ClassroomKernelManager
+        if self.hub_login:
+            # imported only here: a server that is no hub service needs no jupyterhub
+            from .hub import HubLogin
+
+            self.identity_provider_class = HubLogin
 
     def start(self) -> None:
         if self.compress_responses:
@@ -607,7 +644,7 @@ class ClassroomVoila(Voila):
         handlers = super().init_handlers()
         release = (url_path_join(self.server_url, RELEASE_ROUTE), ReleaseKernelHandler)
         alive = (url_path_join(self.server_url, ALIVE_ROUTE), PageAliveHandler)
-        phones = (url_path_join(self.server_url, PHONE_ROUTE), PhoneSocket)
+        phones = (url_path_join(self.server_url, PHONE_ROUTE), PhoneSocketBehindLogin)
         health = (url_path_join(self.server_url, HEALTH_ROUTE), HealthHandler)
         return [release, alive, phones, health] + [
             (route[0], ClassroomVoilaHandler, *route[2:])
