@@ -33,6 +33,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
 from browser import free_port, launch_chromium
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 from served import REPO
 
@@ -144,15 +145,13 @@ def jupyterhub(service_bin: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     the hub's public address and its process. Stopped by its process id; whatever it started
     that is still alive afterwards (it should stop its proxy and its service itself) is
     stopped by pid."""
-    assert PROXY.exists(), "./dev installs configurable-http-proxy into .tools/chp"
     folder = Path(tempfile.mkdtemp(prefix="amteach-hub-"))
     folder.chmod(0o755)  # the service's user reaches its home in it
     home = folder / "service"
     home.mkdir()
     user = pwd.getpwnam(SERVICE_USER)
     os.chown(home, user.pw_uid, user.pw_gid)
-    port, hub_port, api_port, service_port = (free_port() for _ in range(4))
-    bin_dir = Path(sys.executable).parent
+    service_port = free_port()
     config = hub_config()
     # the documented user, paths and ports, made this test's own
     assert '"user": "amteach"' in config, "the service runs as a user of its own"
@@ -165,20 +164,9 @@ def jupyterhub(service_bin: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     config = re.sub(r'"--pool", "\d+"', '"--pool", "1"', config)
     assert str(service_port) in config and f"{service_bin}/amteach" in config, config
     assert str(home) in config, config
+    port, settings = hub_settings(folder)
+    config += settings + 'c.JupyterHub.spawner_class = "simple"\n'
     config += f"""
-# --- the test's own users: anyone may log in with any password ---
-c.JupyterHub.authenticator_class = "dummy"
-c.Authenticator.allow_all = True
-c.JupyterHub.spawner_class = "simple"
-# --- the test's own folder and ports ---
-c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
-c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
-c.ConfigurableHTTPProxy.command = [{str(PROXY)!r}]
-c.JupyterHub.db_url = "sqlite:///{folder / "hub.sqlite"}"
-c.JupyterHub.cookie_secret_file = {str(folder / "cookie_secret")!r}
-c.JupyterHub.pid_file = {str(folder / "hub.pid")!r}
-c.ConfigurableHTTPProxy.pid_file = {str(folder / "proxy.pid")!r}
 # --- the service user's Jupyter folders ({SERVICE_USER}'s home does not exist), and the
 # project's Jupyter data (Voila's templates, the kernel spec, whose "python" is the PATH's) ---
 c.JupyterHub.services[0]["environment"] = {{
@@ -190,7 +178,49 @@ c.JupyterHub.services[0]["environment"] = {{
     "IPYTHONDIR": "{home / "ipython"}",
 }}
 """
+    with running_hub(folder, config, ("Voilà is running at",)) as (process, log):
+        text = "".join(log)
+        # the service said the login is on, and did not warn of root
+        assert "Visitors log in at the JupyterHub" in text, text[-4000:]
+        assert "running as root" not in text, text[-4000:]
+        yield f"http://127.0.0.1:{port}", process
+
+
+def hub_settings(folder: Path) -> tuple[int, str]:
+    """The test's own users (anyone may log in with any password), folder and ports, as
+    lines of jupyterhub_config.py; and the hub's public port."""
+    port, hub_port, api_port = (free_port() for _ in range(3))
+    return (
+        port,
+        f"""
+# --- the test's own users: anyone may log in with any password ---
+c.JupyterHub.authenticator_class = "dummy"
+c.Authenticator.allow_all = True
+# --- the test's own folder and ports ---
+c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
+c.ConfigurableHTTPProxy.command = [{str(PROXY)!r}]
+c.JupyterHub.db_url = "sqlite:///{folder / "hub.sqlite"}"
+c.JupyterHub.cookie_secret_file = {str(folder / "cookie_secret")!r}
+c.JupyterHub.pid_file = {str(folder / "hub.pid")!r}
+c.ConfigurableHTTPProxy.pid_file = {str(folder / "proxy.pid")!r}
+""",
+    )
+
+
+@contextmanager
+def running_hub(
+    folder: Path, config: str, ready: tuple[str, ...] = ()
+) -> Iterator[tuple[subprocess.Popen, list[str]]]:
+    """JupyterHub with `config` (written to `folder`), until its log says it runs and holds
+    every line of `ready`; yields its process and its log (which its services' and servers'
+    logs join). Stopped by its process id; whatever it started that is still alive afterwards
+    (it should stop its proxy, services and servers itself) is stopped by pid; the folder is
+    removed. Its log must hold no traceback from before the stop."""
+    assert PROXY.exists(), "./dev installs configurable-http-proxy into .tools/chp"
     (folder / "jupyterhub_config.py").write_text(config)
+    bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     process = subprocess.Popen(
         [str(bin_dir / "jupyterhub"), "-f", str(folder / "jupyterhub_config.py")],
@@ -202,13 +232,13 @@ c.JupyterHub.services[0]["environment"] = {{
     )
     log: list[str] = []
     started = threading.Event()
+    markers = ("JupyterHub is now running at", *ready)
 
     def read() -> None:
-        # the service's log comes through the hub's: ready once both say they serve
         for line in process.stdout:
             log.append(line)
             text = "".join(log)
-            if "JupyterHub is now running at" in text and "Voilà is running at" in text:
+            if all(marker in text for marker in markers):
                 started.set()
         started.set()
 
@@ -217,12 +247,9 @@ c.JupyterHub.services[0]["environment"] = {{
     try:
         started.wait(240)
         text = "".join(log)
-        if process.poll() is not None or "Voilà is running at" not in text:
+        if process.poll() is not None or not all(marker in text for marker in markers):
             pytest.fail("JupyterHub or its service did not start:\n" + "".join(log[-40:]))
-        # the service said the login is on, and did not warn of root
-        assert "Visitors log in at the JupyterHub" in text, text[-4000:]
-        assert "running as root" not in text, text[-4000:]
-        yield f"http://127.0.0.1:{port}", process
+        yield process, log
     finally:
         started_by_hub = descendants(process.pid)
         if process.poll() is None:
@@ -326,5 +353,79 @@ def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_ser
         )
         assert "throws" in narration.inner_text()
         assert page.url.startswith(f"{hub}{SERVICE}")
+        browser.close()
+    assert errors == []
+
+
+def per_user_config() -> str:
+    """The jupyterhub_config.py of docs/deploy.md for Voilà in each student's own server."""
+    text = (REPO / "docs" / "deploy.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python jupyterhub-per-user\n(.*?)```", text, re.S)
+    assert len(blocks) == 1, "docs/deploy.md has one per-user jupyterhub_config.py"
+    return blocks[0]
+
+
+def test_a_students_own_server_copies_the_notebooks_and_opens_the_dashboard():
+    """The per-user way as written: the student's server (not the hub: the guide has no
+    pre_spawn_hook) copies the notebooks into the student's home as it starts, and the
+    default_url is the copied dashboard, which plays a turn."""
+    config = per_user_config()
+    assert "pre_spawn_hook" not in config
+    folder = Path(tempfile.mkdtemp(prefix="amteach-hub-users-"))
+    homes = folder / "home"
+    # the class database: a SQLite file here in place of the guide's PostgreSQL
+    assert "postgresql://amteach@db.example.org/amteach" in config
+    config = config.replace(
+        "postgresql://amteach@db.example.org/amteach", str(folder / "class.sqlite")
+    )
+    port, settings = hub_settings(folder)
+    config += settings
+    config += f"""
+# --- each user's server a local process, in a home of its own under the test's folder ---
+c.JupyterHub.spawner_class = "simple"
+c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
+c.Spawner.start_timeout = 240
+# the simple spawner keeps the hub's user, root here, which Jupyter's server refuses unless
+# told (a real spawner runs each server as its student); passed through the guide's `cmd`
+c.Spawner.args = ["--allow-root"]
+c.Spawner.http_timeout = 240
+"""
+    hub = f"http://127.0.0.1:{port}"
+    with running_hub(folder, config) as (process, log), sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{hub}/hub/login")
+        page.locator("#username_input").fill("ana")
+        page.locator("#password_input").fill("class-password")
+        page.locator("#login_submit").click()
+        # the hub starts ana's server, which opens its default_url
+        dashboard = "/user/ana/voila/render/amteach/notebooks/dashboard.ipynb"
+        try:
+            page.wait_for_url(re.compile(re.escape(hub + dashboard)), timeout=WAIT)
+        except PlaywrightTimeout:
+            pytest.fail(f"never reached the dashboard, at {page.url}:\n" + "".join(log[-30:]))
+        # the copy is in ana's home, made by her server's command before it started
+        copied = homes / "ana" / "amteach" / "notebooks"
+        assert (copied / "dashboard.ipynb").is_file()
+        assert {p.name for p in copied.glob("*.ipynb")} >= {"dashboard.ipynb", "who-wins.ipynb"}
+        server = [
+            pid for pid in descendants(process.pid) if "jupyterhub-singleuser" in command_line(pid)
+        ]
+        assert server, "ana's server is not the hub's child"
+        assert Path(f"/proc/{server[0]}/cwd").resolve() == (homes / "ana").resolve()
+        # the dashboard plays
+        roll = page.locator(".am-choices button", has_text="Roll")
+        roll.wait_for(timeout=WAIT)
+        narration = page.locator(".am-narration")
+        before = narration.inner_text()
+        roll.click()
+        page.wait_for_function(
+            "(before) => { const n = document.querySelector('.am-narration');"
+            " return n && n.innerText !== before && n.innerText.includes('throws'); }",
+            arg=before,
+            timeout=WAIT,
+        )
         browser.close()
     assert errors == []
