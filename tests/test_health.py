@@ -8,7 +8,9 @@ import json
 import urllib.error
 import urllib.request
 
-from served import dashboard_server
+from served import dashboard_server, nginx
+
+from amteach.serving.nginx import site_file
 
 # what the answer may hold: counts and the one yes/no, nothing that names a visitor or a room
 FIELDS = {"room", "visitors", "max_visitors", "kernels", "phones"}
@@ -57,8 +59,11 @@ def test_health_says_room_while_empty_and_503_once_the_visitor_cap_is_reached():
             assert err.code == 503
 
 
-def test_health_without_a_cap_always_has_room_and_counts_what_is_served():
-    with dashboard_server(pool=1, max_visitors=0) as server:
+def test_health_without_a_cap_always_has_room_and_through_the_generated_nginx_site(tmp_path):
+    """No cap: always room, the visitors counted. And `amteach dashboard --nginx-config`'s
+    site file passes the health check on (valid for nginx -t, which the fixture runs first),
+    leaving it out of the access log."""
+    with dashboard_server(pool=1, max_visitors=0, base_url="/amteach/") as server:
         server.wait_for_pool()
         with urllib.request.urlopen(server.url, timeout=180):
             pass
@@ -66,3 +71,15 @@ def test_health_without_a_cap_always_has_room_and_counts_what_is_served():
         assert status == 200
         assert report["room"] is True and report["max_visitors"] is None
         assert report["visitors"] == 1
+        port = int(server.url.split(":")[2].split("/")[0])
+        with nginx(site_file(port, "/amteach/"), tmp_path) as proxy:
+            status, _, through = health(f"http://127.0.0.1:{proxy}/amteach/")
+            # (the pool may have started its refill meanwhile: kernels may differ)
+            assert status == 200 and through["room"] is True
+            assert (through["visitors"], through["max_visitors"]) == (1, None)
+            try:  # any other request is logged
+                urllib.request.urlopen(f"http://127.0.0.1:{proxy}/amteach/no-such-file.js")
+            except urllib.error.HTTPError as err:
+                assert err.code in (403, 404)  # the dashboard serves no such file
+        log = (tmp_path / "access.log").read_text()
+        assert "/amteach/health" not in log and "no-such-file" in log
