@@ -98,3 +98,23 @@ def test_a_server_run_as_root_warns_that_every_kernel_would_run_as_root(started,
     assert result.exit_code == 0, result.output
     assert "amteach: warning: running as root" in result.output
     assert "docs/deploy.md" in result.output
+
+
+def test_the_hub_login_takes_voilas_arguments_and_routes_its_callback_under_the_prefix(
+    monkeypatch,
+):
+    """Voilà builds its identity provider with its own token and login page (which the hub's
+    login replaces) and adds the provider's routes as they are: the callback must carry the
+    service's prefix, where the hub sends users back."""
+    from amteach.serving.hub import HubLogin
+
+    for name, value in hub_environment().items():
+        monkeypatch.setenv(name, value)
+    login = HubLogin(token="", login_handler_class=object)
+    routes = {route[0]: route[1].__name__ for route in login.get_handlers()}
+    assert routes == {
+        "/services/amteach/oauth_callback": "JupyterHubOAuthCallbackHandler",
+        "/services/amteach/logout": "JupyterHubLogoutHandler",
+    }
+    # the hub's own token, not Voilà's empty one
+    assert login.token == "a-token"

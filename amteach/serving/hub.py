@@ -41,7 +41,8 @@ class HubLogin(JupyterHubIdentityProvider):
         """The OAuth callback at the address the hub sends users back to (the service's
         `oauth_callback`, under its prefix), and a logout beside it."""
         callback = urlsplit(self.hub_auth.oauth_redirect_uri).path
-        prefix = self.hub_auth.base_url
+        # the service's prefix: where the hub sends users back (JUPYTERHUB_OAUTH_CALLBACK_URL)
+        prefix = callback.rsplit("/", 1)[0] + "/"
         return [
             (url_path_join(prefix, "logout"), JupyterHubLogoutHandler),
             (callback, JupyterHubOAuthCallbackHandler, {"hub_auth": self.hub_auth}),
