@@ -43,6 +43,8 @@ SERVICE = "/services/amteach/"
 # the unprivileged user the service runs as here, in place of the guide's "amteach"
 SERVICE_USER = "nobody"
 # an interpreter outside root's home, of the project's Python version (Debian's)
+# the token of a service the hub knows that has no access to amteach's
+OTHER_TOKEN = "other-service-token-with-no-access-to-amteach"
 SYSTEM_PYTHON = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
 
 
@@ -177,6 +179,11 @@ c.JupyterHub.services[0]["environment"] = {{
     "JUPYTER_CONFIG_DIR": "{home / "config"}",
     "IPYTHONDIR": "{home / "ipython"}",
 }}
+"""
+    # a second service, with a token of its own and no access to amteach's: known to the hub,
+    # not allowed in (what a user without the guide's role meets)
+    config += f"""
+c.JupyterHub.services.append({{"name": "other", "api_token": "{OTHER_TOKEN}"}})
 """
     with running_hub(folder, config, ("Voilà is running at",)) as (process, log):
         text = "".join(log)
@@ -319,6 +326,14 @@ def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_ser
         assert anonymous(hub + SERVICE + "api/kernels")[0] in (302, 403)
         status, _, body = anonymous(hub + SERVICE + "amteach/phone/ws")
         assert status == 403, (status, body[:300])
+        # known to the hub but without the scope the guide's role gives: refused
+        request = urllib.request.Request(
+            hub + SERVICE, headers={"Authorization": f"token {OTHER_TOKEN}"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.build_opener(NoRedirect).open(request, timeout=60)
+        assert refused.value.code == 403
+        assert b"403: Forbidden" in refused.value.read()
         # the health check for load balancers needs no login, and holds counts only
         status, _, body = anonymous(hub + SERVICE + "health")
         assert status == 200
