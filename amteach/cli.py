@@ -24,9 +24,12 @@ from .serving import (
     TEMPLATE,
     VISITOR_MB,
     address_cap,
+    check_hub_login,
     default_max_visitors,
     normalized_base_url,
     rooms_environment,
+    running_as_root,
+    started_by_hub,
     voila_command,
 )
 
@@ -659,6 +662,13 @@ class MaxVisitors(click.ParamType):
     "page's scripts, styles and fonts from this Python environment's folders, compressed "
     "and cached, and passes the rest on (docs/deploy.md).",
 )
+@click.option(
+    "--hub-login/--no-hub-login",
+    default=None,
+    help="Visitors log in at the JupyterHub that started this server as a service (the "
+    "default when the hub started it: its JUPYTERHUB_* variables are set); "
+    "--no-hub-login lets anyone who reaches the hub's proxy in (docs/deploy.md, section 7).",
+)
 def dashboard(
     port: int,
     ip: str,
@@ -673,6 +683,7 @@ def dashboard(
     rooms_url: str,
     public_url: str | None,
     nginx_config: bool,
+    hub_login: bool | None,
 ) -> None:
     """Serve the class dashboard with Voilà, without code."""
     try:
@@ -693,6 +704,22 @@ def dashboard(
         rooms_env = rooms_environment(rooms_url, public_url)
     except AmteachError as err:
         _fail(str(err), 2)
+    if hub_login is None:
+        hub_login = started_by_hub()
+    if hub_login:
+        try:
+            check_hub_login(base_url)
+        except InputError as err:
+            _fail(str(err), 2)
+    if running_as_root():
+        # every visitor's kernel runs as the server's user: root would give a bug in a kernel
+        # the whole machine
+        click.echo(
+            "amteach: warning: running as root; every visitor's kernel would run as root too. "
+            "Run the dashboard as a user of its own (docs/deploy.md: useradd, User= in the "
+            'systemd unit, "user" in the hub\'s service).',
+            err=True,
+        )
     shown = "127.0.0.1" if ip in ("0.0.0.0", "::") else ip
     click.echo(
         f"Serving the Anti-Monopoly dashboard at http://{shown}:{port}{base_url}  (Ctrl-C stops it)"
@@ -711,6 +738,8 @@ def dashboard(
         shares.append(f"{per_address} per network address (--max-per-address)")
     if shares:
         click.echo(f"At most {' and '.join(shares)} at once; beyond, a 'too many pages' page.")
+    if hub_login:
+        click.echo("Visitors log in at the JupyterHub that started this server.")
     sys.stdout.flush()
     sys.stderr.flush()
     command = voila_command(
@@ -725,6 +754,7 @@ def dashboard(
         max_per_device=max_per_device,
         max_per_address=max_per_address,
         trusted_proxies=trusted_proxies,
+        hub_login=hub_login,
     )
     # the kernels open the class database that was checked above
     os.environ.update(rooms_env)

@@ -13,6 +13,7 @@
 
 from .config import (
     GRACE_SECONDS,
+    HUB_SERVICE_ENV,
     MEMORY_SHARE_FOR_VISITORS,
     PER_ADDRESS_AUTO,
     PER_DEVICE,
@@ -20,9 +21,12 @@ from .config import (
     VISITOR_MB,
     address_cap,
     available_memory_mb,
+    check_hub_login,
     default_max_visitors,
     normalized_base_url,
     rooms_environment,
+    running_as_root,
+    started_by_hub,
     voila_command,
 )
 from .environment import (
@@ -40,6 +44,7 @@ from .preheat import QUERY_STRING, VOILA_PREHEAT, when_page_known
 
 __all__ = [
     "GRACE_SECONDS",
+    "HUB_SERVICE_ENV",
     "MEMORY_SHARE_FOR_VISITORS",
     "PER_ADDRESS_AUTO",
     "PER_DEVICE",
@@ -54,12 +59,15 @@ __all__ = [
     "VOILA_PREHEAT",
     "address_cap",
     "available_memory_mb",
+    "check_hub_login",
     "default_max_visitors",
     "is_served",
     "lighten_dashboard_kernel",
     "normalized_base_url",
     "rooms_environment",
+    "running_as_root",
     "skip_uri_grammar",
+    "started_by_hub",
     "voila_command",
     "voila_environment",
     "when_page_known",

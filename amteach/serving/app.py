@@ -39,6 +39,7 @@ import gzip
 import hashlib
 import hmac
 import html
+import json
 import mimetypes
 import os
 import re
@@ -47,7 +48,7 @@ import sys
 import threading
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from .environment import skip_uri_grammar, voila_environment
 
@@ -77,6 +78,7 @@ from .clients import (  # noqa: E402
 )
 from .environment import PLOTLY_BUNDLE  # noqa: E402
 from .phones import (  # noqa: E402
+    CONNECTIONS_SETTING,
     PHONE_ROUTE,
     PhoneSocket,
     limits_from_environment,
@@ -91,6 +93,8 @@ FULL_PAGE_RETRY = 15
 RELEASE_ROUTE = r"/voila/amteach/release/(?P<kernel_id>[\w-]+)"
 # where a page that a browser opened says so, before its scripts load (the template posts)
 ALIVE_ROUTE = r"/voila/amteach/alive/(?P<kernel_id>[\w-]+)"
+# where a load balancer or a monitor asks whether this server has room (HealthHandler)
+HEALTH_ROUTE = r"/health"
 # the kernel a page is given, in the page's own configuration (what its browser connects to)
 PAGE_KERNEL_ID = re.compile(r'"kernelId":\s*"([\w-]+)"')
 # the key a page's beacons carry, put in the page's configuration beside the kernel's id
@@ -133,6 +137,8 @@ def retry_page(kind: str, title: str, headline: str, advice: str) -> str:
     )
 
 
+# where the server's settings say that visitors log in at JupyterHub (ClassroomVoila.hub_login)
+HUB_LOGIN_SETTING = "amteach_hub_login"
 # where the server's settings say that join links get the light phone page (phones.py)
 LIGHT_PHONES_SETTING = "amteach_light_phones"
 
@@ -229,6 +235,9 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
         self._page_done()
         super().on_connection_close()
 
+    # as Voilà's own page handler: a visitor the identity provider does not know (behind the
+    # hub's login: one who has not logged in) is sent to its login
+    @web.authenticated
     async def get(self, path: str | None = None) -> None:
         if self.settings.get(LIGHT_PHONES_SETTING) and is_join_link(self.request.query):
             # a join link: the light page, with no kernel (the server holds the game)
@@ -281,6 +290,20 @@ class ClassroomVoilaHandler(TornadoVoilaHandler):
         return use_pool
 
 
+class PhoneSocketBehindLogin(PhoneSocket):
+    """The phones' websocket, opened only by a user the hub knows when the server is behind
+    the hub's login (`ClassroomVoila.hub_login`): its page is behind it too, so a phone that
+    got the page has the service's cookie. Without the hub login, anyone may open it, as any
+    page of the server."""
+
+    async def get(self, *args: Any, **kwargs: Any) -> None:
+        if self.settings.get(HUB_LOGIN_SETTING):
+            user = await self.settings["identity_provider"].get_user(self)
+            if user is None:
+                raise web.HTTPError(403, "log in at the hub first")
+        await super().get(*args, **kwargs)
+
+
 class ReleaseKernelHandler(JupyterHandler):
     """A closing page hands its kernel back (navigator.sendBeacon in the amteach template).
     Voilà's own shutdown route wants an XSRF token that a Voilà page never receives; the
@@ -289,7 +312,11 @@ class ReleaseKernelHandler(JupyterHandler):
     def check_xsrf_cookie(self) -> None:
         # a browser's beacon always says where it comes from; a request that does not is no
         # page's (a script's), and one from another site's page is refused as before
-        if "Origin" not in self.request.headers or not self.check_origin():
+        # (compared here, not by Jupyter's check_origin: behind the hub's login this runs
+        # while the hub's client is still finding out who the visitor is, and check_origin
+        # would ask for that answer)
+        origin = self.request.headers.get("Origin")
+        if origin is None or urlsplit(origin.lower()).netloc != self.request.headers.get("Host"):
             raise web.HTTPError(403, "not from a page of this server (Origin)")
 
     def check_page_key(self, kernel_id: str) -> None:
@@ -326,6 +353,51 @@ class PageAliveHandler(ReleaseKernelHandler):
         if isinstance(manager, ClassroomKernelManager):
             manager.note_page_alive(kernel_id)
         self.set_status(204)
+        self.finish()
+
+
+def health_report(manager: Any, phones: int) -> dict[str, Any]:
+    """What /health answers: whether a new visitor would get a kernel (`room`), the kernels
+    visitors hold against the cap (`max_visitors`, null for no cap), every kernel alive (the
+    warm pool included) and the phones' open connections (phones hold no kernel, so they never
+    fill a server). Counts only: no address, no name, no room code."""
+    if isinstance(manager, ClassroomKernelManager):
+        visitors, kernels = manager.visitor_kernels(), manager.live_kernels()
+        cap = manager.max_kernels or None
+        room = manager.has_room_for_a_visitor()
+    else:  # Voilà's own manager: no cap
+        kernels = visitors = len(manager.list_kernel_ids())
+        cap, room = None, True
+    return {
+        "room": room,
+        "visitors": visitors,
+        "max_visitors": cap,
+        "kernels": kernels,
+        "phones": phones,
+    }
+
+
+class HealthHandler(web.RequestHandler):
+    """`GET /health` (under the base URL): 200 while a new visitor would get a kernel, 503
+    when the cap is reached, with the counts of `health_report` as JSON. For load balancers'
+    checks: it starts nothing, reads a few counters, and needs no login (not even behind the
+    hub's: it is a plain tornado handler, not a Jupyter one)."""
+
+    def report(self) -> dict[str, Any]:
+        connections = self.settings.get(CONNECTIONS_SETTING)
+        phones = sum(connections.by_address.values()) if connections is not None else 0
+        report = health_report(self.settings["kernel_manager"], phones)
+        self.set_status(200 if report["room"] else 503)
+        self.set_header("Cache-Control", "no-store")
+        return report
+
+    def get(self) -> None:
+        report = self.report()
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(report))
+
+    def head(self) -> None:
+        self.report()
         self.finish()
 
 
@@ -503,6 +575,14 @@ class ClassroomVoila(Voila):
         "server holds each table's game (amteach.serving.phones).",
     )
 
+    hub_login = Bool(
+        False,
+        config=True,
+        help="Visitors log in at the JupyterHub that started this server as a service "
+        "(jupyterhub's HubOAuth, amteach.serving.hub): the hub's JUPYTERHUB_* environment "
+        "names the hub, the service's token and its OAuth client.",
+    )
+
     trusted_proxies = List(
         Unicode(),
         [],
@@ -529,6 +609,7 @@ class ClassroomVoila(Voila):
             settings["transforms"] = [QuickGzip]
             settings[PACKED_SETTING] = True
         settings[LIGHT_PHONES_SETTING] = self.light_phones
+        settings[HUB_LOGIN_SETTING] = self.hub_login
         if self.light_phones:
             # the tables' games, held by this server for the phones (amteach.serving.phones);
             # Voilà builds its application in start(), on the loop that will run it
@@ -538,6 +619,11 @@ class ClassroomVoila(Voila):
     def initialize(self, argv: Any = None) -> None:
         super().initialize(argv)
         self.voila_configuration.multi_kernel_manager_class = ClassroomKernelManager
+        if self.hub_login:
+            # imported only here: a server that is no hub service needs no jupyterhub
+            from .hub import HubLogin
+
+            self.identity_provider_class = HubLogin
 
     def start(self) -> None:
         if self.compress_responses:
@@ -558,8 +644,9 @@ class ClassroomVoila(Voila):
         handlers = super().init_handlers()
         release = (url_path_join(self.server_url, RELEASE_ROUTE), ReleaseKernelHandler)
         alive = (url_path_join(self.server_url, ALIVE_ROUTE), PageAliveHandler)
-        phones = (url_path_join(self.server_url, PHONE_ROUTE), PhoneSocket)
-        return [release, alive, phones] + [
+        phones = (url_path_join(self.server_url, PHONE_ROUTE), PhoneSocketBehindLogin)
+        health = (url_path_join(self.server_url, HEALTH_ROUTE), HealthHandler)
+        return [release, alive, phones, health] + [
             (route[0], ClassroomVoilaHandler, *route[2:])
             if route[1] is TornadoVoilaHandler
             else (route[0], packed(route[1]), *route[2:])

@@ -76,6 +76,56 @@ def default_max_visitors(available_mb: int | None = None) -> int:
     return max(2, int(available * MEMORY_SHARE_FOR_VISITORS) // VISITOR_MB)
 
 
+# What JupyterHub puts in the environment of a service it starts (jupyterhub.services.service):
+# the hub login (`amteach dashboard --hub-login`) needs every one of them.
+HUB_SERVICE_ENV = (
+    "JUPYTERHUB_API_TOKEN",
+    "JUPYTERHUB_API_URL",
+    "JUPYTERHUB_CLIENT_ID",
+    "JUPYTERHUB_OAUTH_CALLBACK_URL",
+    "JUPYTERHUB_SERVICE_PREFIX",
+)
+
+
+def started_by_hub(env: dict[str, str] | None = None) -> bool:
+    """True when JupyterHub started this process as a service (its name and token are set):
+    `amteach dashboard` then puts its visitors behind the hub's login unless told not to."""
+    env = os.environ if env is None else env
+    return bool(env.get("JUPYTERHUB_SERVICE_NAME") and env.get("JUPYTERHUB_API_TOKEN"))
+
+
+def check_hub_login(base_url: str, env: dict[str, str] | None = None) -> None:
+    """InputError, in one line, when the hub login cannot work: a JUPYTERHUB_* variable the
+    hub gives its services is missing (the server was not started by the hub), jupyterhub is
+    not installed beside amteach, or `base_url` is not the service's prefix (the hub's proxy
+    passes /services/NAME/ on unchanged, and sends users back to the callback under it)."""
+    import importlib.util
+
+    env = os.environ if env is None else env
+    missing = [name for name in HUB_SERVICE_ENV if not env.get(name)]
+    if missing:
+        raise InputError(
+            f"--hub-login: {', '.join(missing)} not set: start the dashboard from "
+            "jupyterhub_config.py's c.JupyterHub.services (docs/deploy.md, section 7)"
+        )
+    if importlib.util.find_spec("jupyterhub") is None:
+        raise InputError(
+            "--hub-login: jupyterhub is not installed in this Python environment: "
+            "pip install jupyterhub (the hub's login client)"
+        )
+    prefix = env["JUPYTERHUB_SERVICE_PREFIX"]
+    if normalized_base_url(prefix) != base_url:
+        raise InputError(
+            f"--base-url {base_url} is not the hub's address for this service: use --base-url "
+            f"{prefix}"
+        )
+
+
+def running_as_root() -> bool:
+    """True when this process runs as root (uid 0)."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
 def voila_command(
     notebook: Path,
     port: int,
@@ -90,6 +140,7 @@ def voila_command(
     max_per_device: int = PER_DEVICE,
     max_per_address: int = PER_ADDRESS_AUTO,
     trusted_proxies: tuple[str, ...] = (),
+    hub_login: bool = False,
 ) -> list[str]:
     """The command line of the server that serves the dashboard to a class (Voilà with
     amteach's kernel cap and culling, `amteach.serving.app`), with a pool of `pool` kernels.
@@ -135,6 +186,8 @@ def voila_command(
         # ports picked ahead of time: when many kernels start at once, another process can take
         # a picked port first, and the server then waits on that kernel forever (seen with 30)
         "--KernelManager.transport=ipc",
+        # visitors log in at the JupyterHub that started the server (amteach.serving.hub)
+        *(["--ClassroomVoila.hub_login=True"] if hub_login else []),
     ]
 
 

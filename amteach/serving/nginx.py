@@ -270,6 +270,14 @@ server {{
         {_try_files(folders.labextensions, "amteach_file")}
     }}
 
+    # the server's health for a monitor or a load balancer's check: 200 while a new visitor
+    # would get a kernel, 503 when --max-visitors is reached (docs/deploy.md, section 6);
+    # checks every few seconds stay out of the access log
+    location = {base_url}health {{
+        proxy_pass http://{UPSTREAM};
+        access_log off;
+    }}
+
     # everything else: the pages, the kernels' API and websockets
     location {base_url} {{
 {proxy}
