@@ -15,7 +15,6 @@ nothing. The workers must run the same amteach version as the caller (they impor
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.errors import InputError
+from .cpus import available_cpus
 from .pool import Pool
 
 DASK = "dask"
@@ -42,12 +42,13 @@ class Cluster:
 
 
 def dask_client(address: str) -> Any:
-    """A dask.distributed Client: "local" starts a LocalCluster with one process per core."""
+    """A dask.distributed Client: "local" starts a LocalCluster with one process per CPU this
+    process may use (`available_cpus`)."""
     from distributed import Client, LocalCluster
 
     if address == "local":
         cluster = LocalCluster(
-            n_workers=os.cpu_count() or 1,
+            n_workers=available_cpus(),
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
