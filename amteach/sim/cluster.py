@@ -23,9 +23,15 @@ from typing import Any
 
 from ..engine.errors import InputError
 from .cpus import available_cpus
-from .pool import Pool
+from .pool import Chunking, Pool
 
 DASK = "dask"
+# Issue 41: a Dask task costs milliseconds of the scheduler's and the workers' time (3 ms on
+# a quiet machine, tens under load: benchmarks/bench_dask.py), against under a millisecond for
+# a game on the compiled core. A task therefore plays at least `least` games, so that this
+# cost stays under 5% of the task, and a batch is cut into a few tasks a worker thread (so a
+# slow worker does not hold up the end of the batch), not the local pool's chunks of 100.
+DASK_CHUNKING = Chunking(per_worker=4, most=None, least=500)
 
 
 class ClusterUnavailable(InputError):
@@ -71,7 +77,9 @@ def dask_pool(client: Any, workers: int = 1) -> Pool:
         slots = worker_threads(client)
     except Exception:  # pragma: no cover - an unreachable scheduler shows up when submitting
         slots = 1
-    return Pool(max(workers, slots), client.get_executor(pure=False), backend=DASK)
+    return Pool(
+        max(workers, slots), client.get_executor(pure=False), backend=DASK, chunking=DASK_CHUNKING
+    )
 
 
 @contextmanager

@@ -17,7 +17,7 @@ from . import core
 from .cluster import dask_pool
 from .cpus import default_workers
 from .play import BatchConfig, SeatSpec, run_chunk
-from .pool import Pool, Progress, chunks, shared_pool
+from .pool import Pool, Progress, shared_pool
 from .results import SimulationResult, build_frames
 
 DEFAULT_SEATS = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
@@ -194,7 +194,7 @@ def play_batch(
 ) -> SimulationResult:
     """Play games 0..games-1 of a checked batch on `pool` and gather their frames (see
     `simulate`)."""
-    parts = chunks(games, pool.workers)
+    parts = pool.chunks(games)
     done: dict[int, Any] = {}
     started = time.perf_counter()
     with Progress(progress, games, on_advance=on_chunk) as shown:
