@@ -202,6 +202,49 @@ def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, tmp_path):
     assert set(counts) == {"worker-1", "worker-2"} and all(n > 0 for n in counts.values()), counts
 
 
+def test_amteach_dask_points_a_kernels_default_batches_at_the_cluster(cluster, tmp_path):
+    """What a dashboard's kernels do when the server was started with AMTEACH_DASK: Who wins
+    calls simulate() with no workers, and the batch plays on the shared cluster."""
+    from amteach.sim import simulate
+
+    code = (
+        "import json; from amteach.sim import simulate; "
+        "r = simulate(games=1200, seed=11, round_cap=60, progress=False); "
+        f"r.games.to_parquet({str(tmp_path / 'games.parquet')!r}); "
+        "print(json.dumps([r.meta['backend'], r.meta['completed']]))"
+    )
+    env = {**os.environ, "AMTEACH_DASK": cluster.address, "AMTEACH_WORKERS": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == ["dask", 1200]
+    local = simulate(games=1200, seed=11, round_cap=60, progress=False, workers=1)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "games.parquet"), local.games)
+
+
+def test_an_unreachable_amteach_dask_is_one_sentence_naming_it():
+    with __import__("socket").socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code = (
+        "from amteach.sim import simulate; from amteach.sim.cluster import ClusterUnavailable\n"
+        "try:\n    simulate(games=10, progress=False)\n"
+        "except ClusterUnavailable as err:\n    print(err)"
+    )
+    env = {
+        **os.environ,
+        "AMTEACH_DASK": f"tcp://127.0.0.1:{port}",
+        "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s",
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    (line,) = run.stdout.strip().splitlines()
+    assert line.startswith(f"cannot reach the Dask scheduler tcp://127.0.0.1:{port} (AMTEACH_DASK)")
+
+
 def test_best_play_on_a_cluster_finds_what_it_finds_here(cluster, tmp_path):
     args = ["best-play", "--games-per-candidate", "20", "--generations", "1", "--phases", "2"]
     args += ["--budget", "120", "--seed", "5", "--quiet"]

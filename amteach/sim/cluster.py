@@ -15,6 +15,8 @@ nothing. The workers must run the same amteach version as the caller (they impor
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -61,6 +63,32 @@ def dask_client(address: str) -> Any:
         )
         return Client(cluster)
     return Client(address)
+
+
+# a scheduler's address (tcp://host:port): batches that name no workers, in every process
+# started with it (every kernel of a dashboard server), play on that one cluster
+DASK_ENV = "AMTEACH_DASK"
+CLIENTS: dict[str, Any] = {}
+CLIENTS_LOCK = threading.Lock()
+
+
+def shared_client() -> Any:
+    """This process's client of the cluster `AMTEACH_DASK` names (connected once, then kept),
+    or None where it names none. An unreachable scheduler is a `ClusterUnavailable`."""
+    address = os.environ.get(DASK_ENV, "").strip()
+    if not address:
+        return None
+    with CLIENTS_LOCK:
+        client = CLIENTS.get(address)
+        if client is None or client.status not in ("running", "connecting"):
+            try:
+                client = dask_client(address)
+            except OSError as err:
+                raise ClusterUnavailable(
+                    f"cannot reach the Dask scheduler {address} ({DASK_ENV}): {err}"
+                ) from None
+            CLIENTS[address] = client
+        return client
 
 
 def worker_threads(client: Any) -> int:

@@ -14,7 +14,7 @@ from ..engine.errors import InputError, RulesError
 from ..engine.rules import RuleSet
 from ..engine.setup import PlayerSetup, Setup, role_split_problem, validate_setup
 from . import core
-from .cluster import dask_pool
+from .cluster import dask_pool, shared_client
 from .cpus import default_workers
 from .play import BatchConfig, SeatSpec, run_chunk
 from .pool import Pool, Progress, shared_pool
@@ -119,9 +119,10 @@ def simulate(
     """Play `games` bot games and return their tidy frames.
 
     Game i's seed derives from `seed` and i alone, so the frames are identical whatever
-    `workers` or backend. `workers` defaults to this process's share of the machine (its CPU affinity
-    and cgroup quota, at most `AMTEACH_WORKERS`: `amteach.sim.cpus.default_workers`); 1 runs
-    here. `client`
+    `workers` or backend. `workers` defaults to this process's share of the machine (its CPU
+    affinity and cgroup quota, at most `AMTEACH_WORKERS`: `amteach.sim.cpus.default_workers`);
+    1 runs here. Where `AMTEACH_DASK` names a scheduler, a batch that names no `workers`,
+    `client` or `pool` plays on that cluster (`amteach.sim.cluster.shared_client`). `client`
     (a dask.distributed Client) runs the batch on Dask instead, and `pool` (an open
     `amteach.sim.pool.Pool`) on that pool, whatever `workers` says; otherwise the batch plays
     on the process's shared pool of `workers` (`amteach.sim.pool.shared_pool`), whose workers
@@ -162,6 +163,8 @@ def simulate(
         ),
         standard_board(),
     )
+    if workers is None and client is None and pool is None:
+        client = shared_client()  # AMTEACH_DASK: every kernel's batches on one cluster
     workers = default_workers() if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
