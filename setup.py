@@ -83,7 +83,8 @@ def compiled_core() -> list:
                 (macro, f'"{sources_digest(sources)}"'),
                 *LIMITED_API_MACROS,
             ],
-            extra_compile_args=["-O2"],
+            # no debug data (-g0): it was stripped anyway, and made the compile slower
+            extra_compile_args=["-O2", "-g0"],
             # stripped: the symbols and debug data were four fifths of each module's size
             extra_link_args=["-s"] if sys.platform.startswith("linux") else [],
             py_limited_api=LIMITED_API,
