@@ -64,8 +64,18 @@ class Packages:
     pure_venv: Path
 
 
-def run(command: list, **kwargs) -> subprocess.CompletedProcess:
-    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+def without_pythonpath(env: dict | None = None) -> dict:
+    """The environment for the new environments' processes: a PYTHONPATH naming a checkout
+    (how a worktree runs its tests) would import amteach from there, not from the package."""
+    env = dict(os.environ if env is None else env)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def run(command: list, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=without_pythonpath(env), **kwargs
+    )
     assert done.returncode == 0, (command, done.stdout[-3000:], done.stderr[-3000:])
     return done
 
@@ -245,8 +255,9 @@ def test_the_sdists_wheel_installs_with_the_compiled_core(packages, tmp_path):
 
 
 def test_the_wheel_serves_the_dashboard_from_an_empty_folder_and_stops_on_sigterm(
-    packages, tmp_path
+    packages, tmp_path, monkeypatch
 ):
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # amteach from the wheel only
     wheel = packages.wheel
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
