@@ -15,6 +15,7 @@ per run, their medians, and the abi3 build's speed as a share of the other's.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -57,8 +58,6 @@ def play(folder: Path, games: int) -> tuple[float, float]:
         text=True,
         check=True,
     ).stdout
-    import json
-
     core, wall, cpu, played = json.loads(out.strip().splitlines()[-1])
     assert core == "compiled" and played == games, (core, played)
     return wall, cpu
