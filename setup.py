@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import shlex
+import shutil
+import sys
+import sysconfig
 from pathlib import Path
 
 from setuptools import setup
@@ -33,7 +38,38 @@ def sources_digest(sources: tuple[Path, ...]) -> str:
     return digest.hexdigest()
 
 
+# Issue 41: a wheel for every later CPython. A wheel's modules are built on Python's Limited
+# API (the stable ABI of 3.11), so one wheel, tagged cp311-abi3, serves 3.11 and every later
+# CPython. In-place builds (./dev, build_ext --inplace) stay for this Python only, whose
+# modules Python prefers to an abi3 one beside them. AMTEACH_LIMITED_API=1 or 0 says it
+# outright.
+LIMITED_API_ENV = "AMTEACH_LIMITED_API"
+LIMITED_API = os.environ.get(LIMITED_API_ENV, "").strip() == "1" or (
+    os.environ.get(LIMITED_API_ENV, "").strip() == "" and "bdist_wheel" in sys.argv
+)
+STABLE_ABI = "0x030B0000"  # Python 3.11, the oldest amteach supports
+NO_COMPILER = (
+    "amteach: no C compiler ({}) found; installing the pure-Python core, which gives the same "
+    "results but plays batches dozens of times slower (docs/development.md)"
+)
+
+
+def c_compiler() -> tuple[str, bool]:
+    """The C compiler a build would call ($CC, else the one Python was built with), and
+    whether it is there: without it the build skips the core, in one line, instead of
+    failing on every module."""
+    command = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    name = (shlex.split(command) or ["cc"])[0]
+    return name, shutil.which(name) is not None
+
+
 def compiled_core() -> list:
+    if {"sdist", "egg_info", "dist_info"} & set(sys.argv[1:]):
+        return []  # an sdist carries the sources only (MANIFEST.in), and metadata needs none
+    compiler, found = c_compiler()
+    if not found:
+        print(NO_COMPILER.format(compiler), file=sys.stderr)
+        return []
     try:
         from Cython.Build import cythonize
         from setuptools import Extension
@@ -43,8 +79,15 @@ def compiled_core() -> list:
         Extension(
             name,
             [str(sources[0])],
-            define_macros=[(macro, f'"{sources_digest(sources)}"')],
-            extra_compile_args=["-O2"],
+            define_macros=[
+                (macro, f'"{sources_digest(sources)}"'),
+                *LIMITED_API_MACROS,
+            ],
+            # no debug data (-g0): it was stripped anyway, and made the compile slower
+            extra_compile_args=["-O2", "-g0"],
+            # stripped: the symbols and debug data were four fifths of each module's size
+            extra_link_args=["-s"] if sys.platform.startswith("linux") else [],
+            py_limited_api=LIMITED_API,
             optional=True,
         )
         for name, sources, macro in (
@@ -69,6 +112,14 @@ def compiled_core() -> list:
     return built
 
 
+LIMITED_API_MACROS = (
+    [("Py_LIMITED_API", STABLE_ABI), ("CYTHON_LIMITED_API", "1")] if LIMITED_API else []
+)
+# the wheel's tag says so: cp311-abi3 (any CPython from 3.11 on)
+WHEEL_OPTIONS = {"bdist_wheel": {"py_limited_api": "cp311"}} if LIMITED_API else {}
+# the generated C files stay out of the wheel (and MANIFEST.in keeps them out of the sdist)
+NO_C_FILES = {"amteach": ["*.c", "*/*.c"]}
+
 # -- end of the compiled core ----------------------------------------------------------------
 
-setup(ext_modules=compiled_core())
+setup(ext_modules=compiled_core(), options=WHEEL_OPTIONS, exclude_package_data=NO_C_FILES)

@@ -229,7 +229,12 @@ def length_line(result: Any) -> str:
     show_default=True,
     help="Master seed; game i's seed comes from it and i.",
 )
-@click.option("--workers", type=int, default=None, help="Processes to use (default: one per core).")
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Processes to use (default: the CPUs this process may use, by its affinity and cgroup quota, at most AMTEACH_WORKERS).",
+)
 @click.option("--rules", "preset", default="default", show_default=True, help="Rules preset.")
 @override_option
 @click.option(
@@ -400,7 +405,12 @@ def simulate(
     show_default=True,
     help="Master seed; every value plays the same game seeds.",
 )
-@click.option("--workers", type=int, default=None, help="Processes to use (default: one per core).")
+@click.option(
+    "--workers",
+    type=int,
+    default=None,
+    help="Processes to use (default: the CPUs this process may use, by its affinity and cgroup quota, at most AMTEACH_WORKERS).",
+)
 @click.option(
     "--round-cap",
     type=int,

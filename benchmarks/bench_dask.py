@@ -1,16 +1,19 @@
-"""Batches on a Dask cluster of separate processes: the speed-up of two workers over one, and
-the overhead Dask adds to each task. One run, medians of `--repeats`:
+"""Batches on a Dask cluster of separate processes: two Dask workers against one local process,
+and the cost Dask adds to each task. One run, medians of `--repeats`:
 
-    .venv/bin/python benchmarks/bench_dask.py [--games 10000] [--repeats 3] [--tasks 400]
+    .venv/bin/python benchmarks/bench_dask.py [--games 10000] [--repeats 3]
 
 - A `dask scheduler` and two `dask worker` processes (one thread each) start on loopback, as
-  in tests/test_dask.py. A batch's chunks (what `simulate(client=...)` maps) are played on one
-  worker, then on both, and in this process, taking turns `--repeats` times so that the
-  machine's other load falls on each alike; the speed-up is the median of the paired ratios.
-  `simulate` on the cluster is checked to give this process's frames.
-- Overhead per task: `--tasks` tasks that each play one game, on the cluster of one worker,
-  against the same games played one by one in this process: (cluster - here) / tasks. And
-  `--tasks` tasks that do nothing, for the floor.
+  in tests/test_dask.py. `simulate` on the cluster is checked to give this process's frames.
+- End to end (issue 41's figure): `simulate(games, workers=1)` (one local process, the chunks
+  of 100 played here) against `simulate(games, client=client)` (the cluster's chunks,
+  `amteach.sim.cluster.DASK_CHUNKING`, on both workers), frames built in both; the two take
+  turns `--repeats` times, so the machine's other load falls on each alike, and the speed-up
+  is the median of the paired ratios.
+- The same chunks (without frames) on one worker, then on both: the cluster's own scaling.
+- Cost per task: the batch's chunks on the cluster of one worker against the same chunks
+  played here, (cluster - here) / tasks, and as a share of a task's time here; and `--tasks`
+  tasks that do nothing, for the floor.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ import pandas as pd
 from test_dask import DaskCluster
 
 from amteach.sim import core, simulate
+from amteach.sim.cluster import DASK_CHUNKING
 from amteach.sim.play import BatchConfig, run_chunk
+from amteach.sim.pool import chunks
 from amteach.sim.runner import parse_seats
 
 
@@ -57,19 +62,19 @@ def play_on(client, workers: list[str], chunks: list[tuple[int, int]], config) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10000)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--tasks", type=int, default=400)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tasks", type=int, default=200)
     args = parser.parse_args()
     from distributed import Client
 
+    parts = chunks(args.games, 2, DASK_CHUNKING.per_worker, DASK_CHUNKING.most, DASK_CHUNKING.least)
     print(
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; {core.core_name()} "
-        f"core; {args.games:,} games a batch in chunks of 100, median of {args.repeats}, "
-        "the settings taking turns"
+        f"core; {args.games:,} games a batch, on Dask in {len(parts)} tasks of "
+        f"{parts[0][1] - parts[0][0]:,} games; median of {args.repeats}, the settings taking turns"
     )
     config = BatchConfig(parse_seats(None), _rules(), 1, record_rounds=False)
-    chunks = [(a, min(a + 100, args.games)) for a in range(0, args.games, 100)]
-    times: dict[str, list[float]] = {"here": [], "one": [], "two": []}
+    times: dict[str, list[float]] = {k: [] for k in ("local", "dask", "here", "one", "two")}
     with tempfile.TemporaryDirectory() as folder:
         cluster = DaskCluster(Path(folder))
         try:
@@ -80,27 +85,26 @@ def main() -> None:
                 client.wait_for_workers(2)
                 addresses = sorted(client.scheduler_info()["workers"])
                 # the same frames on the cluster as here (simulate's own Dask path)
-                batch = {"games": 400, "seed": 1, "progress": False}
+                batch = {"games": 1200, "seed": 1, "progress": False}
                 on_dask = simulate(client=client, **batch)
                 here = simulate(workers=1, **batch)
-                for table in ("games", "players", "rounds"):
+                for table in ("games", "players", "rounds", "taxes"):
                     pd.testing.assert_frame_equal(getattr(on_dask, table), getattr(here, table))
-                play_on(client, addresses, chunks[:4], config)  # warm both workers
+                play_on(client, addresses, parts[:2], config)  # warm both workers
+                batch = {"games": args.games, "seed": 1, "progress": False}
                 for _ in range(args.repeats):
                     started = time.perf_counter()
-                    for a, b in chunks:
+                    simulate(workers=1, **batch)
+                    times["local"].append(time.perf_counter() - started)
+                    started = time.perf_counter()
+                    simulate(client=client, **batch)
+                    times["dask"].append(time.perf_counter() - started)
+                    started = time.perf_counter()
+                    for a, b in parts:
                         run_chunk(a, b, config)
                     times["here"].append(time.perf_counter() - started)
-                    times["one"].append(play_on(client, addresses[:1], chunks, config))
-                    times["two"].append(play_on(client, addresses, chunks, config))
-                # overhead per task, on one worker: one game a task, against one game at a
-                # time here; and a task that does nothing
-                started = time.perf_counter()
-                for i in range(args.tasks):
-                    run_chunk(i, i + 1, config)
-                in_process = time.perf_counter() - started
-                one_game = [(i, i + 1) for i in range(args.tasks)]
-                on_cluster = play_on(client, addresses[:1], one_game, config)
+                    times["one"].append(play_on(client, addresses[:1], parts, config))
+                    times["two"].append(play_on(client, addresses, parts, config))
                 started = time.perf_counter()
                 client.gather(
                     client.map(nothing, range(args.tasks), pure=False, workers=addresses[:1])
@@ -109,25 +113,29 @@ def main() -> None:
         finally:
             cluster.stop()
     median = {k: statistics.median(v) for k, v in times.items()}
-    ratios = [one / two for one, two in zip(times["one"], times["two"], strict=True)]
     print("| where | seconds (median) | games per second |")
     print("|---|---|---|")
     for name, key in (
-        ("this process", "here"),
-        ("Dask, 1 worker", "one"),
-        ("Dask, 2 workers", "two"),
+        ("simulate, 1 local process (frames built)", "local"),
+        ("simulate on Dask, 2 workers (frames built)", "dask"),
+        ("the Dask chunks, played in this process", "here"),
+        ("the Dask chunks, Dask 1 worker", "one"),
+        ("the Dask chunks, Dask 2 workers", "two"),
     ):
         print(f"| {name} | {median[key]:.2f} | {args.games / median[key]:,.0f} |")
+    paired = [a / b for a, b in zip(times["local"], times["dask"], strict=True)]
     print(
-        f"Speed-up of 2 workers over 1: {statistics.median(ratios):.2f} (median of the "
-        f"{len(ratios)} paired runs; each: {', '.join(f'{r:.2f}' for r in ratios)})"
+        f"Speed-up of simulate on 2 Dask workers over 1 local process: "
+        f"{statistics.median(paired):.2f} (median of {len(paired)} paired runs: "
+        f"{', '.join(f'{r:.2f}' for r in paired)})"
     )
+    scaling = [a / b for a, b in zip(times["one"], times["two"], strict=True)]
+    print(f"Dask 2 workers over 1 (same chunks): {statistics.median(scaling):.2f}")
+    cost = (median["one"] - median["here"]) / len(parts)
+    task = median["here"] / len(parts)
     print(
-        f"Overhead per task on Dask (one worker, {args.tasks} tasks of one game each): "
-        f"{1000 * (on_cluster - in_process) / args.tasks:.1f} ms "
-        f"({1000 * on_cluster / args.tasks:.1f} ms a task there, "
-        f"{1000 * in_process / args.tasks:.1f} ms a game here); an empty task: "
-        f"{1000 * empty / args.tasks:.1f} ms"
+        f"Cost per task on Dask: {1000 * cost:.1f} ms, {100 * cost / task:.1f}% of a task "
+        f"({1000 * task:.0f} ms here); an empty task: {1000 * empty / args.tasks:.1f} ms"
     )
 
 

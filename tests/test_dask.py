@@ -163,8 +163,29 @@ def played_by(cluster: DaskCluster) -> dict[str, int]:
     return {names[address]: count for address, count in counts.items()}
 
 
+def test_a_dask_task_plays_hundreds_of_games_not_the_local_pools_hundred():
+    """Issue 41: a Dask task costs milliseconds; a game under one. On a cluster of two worker
+    threads, 10,000 games go as 8 tasks of 1,250 (four a thread), never below 500 a task."""
+    from amteach.sim.cluster import DASK_CHUNKING, dask_pool
+
+    class TwoThreads:  # what dask_pool asks of a Client
+        def scheduler_info(self):
+            return {"workers": {"a": {"nthreads": 1}, "b": {"nthreads": 1}}}
+
+        def get_executor(self, pure):
+            return None
+
+    pool = dask_pool(TwoThreads())
+    assert pool.workers == 2 and pool.backend == "dask"
+    assert pool.chunks(10_000) == [(i, i + 1250) for i in range(0, 10_000, 1250)]
+    sizes = [b - a for a, b in pool.chunks(1_200)]
+    assert sizes == [500, 500, 200] and DASK_CHUNKING.least == 500
+    assert [b - a for a, b in pool.chunks(120)] == [120]
+
+
 def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, tmp_path):
-    args = ["simulate", "--games", "120", "--seed", "11", "--round-cap", "60", "--quiet"]
+    # 1,200 games: three tasks of at least 500 (but the last), so both workers play
+    args = ["simulate", "--games", "1200", "--seed", "11", "--round-cap", "60", "--quiet"]
     args += ["--format", "parquet"]
     amteach(*args, "--dask", cluster.address, "--out", str(tmp_path / "dask"), cwd=tmp_path)
     amteach(*args, "--workers", "2", "--out", str(tmp_path / "pool"), cwd=tmp_path)
@@ -173,12 +194,55 @@ def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, tmp_path):
         local = pd.read_parquet(tmp_path / "pool" / f"{table}.parquet")
         assert len(local) > 0
         pd.testing.assert_frame_equal(on_dask, local)
-    assert len(pd.read_parquet(tmp_path / "dask" / "games.parquet")) == 120
+    assert len(pd.read_parquet(tmp_path / "dask" / "games.parquet")) == 1200
     meta = json.loads((tmp_path / "dask" / "meta.json").read_text())
     assert meta["backend"] == "dask"
     # both worker processes played part of the batch
     counts = played_by(cluster)
     assert set(counts) == {"worker-1", "worker-2"} and all(n > 0 for n in counts.values()), counts
+
+
+def test_amteach_dask_points_a_kernels_default_batches_at_the_cluster(cluster, tmp_path):
+    """What a dashboard's kernels do when the server was started with AMTEACH_DASK: Who wins
+    calls simulate() with no workers, and the batch plays on the shared cluster."""
+    from amteach.sim import simulate
+
+    code = (
+        "import json; from amteach.sim import simulate; "
+        "r = simulate(games=1200, seed=11, round_cap=60, progress=False); "
+        f"r.games.to_parquet({str(tmp_path / 'games.parquet')!r}); "
+        "print(json.dumps([r.meta['backend'], r.meta['completed']]))"
+    )
+    env = {**os.environ, "AMTEACH_DASK": cluster.address, "AMTEACH_WORKERS": "1"}
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == ["dask", 1200]
+    local = simulate(games=1200, seed=11, round_cap=60, progress=False, workers=1)
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "games.parquet"), local.games)
+
+
+def test_an_unreachable_amteach_dask_is_one_sentence_naming_it():
+    with __import__("socket").socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code = (
+        "from amteach.sim import simulate; from amteach.sim.cluster import ClusterUnavailable\n"
+        "try:\n    simulate(games=10, progress=False)\n"
+        "except ClusterUnavailable as err:\n    print(err)"
+    )
+    env = {
+        **os.environ,
+        "AMTEACH_DASK": f"tcp://127.0.0.1:{port}",
+        "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s",
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    (line,) = run.stdout.strip().splitlines()
+    assert line.startswith(f"cannot reach the Dask scheduler tcp://127.0.0.1:{port} (AMTEACH_DASK)")
 
 
 def test_best_play_on_a_cluster_finds_what_it_finds_here(cluster, tmp_path):

@@ -45,6 +45,13 @@ def test_chunks_cover_every_game_once_in_order(games, workers, most):
         assert max(stop - start for start, stop in parts) <= most
 
 
+@given(games=st.integers(1, 50_000), workers=st.integers(1, 64), least=st.integers(1, 2000))
+def test_chunks_are_at_least_least_games_but_the_last(games, workers, least):
+    parts = chunks(games, workers, per_worker=4, most=None, least=least)
+    assert [g for start, stop in parts for g in range(start, stop)] == list(range(games))
+    assert all(stop - start >= least for start, stop in parts[:-1])
+
+
 def test_one_chunk_a_worker_when_asked():
     assert chunks(500, 2, per_worker=1, most=None) == [(0, 250), (250, 500)]
     assert chunks(7, 1, per_worker=1, most=None) == [(0, 7)]

@@ -159,7 +159,7 @@ def test_the_estimate_scales_the_calibrated_game_time_by_games_and_free_workers(
 
 
 def test_free_cores_discounts_the_load_average(monkeypatch):
-    monkeypatch.setattr(sweeps.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(sweeps, "available_cpus", lambda: 4)
     monkeypatch.setattr(sweeps.os, "getloadavg", lambda: (1.2, 0.0, 0.0))
     assert sweeps.free_cores() == 3
     monkeypatch.setattr(sweeps.os, "getloadavg", lambda: (9.0, 0.0, 0.0))

@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
+from ..sim.cpus import WORKERS_ENV
+
 # The amteach template: Voilà's lab page and JupyterLab's front end (`--template amteach`).
 # Its static folder holds the projector styles and plotly's bundle, which every page links
 # there, whichever of our templates draws it.
@@ -37,6 +39,8 @@ PLOTLY_BUNDLE_ENV = "AMTEACH_PLOTLY_BUNDLE"
 # Set in the server's (and so the kernels') environment by `amteach dashboard`: the app is
 # served to visitors, who must never reach the server's files (docs/dashboard.md).
 SERVED_ENV = "AMTEACH_SERVED"
+# worker processes for a batch in a visitor's kernel (amteach.sim.cpus.default_workers)
+SERVED_KERNEL_WORKERS = 1
 # `amteach dashboard --public-url`: the address students open, for the Class tab's join link
 PUBLIC_URL_ENV = "AMTEACH_PUBLIC_URL"
 
@@ -71,6 +75,9 @@ def voila_environment() -> Iterator[dict[str, str]]:
         env["JUPYTER_PATH"] = os.pathsep.join(p for p in (share, env.get("JUPYTER_PATH")) if p)
         env[PLOTLY_BUNDLE_ENV] = f"templates/{AMTEACH_TEMPLATE}/static/{PLOTLY_BUNDLE}"
         env[SERVED_ENV] = "1"
+        # issue 41: a visitor's batch plays on one process, in its kernel, unless the server
+        # was started with AMTEACH_WORKERS: the visitors' kernels share the machine's CPUs
+        env.setdefault(WORKERS_ENV, str(SERVED_KERNEL_WORKERS))
         yield env
 
 

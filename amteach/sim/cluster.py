@@ -16,6 +16,7 @@ nothing. The workers must run the same amteach version as the caller (they impor
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -23,9 +24,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.errors import InputError
-from .pool import Pool
+from .cpus import available_cpus
+from .pool import Chunking, Pool
 
 DASK = "dask"
+# Issue 41: a Dask task costs milliseconds of the scheduler's and the workers' time (3 ms on
+# a quiet machine, tens under load: benchmarks/bench_dask.py), against under a millisecond for
+# a game on the compiled core. A task therefore plays at least `least` games, so that this
+# cost stays under 5% of the task, and a batch is cut into a few tasks a worker thread (so a
+# slow worker does not hold up the end of the batch), not the local pool's chunks of 100.
+DASK_CHUNKING = Chunking(per_worker=4, most=None, least=500)
 
 
 class ClusterUnavailable(InputError):
@@ -42,18 +50,45 @@ class Cluster:
 
 
 def dask_client(address: str) -> Any:
-    """A dask.distributed Client: "local" starts a LocalCluster with one process per core."""
+    """A dask.distributed Client: "local" starts a LocalCluster with one process per CPU this
+    process may use (`available_cpus`)."""
     from distributed import Client, LocalCluster
 
     if address == "local":
         cluster = LocalCluster(
-            n_workers=os.cpu_count() or 1,
+            n_workers=available_cpus(),
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
         )
         return Client(cluster)
     return Client(address)
+
+
+# a scheduler's address (tcp://host:port): batches that name no workers, in every process
+# started with it (every kernel of a dashboard server), play on that one cluster
+DASK_ENV = "AMTEACH_DASK"
+CLIENTS: dict[str, Any] = {}
+CLIENTS_LOCK = threading.Lock()
+
+
+def shared_client() -> Any:
+    """This process's client of the cluster `AMTEACH_DASK` names (connected once, then kept),
+    or None where it names none. An unreachable scheduler is a `ClusterUnavailable`."""
+    address = os.environ.get(DASK_ENV, "").strip()
+    if not address:
+        return None
+    with CLIENTS_LOCK:
+        client = CLIENTS.get(address)
+        if client is None or client.status not in ("running", "connecting"):
+            try:
+                client = dask_client(address)
+            except OSError as err:
+                raise ClusterUnavailable(
+                    f"cannot reach the Dask scheduler {address} ({DASK_ENV}): {err}"
+                ) from None
+            CLIENTS[address] = client
+        return client
 
 
 def worker_threads(client: Any) -> int:
@@ -70,7 +105,9 @@ def dask_pool(client: Any, workers: int = 1) -> Pool:
         slots = worker_threads(client)
     except Exception:  # pragma: no cover - an unreachable scheduler shows up when submitting
         slots = 1
-    return Pool(max(workers, slots), client.get_executor(pure=False), backend=DASK)
+    return Pool(
+        max(workers, slots), client.get_executor(pure=False), backend=DASK, chunking=DASK_CHUNKING
+    )
 
 
 @contextmanager

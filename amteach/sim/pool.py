@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from typing import Any
 
 from ..engine.errors import AmteachError
@@ -63,13 +64,14 @@ def chunks(
     workers: int,
     per_worker: int = CHUNKS_A_WORKER,
     most: int | None = MOST_GAMES_A_CHUNK,
+    least: int = 1,
 ) -> list[tuple[int, int]]:
     """Games 0..games-1 cut into (start, stop) chunks: about `per_worker` chunks a worker, of
-    at most `most` games (None: no bound)."""
+    at most `most` games (None: no bound) and at least `least` (but the last)."""
     size = -(-games // max(1, workers * per_worker))
     if most is not None:
         size = min(size, most)
-    size = max(1, size)
+    size = max(1, least, size)
     return [(start, min(start + size, games)) for start in range(0, games, size)]
 
 
@@ -81,6 +83,18 @@ def start_worker(pure_python: bool) -> None:
     core.kernel.cache_clear()
 
 
+@dataclass(frozen=True)
+class Chunking:
+    """How a pool cuts a batch into jobs: about `per_worker` chunks a worker, of at most
+    `most` games (None: no bound) and at least `least`. Worker processes of our own cost
+    about a millisecond a job, so small chunks (the default) share the games out evenly and
+    stop soon after a Cancel; a cluster's job costs more (`amteach.sim.cluster`)."""
+
+    per_worker: int = CHUNKS_A_WORKER
+    most: int | None = MOST_GAMES_A_CHUNK
+    least: int = 1
+
+
 class Pool:
     """Runs jobs here (`workers` 1), on worker processes of its own (`workers` > 1), or on
     `executor` (a Dask cluster's; `workers` is then the games it plays at once). Use it as a
@@ -88,11 +102,16 @@ class Pool:
     many runs (a sweep's values, a search's matches)."""
 
     def __init__(
-        self, workers: int = 1, executor: Executor | None = None, backend: str | None = None
+        self,
+        workers: int = 1,
+        executor: Executor | None = None,
+        backend: str | None = None,
+        chunking: Chunking | None = None,
     ) -> None:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers!r}")
         self.workers = workers
+        self.chunking = chunking or Chunking()
         self.executor = executor
         self.own_executor = False
         self.backend = backend or (
@@ -102,6 +121,11 @@ class Pool:
         self.users = 0
         self.idle: threading.Timer | None = None
         self.stopped = threading.Event()
+
+    def chunks(self, games: int) -> list[tuple[int, int]]:
+        """Games 0..games-1 cut into this pool's chunks (see `Chunking`)."""
+        c = self.chunking
+        return chunks(games, self.workers, c.per_worker, c.most, c.least)
 
     def __enter__(self) -> Pool:
         if self.key is None:  # a shared pool is up already, and counted its user

@@ -3,7 +3,6 @@ pool (`amteach.sim.pool`: here, on worker processes, or on Dask) and gathering i
 
 from __future__ import annotations
 
-import os
 import time
 import warnings
 from collections.abc import Callable, Iterable
@@ -15,9 +14,10 @@ from ..engine.errors import InputError, RulesError
 from ..engine.rules import RuleSet
 from ..engine.setup import PlayerSetup, Setup, role_split_problem, validate_setup
 from . import core
-from .cluster import dask_pool
+from .cluster import dask_pool, shared_client
+from .cpus import default_workers
 from .play import BatchConfig, SeatSpec, run_chunk
-from .pool import Pool, Progress, chunks, shared_pool
+from .pool import Pool, Progress, shared_pool
 from .results import SimulationResult, build_frames
 
 DEFAULT_SEATS = "competitor:investor,monopolist:investor,competitor:investor,monopolist:investor"
@@ -119,7 +119,10 @@ def simulate(
     """Play `games` bot games and return their tidy frames.
 
     Game i's seed derives from `seed` and i alone, so the frames are identical whatever
-    `workers` or backend. `workers` defaults to one process per core; 1 runs here. `client`
+    `workers` or backend. `workers` defaults to this process's share of the machine (its CPU
+    affinity and cgroup quota, at most `AMTEACH_WORKERS`: `amteach.sim.cpus.default_workers`);
+    1 runs here. Where `AMTEACH_DASK` names a scheduler, a batch that names no `workers`,
+    `client` or `pool` plays on that cluster (`amteach.sim.cluster.shared_client`). `client`
     (a dask.distributed Client) runs the batch on Dask instead, and `pool` (an open
     `amteach.sim.pool.Pool`) on that pool, whatever `workers` says; otherwise the batch plays
     on the process's shared pool of `workers` (`amteach.sim.pool.shared_pool`), whose workers
@@ -160,7 +163,9 @@ def simulate(
         ),
         standard_board(),
     )
-    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers is None and client is None and pool is None:
+        client = shared_client()  # AMTEACH_DASK: every kernel's batches on one cluster
+    workers = default_workers() if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be at least 1, not {workers!r}", field="workers")
     config = BatchConfig(
@@ -192,7 +197,7 @@ def play_batch(
 ) -> SimulationResult:
     """Play games 0..games-1 of a checked batch on `pool` and gather their frames (see
     `simulate`)."""
-    parts = chunks(games, pool.workers)
+    parts = pool.chunks(games)
     done: dict[int, Any] = {}
     started = time.perf_counter()
     with Progress(progress, games, on_advance=on_chunk) as shown:
@@ -244,7 +249,7 @@ def warn_if_slow(games: int, workers: int) -> None:
     if _warned or games < PURE_PYTHON_WARN_GAMES or core.kernel() is not None:
         return
     _warned = True
-    seconds = games / (PURE_PYTHON_GAMES_PER_SECOND * max(1, min(workers, os.cpu_count() or 1)))
+    seconds = games / (PURE_PYTHON_GAMES_PER_SECOND * max(1, min(workers, default_workers())))
     warnings.warn(
         f"{games:,} games will run on amteach's pure-Python core (about {seconds:,.0f} s here); "
         "the compiled core is dozens of times faster. Build it with `pip install .` or "

@@ -19,6 +19,7 @@ import pandas as pd
 from ..engine.errors import InputError, RulesError, quoted
 from ..engine.game import GAME_TYPES
 from ..engine.rules import RuleSet, preset_names
+from .cpus import available_cpus, default_workers
 from .play import BatchConfig, SeatSpec, play_game
 from .pool import Progress, shared_pool
 from .results import SimulationResult
@@ -70,7 +71,7 @@ def check_batch_settings(games: Any, workers: Any, game: Any) -> int:
         raise InputError(
             f"game must be one of {', '.join(GAME_TYPES)}, not {quoted(game)}", field="game"
         )
-    workers = (os.cpu_count() or 1) if workers is None else workers
+    workers = default_workers() if workers is None else workers
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InputError(f"workers must be at least 1, not {quoted(workers)}", field="workers")
     return workers
@@ -194,7 +195,7 @@ def calibrate(plan: SweepPlan, calibration_games: int) -> float:
 def free_cores() -> int:
     """Cores not busy with other work, from the one-minute load average (all cores where the
     platform has none): on a shared machine, two workers may run no faster than one."""
-    cores = os.cpu_count() or 1
+    cores = available_cpus()
     try:
         busy = os.getloadavg()[0]
     except (AttributeError, OSError):
