@@ -2,8 +2,8 @@
 // Voilà's lab front end loads JupyterLab's application, 70 chunks and three extensions before
 // it asks the kernel for its widgets; this script alone connects to the page's preheated
 // kernel, asks it for every widget's state in one message and draws each widget output where
-// the template left it. The page's other behaviours (the Reload dialog, plotly's idle import,
-// the ARIA fixes) are here too; the alive and release beacons stay inline in the template, so
+// the template left it. The page's other behaviours (the Reload dialog, the ARIA fixes) are
+// here too; the alive and release beacons stay inline in the template, so
 // they work even while this script loads.
 import '@jupyter-widgets/controls/css/widgets-base.css';
 import type * as nbformat from '@jupyterlab/nbformat';
@@ -119,7 +119,7 @@ async function start(): Promise<void> {
   performance.mark('amteach-lean:drawn');
 }
 
-watchAccessibility(String(pageConfig().baseUrl ?? '/'));
+watchAccessibility();
 start().catch((error: unknown) => {
   console.error('The page could not reach its game:', error);
   showLost();
