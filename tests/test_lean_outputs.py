@@ -35,6 +35,10 @@ def qr_png() -> str:
 CELLS = [
     # 1. an Output widget with a print inside (the kernel's output goes into the widget)
     "import ipywidgets as w\nout = w.Output()\nwith out:\n    print('printed inside the Output')\nout",
+    # ... and one that a button press prints into, after the page is drawn
+    "later = w.Output()\nbutton = w.Button(description='Say hello')\n"
+    "def hello(_):\n    with later:\n        print('hello from the button')\n"
+    "button.on_click(hello)\nw.VBox([button, later], _dom_classes=['probe-later'])",
     # 2. a description marked as HTML, and one with a script that must not run
     "w.Checkbox(description='<b>BOLD</b> label', description_allow_html=True)",
     'w.Checkbox(description=\'<i onmouseover="window.amHacked=1">safe</i>'
@@ -83,10 +87,21 @@ def probe_page(tmp_path_factory):
 
 def test_an_output_widget_shows_what_was_printed_inside_it(probe_page):
     page, _ = probe_page
-    output = page.locator(".jupyter-widget-output")
-    assert output.count() == 1
+    output = page.locator(".jupyter-widget-output").first
     assert output.inner_text().strip() == "printed inside the Output"
-    assert page.locator(".jupyter-widget-output .jp-OutputArea-output").count() == 1
+    assert output.locator(".jp-OutputArea-output").count() == 1
+
+
+def test_an_output_widget_shows_what_a_button_press_prints_into_it(probe_page):
+    page, _ = probe_page
+    later = page.locator(".probe-later .jupyter-widget-output")
+    assert later.inner_text().strip() == ""
+    page.locator(".probe-later button", has_text="Say hello").click()
+    page.wait_for_function(
+        "document.querySelector('.probe-later .jupyter-widget-output').innerText.trim() !== ''",
+        timeout=WAIT,
+    )
+    assert later.inner_text().strip() == "hello from the button"
 
 
 def test_an_html_description_is_bold_and_sanitized(probe_page):
