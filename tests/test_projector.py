@@ -95,9 +95,15 @@ def test_live_charts_draw_after_a_scenario_is_loaded(dashboard_url, fresh_chromi
     assert decisions >= 1
     rents = narration.count("rent for")
 
+    # the charts are built once the page is quiet (plotly's bundle waits for a pause in the
+    # clicks, issue 40): after this many clicks, that may take a while on a busy machine
     taxes = watched.open_chart_tab("Taxes")
     # both amounts and the one chosen: three markers per income-tax decision
-    page.wait_for_function(f"(p) => ({POINTS})(p) >= {3 * decisions}", arg=taxes.element_handle())
+    page.wait_for_function(
+        f"(p) => ({POINTS})(p) >= {3 * decisions}",
+        arg=taxes.element_handle(timeout=WAIT),
+        timeout=WAIT,
+    )
     assert taxes.evaluate(POINTS) == 3 * decisions
     page.screenshot(path=str(SHOTS / "projector-taxes-after-scenario.png"))
     rent_chart = watched.open_chart_tab("Rents")

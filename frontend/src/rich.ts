@@ -13,6 +13,7 @@ import { OutputAreaModel, SimplifiedOutputArea } from '@jupyterlab/outputarea';
 import { RenderMimeRegistry, standardRendererFactories } from '@jupyterlab/rendermime';
 import type { IRenderMime } from '@jupyterlab/rendermime';
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import { Widget } from '@lumino/widgets';
 import $ from 'jquery';
 import { marked } from 'marked';
 import { MATH } from './rich-loader';
@@ -45,7 +46,7 @@ export function renderOutput(host: HTMLElement, cellOutput: nbformat.IOutput): v
   const model = new OutputAreaModel({ trusted: true });
   model.add(cellOutput);
   const area = new SimplifiedOutputArea({ model, rendermime });
-  base.JupyterLuminoWidget.attach(area, host);
+  Widget.attach(area, host);
 }
 
 type Manager = { kernel: Kernel.IKernelConnection };
@@ -58,29 +59,30 @@ export class OutputModel extends output.OutputModel {
   declare outputs: OutputAreaModel;
   declare private hook: ((message: KernelMessage.IIOPubMessage) => boolean) | undefined;
   declare private hookedId: string;
-  declare private fromKernel: boolean;
+  // true while one side (the kernel's state, the page's output area) is copied to the other
+  declare private syncing: boolean;
 
   initialize(attributes: Backbone.ObjectHash, options: base.IBackboneModelOptions): void {
     super.initialize(attributes, options);
     this.outputs = new OutputAreaModel({ trusted: true });
     this.hookedId = '';
-    this.fromKernel = false;
+    this.syncing = false;
     this.outputs.fromJSON(this.get('outputs') ?? []);
     this.listenTo(this, 'change:outputs', () => {
-      if (this.fromKernel) return;
-      this.fromKernel = true;
+      if (this.syncing) return;
+      this.syncing = true;
       this.outputs.clear();
       this.outputs.fromJSON(this.get('outputs') ?? []);
-      this.fromKernel = false;
+      this.syncing = false;
     });
     this.listenTo(this, 'change:msg_id', () => this.capture(String(this.get('msg_id') ?? '')));
     // outputs captured here go back to the kernel's copy of the widget
     this.outputs.changed.connect(() => {
-      if (this.fromKernel) return;
-      this.fromKernel = true;
+      if (this.syncing) return;
+      this.syncing = true;
       this.set('outputs', this.outputs.toJSON(), { updated_view: this });
       this.save_changes();
-      this.fromKernel = false;
+      this.syncing = false;
     });
     this.capture(String(this.get('msg_id') ?? ''));
   }
