@@ -91,6 +91,9 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url)
         )
         page.get_by_role("button", name="❚❚ Pause").click()  # the same button, now Pause
         page.get_by_role("button", name="▶ Play").wait_for(timeout=120_000)
+        # the charts are built once the page is quiet (plotly's bundle waits for a pause in
+        # the clicks: issue 40), and then show the turns played
+        page.wait_for_selector(".am-charts .js-plotly-plot", timeout=180_000)
         page.screenshot(path=str(SHOTS / "3-after-play.png"))
         assert page.locator(".am-charts").inner_html() != charts_before
 

@@ -231,6 +231,8 @@ map $request_uri $amteach_cache {{
     "~[?&]v=[0-9a-zA-Z]+"                "{cached}";
     "~/voila/labextensions/.+\\.[0-9a-f]{{8,}}\\.js$"   "{cached}";
     "~/voila/templates/[^/]+/static/[0-9a-f]{{20}}\\.(woff2?|ttf|eot|svg)$"  "{cached}";
+    # the lean front end's parts and MathJax's fonts: esbuild puts a content hash in their names
+    "~/voila/templates/amteach-lean/static/[A-Za-z0-9_-]+-[A-Z0-9]{{8}}\\.(js|woff)$"  "{cached}";
 }}
 
 upstream {UPSTREAM} {{

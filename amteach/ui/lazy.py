@@ -144,17 +144,27 @@ class LazyTabs(LazySections):
 
 
 # The browser side of `ModuleReady` and `NearScreen`: a thin block. Once it is in the page (the
-# first screen is drawn with it) and the page is idle, the module is imported and the kernel told, once
-# (`ready`); a module that cannot be loaded is reported as ready too, so nothing waits for
-# ever (its widgets then fail as they would have). Not earlier: the model is made while the
-# page is still making the first screen's widgets, and 4.8 MB of plotly compiled then would
-# delay the Roll button. The block's distance from the screen is watched too: once it is less
-# than one screen's height below the screen (or on it), and the page is idle and has the
-# module, the kernel is told, once (`near`). The browser imports a module once, however often
-# it is asked.
+# first screen is drawn with it) and the page is quiet, the module is imported and the kernel
+# told, once (`ready`); a module that cannot be loaded is reported as ready too, so nothing
+# waits for ever (its widgets then fail as they would have). Quiet: no click, key, touch or
+# wheel for QUIET_MS, and then idle. Evaluating plotly's 4.8 MB bundle holds the browser's
+# main thread for 1.6 to 5.1 s on a busy machine (benchmarks/bench_first_click.py), and a click
+# meanwhile waits for it: so it is never started while the page is being used (the first
+# Roll, Buy, End turn), nor while the first screen is drawn. The block's distance from the
+# screen is watched too: once it is less than one screen's height below the screen (or on it),
+# and the page is quiet and has the module, the kernel is told, once (`near`). The browser
+# imports a module once, however often it is asked.
 MODULE_ESM = """
-function whenIdle(then) {
-  (window.requestIdleCallback || ((f) => setTimeout(f, 200)))(then, { timeout: 3000 });
+const QUIET_MS = 2000;
+let lastInput = performance.now();
+for (const type of ["pointerdown", "keydown", "touchstart", "wheel"]) {
+  addEventListener(type, () => { lastInput = performance.now(); }, { capture: true, passive: true });
+}
+function whenQuiet(then) {
+  const left = QUIET_MS - (performance.now() - lastInput);
+  if (left > 0) return setTimeout(() => whenQuiet(then), left);
+  const idle = window.requestIdleCallback || ((f) => setTimeout(f, 200));
+  idle(() => (performance.now() - lastInput < QUIET_MS ? whenQuiet(then) : then()), { timeout: 3000 });
 }
 async function load(path) {
   if (!path) return;
@@ -176,12 +186,12 @@ function say(model, name) {
 }
 function render({ model, el }) {
   el.style.height = "1px";
-  whenDrawn(el, () => whenIdle(() => load(model.get("module")).then(() => say(model, "ready"))));
+  whenDrawn(el, () => whenQuiet(() => load(model.get("module")).then(() => say(model, "ready"))));
   if (model.get("near") === undefined) return;  // a ModuleReady, not a NearScreen
   const observer = new IntersectionObserver((entries) => {
     if (!entries.some((entry) => entry.isIntersecting)) return;
     observer.disconnect();
-    whenIdle(() => load(model.get("module")).then(() => say(model, "near")));
+    whenQuiet(() => load(model.get("module")).then(() => say(model, "near")));
   }, { rootMargin: "0px 0px 100% 0px" });
   observer.observe(el);
   return () => observer.disconnect();

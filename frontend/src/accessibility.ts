@@ -1,26 +1,6 @@
 // What the page adds to ipywidgets' drawing, as widgets appear: ARIA for screen readers and
-// the keyboard, and plotly's bundle fetched once the dashboard is drawn and the page idle.
-
-/** plotly's widget bundle, imported when the page is idle after its choices are drawn: a
- * chart's anywidget needs it, and the Play tab's live charts wait for it (ui/lazy.py). */
-function plotlyPreparer(baseUrl: string): () => void {
-  let asked = false;
-  return () => {
-    if (asked || !document.querySelector('.am-pages .am-choices button')) return;
-    asked = true;
-    const idle =
-      window.requestIdleCallback ??
-      ((then: () => void) => window.setTimeout(then, 200) as unknown as number);
-    idle(
-      () => {
-        import(/* @vite-ignore */ `${baseUrl}voila/templates/amteach/static/plotly-widget.js`).catch(
-          () => undefined,
-        );
-      },
-      { timeout: 3000 },
-    );
-  };
-}
+// the keyboard. (plotly's bundle is the charts' watcher's to load, once the page is quiet:
+// amteach/ui/lazy.py.)
 
 function improve(): void {
   // a widget of class am-live (amteach/ui/live.py) is a polite live region; ipywidgets cannot
@@ -73,12 +53,8 @@ function improve(): void {
   }
 }
 
-export function watchAccessibility(baseUrl: string): void {
-  const preparePlotly = plotlyPreparer(baseUrl);
-  new MutationObserver(() => {
-    preparePlotly();
-    improve();
-  }).observe(document.documentElement, {
+export function watchAccessibility(): void {
+  new MutationObserver(improve).observe(document.documentElement, {
     childList: true,
     subtree: true,
     attributes: true,

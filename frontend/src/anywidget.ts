@@ -1,5 +1,5 @@
-// anywidget's npm package is an AMD module whose factory takes @jupyter-widgets/base; the build
-// (build.mjs) turns its `define` call into a default export of that factory.
+// anywidget's npm package is an AMD module whose factory takes @jupyter-widgets/base; build.mjs
+// runs it with a `define` of its own that keeps the factory, exported here.
 // @ts-expect-error: no types for the built file
 import factory from 'anywidget';
 

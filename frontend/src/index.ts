@@ -2,14 +2,16 @@
 // Voilà's lab front end loads JupyterLab's application, 70 chunks and three extensions before
 // it asks the kernel for its widgets; this script alone connects to the page's preheated
 // kernel, asks it for every widget's state in one message and draws each widget output where
-// the template left it. The page's other behaviours (the Reload dialog, plotly's idle import,
-// the ARIA fixes) are here too; the alive and release beacons stay inline in the template, so
+// the template left it. The page's other behaviours (the Reload dialog, the ARIA fixes) are
+// here too; the alive and release beacons stay inline in the template, so
 // they work even while this script loads.
 import '@jupyter-widgets/controls/css/widgets-base.css';
+import type * as nbformat from '@jupyterlab/nbformat';
 import { CommsOverSubshells, ServerConnection } from '@jupyterlab/services';
 import { KernelConnection } from '@jupyterlab/services/lib/kernel/default';
 import { watchAccessibility } from './accessibility';
 import { KernelWidgetManager } from './manager';
+import { loadRich } from './rich-loader';
 
 const OUTPUT_SCRIPT = 'script[type="application/vnd.voila.cell-output+json"]';
 const WIDGET_VIEW = 'application/vnd.jupyter.widget-view+json';
@@ -26,14 +28,6 @@ interface CellOutput {
   text?: string;
   traceback?: string[];
 }
-
-// anywidget (0.9 to 0.11) gives each widget's model 2 s of wall-clock time, from the moment the
-// model is made, to load its module and run its initialize (AbortSignal.timeout(2000) in its
-// runtime); after that the model is failed for good. Our widgets need milliseconds of CPU, but
-// a busy laptop or phone can leave the page without the processor for longer than 2 s while it
-// draws; nothing else asks for a 2 s signal, so that one deadline is made 60 s.
-const timeout = AbortSignal.timeout.bind(AbortSignal);
-AbortSignal.timeout = (ms: number) => timeout(ms === 2000 ? 60000 : ms);
 
 function pageConfig(): PageConfig {
   const element = document.getElementById('jupyter-config-data');
@@ -81,23 +75,10 @@ async function renderOutput(
     await manager.display_view(manager.create_view(model), area);
     return;
   }
-  if (output.output_type === 'stream' || output.output_type === 'error') {
-    const pre = document.createElement('pre');
-    const text = output.text ?? (output.traceback ?? []).join('\n');
-    pre.textContent = text.replace(/\x1b\[[0-9;]*m/g, ''); // no terminal colours
-    area.append(pre);
-    return;
-  }
-  // our notebooks' outputs are widgets; anything else (a widget the kernel no longer has, a
-  // plain value) is shown as Voilà's kernel wrote it: its HTML, else its text
-  const html = data['text/html'];
-  if (typeof html === 'string' && !view) {
-    area.innerHTML = html; // the notebook's own output, as trusted as the page itself
-    return;
-  }
-  const pre = document.createElement('pre');
-  pre.textContent = String(data['text/plain'] ?? '');
-  area.append(pre);
+  // anything else (text, HTML, Markdown, an image, an error; a widget the kernel no longer
+  // has) is drawn by JupyterLab's renderers, as Voilà's own front end draws it
+  const { renderOutput: render } = await loadRich();
+  render(area, output as unknown as nbformat.IOutput);
 }
 
 async function start(): Promise<void> {
@@ -138,7 +119,7 @@ async function start(): Promise<void> {
   performance.mark('amteach-lean:drawn');
 }
 
-watchAccessibility(String(pageConfig().baseUrl ?? '/'));
+watchAccessibility();
 start().catch((error: unknown) => {
   console.error('The page could not reach its game:', error);
   showLost();

@@ -1,8 +1,8 @@
 // A widget manager for one Voilà page: ipywidgets' manager base, connected to the page's
 // (preheated) kernel through @jupyterlab/services, without JupyterLab's application. Not
-// ipywidgets' HTMLManager: it brings JupyterLab's output area, mime renderers and HTML
-// sanitizer (half of the bundle) for the Output widget and non-widget outputs, which the
-// app's pages do not have.
+// ipywidgets' HTMLManager, which loads JupyterLab's output area and renderers with every page:
+// here they come in a second script (src/rich.ts), fetched the first time a page shows an
+// Output widget, a non-widget output or math; the app's own pages never need it.
 import * as base from '@jupyter-widgets/base';
 import type { DOMWidgetView, IClassicComm, WidgetModel, WidgetView } from '@jupyter-widgets/base';
 import { ManagerBase } from '@jupyter-widgets/base-manager';
@@ -12,11 +12,12 @@ import type { JSONObject } from '@lumino/coreutils';
 import { MessageLoop } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 import anywidget from './anywidget';
+import { lazyTypesetter, loadRich } from './rich-loader';
 
 // anywidget's widget classes (AnyModel, AnyView), made once from the bundled base module
 let anywidgetModule: Record<string, unknown> | undefined;
 
-function widgetModule(moduleName: string): Record<string, unknown> | undefined {
+async function widgetModule(moduleName: string): Promise<Record<string, unknown> | undefined> {
   switch (moduleName) {
     case '@jupyter-widgets/base':
       return base as unknown as Record<string, unknown>;
@@ -27,6 +28,10 @@ function widgetModule(moduleName: string): Record<string, unknown> | undefined {
       // library the app uses beyond ipywidgets' own
       anywidgetModule ??= anywidget(base);
       return anywidgetModule;
+    case '@jupyter-widgets/output': {
+      const { OutputModel, OutputView } = await loadRich();
+      return { OutputModel, OutputView };
+    }
     default:
       return undefined;
   }
@@ -65,21 +70,16 @@ export class KernelWidgetManager extends ManagerBase {
     drawn.once('remove', () => this.shown.delete(drawn));
   }
 
-  /** A description marked as HTML (`description_allow_html`) is shown as its text: the app's
-   * widgets have none, and the HTML sanitizer ipywidgets uses for them would be a fifth of the
-   * bundle (build.mjs leaves it out). */
-  inline_sanitize(source: string): string {
-    const text = document.createElement('span');
-    text.textContent = source;
-    return text.innerHTML;
-  }
+  /** What ipywidgets' views ask the manager for to typeset math (descriptions, HTMLMath);
+   * ipywidgets' own inline_sanitize (sanitize-html) cleans HTML descriptions. */
+  readonly _rendermime = { latexTypesetter: lazyTypesetter };
 
   protected async loadClass(
     className: string,
     moduleName: string,
     moduleVersion: string,
   ): Promise<typeof WidgetModel | typeof WidgetView> {
-    const found = widgetModule(moduleName)?.[className];
+    const found = (await widgetModule(moduleName))?.[className];
     if (!found) {
       throw new Error(`This page cannot draw ${className} from ${moduleName}@${moduleVersion}`);
     }
