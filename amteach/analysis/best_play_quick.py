@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -45,6 +44,7 @@ from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..engine.rules import RuleSet, preset_names
 from ..sim import core
+from ..sim.cpus import default_workers
 from ..sim.runner import DEFAULT_ROUND_CAP
 from ..style import ROLE_PLURALS
 from . import stats
@@ -258,7 +258,7 @@ class QuickSearch:
         settings = self.settings
         began = time.perf_counter()
         deadline = began + settings.budget_seconds
-        workers = settings.workers or (os.cpu_count() or 1)
+        workers = settings.workers or default_workers()
         interrupted = converged = False
         final: dict[str, Any] = {}
         runner = MatchRunner(settings.rules(), workers, self.executor, on_games=self.played)
@@ -480,7 +480,7 @@ class QuickSearch:
             "version": version("amteach"),
             "date": datetime.now(UTC).strftime("%Y-%m-%d"),
             "core": core.core_name(),
-            "workers": settings.workers or (os.cpu_count() or 1),
+            "workers": settings.workers or default_workers(),
             "elapsed_seconds": round(time.perf_counter() - began, 1),
             "games_played": games_played,
             "tasks": self.tasks,

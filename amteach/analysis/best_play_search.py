@@ -32,7 +32,6 @@ The run it returns (and the runs shipped with amteach) is kept by
 
 from __future__ import annotations
 
-import os
 import time
 import warnings
 from collections.abc import Callable
@@ -49,6 +48,7 @@ from ..engine.board import ROLES
 from ..engine.errors import InputError
 from ..engine.rules import RuleSet, preset_names
 from ..sim import core
+from ..sim.cpus import default_workers
 from ..sim.play import BatchConfig, run_chunk
 from ..sim.pool import Pool, Progress, chunks, shared_pool
 from ..sim.results import wilson_interval
@@ -315,7 +315,7 @@ class Search:
         began = time.perf_counter()
         budget = 60.0 * settings.budget_minutes
         deadline = began + budget
-        workers = settings.workers or (os.cpu_count() or 1)
+        workers = settings.workers or default_workers()
         bar = Progress(self.progress, round(budget), unit="s", description="Searching")
         interrupted = converged = False
         sizes: dict[str, int] = {}
