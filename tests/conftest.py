@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +40,28 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
-settings.register_profile(
-    "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile(
-    "dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+# -- hypothesis: how many examples each property gets (docs/development.md, "The suite") ------
+# A profile sets the examples of every @given that does not set its own. No deadline anywhere:
+# an example's time on a shared two-core machine says nothing about the code (speed is measured
+# in benchmarks/), and a whole game of random play is "too slow" by hypothesis's measure.
+_PROPERTIES = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+# "ci", `./dev test` on the compiled core (and plain pytest): 100 examples. In
+# tests/test_properties.py one example is a whole game with the invariants checked after every
+# decision, so its eight properties play 800 games a run (about 0.17 s each). 300 took 400 s,
+# two thirds of the ten-minute budget's share for one module; 100 still plays each property's
+# game shapes (2 to 6 seats, any bots, scarce supply, trades) many times over, and every run
+# draws new seeds, so the examples add up across runs. Hypothesis keeps each failure it finds in
+# .hypothesis/ and replays it first; `amteach simulate --check-invariants` checks the same
+# invariants over 100,000 games (docs/development.md, "Invariants at scale").
+settings.register_profile("ci", max_examples=100, **_PROPERTIES)
+# "dev", `./dev check` and `./dev test`'s second pass on the pure-Python core (the same
+# properties once more, on the slower core, after the compiled core's 100): 60 examples, which
+# keeps `./dev check` near a minute.
+settings.register_profile("dev", max_examples=60, **_PROPERTIES)
+# "thorough", by hand after a change to the rules, the bots or either core, or before a release
+# (HYPOTHESIS_PROFILE=thorough .venv/bin/pytest tests/test_properties.py): 1,000 examples, 8,000
+# games for test_properties.py alone, about 25 CPU-minutes, the depth the old 300 was meant for.
+settings.register_profile("thorough", max_examples=1000, **_PROPERTIES)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,9 +126,14 @@ def fee_sweep() -> Any:
 @pytest.fixture(scope="module")
 def chromium() -> Any:
     """Debian's Chromium, headless, shared by the tests of one module: each test opens pages of
-    its own in it. One per module and not per session: Playwright's sync API runs one at a time
-    in a thread, and the modules that drive a browser (or asyncio) themselves start theirs
-    after this one is stopped (`./dev test` runs a module's tests together, --dist loadscope)."""
+    its own in it (through `browser`, which closes them after the test). One per module and not
+    per session: while Playwright's sync API is open it leaves its event loop set as the
+    thread's running loop, so `asyncio.run` and `loop.run_until_complete` fail in the test
+    process (tests/test_serving.py, test_phones.py, test_client_limits.py, ... run their own
+    loops), and Playwright's sync and async APIs do not run side by side in a thread; the
+    modules that drive asyncio start their loops after this one is stopped (`./dev test` runs a
+    module's tests together, --dist loadscope). What a session shares is the servers
+    (`class_server`): a Chromium starts in about 1.5 s, a served dashboard in 10 s or more."""
     from browser import launch_chromium
     from playwright.sync_api import sync_playwright
 
@@ -122,10 +144,26 @@ def chromium() -> Any:
 
 
 @pytest.fixture
+def browser(chromium: Any) -> Any:
+    """The module's Chromium for one test, which opens its pages in contexts of its own
+    (`browser.new_page()` makes one; `browser.new_context()` for a device of several pages):
+    the contexts the test opened are closed when it ends, so no page, storage, cookie or
+    websocket of one test is left for the next."""
+    before = set(chromium.contexts)
+    yield chromium
+    for context in chromium.contexts:
+        if context not in before:
+            context.close()
+
+
+@pytest.fixture
 def fresh_chromium() -> Any:
-    """A Chromium of the test's own, for tests that meet a page's first moments under load: in
-    one Chromium shared by the module, anywidget's charts missed their two seconds to start on a
-    loaded machine (tests/test_projector.py, in two runs of two)."""
+    """A Chromium of the test's own, for a module that also runs an asyncio loop of its own in
+    the test process (tests/test_dashboard_security.py): Playwright's sync API leaves its loop
+    set as the thread's running loop while it is open, so `asyncio.run` fails after a test that
+    used the module's `chromium`. (It was made for the projector's tests, whose charts missed
+    anywidget's two seconds to start in a shared Chromium; the template has given anywidget
+    60 s since, tests/test_browser.py, and they open pages in the module's Chromium again.)"""
     from browser import launch_chromium
     from playwright.sync_api import sync_playwright
 
@@ -136,14 +174,39 @@ def fresh_chromium() -> Any:
 
 
 @pytest.fixture(scope="session")
-def dashboard_url() -> Any:
-    """The dashboard served as `amteach dashboard` serves it, with its default options, once
-    per test process and shared by the modules that only open pages of it (each page has a
-    kernel of its own). A test that needs other server options starts its own server."""
+def dashboard_url(class_server: Any) -> str:
+    """The dashboard served as `amteach dashboard` serves it, once per test process and shared
+    by the modules that only open pages of it (each page has a kernel of its own): the session's
+    `class_server`, whose class database is a temporary file where `amteach dashboard`'s is
+    amteach-rooms.sqlite in the folder it runs in (one server, not two, and no class database
+    left in the checkout). A test that needs other server options starts its own server."""
+    return class_server.url
+
+
+@dataclass(frozen=True)
+class ClassServer:
+    url: str  # ends with "/"
+    pid: int
+    database: str  # the class database (`--rooms`): each test makes rooms of its own in it
+
+
+@pytest.fixture(scope="session")
+def class_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The dashboard served as `amteach dashboard --rooms DATABASE` serves it, once per test
+    process, for the class-play browser tests that need only rooms of their own: each makes
+    its room (a fresh code, so no seat, table or game of another test's) with
+    `open_rooms(class_server.database)`, and opens its pages in contexts of its own (the
+    `browser` fixture closes them). Two preheated kernels: an instructor's page and a second
+    dashboard page each get one at once. A test that kills the server, counts its kernels or
+    requests, or needs other options, starts a server of its own (tests/served.py)."""
     from browser import serve_dashboard
 
-    with serve_dashboard() as served:
-        yield served.url
+    from amteach.rooms import ROOMS_ENV, open_rooms
+
+    database = str(tmp_path_factory.mktemp("class-server") / "class.sqlite")
+    open_rooms(database)
+    with serve_dashboard(pool=2, env={ROOMS_ENV: database}) as served:
+        yield ClassServer(served.url, served.pid, database)
 
 
 @pytest.fixture

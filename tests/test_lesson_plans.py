@@ -35,9 +35,7 @@ from typing import Any
 
 import pytest
 import yaml
-from browser import PROJECTOR, WAIT, open_dashboard_tab, serve_dashboard, type_games, watched_page
-
-from amteach.rooms import ROOMS_ENV
+from browser import PROJECTOR, WAIT, open_dashboard_tab, type_games, watched_page
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted(p for p in (ROOT / "lessons").iterdir() if re.match(r"\d\d-", p.name))
@@ -105,10 +103,10 @@ def test_every_control_and_tab_a_plan_names_is_walked(lesson):
 
 # -- the browser -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    database = str(tmp_path_factory.mktemp("class") / "class.sqlite")
-    with serve_dashboard(env={ROOMS_ENV: database}) as server:
-        yield server.url
+def served(class_server):
+    """The session's dashboard with a class database (tests/conftest.py): a walk that opens a
+    class makes a room of its own in it."""
+    return class_server.url
 
 
 class Teacher:
