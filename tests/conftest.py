@@ -133,7 +133,8 @@ def chromium() -> Any:
     loops), and Playwright's sync and async APIs do not run side by side in a thread; the
     modules that drive asyncio start their loops after this one is stopped (`./dev test` runs a
     module's tests together, --dist loadscope). What a session shares is the servers
-    (`class_server`): a Chromium starts in about 1.5 s, a served dashboard in 10 s or more."""
+    (`class_server`): a Chromium starts in about 1.5 s, a served dashboard with its first
+    kernel in 16 to 20 s at load 14."""
     from browser import launch_chromium
     from playwright.sync_api import sync_playwright
 
