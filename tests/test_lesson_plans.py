@@ -156,8 +156,18 @@ class Teacher:
         )
 
     def box(self, label: str, panel: str | None = None):
-        """The list or box whose label is `label`."""
-        return self.control(label, panel).locator("xpath=..").locator("select, input").first
+        """The list or box whose own label is `label` (every list and box a walk names is an
+        ipywidgets control with a description, drawn as a .widget-label). Not `control`,
+        which takes whichever of its candidates shows first: while the Players list was still
+        being drawn, the panel header "Rules and players" (its text holds "players") showed
+        first, and the walk read the Rules list beside it (a failure at load 20)."""
+        own = re.compile(rf"^\s*{re.escape(label)}\s*$")
+        name = self.scope(panel).locator(".widget-label", has_text=own).filter(visible=True).first
+        try:  # it may be drawn a moment after the click before it
+            name.wait_for(timeout=WAIT)
+        except Exception:
+            raise AssertionError(f"no list or box labelled {label!r} on screen") from None
+        return name.locator("xpath=..").locator("select, input").first
 
     def see(self, text: str) -> None:
         self.pane.get_by_text(text).filter(visible=True).first.wait_for(timeout=WAIT)
