@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +40,28 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
-settings.register_profile(
-    "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile(
-    "dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+# -- hypothesis: how many examples each property gets (docs/development.md, "The suite") ------
+# A profile sets the examples of every @given that does not set its own. No deadline anywhere:
+# an example's time on a shared two-core machine says nothing about the code (speed is measured
+# in benchmarks/), and a whole game of random play is "too slow" by hypothesis's measure.
+_PROPERTIES = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+# "ci", `./dev test` on the compiled core (and plain pytest): 100 examples. In
+# tests/test_properties.py one example is a whole game with the invariants checked after every
+# decision, so its eight properties play 800 games a run (about 0.17 s each). 300 took 400 s,
+# two thirds of the ten-minute budget's share for one module; 100 still plays each property's
+# game shapes (2 to 6 seats, any bots, scarce supply, trades) many times over, and every run
+# draws new seeds, so the examples add up across runs. Hypothesis keeps each failure it finds in
+# .hypothesis/ and replays it first; `amteach simulate --check-invariants` checks the same
+# invariants over 100,000 games (docs/development.md, "Invariants at scale").
+settings.register_profile("ci", max_examples=100, **_PROPERTIES)
+# "dev", `./dev check` and `./dev test`'s second pass on the pure-Python core (the same
+# properties once more, on the slower core, after the compiled core's 100): 60 examples, which
+# keeps `./dev check` near a minute.
+settings.register_profile("dev", max_examples=60, **_PROPERTIES)
+# "thorough", by hand after a change to the rules, the bots or either core, or before a release
+# (HYPOTHESIS_PROFILE=thorough .venv/bin/pytest tests/test_properties.py): 1,000 examples, 8,000
+# games for test_properties.py alone, about 25 CPU-minutes, the depth the old 300 was meant for.
+settings.register_profile("thorough", max_examples=1000, **_PROPERTIES)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
@@ -109,9 +126,15 @@ def fee_sweep() -> Any:
 @pytest.fixture(scope="module")
 def chromium() -> Any:
     """Debian's Chromium, headless, shared by the tests of one module: each test opens pages of
-    its own in it. One per module and not per session: Playwright's sync API runs one at a time
-    in a thread, and the modules that drive a browser (or asyncio) themselves start theirs
-    after this one is stopped (`./dev test` runs a module's tests together, --dist loadscope)."""
+    its own in it (through `browser`, which closes them after the test). One per module and not
+    per session: while Playwright's sync API is open it leaves its event loop set as the
+    thread's running loop, so `asyncio.run` and `loop.run_until_complete` fail in the test
+    process (tests/test_serving.py, test_phones.py, test_client_limits.py, ... run their own
+    loops), and Playwright's sync and async APIs do not run side by side in a thread; the
+    modules that drive asyncio start their loops after this one is stopped (`./dev test` runs a
+    module's tests together, --dist loadscope). What a session shares is the servers
+    (`class_server`): a Chromium starts in about 1.5 s, a served dashboard with its first
+    kernel in 16 to 20 s at load 14."""
     from browser import launch_chromium
     from playwright.sync_api import sync_playwright
 
@@ -122,10 +145,26 @@ def chromium() -> Any:
 
 
 @pytest.fixture
+def browser(chromium: Any) -> Any:
+    """The module's Chromium for one test, which opens its pages in contexts of its own
+    (`browser.new_page()` makes one; `browser.new_context()` for a device of several pages):
+    the contexts the test opened are closed when it ends, so no page, storage, cookie or
+    websocket of one test is left for the next."""
+    before = set(chromium.contexts)
+    yield chromium
+    for context in chromium.contexts:
+        if context not in before:
+            context.close()
+
+
+@pytest.fixture
 def fresh_chromium() -> Any:
-    """A Chromium of the test's own, for tests that meet a page's first moments under load: in
-    one Chromium shared by the module, anywidget's charts missed their two seconds to start on a
-    loaded machine (tests/test_projector.py, in two runs of two)."""
+    """A Chromium of the test's own, for a module that also runs an asyncio loop of its own in
+    the test process (tests/test_dashboard_security.py): Playwright's sync API leaves its loop
+    set as the thread's running loop while it is open, so `asyncio.run` fails after a test that
+    used the module's `chromium`. (It was made for the projector's tests, whose charts missed
+    anywidget's two seconds to start in a shared Chromium; the template has given anywidget
+    60 s since, tests/test_browser.py, and they open pages in the module's Chromium again.)"""
     from browser import launch_chromium
     from playwright.sync_api import sync_playwright
 
@@ -136,14 +175,39 @@ def fresh_chromium() -> Any:
 
 
 @pytest.fixture(scope="session")
-def dashboard_url() -> Any:
-    """The dashboard served as `amteach dashboard` serves it, with its default options, once
-    per test process and shared by the modules that only open pages of it (each page has a
-    kernel of its own). A test that needs other server options starts its own server."""
+def dashboard_url(class_server: Any) -> str:
+    """The dashboard served as `amteach dashboard` serves it, once per test process and shared
+    by the modules that only open pages of it (each page has a kernel of its own): the session's
+    `class_server`, whose class database is a temporary file where `amteach dashboard`'s is
+    amteach-rooms.sqlite in the folder it runs in (one server, not two, and no class database
+    left in the checkout). A test that needs other server options starts its own server."""
+    return class_server.url
+
+
+@dataclass(frozen=True)
+class ClassServer:
+    url: str  # ends with "/"
+    pid: int
+    database: str  # the class database (`--rooms`): each test makes rooms of its own in it
+
+
+@pytest.fixture(scope="session")
+def class_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The dashboard served as `amteach dashboard --rooms DATABASE` serves it, once per test
+    process, for the class-play browser tests that need only rooms of their own: each makes
+    its room (a fresh code, so no seat, table or game of another test's) with
+    `open_rooms(class_server.database)`, and opens its pages in contexts of its own (the
+    `browser` fixture closes them). Two preheated kernels: an instructor's page and a second
+    dashboard page each get one at once. A test that kills the server, counts its kernels or
+    requests, or needs other options, starts a server of its own (tests/served.py)."""
     from browser import serve_dashboard
 
-    with serve_dashboard() as served:
-        yield served.url
+    from amteach.rooms import ROOMS_ENV, open_rooms
+
+    database = str(tmp_path_factory.mktemp("class-server") / "class.sqlite")
+    open_rooms(database)
+    with serve_dashboard(pool=2, env={ROOMS_ENV: database}) as served:
+        yield ClassServer(served.url, served.pid, database)
 
 
 @pytest.fixture
@@ -183,61 +247,71 @@ def assert_illegal(game: Game, choice: Any, *rule_parts: str, player: Any = None
 # passes --no-loadscope-reorder: xdist's own order, most tests first, left the long one-test
 # browser and server modules to the end, one worker busy with them while the other idled).
 # Longest first, so the two finish together: the seconds one module took in a `./dev test` run
-# (setup + call + teardown of its tests, --durations=0; a run of 2 December 2026 with the exact
-# landing test, at a load of 5 to 19 on 2 cores, so only the proportions count). Unlisted
+# (setup + call + teardown of its tests, from --junitxml; the main pass of 6 December 2026 with
+# the shared class_server and the "ci" profile at 100 examples, at a load of 15 to 22 on 2
+# cores beside five other sessions' tests, so only the proportions count; CPU-bound modules,
+# test_packaging's wheel build and test_core's comparisons, suffer most from such load). Unlisted
 # modules are short and go last, in their own order; a module's own tests keep their order.
 # Only the order changes: the same tests run.
 MODULE_SECONDS: dict[str, float] = {
-    "tests/test_properties.py": 403,
-    "tests/test_accessibility.py": 395,
-    "tests/test_lesson_plans.py": 336,
-    "tests/test_packaging.py": 179,
-    "tests/test_core.py": 161,
-    "tests/test_serving_static.py": 159,
-    "tests/test_class_browser.py": 115,
-    # issue 37 and 39's modules, timed alone on a quiet machine (6 December 2026)
-    "tests/test_chart_legends.py": 63,
-    "tests/test_question_phones.py": 36,
-    "tests/test_gradebook_browser.py": 33,
-    "tests/test_class_lesson.py": 30,
-    "tests/test_lesson1_moment_d.py": 22,
-    "tests/test_accounting.py": 22,
-    "tests/test_class_questions.py": 19,
-    "tests/test_board_pawns.py": 13,
-    "tests/test_class_phones.py": 75,
-    "tests/test_client_limits.py": 70,
-    "tests/test_page_beacons.py": 50,
-    "tests/test_phones.py": 45,
-    "tests/test_abandoned_kernels.py": 40,
-    "tests/test_serving.py": 97,
-    "tests/test_dask.py": 94,
-    "tests/test_best_play.py": 77,
-    "tests/test_faults.py": 74,
-    "tests/test_dashboard_security.py": 72,
-    "tests/test_core_rules.py": 49,
-    "tests/test_projector.py": 44,
-    "tests/test_jupyterhub.py": 43,
-    "tests/test_phone.py": 41,
-    "tests/test_proxy.py": 40,
-    "tests/test_multi_server.py": 38,
-    "tests/test_play_panels_browser.py": 34,
+    "tests/test_packaging.py": 963,
+    "tests/test_core.py": 777,
+    "tests/test_serving_static.py": 334,
+    "tests/test_lesson_plans.py": 332,
+    "tests/test_accessibility.py": 320,
+    "tests/test_properties.py": 265,
+    "tests/test_dask.py": 189,
+    "tests/test_serving.py": 187,
+    "tests/test_class_phones.py": 185,
+    "tests/test_class_browser.py": 162,
+    "tests/test_projector.py": 147,
+    "tests/test_chart_legends.py": 143,
+    "tests/test_best_play.py": 143,
+    "tests/test_class_lesson.py": 130,
+    "tests/test_abandoned_kernels.py": 116,
+    "tests/test_ui.py": 97,
+    "tests/test_core_rules.py": 89,
+    "tests/test_question_phones.py": 84,
+    "tests/test_sim.py": 82,
+    "tests/test_bad_input.py": 74,
+    "tests/test_lessons.py": 72,
+    "tests/test_proxy.py": 72,
+    "tests/test_multi_server.py": 71,
+    "tests/test_faults.py": 71,
+    "tests/test_page_beacons.py": 60,
+    "tests/test_client_limits.py": 59,
+    "tests/test_browser.py": 56,
+    "tests/test_dashboard_security.py": 54,
+    "tests/test_play_panels_browser.py": 54,
+    "tests/test_phones.py": 50,
+    "tests/test_gradebook_browser.py": 50,
+    "tests/test_rooms.py": 50,
+    "tests/test_phone.py": 49,
+    "tests/test_jupyterhub.py": 42,
+    "notebooks/play.ipynb": 39,
+    "notebooks/fairness.ipynb": 38,
+    "tests/test_landing.py": 38,
+    "notebooks/who-wins.ipynb": 36,
+    "tests/test_lesson1_moment_d.py": 34,
+    "tests/test_lean_frontend.py": 34,
     "tests/test_inequality.py": 32,
-    "tests/test_browser.py": 29,
-    "notebooks/play.ipynb": 28,
-    "tests/test_ui.py": 25,
-    "tests/test_rooms.py": 24,
-    "tests/test_bad_input.py": 24,
-    "tests/test_sim.py": 20,
-    "tests/test_landing.py": 19,
-    "notebooks/who-wins.ipynb": 18,
-    "tests/test_save_load.py": 17,
-    "notebooks/fairness.ipynb": 16,
-    "tests/test_tax_analysis.py": 16,
-    "notebooks/landing-odds.ipynb": 14,
-    "notebooks/inequality.ipynb": 14,
-    "notebooks/returns.ipynb": 14,
-    "notebooks/taxes.ipynb": 13,
-    "tests/test_cli.py": 12,
+    "notebooks/inequality.ipynb": 29,
+    "notebooks/taxes.ipynb": 27,
+    "notebooks/landing-odds.ipynb": 24,
+    "tests/test_sections.py": 23,
+    "notebooks/returns.ipynb": 23,
+    "tests/test_cli.py": 19,
+    "tests/test_dashboard_pages.py": 18,
+    "tests/test_visitor_safety.py": 18,
+    "tests/test_simulate_length.py": 16,
+    "tests/test_gradebook.py": 15,
+    "tests/test_dev_setup.py": 15,
+    "notebooks/dashboard.ipynb": 13,
+    "tests/test_board_pawns.py": 13,
+    "tests/test_accounting.py": 13,
+    "tests/test_room_limits.py": 13,
+    "tests/test_recipes.py": 13,
+    "tests/test_fairness.py": 12,
 }
 
 

@@ -22,14 +22,14 @@ import re
 from pathlib import Path
 
 from browser import DASHBOARD_TABS as TABS
-from browser import WAIT, serve_dashboard
+from browser import WAIT
 from browser import watched_page as watched
 from playwright.sync_api import Error as PlaywrightError
 
 from amteach.content import scenarios_dir
 from amteach.files import load_scenario_file
 from amteach.render import CITY_COLOURS, board_html, space_words
-from amteach.rooms import ROOMS_ENV, RoomSettings, new_key, open_rooms
+from amteach.rooms import RoomSettings, new_key, open_rooms
 from amteach.style import HIGHLIGHT_COLOUR, NEUTRAL_COLOUR, ROLE_COLOURS, ROLE_TONES
 
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
@@ -61,7 +61,8 @@ def axe_report(found: dict[str, list[str]]) -> str:
     return "\n".join(f"{where}: {line}" for where, lines in found.items() for line in lines)
 
 
-# the fixtures `dashboard_url` (one served dashboard) and `chromium` are tests/conftest.py's
+# the fixtures `dashboard_url` and `class_server` (served dashboards), `chromium` and `browser`
+# are tests/conftest.py's
 
 
 # the dashboard's page on show (its tabs are built when first opened)
@@ -415,10 +416,10 @@ def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothi
 
 
 def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_game(
-    tmp_path, chromium
+    class_server, browser
 ):
-    database = str(tmp_path / "class.sqlite")
-    rooms = open_rooms(database)
+    server = class_server
+    rooms = open_rooms(server.database)
     key = new_key()
     code = rooms.create(
         RoomSettings(tables=1, seats=2, ending="two-hour", seed=3, bot_delay=0),
@@ -427,100 +428,99 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
     )
     errors: list[str] = []
     found: dict[str, list[str]] = {}
-    with serve_dashboard(pool=2, env={ROOMS_ENV: database}) as server:
-        teacher = watched(chromium, server.url, errors)
-        teacher.get_by_role("tab", name="Class", exact=True).click(timeout=WAIT)
-        teacher.get_by_placeholder("paste your instructor link").wait_for(timeout=WAIT)
-        found["Class tab, no class open"] = axe_violations(teacher)
-        # the room's controls open with its instructor link (the key) and its PIN
-        teacher.get_by_placeholder("paste your instructor link").fill(
-            f"{server.url}#class={code}&key={key}"
+    teacher = watched(browser, server.url, errors)
+    teacher.get_by_role("tab", name="Class", exact=True).click(timeout=WAIT)
+    teacher.get_by_placeholder("paste your instructor link").wait_for(timeout=WAIT)
+    found["Class tab, no class open"] = axe_violations(teacher)
+    # the room's controls open with its instructor link (the key) and its PIN
+    teacher.get_by_placeholder("paste your instructor link").fill(
+        f"{server.url}#class={code}&key={key}"
+    )
+    teacher.get_by_placeholder("if it has one", exact=True).fill("2468")
+    teacher.get_by_role("button", name="Open its controls").click()
+    teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
+    found["Class tab, a class open"] = axe_violations(teacher)
+
+    student = watched(browser, f"{server.url}?room={code}", errors, PHONE)
+    student.get_by_placeholder("first name").wait_for(timeout=WAIT)
+    found["student, before joining"] = axe_violations(student)
+    student.get_by_placeholder("first name").fill("Ana")
+    student.get_by_role("button", name="Join").click()
+    student.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
+    student.get_by_text("Waiting for your teacher").wait_for(timeout=WAIT)
+    found["student, in the lobby"] = axe_violations(student)
+    teacher.get_by_role("button", name="Start the games").click()
+    student.get_by_text("Your turn").wait_for(timeout=WAIT)
+    found["student, during play"] = axe_violations(student)
+    found["Class tab, during play"] = axe_violations(teacher)
+
+    # time is up (the Class tab asks first): the final accounting starts at the next turn;
+    # Ana plays on to it by keyboard (Enter on her choices) until the game is over; after
+    # each choice her focus stays in her seat's view (the next choice, or the status when
+    # the turn has passed), never dropped to the page's top, and the newest event is in
+    # the live region
+    free = ".am-choices button:not([disabled]):not([aria-disabled=true])"
+    teacher.get_by_role("button", name="Time is up: end the game").click()
+    teacher.get_by_text("End the game at every table now?").wait_for(timeout=WAIT)
+    found["Class tab, asking before time is up"] = axe_violations(teacher)
+    teacher.get_by_role("button", name="Yes, time is up").click()
+    for _ in range(40):
+        student.wait_for_function(
+            "(free) => document.body.innerText.includes('Game over')"
+            " || document.querySelectorAll(free).length > 0",
+            arg=free,
+            timeout=WAIT,
         )
-        teacher.get_by_placeholder("if it has one", exact=True).fill("2468")
-        teacher.get_by_role("button", name="Open its controls").click()
-        teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
-        found["Class tab, a class open"] = axe_violations(teacher)
-
-        student = watched(chromium, f"{server.url}?room={code}", errors, PHONE)
-        student.get_by_placeholder("first name").wait_for(timeout=WAIT)
-        found["student, before joining"] = axe_violations(student)
-        student.get_by_placeholder("first name").fill("Ana")
-        student.get_by_role("button", name="Join").click()
-        student.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
-        student.get_by_text("Waiting for your teacher").wait_for(timeout=WAIT)
-        found["student, in the lobby"] = axe_violations(student)
-        teacher.get_by_role("button", name="Start the games").click()
-        student.get_by_text("Your turn").wait_for(timeout=WAIT)
-        found["student, during play"] = axe_violations(student)
-        found["Class tab, during play"] = axe_violations(teacher)
-
-        # time is up (the Class tab asks first): the final accounting starts at the next turn;
-        # Ana plays on to it by keyboard (Enter on her choices) until the game is over; after
-        # each choice her focus stays in her seat's view (the next choice, or the status when
-        # the turn has passed), never dropped to the page's top, and the newest event is in
-        # the live region
-        free = ".am-choices button:not([disabled]):not([aria-disabled=true])"
-        teacher.get_by_role("button", name="Time is up: end the game").click()
-        teacher.get_by_text("End the game at every table now?").wait_for(timeout=WAIT)
-        found["Class tab, asking before time is up"] = axe_violations(teacher)
-        teacher.get_by_role("button", name="Yes, time is up").click()
-        for _ in range(40):
-            student.wait_for_function(
-                "(free) => document.body.innerText.includes('Game over')"
-                " || document.querySelectorAll(free).length > 0",
-                arg=free,
-                timeout=WAIT,
-            )
-            if "Game over" in student.locator("body").inner_text():
-                break
-            choices = student.locator(free)
-            texts = [c.inner_text() for c in choices.all()]
-            order = ("Time is up", "Done adjusting", "End turn", "Decline", "Roll", "Pay")
-            pick = next((i for want in order for i, t in enumerate(texts) if t.startswith(want)), 0)
-            handle = choices.nth(pick).element_handle()
-            try:
-                handle.focus()
-            except PlaywrightError:  # the page redrew its choices meanwhile: look again
-                continue
-            student.keyboard.press("Enter")
-            student.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=WAIT)
-            kept = student.evaluate(
-                "() => !!document.activeElement.closest('#am-seat')"
-                " && document.getElementById('am-announce').innerText.trim() !== ''"
-            )
-            assert kept, student.evaluate("() => document.activeElement.outerHTML.slice(0, 80)")
-        student.get_by_text("Game over").first.wait_for(timeout=WAIT)
-        student.get_by_role("heading", name="Your debrief").wait_for(timeout=WAIT)
-        found["student, after the game"] = axe_violations(student)
-        # the class's debrief on the projector, and a key moment on the board (or the line
-        # that says the game had none)
-        teacher.get_by_role("button", name="Show the class's debrief").click()
-        teacher.get_by_text("What the final accounting decided").wait_for(timeout=WAIT)
-        found["Class tab, the class's debrief"] = axe_violations(teacher)
-        moments = teacher.get_by_role("button", name="Show on the board")
-        if moments.count():
-            moments.first.click()
-            teacher.get_by_text("just after decision").wait_for(timeout=WAIT)
-        else:
-            teacher.get_by_text("No rent was paid and nobody went bankrupt").wait_for(timeout=WAIT)
-        found["Class tab, a key moment on the board"] = axe_violations(teacher)
-        teacher.screenshot(path=str(SHOTS / "class-debrief.png"), full_page=True)
-        student.screenshot(path=str(SHOTS / "student-after.png"), full_page=True)
-        student.close()
-        teacher.close()
+        if "Game over" in student.locator("body").inner_text():
+            break
+        choices = student.locator(free)
+        texts = [c.inner_text() for c in choices.all()]
+        order = ("Time is up", "Done adjusting", "End turn", "Decline", "Roll", "Pay")
+        pick = next((i for want in order for i, t in enumerate(texts) if t.startswith(want)), 0)
+        handle = choices.nth(pick).element_handle()
+        try:
+            handle.focus()
+        except PlaywrightError:  # the page redrew its choices meanwhile: look again
+            continue
+        student.keyboard.press("Enter")
+        student.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=WAIT)
+        kept = student.evaluate(
+            "() => !!document.activeElement.closest('#am-seat')"
+            " && document.getElementById('am-announce').innerText.trim() !== ''"
+        )
+        assert kept, student.evaluate("() => document.activeElement.outerHTML.slice(0, 80)")
+    student.get_by_text("Game over").first.wait_for(timeout=WAIT)
+    student.get_by_role("heading", name="Your debrief").wait_for(timeout=WAIT)
+    found["student, after the game"] = axe_violations(student)
+    # the class's debrief on the projector, and a key moment on the board (or the line
+    # that says the game had none)
+    teacher.get_by_role("button", name="Show the class's debrief").click()
+    teacher.get_by_text("What the final accounting decided").wait_for(timeout=WAIT)
+    found["Class tab, the class's debrief"] = axe_violations(teacher)
+    moments = teacher.get_by_role("button", name="Show on the board")
+    if moments.count():
+        moments.first.click()
+        teacher.get_by_text("just after decision").wait_for(timeout=WAIT)
+    else:
+        teacher.get_by_text("No rent was paid and nobody went bankrupt").wait_for(timeout=WAIT)
+    found["Class tab, a key moment on the board"] = axe_violations(teacher)
+    teacher.screenshot(path=str(SHOTS / "class-debrief.png"), full_page=True)
+    student.screenshot(path=str(SHOTS / "student-after.png"), full_page=True)
+    student.close()
+    teacher.close()
     assert not any(found.values()), axe_report(found)
     assert errors == []
 
 
 def test_the_treatment_controls_and_the_comparison_pass_axe_and_work_by_keyboard(
-    tmp_path, chromium
+    class_server, browser
 ):
     """Issue 37: the Class tab's treatment controls (chosen by keyboard), the grid's rule set
     per table, the comparison of the rule sets, and a phone's rules line."""
     from amteach.rooms.rule_sets import named_rule_set
 
-    database = str(tmp_path / "class.sqlite")
-    rooms = open_rooms(database)
+    server = class_server
+    rooms = open_rooms(server.database)
     key = new_key()
     code = rooms.create(
         RoomSettings(
@@ -541,57 +541,54 @@ def test_the_treatment_controls_and_the_comparison_pass_axe_and_work_by_keyboard
     )
     errors: list[str] = []
     found: dict[str, list[str]] = {}
-    with serve_dashboard(pool=2, env={ROOMS_ENV: database}) as server:
-        teacher = watched(chromium, server.url, errors)
-        teacher.get_by_role("tab", name="Class", exact=True).click(timeout=WAIT)
-        treatments = teacher.get_by_label("Treatments", exact=True)
-        treatments.wait_for(timeout=WAIT)
-        # by keyboard: the menu takes the focus and the arrow keys choose
-        treatments.focus()
-        teacher.keyboard.press("ArrowDown")
-        teacher.keyboard.press("ArrowDown")
-        teacher.get_by_label("Table 1", exact=True).wait_for(timeout=WAIT)
-        assert treatments.evaluate("(el) => el.selectedOptions[0].text.replace(/\\s/g, ' ')") == (
-            "Set each table by hand"
-        )
-        second = teacher.get_by_label("Second rule set", exact=True)
-        assert (
-            second.evaluate("(el) => el.selectedOptions[0].text.replace(/\\s/g, ' ')")
-            == "Equal keep shares"
-        )
-        teacher.get_by_label("Changed rules", exact=True).wait_for(timeout=WAIT)
-        found["Class tab, treatments by hand"] = axe_violations(teacher)
+    teacher = watched(browser, server.url, errors)
+    teacher.get_by_role("tab", name="Class", exact=True).click(timeout=WAIT)
+    treatments = teacher.get_by_label("Treatments", exact=True)
+    treatments.wait_for(timeout=WAIT)
+    # by keyboard: the menu takes the focus and the arrow keys choose
+    treatments.focus()
+    teacher.keyboard.press("ArrowDown")
+    teacher.keyboard.press("ArrowDown")
+    teacher.get_by_label("Table 1", exact=True).wait_for(timeout=WAIT)
+    assert treatments.evaluate("(el) => el.selectedOptions[0].text.replace(/\\s/g, ' ')") == (
+        "Set each table by hand"
+    )
+    second = teacher.get_by_label("Second rule set", exact=True)
+    assert (
+        second.evaluate("(el) => el.selectedOptions[0].text.replace(/\\s/g, ' ')")
+        == "Equal keep shares"
+    )
+    teacher.get_by_label("Changed rules", exact=True).wait_for(timeout=WAIT)
+    found["Class tab, treatments by hand"] = axe_violations(teacher)
 
-        student = watched(chromium, f"{server.url}?room={code}", errors, PHONE)
-        student.get_by_placeholder("first name").fill("Ana")
-        student.get_by_role("button", name="Join").click()
-        student.get_by_text("Rules at your table:").wait_for(timeout=WAIT)
-        found["student, the rules line in the lobby"] = axe_violations(student)
+    student = watched(browser, f"{server.url}?room={code}", errors, PHONE)
+    student.get_by_placeholder("first name").fill("Ana")
+    student.get_by_role("button", name="Join").click()
+    student.get_by_text("Rules at your table:").wait_for(timeout=WAIT)
+    found["student, the rules line in the lobby"] = axe_violations(student)
 
-        teacher.get_by_placeholder("paste your instructor link").fill(
-            f"{server.url}#class={code}&key={key}"
-        )
-        teacher.get_by_role("button", name="Open its controls").click()
-        teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
-        teacher.get_by_role("button", name="Start the games").click()
-        teacher.locator(".am-class-grid", has_text="Equal keep shares").wait_for(timeout=WAIT)
-        student.get_by_text("Your turn").or_(student.get_by_text("turn.")).first.wait_for(
-            timeout=WAIT
-        )
-        found["student, the rules line during play"] = axe_violations(student)
-        student.close()
-        ana = next(row for row in rooms.seats(code) if row.name == "Ana")
-        rooms.set_playing(code, ana.table, ana.seat, "bot")  # a bot plays on for her
-        teacher.get_by_role("button", name="Compare the rule sets").wait_for(timeout=WAIT)
-        teacher.wait_for_function(
-            "() => (document.querySelector('.am-class-grid')?.innerText.match(/game over/g)"
-            " || []).length === 2",
-            timeout=WAIT,
-        )
-        teacher.get_by_role("button", name="Compare the rule sets").click()
-        teacher.locator(".am-treatment-table").wait_for(timeout=WAIT)
-        found["Class tab, the rule sets compared"] = axe_violations(teacher)
-        teacher.close()
+    teacher.get_by_placeholder("paste your instructor link").fill(
+        f"{server.url}#class={code}&key={key}"
+    )
+    teacher.get_by_role("button", name="Open its controls").click()
+    teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
+    teacher.get_by_role("button", name="Start the games").click()
+    teacher.locator(".am-class-grid", has_text="Equal keep shares").wait_for(timeout=WAIT)
+    student.get_by_text("Your turn").or_(student.get_by_text("turn.")).first.wait_for(timeout=WAIT)
+    found["student, the rules line during play"] = axe_violations(student)
+    student.close()
+    ana = next(row for row in rooms.seats(code) if row.name == "Ana")
+    rooms.set_playing(code, ana.table, ana.seat, "bot")  # a bot plays on for her
+    teacher.get_by_role("button", name="Compare the rule sets").wait_for(timeout=WAIT)
+    teacher.wait_for_function(
+        "() => (document.querySelector('.am-class-grid')?.innerText.match(/game over/g)"
+        " || []).length === 2",
+        timeout=WAIT,
+    )
+    teacher.get_by_role("button", name="Compare the rule sets").click()
+    teacher.locator(".am-treatment-table").wait_for(timeout=WAIT)
+    found["Class tab, the rule sets compared"] = axe_violations(teacher)
+    teacher.close()
     assert not any(found.values()), axe_report(found)
     assert errors == []
 

@@ -7,123 +7,115 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from browser import launch_chromium
-from playwright.sync_api import sync_playwright
-
 from amteach.content import dashboard_notebook
 from amteach.serving import TEMPLATE, voila_command
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
 
 
-def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url):
+def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard_url, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     console_errors: list[str] = []
     outside_requests: list[str] = []
     plotly_downloads: list[str] = []
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
 
-        # a classroom may have no internet: every file must come from our server. Anything
-        # else is noted (and answered empty, so the page cannot hang on it).
-        def outside(route) -> None:
-            outside_requests.append(route.request.url)
-            route.fulfill(status=404, body="")
+    # a classroom may have no internet: every file must come from our server. Anything
+    # else is noted (and answered empty, so the page cannot hang on it).
+    def outside(route) -> None:
+        outside_requests.append(route.request.url)
+        route.fulfill(status=404, body="")
 
-        page.route(lambda url: not url.startswith(dashboard_url), outside)
-        page.on(
-            "requestfinished",
-            lambda request: (
-                plotly_downloads.append(request.url) if "plotly-widget" in request.url else None
-            ),
-        )
-        page.on(
-            "console",
-            lambda message: (
-                console_errors.append(message.text) if message.type == "error" else None
-            ),
-        )
-        page.on("pageerror", lambda error: console_errors.append(str(error)))
-        page.goto(dashboard_url)
+    page.route(lambda url: not url.startswith(dashboard_url), outside)
+    page.on(
+        "requestfinished",
+        lambda request: (
+            plotly_downloads.append(request.url) if "plotly-widget" in request.url else None
+        ),
+    )
+    page.on(
+        "console",
+        lambda message: console_errors.append(message.text) if message.type == "error" else None,
+    )
+    page.on("pageerror", lambda error: console_errors.append(str(error)))
+    page.goto(dashboard_url)
 
-        # 1. interactive: the board is drawn and the Roll button is there
-        page.wait_for_selector(".am-board", timeout=180_000)
-        roll = page.locator(".am-choices button", has_text="Roll")
-        roll.wait_for(timeout=120_000)
-        page.screenshot(path=str(SHOTS / "1-interactive.png"))
-        board_before = page.locator(".am-board").inner_html()
-        narration_before = page.locator(".am-narration").inner_text()
-        charts_before = page.locator(".am-charts").inner_html()
+    # 1. interactive: the board is drawn and the Roll button is there
+    page.wait_for_selector(".am-board", timeout=180_000)
+    roll = page.locator(".am-choices button", has_text="Roll")
+    roll.wait_for(timeout=120_000)
+    page.screenshot(path=str(SHOTS / "1-interactive.png"))
+    board_before = page.locator(".am-board").inner_html()
+    narration_before = page.locator(".am-narration").inner_text()
+    charts_before = page.locator(".am-charts").inner_html()
 
-        # 2. a human turn: Roll, then whatever the landing asks (Buy/Decline, a tax), then End turn.
-        # Each click replaces the choice buttons, so wait until the clicked one has left the page.
-        def click_choice(button) -> None:
-            handle = button.element_handle()
-            handle.click()
-            page.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=120_000)
+    # 2. a human turn: Roll, then whatever the landing asks (Buy/Decline, a tax), then End turn.
+    # Each click replaces the choice buttons, so wait until the clicked one has left the page.
+    def click_choice(button) -> None:
+        handle = button.element_handle()
+        handle.click()
+        page.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=120_000)
 
-        click_choice(roll)
-        end_turn = page.locator(".am-choices button", has_text="End turn")
-        for _ in range(6):
-            page.wait_for_function(
-                "document.querySelectorAll('.am-choices button').length > 0", timeout=120_000
-            )
-            if end_turn.count():
-                break
-            click_choice(page.locator(".am-choices button").first)
-        end_turn.click()
+    click_choice(roll)
+    end_turn = page.locator(".am-choices button", has_text="End turn")
+    for _ in range(6):
         page.wait_for_function(
-            "document.querySelector('.am-narration').innerText.includes('Round 1: Ben')",
-            timeout=120_000,
+            "document.querySelectorAll('.am-choices button').length > 0", timeout=120_000
         )
-        page.screenshot(path=str(SHOTS / "2-after-human-turn.png"))
-        assert page.locator(".am-board").inner_html() != board_before
-        assert page.locator(".am-narration").inner_text() != narration_before
+        if end_turn.count():
+            break
+        click_choice(page.locator(".am-choices button").first)
+    end_turn.click()
+    page.wait_for_function(
+        "document.querySelector('.am-narration').innerText.includes('Round 1: Ben')",
+        timeout=120_000,
+    )
+    page.screenshot(path=str(SHOTS / "2-after-human-turn.png"))
+    assert page.locator(".am-board").inner_html() != board_before
+    assert page.locator(".am-narration").inner_text() != narration_before
 
-        # 3. Play, then Pause: bots move by themselves until a human must choose again
-        narration_paused = page.locator(".am-narration").inner_text()
-        page.get_by_role("button", name="▶ Play").click()
-        page.wait_for_function(
-            "(before) => document.querySelector('.am-narration').innerText !== before",
-            arg=narration_paused,
-            timeout=120_000,
-        )
-        page.get_by_role("button", name="❚❚ Pause").click()  # the same button, now Pause
-        page.get_by_role("button", name="▶ Play").wait_for(timeout=120_000)
-        # the charts are built once the page is quiet (plotly's bundle waits for a pause in
-        # the clicks: issue 40), and then show the turns played
-        page.wait_for_selector(".am-charts .js-plotly-plot", timeout=180_000)
-        page.screenshot(path=str(SHOTS / "3-after-play.png"))
-        assert page.locator(".am-charts").inner_html() != charts_before
+    # 3. Play, then Pause: bots move by themselves until a human must choose again
+    narration_paused = page.locator(".am-narration").inner_text()
+    page.get_by_role("button", name="▶ Play").click()
+    page.wait_for_function(
+        "(before) => document.querySelector('.am-narration').innerText !== before",
+        arg=narration_paused,
+        timeout=120_000,
+    )
+    page.get_by_role("button", name="❚❚ Pause").click()  # the same button, now Pause
+    page.get_by_role("button", name="▶ Play").wait_for(timeout=120_000)
+    # the charts are built once the page is quiet (plotly's bundle waits for a pause in
+    # the clicks: issue 40), and then show the turns played
+    page.wait_for_selector(".am-charts .js-plotly-plot", timeout=180_000)
+    page.screenshot(path=str(SHOTS / "3-after-play.png"))
+    assert page.locator(".am-charts").inner_html() != charts_before
 
-        # 4. a small batch in the Who wins tab
-        page.get_by_role("tab", name="Who wins").click()
-        page.get_by_role("button", name="Run").first.click()
-        charts_on_page = page.locator(".js-plotly-plot").count()
-        page.wait_for_selector("text=Who wins, by role", timeout=180_000)
-        # the batch adds its charts (win rates, wealth, rents) to those of the Play tab
-        page.wait_for_function(
-            "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 3",
-            arg=charts_on_page,
-            timeout=120_000,
-        )
-        page.screenshot(path=str(SHOTS / "4-who-wins.png"))
+    # 4. a small batch in the Who wins tab
+    page.get_by_role("tab", name="Who wins").click()
+    page.get_by_role("button", name="Run").first.click()
+    charts_on_page = page.locator(".js-plotly-plot").count()
+    page.wait_for_selector("text=Who wins, by role", timeout=180_000)
+    # the batch adds its charts (win rates, wealth, rents) to those of the Play tab
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 3",
+        arg=charts_on_page,
+        timeout=120_000,
+    )
+    page.screenshot(path=str(SHOTS / "4-who-wins.png"))
 
-        # 5. an analysis tab, built when first opened: its chart and the sentence reading it
-        charts_on_page = page.locator(".js-plotly-plot").count()
-        page.get_by_role("tab", name="Landing odds").click()
-        page.wait_for_selector("text=is landed on most often", timeout=120_000)
-        page.wait_for_function(
-            "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 1",
-            arg=charts_on_page,
-            timeout=120_000,
-        )
-        page.screenshot(path=str(SHOTS / "5-landing-odds.png"))
+    # 5. an analysis tab, built when first opened: its chart and the sentence reading it
+    charts_on_page = page.locator(".js-plotly-plot").count()
+    page.get_by_role("tab", name="Landing odds").click()
+    page.wait_for_selector("text=is landed on most often", timeout=120_000)
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 1",
+        arg=charts_on_page,
+        timeout=120_000,
+    )
+    page.screenshot(path=str(SHOTS / "5-landing-odds.png"))
 
-        text = page.locator("body").inner_text()
-        assert "Traceback" not in text and "Error" not in text
-        browser.close()
+    text = page.locator("body").inner_text()
+    assert "Traceback" not in text and "Error" not in text
     assert console_errors == []
     assert outside_requests == []
     # six charts on the page, one download of plotly's bundle (not one copy per chart)
@@ -138,21 +130,18 @@ AbortSignal.timeout = (ms) => { window.amteachDeadlines.push(ms); return native(
 """
 
 
-def test_anywidget_gives_a_widget_60_s_to_start_not_2_s(dashboard_url):
+def test_anywidget_gives_a_widget_60_s_to_start_not_2_s(dashboard_url, browser):
     """anywidget (0.9 to 0.11) marks a widget's model failed for good when loading its module
     and running its initialize take more than 2 s of wall-clock time
     (AbortSignal.timeout(2000)), which a page on a busy machine can exceed while it draws a
     screen. The template makes that deadline 60 s: the first screen's anywidget (the live
     charts' watcher) gets 60 s, and no script of the page asks for 2 s."""
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        page.add_init_script(RECORD_DEADLINES)
-        page.goto(dashboard_url)
-        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
-        page.wait_for_function("window.amteachDeadlines.includes(60000)", timeout=180_000)
-        asked = page.evaluate("window.amteachDeadlines")
-        browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.add_init_script(RECORD_DEADLINES)
+    page.goto(dashboard_url)
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
+    page.wait_for_function("window.amteachDeadlines.includes(60000)", timeout=180_000)
+    asked = page.evaluate("window.amteachDeadlines")
     assert 2000 not in asked, asked
 
 

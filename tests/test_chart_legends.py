@@ -106,9 +106,9 @@ def run_small_batch(page, panel) -> None:
 
 
 @pytest.mark.parametrize("viewport", [PROJECTOR, LARGE], ids=["1280x720", "1920x1080"])
-def test_no_legend_overlaps_a_label_on_any_tab(dashboard_url, fresh_chromium, viewport):
+def test_no_legend_overlaps_a_label_on_any_tab(dashboard_url, browser, viewport):
     errors: list[str] = []
-    page = watched_page(fresh_chromium, dashboard_url, errors, viewport)
+    page = watched_page(browser, dashboard_url, errors, viewport)
     page.locator(".am-choices button").first.wait_for(timeout=WAIT)
     # at the start every pawn is on START: inside START's own space (issue 39)
     pawns = page.evaluate(PAWNS_ON_START)

@@ -15,8 +15,7 @@ import signal
 import zipfile
 from pathlib import Path
 
-from browser import launch_chromium, serve_dashboard
-from playwright.sync_api import sync_playwright
+from browser import serve_dashboard
 
 from amteach.rooms import ROOMS_ENV, RoomSettings, new_key, open_rooms
 
@@ -57,7 +56,7 @@ def join(browser, url: str, code: str, name: str, errors: list[str]):
     return page
 
 
-def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tmp_path):
+def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tmp_path, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     database = str(tmp_path / "class.sqlite")
     rooms = open_rooms(database)
@@ -67,8 +66,7 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
     )
     errors: list[str] = []
     # one kernel: the instructor's page (the phones' pages have none)
-    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
-        browser = launch_chromium(pw)
+    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server:
         teacher = browser.new_page(viewport={"width": 1280, "height": 720})
         teacher.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         teacher.on("pageerror", lambda error: errors.append(str(error)))
@@ -83,6 +81,7 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         teacher.get_by_placeholder("if it has one", exact=True).fill("2468")
         teacher.get_by_role("button", name="Open its controls").click()
         teacher.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
+        address_known(teacher)
         link = teacher.locator(".am-join-link").inner_text()
         assert link == f"{server.url}?room={code}"
         assert teacher.locator(".am-class svg path").count() >= 1  # the QR code
@@ -110,15 +109,15 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         grid.get_by_text("decision 1").wait_for(timeout=WAIT)
         ben.screenshot(path=str(SHOTS / "class-student-waiting.png"), full_page=True)
         teacher.screenshot(path=str(SHOTS / "class-instructor.png"), full_page=True)
-        browser.close()
+        for page in (teacher, ana, ben):  # before the kill, which the pages would report
+            page.context.close()
         # the server and its kernels die without warning
         for pid in [server.pid, *descendants(server.pid)]:
             os.kill(pid, signal.SIGKILL)
     decisions = len(rooms.decisions(code, 0))
     assert decisions >= 1
     # started again on the same class database: the table resumes at that decision
-    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
-        browser = launch_chromium(pw)
+    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(server.url, timeout=WAIT)
@@ -131,7 +130,7 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         page.locator(".am-class-grid").get_by_text(f"decision {decisions}").wait_for(timeout=WAIT)
         text = page.locator(".am-class-grid").inner_text()
         assert re.search(r"Ana", text) and re.search(r"Ben", text)
-        browser.close()
+        page.context.close()
     assert errors == []
 
 
@@ -154,15 +153,14 @@ def kernels_of(pid: int) -> list[int]:
     return found
 
 
-def test_a_join_link_opens_the_light_page_and_starts_no_kernel(tmp_path):
+def test_a_join_link_opens_the_light_page_and_starts_no_kernel(tmp_path, browser):
     database = str(tmp_path / "class.sqlite")
     rooms = open_rooms(database)
     code = rooms.create(RoomSettings(tables=1, seats=2, round_cap=5, seed=3, bot_delay=0))
     errors: list[str] = []
     requests: list[str] = []
     sockets: list[str] = []
-    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
-        browser = launch_chromium(pw)
+    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server:
         phones = []
         for name in ("Ana", "Ben"):
             phone = device(browser, errors)
@@ -179,7 +177,8 @@ def test_a_join_link_opens_the_light_page_and_starts_no_kernel(tmp_path):
         phones[1].locator(".am-happened", has_text="Ana throws").wait_for(timeout=WAIT)
         # at most the pool's one kernel, made for the dashboard before anyone came
         assert len(kernels_of(server.pid)) <= 1
-        browser.close()
+        for phone in phones:  # before the server stops, which the pages would report
+            phone.context.close()
     # each phone loaded its page and opened one websocket: the phone protocol's
     assert requests == [f"{server.url}?room={code}"] * 2, requests
     assert sockets == [server.url.replace("http", "ws", 1) + "amteach/phone/ws"] * 2, sockets
@@ -214,6 +213,14 @@ def refused_in_one_line(page, says: str) -> None:
     assert "\n" not in text.strip() and "Traceback" not in text and len(text) < 200, text
 
 
+def address_known(page) -> None:
+    """Wait until the Class tab's banner has its QR code. A preheated kernel learns the page's
+    address after the page is served, and draws the banner again with the full join link and
+    the QR code then (ClassTab.address_known): until then the QR code's box is empty, 0 x 0,
+    which is what a test measured once when it looked too early."""
+    page.locator(".am-qr svg path").first.wait_for(timeout=WAIT)
+
+
 def boxes_apart(page) -> None:
     """The Class tab's header: the QR code, the join link, "Room code" and the code each in
     their own box, none overlapping, each box at least as tall as its type."""
@@ -239,130 +246,128 @@ def boxes_apart(page) -> None:
             assert apart, (a, b)
 
 
-def test_a_hostile_student_reaches_no_control_and_takes_no_seat(tmp_path):
-    database = str(tmp_path / "class.sqlite")
-    rooms = open_rooms(database)
+def test_a_hostile_student_reaches_no_control_and_takes_no_seat(class_server, browser):
+    server = class_server
+    rooms = open_rooms(server.database)
     errors: list[str] = []
-    with serve_dashboard(pool=3, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        # the instructor opens a class with a PIN
-        teacher = device(browser, errors, {"width": 1280, "height": 720})
-        teacher.goto(server.url, timeout=WAIT)
-        teacher.get_by_role("tab", name="Class").click(timeout=WAIT)
-        teacher.get_by_placeholder("optional, 4+ characters").fill("2468", timeout=WAIT)
-        teacher.get_by_role("button", name="Open the class").click()
-        code = teacher.locator(".am-room-code").inner_text(timeout=WAIT).strip()
-        assert rooms.info(code).has_pin
-        boxes_apart(teacher)
-        teacher.set_viewport_size({"width": 1920, "height": 1080})
-        boxes_apart(teacher)
-        teacher.set_viewport_size({"width": 1280, "height": 720})
-        secret = teacher.locator(".am-secret-link input")
-        assert secret.get_attribute("type") == "password"  # never shown on the projector
-        link = secret.input_value()
-        kept = json.loads(teacher.evaluate("localStorage.getItem('amteach-instructor-keys')"))
-        key = kept[code]
-        assert link.endswith(f"#class={code}&key={key}") and len(key) >= 32
-        join_at = teacher.locator(".am-join-link").inner_text()
-        assert key not in join_at and key not in teacher.locator(".am-class").inner_text()
+    # the instructor opens a class with a PIN
+    teacher = device(browser, errors, {"width": 1280, "height": 720})
+    teacher.goto(server.url, timeout=WAIT)
+    teacher.get_by_role("tab", name="Class").click(timeout=WAIT)
+    teacher.get_by_placeholder("optional, 4+ characters").fill("2468", timeout=WAIT)
+    teacher.get_by_role("button", name="Open the class").click()
+    code = teacher.locator(".am-room-code").inner_text(timeout=WAIT).strip()
+    assert rooms.info(code).has_pin
+    address_known(teacher)
+    boxes_apart(teacher)
+    teacher.set_viewport_size({"width": 1920, "height": 1080})
+    boxes_apart(teacher)
+    teacher.set_viewport_size({"width": 1280, "height": 720})
+    secret = teacher.locator(".am-secret-link input")
+    assert secret.get_attribute("type") == "password"  # never shown on the projector
+    link = secret.input_value()
+    kept = json.loads(teacher.evaluate("localStorage.getItem('amteach-instructor-keys')"))
+    key = kept[code]
+    assert link.endswith(f"#class={code}&key={key}") and len(key) >= 32
+    join_at = teacher.locator(".am-join-link").inner_text()
+    assert key not in join_at and key not in teacher.locator(".am-class").inner_text()
 
-        # a student with the code opens the Class tab and tries the controls
-        mallory = device(browser, errors, {"width": 1280, "height": 720})
-        mallory.goto(server.url, timeout=WAIT)
-        mallory.get_by_role("tab", name="Class").click(timeout=WAIT)
-        mallory.get_by_placeholder("its code").fill(code, timeout=WAIT)
+    # a student with the code opens the Class tab and tries the controls
+    mallory = device(browser, errors, {"width": 1280, "height": 720})
+    mallory.goto(server.url, timeout=WAIT)
+    mallory.get_by_role("tab", name="Class").click(timeout=WAIT)
+    mallory.get_by_placeholder("its code").fill(code, timeout=WAIT)
+    mallory.get_by_role("button", name="Open its controls").click()
+    mallory.get_by_text("open with the instructor link").wait_for(timeout=WAIT)
+    for guess in ("0000", "1111", "2222", "3333", "4444"):
+        mallory.get_by_placeholder("if it has one", exact=True).fill(guess)
         mallory.get_by_role("button", name="Open its controls").click()
-        mallory.get_by_text("open with the instructor link").wait_for(timeout=WAIT)
-        for guess in ("0000", "1111", "2222", "3333", "4444"):
-            mallory.get_by_placeholder("if it has one", exact=True).fill(guess)
-            mallory.get_by_role("button", name="Open its controls").click()
-        mallory.get_by_text("Too many wrong tries from this page").wait_for(timeout=WAIT)
-        assert mallory.locator(".am-room-code").count() == 0
-        assert not mallory.get_by_role("button", name="Start the games").is_visible()
+    mallory.get_by_text("Too many wrong tries from this page").wait_for(timeout=WAIT)
+    assert mallory.locator(".am-room-code").count() == 0
+    assert not mallory.get_by_role("button", name="Start the games").is_visible()
 
-        # the instructor, on a second computer, opens the link: in at once with the PIN
-        laptop = device(browser, errors, {"width": 1280, "height": 720})
-        laptop.goto(link, timeout=WAIT)
-        laptop.get_by_role("tab", name="Class").click(timeout=WAIT)
-        laptop.get_by_text("also has a PIN").wait_for(timeout=WAIT)
-        assert "key=" not in laptop.url  # taken off the address bar
-        laptop.get_by_placeholder("if it has one", exact=True).fill("2468")
-        laptop.get_by_role("button", name="Open its controls").click()
-        laptop.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
+    # the instructor, on a second computer, opens the link: in at once with the PIN
+    laptop = device(browser, errors, {"width": 1280, "height": 720})
+    laptop.goto(link, timeout=WAIT)
+    laptop.get_by_role("tab", name="Class").click(timeout=WAIT)
+    laptop.get_by_text("also has a PIN").wait_for(timeout=WAIT)
+    assert "key=" not in laptop.url  # taken off the address bar
+    laptop.get_by_placeholder("if it has one", exact=True).fill("2468")
+    laptop.get_by_role("button", name="Open its controls").click()
+    laptop.locator(".am-room-code", has_text=code).wait_for(timeout=WAIT)
 
-        # students join; a second device types a seated name; one page floods joins
-        ana = device(browser, errors)
-        ana.goto(f"{server.url}?room={code}", timeout=WAIT)
-        type_name(ana, "Ana")
-        ana.get_by_role("button", name="Join").click()
-        ana.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
-        (anas,) = [(s.table, s.seat) for s in rooms.seats(code) if s.name == "Ana"]
-        phone = device(browser, errors)
-        phone.goto(f"{server.url}?room={code}", timeout=WAIT)
-        # the same name, and a Cyrillic look-alike: each gets its line, neither a seat
-        for name, says in (("ANA", "already taken in this class"), ("Аna", "looks too much")):
-            type_name(phone, name)
-            phone.get_by_role("button", name="Join").click()
-            refused_in_one_line(phone, says)
-        type_name(phone, FORMULA)
+    # students join; a second device types a seated name; one page floods joins
+    ana = device(browser, errors)
+    ana.goto(f"{server.url}?room={code}", timeout=WAIT)
+    type_name(ana, "Ana")
+    ana.get_by_role("button", name="Join").click()
+    ana.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
+    (anas,) = [(s.table, s.seat) for s in rooms.seats(code) if s.name == "Ana"]
+    phone = device(browser, errors)
+    phone.goto(f"{server.url}?room={code}", timeout=WAIT)
+    # the same name, and a Cyrillic look-alike: each gets its line, neither a seat
+    for name, says in (("ANA", "already taken in this class"), ("Аna", "looks too much")):
+        type_name(phone, name)
         phone.get_by_role("button", name="Join").click()
-        phone.get_by_text(f"Welcome, {FORMULA}").wait_for(timeout=WAIT)
-        assert phone.get_by_placeholder("first name").is_hidden()  # the form went with the seat
-        # the page brings the hidden form back (as from the browser's developer tools) and
-        # presses Join again and again with new names
-        phone.evaluate("() => { document.getElementById('am-join').hidden = false; }")
-        for n in range(1, 8):
-            type_name(phone, f"Sock {n}")
-            phone.get_by_role("button", name="Join").click()
-        refused_in_one_line(phone, "One seat per page")
-        seated = sorted(s.name for s in rooms.seats(code) if s.name)
-        assert seated == sorted(["Ana", FORMULA])
+        refused_in_one_line(phone, says)
+    type_name(phone, FORMULA)
+    phone.get_by_role("button", name="Join").click()
+    phone.get_by_text(f"Welcome, {FORMULA}").wait_for(timeout=WAIT)
+    assert phone.get_by_placeholder("first name").is_hidden()  # the form went with the seat
+    # the page brings the hidden form back (as from the browser's developer tools) and
+    # presses Join again and again with new names
+    phone.evaluate("() => { document.getElementById('am-join').hidden = false; }")
+    for n in range(1, 8):
+        type_name(phone, f"Sock {n}")
+        phone.get_by_role("button", name="Join").click()
+    refused_in_one_line(phone, "One seat per page")
+    seated = sorted(s.name for s in rooms.seats(code) if s.name)
+    assert seated == sorted(["Ana", FORMULA])
 
-        # Ana reloads her page (her browser keeps her token), and then closes her tab and
-        # opens the link again: each time the same seat, and no join form
-        ana.reload(timeout=WAIT)
-        ana.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
-        assert ana.get_by_placeholder("first name").is_hidden()
-        context = ana.context
-        ana.close()
-        ana = watched(context.new_page(), errors)
-        ana.goto(f"{server.url}?room={code}", timeout=WAIT)
-        ana.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
-        assert [(s.table, s.seat) for s in rooms.seats(code) if s.name == "Ana"] == [anas]
+    # Ana reloads her page (her browser keeps her token), and then closes her tab and
+    # opens the link again: each time the same seat, and no join form
+    ana.reload(timeout=WAIT)
+    ana.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
+    assert ana.get_by_placeholder("first name").is_hidden()
+    context = ana.context
+    ana.close()
+    ana = watched(context.new_page(), errors)
+    ana.goto(f"{server.url}?room={code}", timeout=WAIT)
+    ana.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
+    assert [(s.table, s.seat) for s in rooms.seats(code) if s.name == "Ana"] == [anas]
 
-        # the instructor starts, pauses and resumes: every phone shows it
-        teacher.get_by_role("button", name="Start the games").click()
-        phone.get_by_text("Your turn").wait_for(timeout=WAIT)
-        phone.locator(".am-choices button", has_text="Roll").click()
-        teacher.locator(".am-class-grid").get_by_text("decision 1").first.wait_for(timeout=WAIT)
-        teacher.get_by_role("button", name="Pause all").click()
-        for page in (ana, phone):
-            page.locator("#am-part-status").get_by_text("Paused").wait_for(timeout=WAIT)
-        teacher.get_by_role("button", name="Resume all").click()
-        # Time is up and Close ask first
-        teacher.get_by_role("button", name="Time is up: end the game").click()
-        teacher.get_by_text("End the game at every table now?").wait_for(timeout=WAIT)
-        assert rooms.info(code).seconds_left() > 60
-        teacher.get_by_role("button", name="Yes, time is up").click()
-        for page in (ana, phone):
-            page.locator("#am-part-status").get_by_text("Time is up").first.wait_for(timeout=WAIT)
-        assert rooms.info(code).seconds_left() == 0
+    # the instructor starts, pauses and resumes: every phone shows it
+    teacher.get_by_role("button", name="Start the games").click()
+    phone.get_by_text("Your turn").wait_for(timeout=WAIT)
+    phone.locator(".am-choices button", has_text="Roll").click()
+    teacher.locator(".am-class-grid").get_by_text("decision 1").first.wait_for(timeout=WAIT)
+    teacher.get_by_role("button", name="Pause all").click()
+    for page in (ana, phone):
+        page.locator("#am-part-status").get_by_text("Paused").wait_for(timeout=WAIT)
+    teacher.get_by_role("button", name="Resume all").click()
+    # Time is up and Close ask first
+    teacher.get_by_role("button", name="Time is up: end the game").click()
+    teacher.get_by_text("End the game at every table now?").wait_for(timeout=WAIT)
+    assert rooms.info(code).seconds_left() > 60
+    teacher.get_by_role("button", name="Yes, time is up").click()
+    for page in (ana, phone):
+        page.locator("#am-part-status").get_by_text("Time is up").first.wait_for(timeout=WAIT)
+    assert rooms.info(code).seconds_left() == 0
 
-        # the class's data: the formula name is text in the CSV
-        with teacher.expect_download(timeout=WAIT) as download:
-            teacher.get_by_role("button", name="Data (CSV)").click()
-        archive = zipfile.ZipFile(download.value.path())
-        rows = list(csv.reader(io.StringIO(archive.read("decisions.csv").decode())))
-        for name in archive.namelist():
-            for row in csv.reader(io.StringIO(archive.read(name).decode())):
-                assert not any(c.startswith(("=", "+", "@", "\t", "\r")) for c in row), row
-        assert any(row[3] == "'" + FORMULA for row in rows[1:])
+    # the class's data: the formula name is text in the CSV
+    with teacher.expect_download(timeout=WAIT) as download:
+        teacher.get_by_role("button", name="Data (CSV)").click()
+    archive = zipfile.ZipFile(download.value.path())
+    rows = list(csv.reader(io.StringIO(archive.read("decisions.csv").decode())))
+    for name in archive.namelist():
+        for row in csv.reader(io.StringIO(archive.read(name).decode())):
+            assert not any(c.startswith(("=", "+", "@", "\t", "\r")) for c in row), row
+    assert any(row[3] == "'" + FORMULA for row in rows[1:])
 
-        teacher.get_by_role("button", name="Close the class").click()
-        teacher.get_by_role("button", name="Yes, close the class").click()
-        ana.get_by_text("class has ended").first.wait_for(timeout=WAIT)
-        teacher.get_by_role("button", name="Reopen the class").click(timeout=WAIT)
-        ana.get_by_text("class has ended").first.wait_for(state="detached", timeout=WAIT)
-        assert rooms.info(code).status == "playing"
-        browser.close()
+    teacher.get_by_role("button", name="Close the class").click()
+    teacher.get_by_role("button", name="Yes, close the class").click()
+    ana.get_by_text("class has ended").first.wait_for(timeout=WAIT)
+    teacher.get_by_role("button", name="Reopen the class").click(timeout=WAIT)
+    ana.get_by_text("class has ended").first.wait_for(state="detached", timeout=WAIT)
+    assert rooms.info(code).status == "playing"
     assert errors == []

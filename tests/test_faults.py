@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 from browser import launch_chromium
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect, sync_playwright
 from served import alive, dashboard_server
 
@@ -70,9 +71,21 @@ def test_a_full_class_waits_its_turn_and_a_dead_kernel_gets_a_reload_button():
         def roll(page):
             return page.locator(".am-choices button", has_text="Roll")
 
+        def shows_roll(name: str, page) -> None:
+            """Wait for the page's Roll button; if it never comes, say what the page shows
+            and what the server did meanwhile."""
+            try:
+                roll(page).wait_for(timeout=WAIT)
+            except PlaywrightError:
+                shown = page.locator("body").inner_text()[:300]
+                pytest.fail(
+                    f"{name}'s page never showed Roll; it shows {shown!r}; the server's "
+                    f"kernels: {server.kernels()}; its log ends:\n" + "".join(server.log[-25:])
+                )
+
         ana, ben = visitor("ana"), visitor("ben")
-        roll(ana).wait_for(timeout=WAIT)
-        roll(ben).wait_for(timeout=WAIT)
+        shows_roll("ana", ana)
+        shows_roll("ben", ben)
 
         # 1. a third visitor: the polite full page (HTTP 503), which tries again by itself
         cleo = visitor("cleo")
@@ -98,7 +111,7 @@ def test_a_full_class_waits_its_turn_and_a_dead_kernel_gets_a_reload_button():
         settle(ben, server.url)  # Ben closes a page he has been reading, not one still loading
         ben.close()
         wait_until_released(server, ben_kernel)  # by his page's beacon, not the grace period
-        roll(cleo).wait_for(timeout=WAIT)
+        shows_roll("cleo", cleo)
 
         # 3. Ana's kernel dies: her page says so and offers a fresh game
         ana_kernel = ana.evaluate(
@@ -126,7 +139,7 @@ def test_a_full_class_waits_its_turn_and_a_dead_kernel_gets_a_reload_button():
         # 5. Reload gives Ana a new game (at once, or from the full page once her old kernel
         # is handed back)
         reload_button.click()
-        roll(ana).wait_for(timeout=WAIT)
+        shows_roll("ana", ana)
         expect(ana.get_by_role("alertdialog")).to_have_count(0)
         browser.close()
     assert errors == {"ana": [], "ben": [], "cleo": []}

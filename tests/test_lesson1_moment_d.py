@@ -34,9 +34,9 @@ SHOWN = """(el) => {
 }"""
 
 
-def test_moment_d_shows_bens_300_option_on_a_1280x720_projector(dashboard_url, fresh_chromium):
+def test_moment_d_shows_bens_300_option_on_a_1280x720_projector(dashboard_url, browser):
     errors: list[str] = []
-    page = watched_page(fresh_chromium, dashboard_url, errors, PROJECTOR)
+    page = watched_page(browser, dashboard_url, errors, PROJECTOR)
     page.locator(".am-choices button").first.wait_for(timeout=WAIT)
     # moment C: the Build panel opened, and left open
     load(page, "who may build")

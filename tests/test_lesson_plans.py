@@ -35,9 +35,7 @@ from typing import Any
 
 import pytest
 import yaml
-from browser import PROJECTOR, WAIT, open_dashboard_tab, serve_dashboard, type_games, watched_page
-
-from amteach.rooms import ROOMS_ENV
+from browser import PROJECTOR, WAIT, open_dashboard_tab, type_games, watched_page
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted(p for p in (ROOT / "lessons").iterdir() if re.match(r"\d\d-", p.name))
@@ -105,10 +103,10 @@ def test_every_control_and_tab_a_plan_names_is_walked(lesson):
 
 # -- the browser -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    database = str(tmp_path_factory.mktemp("class") / "class.sqlite")
-    with serve_dashboard(env={ROOMS_ENV: database}) as server:
-        yield server.url
+def served(class_server):
+    """The session's dashboard with a class database (tests/conftest.py): a walk that opens a
+    class makes a room of its own in it."""
+    return class_server.url
 
 
 class Teacher:
@@ -158,8 +156,18 @@ class Teacher:
         )
 
     def box(self, label: str, panel: str | None = None):
-        """The list or box whose label is `label`."""
-        return self.control(label, panel).locator("xpath=..").locator("select, input").first
+        """The list or box whose own label is `label` (every list and box a walk names is an
+        ipywidgets control with a description, drawn as a .widget-label). Not `control`,
+        which takes whichever of its candidates shows first: while the Players list was still
+        being drawn, the panel header "Rules and players" (its text holds "players") showed
+        first, and the walk read the Rules list beside it (a failure at load 20)."""
+        own = re.compile(rf"^\s*{re.escape(label)}\s*$")
+        name = self.scope(panel).locator(".widget-label", has_text=own).filter(visible=True).first
+        try:  # it may be drawn a moment after the click before it
+            name.wait_for(timeout=WAIT)
+        except Exception:
+            raise AssertionError(f"no list or box labelled {label!r} on screen") from None
+        return name.locator("xpath=..").locator("select, input").first
 
     def see(self, text: str) -> None:
         self.pane.get_by_text(text).filter(visible=True).first.wait_for(timeout=WAIT)

@@ -15,14 +15,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from browser import launch_chromium, serve_dashboard
 from hypothesis import given
 from hypothesis import strategies as st
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import sync_playwright
 
 from amteach.engine.game import Game
-from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
+from amteach.rooms import RoomSettings, open_rooms
 from amteach.rooms.phone_view import HAPPENED_LINES, PARTS
 from amteach.session import Session
 from amteach.style import PAWN_CLIPS, pawn_initials, pawn_shapes
@@ -227,138 +225,136 @@ def look_into_panels(page, shots: Path, seen: set[str]) -> None:
         scroll_to(page, "body")
 
 
-def play_a_game_on_a_phone(shots: Path, tmp_path: Path, student: str = LONG_NAME) -> list[str]:
+def play_a_game_on_a_phone(shots: Path, browser, server, student: str = LONG_NAME) -> list[str]:
     """A student (by default with a long name) plays at a table of three (two bots, "Bot 2" and
-    "Bot 3") on a 390x844 phone: some turns (until the build and trade panels have both been
-    shown), a reload of the page, a pause, Time is up, the final accounting and Game over; every
-    moment is measured. Returns the console errors; screenshots go to `shots`."""
+    "Bot 3") on a 390x844 phone, in a room of its own on `server` (served with a class
+    database, `server.database`), in `browser`: some turns (until the build and trade panels
+    have both been shown), a reload of the page, a pause, Time is up, the final accounting and
+    Game over; every moment is measured. Returns the console errors; screenshots go to
+    `shots`."""
     shots.mkdir(parents=True, exist_ok=True)
-    database = str(tmp_path / "class.sqlite")
-    rooms = open_rooms(database)
+    rooms = open_rooms(server.database)
     seats = 3
     code = rooms.create(
         RoomSettings(tables=1, seats=seats, ending="two-hour", minutes=60, bot_delay=0, seed=5)
     )
     errors: list[str] = []
-    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = browser.new_page(viewport=PHONE)
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        page.goto(f"{server.url}?room={code}", timeout=WAIT)
-        page.get_by_placeholder("first name").wait_for(timeout=WAIT)
-        assert page.get_by_label("Room code").input_value() == code
-        assert_reads_on_a_phone(page, "the join form")
-        page.get_by_placeholder("first name").fill(student)
-        page.get_by_role("button", name="Join").click()
-        page.get_by_text(f"Welcome, {student}").wait_for(timeout=WAIT)
-        # the form goes with the seat: the student sees their table, not the form again
-        assert page.get_by_placeholder("first name").is_hidden()
-        assert "Waiting for your teacher" in status(page)
-        assert_reads_on_a_phone(page, "the lobby")
-        page.evaluate(WATCH_TURNS)
-        rooms.start(code)
+    page = browser.new_page(viewport=PHONE)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server.url}?room={code}", timeout=WAIT)
+    page.get_by_placeholder("first name").wait_for(timeout=WAIT)
+    assert page.get_by_label("Room code").input_value() == code
+    assert_reads_on_a_phone(page, "the join form")
+    page.get_by_placeholder("first name").fill(student)
+    page.get_by_role("button", name="Join").click()
+    page.get_by_text(f"Welcome, {student}").wait_for(timeout=WAIT)
+    # the form goes with the seat: the student sees their table, not the form again
+    assert page.get_by_placeholder("first name").is_hidden()
+    assert "Waiting for your teacher" in status(page)
+    assert_reads_on_a_phone(page, "the lobby")
+    page.evaluate(WATCH_TURNS)
+    rooms.start(code)
 
-        # some turns of the game, each measured at the student's choice
-        # (until both the build and the trade panel were on screen and measured too)
-        turns, panels, reloaded, refused = 0, set(), False, False
-        while turns < 4 or (len(panels) < 2 and turns < 15):
-            assert not my_turn_or_over(page)
-            wait_for_status(page, "Your turn")
-            assert_reads_on_a_phone(page, f"turn {turns}")
-            assert_sections_in_order(page)
-            assert_pawns_differ(page, seats)
-            look_into_panels(page, shots, panels)
-            if turns == 0:
-                # what just happened is on the first screen, under the student's choices
-                happened = page.locator(".am-heading", has_text="What happened").bounding_box()
-                assert happened["y"] + happened["height"] <= PHONE["height"], happened
-                page.screenshot(path=str(shots / "phone-your-turn.png"))
-                scroll_to(page, ".am-ph-reach")
-                page.screenshot(path=str(shots / "phone-around-your-pawn.png"))
-                scroll_to(page, "body")
-            if turns == 2 and not reloaded:
-                # a reload (the phone's browser dropped the page): back to the same seat, at
-                # the same moment, with the same choices
-                reloaded = True
-                before = page.locator(CHOICE).all_inner_texts()
-                page.reload(timeout=WAIT)
-                page.get_by_text(f"Welcome back, {student}").wait_for(timeout=WAIT)
-                assert page.get_by_placeholder("first name").is_hidden()
-                wait_for_status(page, "Your turn")
-                page.locator(CHOICE).first.wait_for(timeout=WAIT)
-                assert page.locator(CHOICE).all_inner_texts() == before
-                page.evaluate(WATCH_TURNS)
-                continue
-            if turns == 1 and not refused:
-                # a press the server refuses (its button for an earlier moment: here its
-                # decision number changed in the page) gets one line, and the same choices
-                # can be pressed again (the page dims them while a choice is on its way)
-                refused = True
-                button = page.locator(CHOICE).first.element_handle(timeout=WAIT)
-                at = button.get_attribute("data-at")
-                button.evaluate("(b) => b.setAttribute('data-at', '0')")
-                button.click()
-                line = page.locator("#am-message", has_text="earlier moment")
-                line.wait_for(timeout=WAIT)
-                assert "\n" not in line.inner_text().strip()
-                page.wait_for_function(
-                    "(b) => b.isConnected && !b.hasAttribute('aria-disabled')",
-                    arg=button,
-                    timeout=WAIT,
-                )
-                button.evaluate("(b, at) => b.setAttribute('data-at', at)", at)
-                continue
-            if choose_first(page).startswith("Roll"):
-                turns += 1
-
-        assert refused
-        assert panels == {"Build, sell or mortgage", "Propose a trade"}
-
-        # Paused: no choices and no panels, and the page says so
-        rooms.pause(code)
-        wait_for_status(page, "Paused")
-        assert page.locator(".am-choices button").count() == 0 and panels_shown(page) == 0
-        assert_reads_on_a_phone(page, "paused")
-        rooms.resume(code)
-        wait_for_status(page, "^(?![\\s\\S]*Paused)")
-
-        # Time is up: every device says so at once, but the choice in play is still made (a
-        # trade stays open to it, as the engine says); then the final accounting (its choice
-        # is Done adjusting), in plain words, with no trade panel; then Game over
-        rooms.time_is_up(code)
-        wait_for_status(page, "Time is up|Game over")
-        saw_accounting = False
-        while not my_turn_or_over(page):
-            if page.locator(CHOICE, has_text="Done adjusting").count():
-                # the status comes with the choices in one redraw: once it says so, they are set
-                wait_for_status(page, "Time is up: the final accounting")
-                assert page.locator("details.am-trade").count() == 0
-                assert_reads_on_a_phone(page, "the final accounting")
-                if not saw_accounting:
-                    page.screenshot(path=str(shots / "phone-time-is-up.png"))
-                saw_accounting = True
-            # the choices can be redrawn between the look above and this press: a press of
-            # Done adjusting is the final accounting seen too
-            if choose_first(page).startswith("Done adjusting"):
-                saw_accounting = True
-        assert saw_accounting
-        # Game over: what the page offers changes (no choices, no build or trade panels)
-        assert page.locator(".am-choices button").count() == 0 and panels_shown(page) == 0
-        assert "Game over" in status(page)
-        assert_reads_on_a_phone(page, "game over")
+    # some turns of the game, each measured at the student's choice
+    # (until both the build and the trade panel were on screen and measured too)
+    turns, panels, reloaded, refused = 0, set(), False, False
+    while turns < 4 or (len(panels) < 2 and turns < 15):
+        assert not my_turn_or_over(page)
+        wait_for_status(page, "Your turn")
+        assert_reads_on_a_phone(page, f"turn {turns}")
         assert_sections_in_order(page)
         assert_pawns_differ(page, seats)
-        # choices came only on the student's own turn, at every redraw of the game
-        assert page.evaluate("window.amWrongTurns") == []
-        scroll_to(page, "body")
-        page.screenshot(path=str(shots / "phone-game-over.png"))
-        browser.close()
+        look_into_panels(page, shots, panels)
+        if turns == 0:
+            # what just happened is on the first screen, under the student's choices
+            happened = page.locator(".am-heading", has_text="What happened").bounding_box()
+            assert happened["y"] + happened["height"] <= PHONE["height"], happened
+            page.screenshot(path=str(shots / "phone-your-turn.png"))
+            scroll_to(page, ".am-ph-reach")
+            page.screenshot(path=str(shots / "phone-around-your-pawn.png"))
+            scroll_to(page, "body")
+        if turns == 2 and not reloaded:
+            # a reload (the phone's browser dropped the page): back to the same seat, at
+            # the same moment, with the same choices
+            reloaded = True
+            before = page.locator(CHOICE).all_inner_texts()
+            page.reload(timeout=WAIT)
+            page.get_by_text(f"Welcome back, {student}").wait_for(timeout=WAIT)
+            assert page.get_by_placeholder("first name").is_hidden()
+            wait_for_status(page, "Your turn")
+            page.locator(CHOICE).first.wait_for(timeout=WAIT)
+            assert page.locator(CHOICE).all_inner_texts() == before
+            page.evaluate(WATCH_TURNS)
+            continue
+        if turns == 1 and not refused:
+            # a press the server refuses (its button for an earlier moment: here its
+            # decision number changed in the page) gets one line, and the same choices
+            # can be pressed again (the page dims them while a choice is on its way)
+            refused = True
+            button = page.locator(CHOICE).first.element_handle(timeout=WAIT)
+            at = button.get_attribute("data-at")
+            button.evaluate("(b) => b.setAttribute('data-at', '0')")
+            button.click()
+            line = page.locator("#am-message", has_text="earlier moment")
+            line.wait_for(timeout=WAIT)
+            assert "\n" not in line.inner_text().strip()
+            page.wait_for_function(
+                "(b) => b.isConnected && !b.hasAttribute('aria-disabled')",
+                arg=button,
+                timeout=WAIT,
+            )
+            button.evaluate("(b, at) => b.setAttribute('data-at', at)", at)
+            continue
+        if choose_first(page).startswith("Roll"):
+            turns += 1
+
+    assert refused
+    assert panels == {"Build, sell or mortgage", "Propose a trade"}
+
+    # Paused: no choices and no panels, and the page says so
+    rooms.pause(code)
+    wait_for_status(page, "Paused")
+    assert page.locator(".am-choices button").count() == 0 and panels_shown(page) == 0
+    assert_reads_on_a_phone(page, "paused")
+    rooms.resume(code)
+    wait_for_status(page, "^(?![\\s\\S]*Paused)")
+
+    # Time is up: every device says so at once, but the choice in play is still made (a
+    # trade stays open to it, as the engine says); then the final accounting (its choice
+    # is Done adjusting), in plain words, with no trade panel; then Game over
+    rooms.time_is_up(code)
+    wait_for_status(page, "Time is up|Game over")
+    saw_accounting = False
+    while not my_turn_or_over(page):
+        if page.locator(CHOICE, has_text="Done adjusting").count():
+            # the status comes with the choices in one redraw: once it says so, they are set
+            wait_for_status(page, "Time is up: the final accounting")
+            assert page.locator("details.am-trade").count() == 0
+            assert_reads_on_a_phone(page, "the final accounting")
+            if not saw_accounting:
+                page.screenshot(path=str(shots / "phone-time-is-up.png"))
+            saw_accounting = True
+        # the choices can be redrawn between the look above and this press: a press of
+        # Done adjusting is the final accounting seen too
+        if choose_first(page).startswith("Done adjusting"):
+            saw_accounting = True
+    assert saw_accounting
+    # Game over: what the page offers changes (no choices, no build or trade panels)
+    assert page.locator(".am-choices button").count() == 0 and panels_shown(page) == 0
+    assert "Game over" in status(page)
+    assert_reads_on_a_phone(page, "game over")
+    assert_sections_in_order(page)
+    assert_pawns_differ(page, seats)
+    # choices came only on the student's own turn, at every redraw of the game
+    assert page.evaluate("window.amWrongTurns") == []
+    scroll_to(page, "body")
+    page.screenshot(path=str(shots / "phone-game-over.png"))
     return errors
 
 
-def test_a_student_plays_a_whole_game_on_a_390_px_phone(tmp_path):
-    assert play_a_game_on_a_phone(SHOTS, tmp_path) == []
+def test_a_student_plays_a_whole_game_on_a_390_px_phone(class_server, browser):
+    assert play_a_game_on_a_phone(SHOTS, browser, class_server) == []
 
 
 # -- pawns: initials and shapes of their own at every table ------------------------------------
@@ -519,30 +515,27 @@ def test_a_seats_news_keeps_the_buttons_a_finger_is_on_its_way_to(tmp_path):
         hub.close()
 
 
-def test_the_teachers_move_qr_code_gives_the_seat_to_the_phone_that_scans_it(tmp_path):
+def test_the_teachers_move_qr_code_gives_the_seat_to_the_phone_that_scans_it(class_server, browser):
     """Move to a new device (issue 36): the Class tab's QR code is the join link with the
     one-time code (`&move=`); the phone that opens it takes the seat, with nothing to type."""
-    database = str(tmp_path / "class.sqlite")
-    rooms = open_rooms(database)
+    server = class_server
+    rooms = open_rooms(server.database)
     code = rooms.create(RoomSettings(tables=1, seats=2, ending="A", round_cap=5, seed=2))
     ana = rooms.join(code, "Ana")
     move = rooms.move_seat(code, ana.table, ana.seat)
     errors: list[str] = []
-    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = browser.new_page(viewport=PHONE)
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(f"{server.url}?room={code}&move={move}", timeout=WAIT)
-        page.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
-        assert page.get_by_placeholder("first name").is_hidden()
-        assert "Waiting for your teacher" in status(page)
-        # the old phone's token no longer holds the seat, and the code worked once
-        assert not rooms.holds(ana)
-        other = browser.new_page(viewport=PHONE)
-        other.goto(f"{server.url}?room={code}&move={move}", timeout=WAIT)
-        other.get_by_text("does not open any seat").wait_for(timeout=WAIT)
-        assert other.get_by_placeholder("first name").is_visible()
-        browser.close()
+    page = browser.new_page(viewport=PHONE)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{server.url}?room={code}&move={move}", timeout=WAIT)
+    page.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
+    assert page.get_by_placeholder("first name").is_hidden()
+    assert "Waiting for your teacher" in status(page)
+    # the old phone's token no longer holds the seat, and the code worked once
+    assert not rooms.holds(ana)
+    other = browser.new_page(viewport=PHONE)
+    other.goto(f"{server.url}?room={code}&move={move}", timeout=WAIT)
+    other.get_by_text("does not open any seat").wait_for(timeout=WAIT)
+    assert other.get_by_placeholder("first name").is_visible()
     assert errors == []
 
 
@@ -551,28 +544,25 @@ HEADINGS = """() => [...document.querySelectorAll('h1,h2,h3,h4,h5,h6,[role=headi
   .filter((h) => h.offsetParent !== null).map((h) => h.innerText.trim())"""
 
 
-def test_the_join_form_has_one_heading_and_the_seat_the_games_name(tmp_path):
+def test_the_join_form_has_one_heading_and_the_seat_the_games_name(class_server, browser):
     """Issue 39: the join form showed its heading twice (the page's "Anti-Monopoly" and the
     form's "Join your class", one above the other). The form now has one heading, which names
     it; once seated the page's heading is the game's name again, above the seat's own."""
-    database = str(tmp_path / "class.sqlite")
-    rooms = open_rooms(database)
+    server = class_server
+    rooms = open_rooms(server.database)
     code = rooms.create(RoomSettings(tables=1, seats=2, ending="A", round_cap=5, seed=2))
     errors: list[str] = []
-    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server, sync_playwright() as pw:
-        browser = launch_chromium(pw)
-        page = browser.new_page(viewport=PHONE)
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(f"{server.url}?room={code}", timeout=WAIT)
-        page.get_by_placeholder("first name").wait_for(timeout=WAIT)
-        assert page.evaluate(HEADINGS) == ["Anti-Monopoly: join your class"]
-        # the form is named by that heading for a screen reader
-        assert page.get_by_role("form", name="Anti-Monopoly: join your class").is_visible()
-        page.get_by_placeholder("first name").fill("Ana")
-        page.get_by_role("button", name="Join").click()
-        page.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
-        shown = page.evaluate(HEADINGS)
-        assert shown[0] == "Anti-Monopoly"
-        assert not any("join" in heading.lower() for heading in shown), shown
-        browser.close()
+    page = browser.new_page(viewport=PHONE)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{server.url}?room={code}", timeout=WAIT)
+    page.get_by_placeholder("first name").wait_for(timeout=WAIT)
+    assert page.evaluate(HEADINGS) == ["Anti-Monopoly: join your class"]
+    # the form is named by that heading for a screen reader
+    assert page.get_by_role("form", name="Anti-Monopoly: join your class").is_visible()
+    page.get_by_placeholder("first name").fill("Ana")
+    page.get_by_role("button", name="Join").click()
+    page.get_by_text("Welcome, Ana").wait_for(timeout=WAIT)
+    shown = page.evaluate(HEADINGS)
+    assert shown[0] == "Anti-Monopoly"
+    assert not any("join" in heading.lower() for heading in shown), shown
     assert errors == []

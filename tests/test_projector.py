@@ -52,11 +52,11 @@ class Watched:
         return tabs.locator(".widget-tab-contents .js-plotly-plot:visible").first
 
 
-def test_live_charts_draw_after_a_scenario_is_loaded(dashboard_url, fresh_chromium):
+def test_live_charts_draw_after_a_scenario_is_loaded(dashboard_url, browser):
     """Issue 12: after a scenario was loaded, the Rents and Taxes charts stayed blank for the
     rest of the session and the console said "Error setting state". Load a scenario, play
     through an income-tax decision and a rent, and count what the charts drew."""
-    watched = Watched(fresh_chromium, dashboard_url, PROJECTOR)
+    watched = Watched(browser, dashboard_url, PROJECTOR)
     page = watched.page
     # the charts are built once the page is quiet (plotly's bundle waits for a pause in the
     # clicks, issue 40); this test is about charts that exist when a scenario is loaded
@@ -124,10 +124,8 @@ def font_px(locator) -> float:
     return float(locator.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)"))
 
 
-def test_the_play_tab_fits_a_1280x720_projector_in_type_for_the_back_row(
-    dashboard_url, fresh_chromium
-):
-    watched = Watched(fresh_chromium, dashboard_url, PROJECTOR)
+def test_the_play_tab_fits_a_1280x720_projector_in_type_for_the_back_row(dashboard_url, browser):
+    watched = Watched(browser, dashboard_url, PROJECTOR)
     page = watched.page
     page.locator(".js-plotly-plot").first.wait_for(timeout=WAIT)
     page.screenshot(path=str(SHOTS / "projector-1280x720.png"))
@@ -244,9 +242,9 @@ def run_small_batch(page, panel) -> None:
 
 @pytest.mark.parametrize("viewport", [PROJECTOR, {"width": 1920, "height": 1080}], ids=str)
 def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(
-    dashboard_url, fresh_chromium, viewport
+    dashboard_url, browser, viewport
 ):
-    watched = Watched(fresh_chromium, dashboard_url, viewport)
+    watched = Watched(browser, dashboard_url, viewport)
     page = watched.page
 
     def open_tab(title: str):

@@ -3,8 +3,8 @@ after every single decision.
 
 Each example plays a complete game (a small round cap keeps it short) in which every decision
 is a random legal choice, made by `RandomStrategy` (which also proposes random trades) or, in
-one property, by a mix of random and cautious bots. Under the "ci" profile (300 examples per
-property, seven properties) the file plays over two thousand games.
+one property, by a mix of random and cautious bots. Under the "ci" profile (100 examples per
+property, eight properties; tests/conftest.py says why 100) the file plays some 800 games.
 
 Invariants (decisions.md):
 - decision 13: the cash of all players plus the Treasury's balance never changes;
