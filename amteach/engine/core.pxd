@@ -16,6 +16,11 @@
 # A rule parameter that is one whole number is a `public` field named as in RuleSet:
 # `fill_tables` copies it by name (a parameter not declared here stops a compiled build's
 # `fill_tables` with an AttributeError).
+#
+# `State` is a game's state, once (issue 38): `Game` keeps one and the kernel's `G` extends it
+# with a batch's things. Its fields are C arrays and C numbers; the ones `Game` reads by name are
+# `public` (arrays through `State.seat_value` and `State.space_value`). A new step is declared
+# twice here, in `Steps` and in `State` (docs/architecture.md, "Add a step").
 
 from libc.stdint cimport uint32_t, uint64_t
 
@@ -135,8 +140,8 @@ cpdef long long tax_percent(Tables t, int role, long long cash, long long prop,
                             long long improvements) noexcept
 
 
-# the transitions, written once over `Steps`, the primitive steps Game and the kernel's G each
-# implement (core.py says why every step is an int with `except -1`)
+# the transitions, written once over `Steps`, the primitive steps, which `State` below implements
+# once for Game and the kernel's G (core.py says why every step is an int with `except -1`)
 cdef class Steps:
     # the player's actions
     cpdef int houses_on(self, int space) except -1

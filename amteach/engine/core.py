@@ -10,9 +10,10 @@ from the engine's names, never by position.
 The functions below are the rules' arithmetic: the rent of a title (its amount, its basis and
 its count), buildings paid for, the rent once the next building stands, the income tax's
 percentage, what selling buildings and mortgaging raise. Each takes the `Tables` and the few
-numbers of the game's state it needs, so `Game` (whose state is Python lists) and the compiled
-kernel (`amteach/sim/kernel.py`, whose state is C arrays) call the same code without copying
-state. Walking a player's titles stays with each caller; what a title contributes is here.
+numbers of the game's state it needs. Then the game's state itself, once (`State`, issue 38:
+`Game` keeps one, the compiled kernel's `G` extends it), with the walks over a player's titles,
+the debt queue, the dice (`MT`, CPython's stream) and the steps of the transitions on it, and
+the transitions, written once over the steps (`Steps`).
 
 This module is Cython's pure-Python mode: `core.pxd` beside it types `Tables` as C arrays and
 the functions as `cpdef` C functions, which the kernel cimports. `setup.py` compiles it; run as
@@ -557,8 +558,9 @@ def tax_percent(
 
 @cython.cclass
 class Steps:
-    """The primitive steps of the transitions, which `Game` and the kernel's `G` each
-    implement on their own state. The methods here are the interface and do nothing."""
+    """The primitive steps of the transitions, which `State` implements once (for `Game` and
+    the kernel's `G`). The methods here are the interface and do nothing; a test may record
+    them (tests/test_core_transitions.py)."""
 
     # -- the player's actions: questions
     @cython.ccall

@@ -1,7 +1,8 @@
 # cython: language_level=3
-# The C types of amteach/sim/kernel.py (Cython's pure-Python mode): compiled, the state below
-# is C arrays inside cdef classes and the functions are C functions; uncompiled, kernel.py runs
-# as plain Python with lists, and gives the same frames.
+# The C types of amteach/sim/kernel.py (Cython's pure-Python mode): compiled, a game's state is
+# the rules core's `core.State` (C arrays, amteach/engine/core.pxd), which `G` extends with a
+# batch's things only, and the functions are C functions; uncompiled, kernel.py runs as plain
+# Python with lists, and gives the same frames.
 #
 # Array sizes are written as numbers here (a .pxd cannot use kernel.py's names): 6 seats
 # (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 debts, 8 phases (MAX_PHASES)

@@ -12,10 +12,10 @@ for its names) and gives the same frames: tests/test_core.py compares the two.
 
 The rules themselves are not here: the transitions (landing, cards, debts, the end of the
 game, the turn flow, the player's actions and their legality) and the rules' arithmetic are
-`amteach/engine/core.py`'s, written once for `Game` and for this kernel; `G` below implements
-their primitive steps (`core.Steps`) on C arrays. What is still here and in `Game` alike: the
-state itself, the walks over a player's titles, the debt queue, the dice and the frame
-recording of `amteach.sim.play`.
+`amteach/engine/core.py`'s, written once for `Game` and for this kernel, and so is the game's
+state with the steps of the transitions on it (`core.State`: the walks over a player's titles,
+the debt queue, the dice); `G` below is a `core.State` with a batch's things added. What is
+still written here again: the frame recording of `amteach.sim.play`.
 `tests/test_core.py` plays the same seeds through both and requires every column of every
 frame to be identical.
 
