@@ -24,6 +24,10 @@ alternate run by run, so a ratio compares runs made under the same load.
 - Who wins: what the dashboard's *Who wins* tab does on a click, 1,000 games on all cores and
   its three charts built (the kernel is warm: this process has run batches already).
 
+With --turns-against DIR (a tree as for --pool-against), only this: 20,000 games on one worker,
+end to end, player-turns per wall-clock and per CPU second, this checkout and DIR taking turns
+run by run, and the peer in the same run (issue 38's figure).
+
 With --pool-against DIR (a copy of another checkout's tree, such as main's before a change to
 the batch pool: `git archive main amteach | tar -x -C DIR`, and its built core copied beside
 it), only this: 2,000 and 20,000 games on 1 and 2 workers, this checkout and DIR's taking
@@ -198,6 +202,65 @@ def pool_seconds(
     return [tuple(float(x) for x in pair.split(",")) for pair in done.stdout.split()]
 
 
+TURNS_SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    import amteach
+    from amteach import simulate
+    games, seed = (int(a) for a in sys.argv[1:3])
+    print(amteach.__file__, file=sys.stderr)
+    simulate(games=20, workers=1, progress=False)  # the kernel and landing odds loaded here
+    started, cpu = time.perf_counter(), time.process_time()
+    result = simulate(games=games, workers=1, seed=seed, progress=False)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(int(result.games["turns"].sum()), wall, cpu)
+    """
+)
+
+
+def turns_rates(tree: str, games: int, seed: int) -> tuple[float, float]:
+    """(player-turns per wall-clock second, per CPU second) of one batch of `games` on one
+    worker, end to end (frames included), in a fresh process importing amteach from `tree`."""
+    done = subprocess.run(
+        [sys.executable, "-c", TURNS_SCRIPT, str(games), str(seed)],
+        env={**os.environ, "PYTHONPATH": tree},
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = Path(done.stderr.strip().splitlines()[-1]).resolve()
+    if not imported.is_relative_to(Path(tree).resolve()):
+        sys.exit(f"amteach came from {imported}, not from {tree}")
+    turns, wall, cpu = (float(x) for x in done.stdout.split())
+    return turns / wall, turns / cpu
+
+
+def compare_turns(other: str, repeat: int, games: int) -> None:
+    """Player-turns/s of `games` games on one worker, end to end: this checkout and the tree
+    at `other` taking turns run by run, and the peer (AMTEACH_PEER_MONOPOLY) in the same run."""
+    here = str(Path(__file__).resolve().parents[1])
+    trees = {"before": str(Path(other).resolve()), "after": here}
+    peer = os.environ.get(PEER_ENV)
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+    peers = []
+    for run in range(repeat):
+        for name, tree in trees.items():
+            rates[name].append(turns_rates(tree, games, run))
+        if peer:
+            peers.append(peer_rate(peer, 200, run))
+    print(f"{games:,} games, one worker, end to end, frames recorded, median of {repeat}:")
+    for name, tree in trees.items():
+        wall = statistics.median(r[0] for r in rates[name])
+        cpu = statistics.median(r[1] for r in rates[name])
+        print(f"  {name:<7} {wall:>11,.0f} player-turns/s wall, {cpu:>11,.0f} per CPU s   ({tree})")
+    if peer:
+        q = statistics.median(peers)
+        after = statistics.median(r[0] for r in rates["after"])
+        print(f"  peer    {q:>11,.0f} player-turns/s (200 games a run, game log off)")
+        print(f"  after / peer {after / q:.1f}x")
+
+
 def compare_pools(other: str, repeat: int) -> None:
     """This checkout's batch pool against the tree at `other`, taking turns run by run."""
     here = str(Path(__file__).resolve().parents[1])
@@ -236,7 +299,17 @@ def main() -> None:
         default=None,
         help="only compare the batch pool with the amteach tree in DIR (see above)",
     )
+    parser.add_argument(
+        "--turns-against",
+        metavar="DIR",
+        default=None,
+        help="only the player-turns/s of 20,000 games on one worker, here and in DIR, "
+        "beside the peer",
+    )
     args = parser.parse_args()
+    if args.turns_against is not None:
+        compare_turns(args.turns_against, args.repeat, 2000 if args.quick else 20_000)
+        return
     if args.pool_against is not None:
         compare_pools(args.pool_against, args.repeat)
         return

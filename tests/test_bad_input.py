@@ -148,6 +148,21 @@ def test_a_trade_object_with_title_names_is_refused_cleanly():
     assert_refused(game, choice)
 
 
+def test_a_trade_listing_more_titles_than_the_board_has_is_refused_in_one_sentence():
+    """Rule 23: a side lists at most as many titles as the board has spaces (the game's state
+    holds no more); a longer list, by name or by number, is refused as such, not as a crash."""
+    game = scenario(two(ana={"titles": {"Basin St.": {}}}))
+    basin = game.board.space("Basin St.").index
+    many = list(range(41))
+    for choice in (
+        {"trade": {"with": "Ben", "give": ["Basin St."] * 41}},
+        Choice("trade", Trade(1, give=(basin,), get=tuple(many))),
+    ):
+        err = assert_refused(game, choice)
+        assert "at most 40 titles a side" in str(err)
+    assert "at most" not in str(assert_refused(game, Choice("trade", Trade(1, get=(basin,) * 40))))
+
+
 def test_a_trade_paying_a_fraction_of_a_dollar_is_refused_however_it_is_given():
     """Money is whole dollars: the dict form is refused, so the `Trade` form must be too."""
     game = scenario(two(ana={"titles": {"Basin St.": {}}}))

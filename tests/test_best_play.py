@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
+from state_edit import poke
 from traitlets import TraitError
 
 from amteach import Game, RuleSet, simulate
@@ -104,17 +105,14 @@ def two_player_game(**rules: object) -> Game:
 def test_the_family_buys_by_kind_of_title_and_pays_for_key_streets():
     """Basin St. (1) and French Quarter (3) make New Orleans; a Monopolist needs two."""
     game = two_player_game()
-    game.actor = game.current = 0
-    game.cash[0] = 100  # Basin St. costs 60: 40 would be left
+    poke(game, actor=0, current=0, cash={0: 100})  # Basin St. costs 60: 40 would be left
     thrifty = FamilyStrategy("reserve=50/streets=above/key_streets=plain")
     assert not thrifty.wants(game, 1)
     assert FamilyStrategy("reserve=50/streets=always").wants(game, 1)
-    game.owner[3] = 1  # Ben the Monopolist holds French Quarter: Basin St. would complete it
+    poke(game, owner={3: 1})  # Ben the Monopolist holds French Quarter: Basin St. would complete it
     assert not FamilyStrategy("reserve=50/key_streets=complete").wants(game, 1)
     assert FamilyStrategy("reserve=50/key_streets=block").wants(game, 1)
-    game.actor = game.current = 1
-    game.owner[3], game.owner[1] = NOT_OWNED, 1
-    game.cash[1] = 100
+    poke(game, actor=1, current=1, owner={3: NOT_OWNED, 1: 1}, cash={1: 100})
     assert FamilyStrategy("reserve=50/key_streets=complete").wants(game, 3)
     assert not FamilyStrategy("reserve=50/key_streets=plain").wants(game, 3)
 
@@ -624,16 +622,14 @@ def test_a_team_player_sells_its_teammate_the_street_that_completes_its_city():
         seed=3,
     )
     game = Game(setup)
-    game.actor = game.current = 1
-    game.owner[1], game.owner[3] = 1, 3
+    poke(game, actor=1, current=1, owner={1: 1, 3: 3})
     cheap = Trade(3, (), (3,), 6)
     assert FamilyStrategy("team=sell").accepts(game, cheap)
     assert not FamilyStrategy("team=no").accepts(game, cheap)
     # a Competitor asking is no teammate of a Monopolist; nor is a street that completes nothing
-    game.actor = game.current = 0
+    poke(game, actor=0, current=0)
     assert not FamilyStrategy("team=sell").accepts(game, Trade(3, (), (3,), 6))
-    game.actor = game.current = 1
-    game.owner[1] = NOT_OWNED
+    poke(game, actor=1, current=1, owner={1: NOT_OWNED})
     assert not FamilyStrategy("team=sell").accepts(game, cheap)
     words = FamilyParams.parse("team=sell").describe(MONOPOLIST)
     assert "sells a teammate" in words

@@ -30,6 +30,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from state_edit import poke
 
 from amteach import RuleSet, simulate
 from amteach.bots import KNOBS, STRATEGIES, FamilyParams
@@ -501,9 +502,7 @@ def test_invariant_violations_names_what_broke():
         )
     )
     assert game.invariant_violations() == []
-    game.cash[0] = -5
-    game.held[1] = 0
-    game.owner[1], game.houses[1] = 1, 2
+    poke(game, cash={0: -5}, held={1: 0}, owner={1: 1}, houses={1: 2})
     broken = game.invariant_violations()
     assert any("negative cash" in line for line in broken)
     assert any("is held but stands" in line for line in broken)

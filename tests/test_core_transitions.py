@@ -341,7 +341,7 @@ def test_decision9_a_bankrupt_hands_cash_and_titles_to_the_player_owed():
 
 
 def test_the_kernel_debt_ring_refuses_a_debt_beyond_max_debts():
-    # the kernel's debts are a ring of MAX_DEBTS; bounds checking is off when compiled, so a
+    # the debts (core.State's, which the kernel's G is) are a ring of MAX_DEBTS; bounds checking is off when compiled, so a
     # debt past the ring is refused and flagged (Batch.play then stops), never written over
     # one still owed
     source = Path(sim_core.__file__).with_name("kernel.py")
@@ -349,9 +349,11 @@ def test_the_kernel_debt_ring_refuses_a_debt_beyond_max_debts():
     kernel = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(kernel)
     g = kernel.G()
-    g.debt_head, g.debt_count, g.debt_overflow = 3, 0, False  # as reset_game leaves it, mid-ring
+    rules_tables = kernel.core.tables(BOARD, RuleSet.preset("default"))  # the core it runs on
+    g.reset(rules_tables, [COMPETITOR, MONOPOLIST], 0, 1)  # the one debt queue: core.State's
+    g.debt_head = 3  # mid-ring
     for k in range(kernel.MAX_DEBTS + 1):
-        kernel.owe(g, 0, kernel.NOBODY, k + 1, kernel.D_OTHER, False)
+        g.owes(0, kernel.NOBODY, k + 1, kernel.D_OTHER, kernel.core.NO_SPACE)
     assert g.debt_count == kernel.MAX_DEBTS
     assert g.debt_overflow
     owed = [g.debt_amount[(3 + k) % kernel.MAX_DEBTS] for k in range(kernel.MAX_DEBTS)]

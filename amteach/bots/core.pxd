@@ -1,7 +1,8 @@
 # cython: language_level=3
 # The C types of amteach/bots/core.py (Cython's pure-Python mode): compiled, the bots' state is
-# C arrays, `View` is a class of `cdef` methods (C virtual calls, no Python dispatch) that each
-# core implements on its own game state, and the decisions are `cpdef` C functions, which
+# C arrays, `View` is a class of `cdef` methods (C virtual calls, no Python dispatch) that
+# `EngineView` implements on a `Game` and the kernel's `KernelView` on its `G` (both read the one
+# game state, `core.State`: Game's through its Python readers, G's as C arrays), and the decisions are `cpdef` C functions, which
 # amteach/sim/kernel.py cimports;
 # uncompiled, core.py runs as plain Python with lists, and gives the same decisions.
 #

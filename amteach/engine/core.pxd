@@ -16,6 +16,13 @@
 # A rule parameter that is one whole number is a `public` field named as in RuleSet:
 # `fill_tables` copies it by name (a parameter not declared here stops a compiled build's
 # `fill_tables` with an AttributeError).
+#
+# `State` is a game's state, once (issue 38): `Game` keeps one and the kernel's `G` extends it
+# with a batch's things. Its fields are C arrays and C numbers; the ones `Game` reads by name are
+# `public` (arrays through `State.seat_value` and `State.space_value`). A new step is declared
+# twice here, in `Steps` and in `State` (docs/architecture.md, "Add a step").
+
+from libc.stdint cimport uint32_t, uint64_t
 
 cdef extern from *:
     """
@@ -133,9 +140,236 @@ cpdef long long tax_percent(Tables t, int role, long long cash, long long prop,
                             long long improvements) noexcept
 
 
-# the transitions, written once over `Steps`, the primitive steps Game and the kernel's G each
-# implement (core.py says why every step is an int with `except -1`)
+# the transitions, written once over `Steps`, the primitive steps, which `State` below implements
+# once for Game and the kernel's G (core.py says why every step is an int with `except -1`)
 cdef class Steps:
+    # the player's actions
+    cpdef int houses_on(self, int space) except -1
+    cpdef int has_apartment(self, int space) except -1
+    cpdef int is_mortgaged(self, int space) except -1
+    cpdef int streets_held(self, int p, int city) except -1
+    cpdef int houses_left(self) except? -1
+    cpdef int apartments_left(self) except? -1
+    cpdef int seat_held(self, int q) except -1
+    cpdef int raiser(self) except -2
+    cpdef int offered(self) except -2
+    cpdef int trade_partner(self, int standing) except -2
+    cpdef int trade_titles(self, int standing, int side) except -1
+    cpdef int trade_title(self, int standing, int side, int i) except? -1
+    cpdef long long trade_pay(self, int standing) except? -1
+    cpdef int buys(self, int p, int space, int price) except -1
+    cpdef int declines(self, int p, int space) except -1
+    cpdef int builds(self, int p, int space, int houses, int apartment, int cost) except -1
+    cpdef int sells_building(self, int p, int space, int houses, int apartment,
+                             int refund) except -1
+    cpdef int mortgages(self, int p, int space, int amount) except -1
+    cpdef int redeems(self, int p, int space, int amount) except -1
+    cpdef int tax_chosen(self, int p, long long flat, long long percent,
+                         int percent_chosen) except -1
+    cpdef int pays_treasury(self, int p, int amount, int reason, int space) except -1
+    cpdef int leaves_hold(self, int p, int by_doubles) except -1
+    cpdef int trade_proposed(self, int p) except -1
+    cpdef int awaits_answer(self, int q) except -1
+    cpdef int end_adjusting(self) except -1
+    cpdef int trade_answered(self, int accepted) except -1
+    cpdef int transfer_title(self, int space, int to) except -1
+    cpdef int pays(self, int payer, int payee, long long amount, int reason) except -1
+    # the turn, the landings, the debts and the end
+    cpdef int seats(self) except -1
+    cpdef int seat_role(self, int q) except -1
+    cpdef int seat_out(self, int q) except -1
+    cpdef int title_owner(self, int space) except -2
+    cpdef int is_game_b(self) except -1
+    cpdef int is_two_hour(self) except -1
+    cpdef long long cash_of(self, int p) except? -1
+    cpdef long long game_b_score(self, int p) except? -1
+    cpdef int rent_at(self, int space, int dice) except -1
+    cpdef int begin_final(self, int reason) except -1
+    cpdef int queue_adjuster(self, int p) except -1
+    cpdef int next_adjuster(self) except -2
+    cpdef int final_cause(self) except -1
+    cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
+    cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
+    cpdef int finish(self, int winner, int reason) except -1
+    cpdef int first_debtor(self) except -2
+    cpdef int first_creditor(self) except -2
+    cpdef long long first_debt(self) except? -1
+    cpdef int pay_first_debt(self) except -1
+    cpdef int drop_first_debt(self) except -1
+    cpdef long long liquidation_of(self, int p) except? -1
+    cpdef int must_raise(self, int d) except -1
+    cpdef int set_then(self, int then) except -1
+    cpdef int take_then(self) except -1
+    cpdef int is_over(self) except -1
+    cpdef int return_buildings(self, int d, int space) except -1
+    cpdef int hand_over_cash(self, int d, int creditor) except -1
+    cpdef int hand_over_title(self, int space, int creditor) except -1
+    cpdef int declare_bankrupt(self, int d, int creditor, long long debt) except -1
+    cpdef int current_seat(self) except -1
+    cpdef int next_turn(self) except -1
+    cpdef int resume_turn(self) except -1
+    cpdef int start_turn(self, int p) except -2
+    cpdef int held_turns(self, int p) except -2
+    cpdef int owes_fine(self, int p, int amount) except -1
+    cpdef int throw_pair(self, int purpose) except -1
+    cpdef int stays_held(self, int p) except -1
+    cpdef int released_by_doubles(self, int p) except -1
+    cpdef int is_extra_throw(self) except -1
+    cpdef int note_throw(self, int total, int extra) except -1
+    cpdef int position_of(self, int p) except -1
+    cpdef int place(self, int p, int end, int by) except -1
+    cpdef int extra_due(self) except -1
+    cpdef int extra_throw(self, int p) except -1
+    cpdef int post_roll(self, int p) except -1
+    cpdef int round_number(self) except -1
+    cpdef int new_round(self) except -1
+    cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
+    cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
+    cpdef int owes_rent(self, int p, int owner, int space) except -1
+    cpdef int settle_after_move(self) except -1
+    cpdef int offer_title(self, int p, int space) except -1
+    cpdef int ask_income_tax(self, int p) except -1
+    cpdef int card_moves(self, int p, int target) except -1
+    cpdef int send_to_hold(self, int p, int by_card) except -1
+    cpdef int throw(self, int count, int purpose) except -1
+    cpdef int next_card(self, int p, int role) except -1
+    cpdef int after_move(self) except -1
+
+
+
+
+# CPython's random.Random, draw for draw (one stream a game, drawn in `State`)
+cdef class MT:
+    cdef uint32_t state[624]
+    cdef int index
+
+cdef void mt_init_genrand(MT mt, uint32_t s) noexcept
+cdef void mt_seed(MT mt, uint64_t seed) noexcept
+cdef uint32_t mt_next(MT mt) noexcept
+cdef double mt_random(MT mt) noexcept
+cdef int bit_length(long long n) noexcept
+cdef long long mt_randbelow(MT mt, long long n) noexcept
+
+cdef int MAX_SEATS, MAX_DEBTS, MT_N, MT_M
+cdef unsigned long long MASK32
+cdef uint32_t UPPER_MASK, LOWER_MASK, MATRIX_A, TEMPER_B, TEMPER_C
+cdef int PRE_ROLL, BUY, INCOME_TAX, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER
+cdef int GAME_A, GAME_B, GAME_TWO_HOUR, D_RENT
+cdef int N_PURCHASED, N_DECLINED, N_BUILT, N_BUILDING_SOLD, N_MORTGAGED, N_REDEEMED
+cdef int N_TAX_CHOSEN, N_PAYMENT, N_LEFT_HOLD, N_TRADE_PROPOSED, N_TRADE_ANSWERED, N_NO_RENT
+cdef int N_INCOME_TAX_DUE, N_SENT_TO_HOLD, N_DICE, N_CARD, N_FINAL_ACCOUNTING
+cdef int N_TREASURER_PAID, N_GAME_OVER, N_RENT_PAID, N_MUST_RAISE, N_BANKRUPT
+cdef int N_TURN_STARTED, N_STAYED_HELD, N_MOVED
+cdef int A_BUILD, A_SELL, A_MORTGAGE, A_REDEEM
+
+
+# A trade offered or weighed: 40 titles a side at most
+cdef class Trade:
+    cdef public int other
+    cdef public int n_give
+    cdef int give[40]
+    cdef public int n_get
+    cdef int get[40]
+    cdef public long long pay
+
+
+# The game's state, once: `Game` keeps one, the kernel's `G` is one (with a batch's things
+# added). Sizes: 6 seats (MAX_SEATS), 40 spaces, 32 cards, 16 debts (MAX_DEBTS).
+cdef class State(Steps):
+    cdef public Tables t
+    cdef public int n
+    cdef public int game_type
+    cdef int roles[6]
+    cdef long long cash[6]
+    cdef int position[6]
+    cdef int held[6]
+    cdef bint bankrupt[6]
+    cdef int turns_taken[6]
+    cdef int owner[40]
+    cdef int houses[40]
+    cdef bint apartment[40]
+    cdef bint mortgaged[40]
+    cdef int mortgage_values[40]
+    cdef int redeem_values[40]
+    cdef public long long treasury
+    cdef public long long total_money
+    cdef public int supply_houses
+    cdef public int supply_apartments
+    cdef MT rng
+    cdef int deck[2][32]
+    cdef int deck_head[2]
+    # the debts, a ring of MAX_DEBTS: who owes whom, how much, for what (a payment's reason,
+    # or D_RENT), whether paying releases the debtor, and what the record of it says
+    cdef int debt_debtor[16]
+    cdef int debt_creditor[16]
+    cdef long long debt_amount[16]
+    cdef int debt_kind[16]
+    cdef bint debt_releases[16]
+    cdef int debt_space[16]
+    cdef int debt_basis[16]
+    cdef int debt_count_[16]
+    cdef int debt_dice[16]
+    cdef bint debt_announced[16]
+    cdef public int debt_head
+    cdef public int debt_count
+    cdef public bint debt_overflow
+    cdef public int then
+    cdef public int round
+    cdef public int current
+    cdef public int actor
+    cdef public int phase
+    cdef public bint is_extra
+    cdef public bint extra_pending
+    cdef public int last_dice
+    cdef public int pending_buy
+    cdef public Trade offer
+    cdef public Trade proposal
+    cdef public int offer_phase
+    # the final accounting: who adjusts next, why it began, the standing when it began
+    cdef int final_queue[6]
+    cdef public int final_head
+    cdef public int final_count
+    cdef public int final_reason
+    cdef public bint began_final
+    cdef long long cash_at_final[6]
+    cdef public int leader_at_final
+    cdef public int winner
+    cdef public int end_reason
+    # a bankruptcy's hand-over, for its record
+    cdef public long long handed_cash
+    cdef int handed[40]
+    cdef int n_handed
+    # what the frames count
+    cdef long long rent_paid[6]
+    cdef long long rent_received[6]
+    cdef long long income_tax[6]
+    cdef long long property_tax[6]
+    cdef long long fines[6]
+    cdef int bankrupt_round[6]
+    cdef public long long last_tax_flat
+    cdef public long long last_tax_percent
+    cdef long long wealth_titles[6]
+    cdef long long wealth_buildings[6]
+    # `title_targets`' answer
+    cdef int found[40]
+    # told of each step a person reads about (None in a batch), and a scenario's dice
+    cdef public object sink
+    cdef public object forced
+    # the walks over the board
+    cpdef int monopoly_count(self, int p, int city) noexcept
+    cpdef int group_count(self, int space) noexcept
+    cpdef int rent_basis_of(self, int space, int houses, bint apartment, bint mortgaged) noexcept
+    cpdef int rent_count_of(self, int space, int basis, int houses) noexcept
+    cpdef int rent_if(self, int space, int houses, bint apartment, bint mortgaged,
+                      int dice) noexcept
+    cpdef int rent_now(self, int space, int dice) noexcept
+    cpdef int rent_built(self, int space) noexcept
+    cpdef int paid_for(self, int space) noexcept
+    cpdef long long liquidation_value(self, int p) noexcept
+    cpdef long long rule25_wealth(self, int p) noexcept
+    cpdef int wealth_parts(self) noexcept
+    cdef int owe(self, int debtor, int creditor, long long amount, int kind, bint releases,
+                 int space, int basis, int count) except -1
     # the player's actions
     cpdef int houses_on(self, int space) except -1
     cpdef int has_apartment(self, int space) except -1
@@ -274,3 +508,8 @@ cpdef long long income_tax_percent(Steps game, Tables t, int p) except? -1
 cpdef int income_tax(Steps game, Tables t, int p, int percent_chosen) except -1
 cpdef int propose_trade(Steps game, Tables t, int p) except -1
 cpdef int answer_trade(Steps game, Tables t, int accepted) except -1
+
+# answers over the whole state, in one call
+cpdef int title_targets(State game, int action) except -1
+cpdef list found_list(State game, int count)
+cpdef int invariants(State game, list out) except -1

@@ -10,9 +10,10 @@ from the engine's names, never by position.
 The functions below are the rules' arithmetic: the rent of a title (its amount, its basis and
 its count), buildings paid for, the rent once the next building stands, the income tax's
 percentage, what selling buildings and mortgaging raise. Each takes the `Tables` and the few
-numbers of the game's state it needs, so `Game` (whose state is Python lists) and the compiled
-kernel (`amteach/sim/kernel.py`, whose state is C arrays) call the same code without copying
-state. Walking a player's titles stays with each caller; what a title contributes is here.
+numbers of the game's state it needs. Then the game's state itself, once (`State`, issue 38:
+`Game` keeps one, the compiled kernel's `G` extends it), with the walks over a player's titles,
+the debt queue, the dice (`MT`, CPython's stream) and the steps of the transitions on it, and
+the transitions, written once over the steps (`Steps`).
 
 This module is Cython's pure-Python mode: `core.pxd` beside it types `Tables` as C arrays and
 the functions as `cpdef` C functions, which the kernel cimports. `setup.py` compiles it; run as
@@ -557,8 +558,9 @@ def tax_percent(
 
 @cython.cclass
 class Steps:
-    """The primitive steps of the transitions, which `Game` and the kernel's `G` each
-    implement on their own state. The methods here are the interface and do nothing."""
+    """The primitive steps of the transitions, which `State` implements once (for `Game` and
+    the kernel's `G`). The methods here are the interface and do nothing; a test may record
+    them (tests/test_core_transitions.py)."""
 
     # -- the player's actions: questions
     @cython.ccall
@@ -1148,6 +1150,1254 @@ class Steps:
     def new_round(self) -> cython.int:
         """The next round begins."""
         return 0
+
+
+# -- chance: CPython's random.Random, draw for draw ---------------------------------------------
+# One stream per game (the dice and the decks' shuffles), drawn in `State` only; the kernel's
+# random bots draw from streams of their own. Every 32-bit step is masked, so uncompiled Python
+# draws the same numbers as the compiled build.
+MT_N = 624
+MT_M = 397
+MASK32 = 0xFFFFFFFF
+UPPER_MASK = 0x80000000
+LOWER_MASK = 0x7FFFFFFF
+MATRIX_A = 0x9908B0DF
+TEMPER_B = 0x9D2C5680
+TEMPER_C = 0xEFC60000
+
+
+@cython.cclass
+class MT:
+    """The Mersenne Twister's state."""
+
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.state = zeros(MT_N)
+        self.index = MT_N
+
+
+def mt_init_genrand(mt, s):
+    i: cython.int
+    prev: cython.ulonglong
+    mt.state[0] = s
+    for i in range(1, MT_N):
+        prev = mt.state[i - 1]
+        mt.state[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & MASK32
+    mt.index = MT_N
+
+
+def mt_seed(mt, seed):
+    """random.Random(seed) for 0 <= seed < 2**64: init_by_array over the 32-bit words."""
+    key0: cython.ulonglong = seed & MASK32
+    key1: cython.ulonglong = seed >> 32
+    key: cython.ulonglong
+    prev: cython.ulonglong
+    x: cython.ulonglong
+    key_length: cython.int = 2 if key1 != 0 else 1
+    i: cython.int = 1
+    j: cython.int = 0
+    k: cython.int
+    mt_init_genrand(mt, 19650218)
+    k = MT_N if key_length < MT_N else key_length
+    while k > 0:
+        key = key0 if j == 0 else key1
+        prev = mt.state[i - 1]
+        x = mt.state[i]
+        mt.state[i] = ((x ^ (((prev ^ (prev >> 30)) * 1664525) & MASK32)) + key + j) & MASK32
+        i += 1
+        j += 1
+        if i >= MT_N:
+            mt.state[0] = mt.state[MT_N - 1]
+            i = 1
+        if j >= key_length:
+            j = 0
+        k -= 1
+    k = MT_N - 1
+    while k > 0:
+        prev = mt.state[i - 1]
+        x = mt.state[i]
+        mt.state[i] = ((x ^ (((prev ^ (prev >> 30)) * 1566083941) & MASK32)) - i) & MASK32
+        i += 1
+        if i >= MT_N:
+            mt.state[0] = mt.state[MT_N - 1]
+            i = 1
+        k -= 1
+    mt.state[0] = UPPER_MASK
+
+
+def mt_seed_words(mt: MT, seed: int) -> None:
+    """random.Random(seed) for a seed of any size (0 <= seed): init_by_array over all of its
+    32-bit words, lowest first (`mt_seed` is the same for seeds below 2**64)."""
+    key = []
+    while seed:
+        key.append(seed & MASK32)
+        seed >>= 32
+    key = key or [0]
+    mt_init_genrand(mt, 19650218)
+    i = 1
+    j = 0
+    for _ in range(max(MT_N, len(key))):
+        prev = mt.state[i - 1]
+        mt.state[i] = (
+            (mt.state[i] ^ (((prev ^ (prev >> 30)) * 1664525) & MASK32)) + key[j] + j
+        ) & MASK32
+        i += 1
+        j += 1
+        if i >= MT_N:
+            mt.state[0] = mt.state[MT_N - 1]
+            i = 1
+        if j >= len(key):
+            j = 0
+    for _ in range(MT_N - 1):
+        prev = mt.state[i - 1]
+        mt.state[i] = ((mt.state[i] ^ (((prev ^ (prev >> 30)) * 1566083941) & MASK32)) - i) & MASK32
+        i += 1
+        if i >= MT_N:
+            mt.state[0] = mt.state[MT_N - 1]
+            i = 1
+    mt.state[0] = UPPER_MASK
+
+
+def mt_next(mt):
+    y: cython.uint
+    kk: cython.int
+    if mt.index >= MT_N:
+        for kk in range(MT_N - MT_M):
+            y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
+            mt.state[kk] = mt.state[kk + MT_M] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
+        for kk in range(MT_N - MT_M, MT_N - 1):
+            y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
+            mt.state[kk] = mt.state[kk + (MT_M - MT_N)] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
+        y = (mt.state[MT_N - 1] & UPPER_MASK) | (mt.state[0] & LOWER_MASK)
+        mt.state[MT_N - 1] = mt.state[MT_M - 1] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
+        mt.index = 0
+    y = mt.state[mt.index]
+    mt.index += 1
+    y ^= y >> 11
+    y ^= (y << 7) & TEMPER_B
+    y ^= (y << 15) & TEMPER_C
+    y ^= y >> 18
+    return y
+
+
+def mt_random(mt):
+    """random.random(): 53 bits from two draws."""
+    a: cython.uint = mt_next(mt) >> 5
+    b: cython.uint = mt_next(mt) >> 6
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
+
+
+def bit_length(n):
+    k: cython.int = 0
+    while n > 0:
+        k += 1
+        n >>= 1
+    return k
+
+
+def mt_randbelow(mt, n):
+    """random._randbelow_with_getrandbits(n) for 0 < n < 2**32."""
+    k: cython.int = bit_length(n)
+    r: cython.longlong
+    if k == 0:
+        return 0
+    r = mt_next(mt) >> (32 - k)
+    while r >= n:
+        r = mt_next(mt) >> (32 - k)
+    return r
+
+
+def random_stream(seed, draws: int) -> list:
+    """For tests: this file's random.Random(seed): `draws` of (random(), randbelow(1..50))."""
+    mt = MT()
+    mt_seed(mt, seed)
+    out = []
+    for i in range(draws):
+        out.append(mt_random(mt))
+        out.append(mt_randbelow(mt, 1 + i % 50))
+    return out
+
+
+# -- the game's state, once ---------------------------------------------------------------------
+MAX_SEATS = 6
+MAX_DEBTS = 16
+# the phases: the engine's `Phase` by position (the bots' core and the kernel use these codes)
+PHASES = tuple(Phase)
+PRE_ROLL = PHASES.index(Phase.PRE_ROLL)
+BUY = PHASES.index(Phase.BUY)
+INCOME_TAX = PHASES.index(Phase.INCOME_TAX)
+RAISE = PHASES.index(Phase.RAISE)
+POST_ROLL = PHASES.index(Phase.POST_ROLL)
+TRADE_ANSWER = PHASES.index(Phase.TRADE_ANSWER)
+FINAL_ADJUST = PHASES.index(Phase.FINAL_ADJUST)
+OVER = PHASES.index(Phase.OVER)
+# the game types (`Setup.game_type`) by position
+GAME_TYPES = ("A", "B", "two-hour")
+GAME_A = 0
+GAME_B = 1
+GAME_TWO_HOUR = 2
+# a debt's kind: a payment's reason (`PAYMENTS`), or rent, which has a code after them
+D_RENT = len(PAYMENTS)
+
+# What `State` tells its `sink` (a callable, or None: a batch pays one pointer test), one code
+# per record, each with its numbers: `Game` makes each record the event of
+# `amteach.engine.events` it stands for, reading the state at that moment.
+NOTES = (
+    "purchased",  # p, space, price
+    "declined",  # p, space
+    "built",  # p, space, apartment, cost
+    "building_sold",  # p, space, apartment (the building sold), refund
+    "mortgaged",  # p, space, amount
+    "redeemed",  # p, space, amount
+    "tax_chosen",  # p, percent_chosen
+    "payment",  # payer, payee, amount, reason, space, percent
+    "left_hold",  # p, by_doubles
+    "trade_proposed",  # p
+    "trade_answered",  # accepted
+    "rent_owed_nothing",  # p, owner, space, basis (mortgaged or prison: no rent)
+    "income_tax_due",  # p
+    "sent_to_hold",  # p, by_card
+    "dice",  # purpose, dice (a tuple)
+    "card",  # p, role, index in the role's deck
+    "final_accounting",  # reason
+    "treasurer_paid",  # owner, space, amount
+    "game_over",  # winner, reason
+    "rent_paid",  # p, owner, space, amount, basis, count, dice
+    "must_raise",  # d, creditor, amount, cash
+    "bankrupt",  # d, creditor, debt, cash handed over, titles handed over (a tuple)
+    "turn_started",  # p, round
+    "stayed_held",  # p, turns held
+    "moved",  # p, start, end, by
+)
+N_PURCHASED = 0
+N_DECLINED = 1
+N_BUILT = 2
+N_BUILDING_SOLD = 3
+N_MORTGAGED = 4
+N_REDEEMED = 5
+N_TAX_CHOSEN = 6
+N_PAYMENT = 7
+N_LEFT_HOLD = 8
+N_TRADE_PROPOSED = 9
+N_TRADE_ANSWERED = 10
+N_NO_RENT = 11
+N_INCOME_TAX_DUE = 12
+N_SENT_TO_HOLD = 13
+N_DICE = 14
+N_CARD = 15
+N_FINAL_ACCOUNTING = 16
+N_TREASURER_PAID = 17
+N_GAME_OVER = 18
+N_RENT_PAID = 19
+N_MUST_RAISE = 20
+N_BANKRUPT = 21
+N_TURN_STARTED = 22
+N_STAYED_HELD = 23
+N_MOVED = 24
+
+
+@cython.cclass
+class Trade:
+    """A trade offered or weighed: titles given and asked for, and cash (positive: paid to
+    `other`)."""
+
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.give = zeros(MAX_SPACES)
+            self.get = zeros(MAX_SPACES)
+
+    def fill(self, other: int, give, get, pay: int) -> None:
+        """Copy a trade in (at most MAX_SPACES titles a side; `Game` refuses more)."""
+        self.other = other
+        self.n_give = len(give)
+        self.n_get = len(get)
+        for i in range(self.n_give):
+            self.give[i] = give[i]
+        for i in range(self.n_get):
+            self.get[i] = get[i]
+        self.pay = pay
+
+
+@cython.cclass
+class State(Steps):
+    """One game's state, for `Game` and for the kernel's batches alike (the kernel's `G` adds
+    only a batch's things), and the steps of the transitions on it, each written once.
+
+    Compiled, the state is C arrays; uncompiled, lists. `reset` sets up the start of a game;
+    `sink`, when not None, is told of each step a person would read about (`NOTES`)."""
+
+    def __init__(self):
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.roles = zeros(MAX_SEATS)
+            self.cash = zeros(MAX_SEATS)
+            self.position = zeros(MAX_SEATS)
+            self.held = zeros(MAX_SEATS)
+            self.bankrupt = zeros(MAX_SEATS)
+            self.turns_taken = zeros(MAX_SEATS)
+            self.final_queue = zeros(MAX_SEATS)
+            self.cash_at_final = zeros(MAX_SEATS)
+            self.rent_paid = zeros(MAX_SEATS)
+            self.rent_received = zeros(MAX_SEATS)
+            self.income_tax = zeros(MAX_SEATS)
+            self.property_tax = zeros(MAX_SEATS)
+            self.fines = zeros(MAX_SEATS)
+            self.bankrupt_round = zeros(MAX_SEATS)
+            self.wealth_titles = zeros(MAX_SEATS)
+            self.wealth_buildings = zeros(MAX_SEATS)
+            self.owner = zeros(MAX_SPACES)
+            self.houses = zeros(MAX_SPACES)
+            self.apartment = zeros(MAX_SPACES)
+            self.mortgaged = zeros(MAX_SPACES)
+            self.mortgage_values = zeros(MAX_SPACES)
+            self.redeem_values = zeros(MAX_SPACES)
+            self.handed = zeros(MAX_SPACES)
+            self.found = zeros(MAX_SPACES)
+            self.deck = zeros(2, MAX_CARDS)
+            self.deck_head = zeros(2)
+            self.debt_debtor = zeros(MAX_DEBTS)
+            self.debt_creditor = zeros(MAX_DEBTS)
+            self.debt_amount = zeros(MAX_DEBTS)
+            self.debt_kind = zeros(MAX_DEBTS)
+            self.debt_releases = zeros(MAX_DEBTS)
+            self.debt_space = zeros(MAX_DEBTS)
+            self.debt_basis = zeros(MAX_DEBTS)
+            self.debt_count_ = zeros(MAX_DEBTS)
+            self.debt_dice = zeros(MAX_DEBTS)
+            self.debt_announced = zeros(MAX_DEBTS)
+        self.rng = MT()
+        self.offer = Trade()
+        self.proposal = Trade()
+        self.sink = None
+        self.forced = None
+
+    # -- the start of a game (one starting state for `Game` and the batches)
+    def reset(self, t: Tables, roles, game_type: int, seed: int) -> None:
+        """A new game of `len(roles)` seats on these tables: the starting cash, nobody's titles,
+        the decks shuffled from `seed`'s stream (as `random.Random(seed).shuffle` would), the
+        first seat to throw. `Game` then places a scenario's set-up with `place_seat`,
+        `place_title` and `force_cards`."""
+        p: cython.int
+        sp: cython.int
+        role: cython.int
+        i: cython.int
+        j: cython.int
+        tmp: cython.int
+        self.t = t
+        self.n = len(roles)
+        self.game_type = game_type
+        self.treasury = 0
+        self.total_money = 0
+        for p in range(MAX_SEATS):
+            self.roles[p] = roles[p] if p < self.n else 0
+            self.cash[p] = t.starting_cash if p < self.n else 0
+            self.total_money += self.cash[p]
+            self.position[p] = 0
+            self.held[p] = NOBODY
+            self.bankrupt[p] = False
+            self.turns_taken[p] = 0
+            self.rent_paid[p] = 0
+            self.rent_received[p] = 0
+            self.income_tax[p] = 0
+            self.property_tax[p] = 0
+            self.fines[p] = 0
+            self.bankrupt_round[p] = -1
+            self.cash_at_final[p] = 0
+        for sp in range(MAX_SPACES):
+            self.owner[sp] = NOBODY
+            self.houses[sp] = 0
+            self.apartment[sp] = False
+            self.mortgaged[sp] = False
+            self.mortgage_values[sp] = mortgage_value(t, sp)
+            self.redeem_values[sp] = redeem_value(t, sp)
+        self.supply_houses = t.supply_houses
+        self.supply_apartments = t.supply_apartments
+        if 0 <= seed < 2**64:
+            mt_seed(self.rng, seed)
+        else:  # random.Random(seed) of any other int: its absolute value's 32-bit words
+            mt_seed_words(self.rng, abs(seed))
+        for role in range(2):  # each deck in data order, shuffled as random.shuffle does
+            for i in range(t.deck_size[role]):
+                self.deck[role][i] = i
+            for i in range(t.deck_size[role] - 1, 0, -1):
+                j = mt_randbelow(self.rng, i + 1)
+                tmp = self.deck[role][i]
+                self.deck[role][i] = self.deck[role][j]
+                self.deck[role][j] = tmp
+            self.deck_head[role] = 0
+        self.debt_head = 0
+        self.debt_count = 0
+        self.debt_overflow = False
+        self.then = THEN_NONE
+        self.round = 1
+        self.current = 0
+        self.actor = 0
+        self.phase = PRE_ROLL
+        self.is_extra = False
+        self.extra_pending = False
+        self.last_dice = t.settlement_utility_dice
+        self.pending_buy = NOBODY
+        self.offer_phase = PRE_ROLL
+        self.final_head = 0
+        self.final_count = 0
+        self.final_reason = 0
+        self.began_final = False
+        self.leader_at_final = NOBODY
+        self.winner = NOBODY
+        self.end_reason = -1
+        self.n_handed = 0
+        self.handed_cash = 0
+        self.last_tax_flat = 0
+        self.last_tax_percent = 0
+
+    def place_seat(self, p: int, cash: int, position: int, held: int) -> None:
+        """A scenario's seat: its cash (the money in the game follows), space and turns held
+        (NOBODY: not held)."""
+        self.total_money += cash - self.cash[p]
+        self.cash[p] = cash
+        self.position[p] = position
+        self.held[p] = held
+
+    def place_title(self, space: int, owner: int, houses: int, apartment: int, mortgaged: int):
+        """A scenario's title: its owner (NOBODY: the Treasury's), buildings and mortgage;
+        the Treasury's supply gives the buildings."""
+        self.supply_houses += self.houses[space] - houses
+        self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
+        self.owner[space] = owner
+        self.houses[space] = houses
+        self.apartment[space] = apartment != 0
+        self.mortgaged[space] = mortgaged != 0
+
+    def force_cards(self, role: int, indices) -> None:
+        """A scenario's cards: these (positions in the role's deck) drawn first, in this order,
+        then the rest in their shuffled order."""
+        t: Tables = self.t
+        rest = [self.deck[role][i] for i in range(t.deck_size[role])]
+        order = list(indices) + [k for k in rest if k not in indices]
+        for i in range(t.deck_size[role]):
+            self.deck[role][i] = order[i]
+        self.deck_head[role] = 0
+
+    def card_order(self, role: int) -> list:
+        """The role's deck from the next card on (positions in the role's deck)."""
+        t: Tables = self.t
+        size = t.deck_size[role]
+        return [self.deck[role][(self.deck_head[role] + i) % size] for i in range(size)]
+
+    # -- reading: one value of a seat or a space, for `Game`'s read-only views
+    def seat_value(self, field: int, p: int):
+        """Field `field` (a position in `SEAT_FIELDS`) of seat p."""
+        if field == 0:
+            return self.cash[p]
+        if field == 1:
+            return self.position[p]
+        if field == 2:
+            return self.held[p]
+        if field == 3:
+            return bool(self.bankrupt[p])
+        if field == 4:
+            return self.turns_taken[p]
+        if field == 5:
+            return self.roles[p]
+        return self.cash_at_final[p]
+
+    def space_value(self, field: int, space: int):
+        """Field `field` (a position in `SPACE_FIELDS`) of a space."""
+        if field == 0:
+            return self.owner[space]
+        if field == 1:
+            return self.houses[space]
+        if field == 2:
+            return bool(self.apartment[space])
+        if field == 3:
+            return bool(self.mortgaged[space])
+        if field == 4:
+            return self.mortgage_values[space]
+        return self.redeem_values[space]
+
+    def poke(self, field: str, index: int, value: int) -> None:
+        """Tests only (tests/state_edit.py): write one seat's or space's field as it is, no
+        other field following it (a broken invariant, a position no scenario can set up)."""
+        if field == "cash":
+            self.cash[index] = value
+        elif field == "position":
+            self.position[index] = value
+        elif field == "held":
+            self.held[index] = value
+        elif field == "owner":
+            self.owner[index] = value
+        elif field == "houses":
+            self.houses[index] = value
+        elif field == "apartment":
+            self.apartment[index] = value != 0
+        elif field == "mortgaged":
+            self.mortgaged[index] = value != 0
+        else:
+            raise KeyError(field)
+
+    def debts_owed(self) -> list:
+        """The queued debts, first first: (debtor, creditor, amount) each."""
+        out = []
+        for i in range(self.debt_count):
+            at = (self.debt_head + i) % MAX_DEBTS
+            out.append((self.debt_debtor[at], self.debt_creditor[at], self.debt_amount[at]))
+        return out
+
+    def adjusters(self) -> list:
+        """The seats still to adjust in the final accounting, the one adjusting first."""
+        return [self.final_queue[self.final_head + i] for i in range(self.final_count)]
+
+    # -- the walks over the board, once
+    def monopoly_count(self, p, city):
+        """How many unmortgaged streets of `city` (a city code) p owns (decision 5)."""
+        t: Tables = self.t
+        count: cython.int = 0
+        i: cython.int
+        sp: cython.int
+        for i in range(t.city_size[city]):
+            sp = t.city_member[city][i]
+            if self.owner[sp] == p and not self.mortgaged[sp]:
+                count += 1
+        return count
+
+    def group_count(self, space):
+        """The titles of the space's group (its city, the transports or the utilities) its
+        owner has unmortgaged, this one counted as unmortgaged (a rent if it were redeemed)."""
+        t: Tables = self.t
+        owner: cython.int = self.owner[space]
+        count: cython.int = 0
+        city: cython.int
+        i: cython.int
+        sp: cython.int
+        kind: cython.int = t.kind[space]
+        if kind == K_STREET:
+            city = t.city[space]
+            for i in range(t.city_size[city]):
+                sp = t.city_member[city][i]
+                if self.owner[sp] == owner and (sp == space or not self.mortgaged[sp]):
+                    count += 1
+        elif kind == K_TRANSPORT:
+            for i in range(t.n_transports):
+                sp = t.transports[i]
+                if self.owner[sp] == owner and (sp == space or not self.mortgaged[sp]):
+                    count += 1
+        else:
+            for i in range(t.n_utilities):
+                sp = t.utilities[i]
+                if self.owner[sp] == owner and (sp == space or not self.mortgaged[sp]):
+                    count += 1
+        return count
+
+    def rent_basis_of(self, space, houses, apartment, mortgaged):
+        """`rent_basis` of the title on `space` with these buildings and mortgage."""
+        owner: cython.int = self.owner[space]
+        if owner == NOBODY:
+            return rent_basis(self.t, space, NOBODY, False, mortgaged, houses, apartment, 0)
+        return rent_basis(
+            self.t,
+            space,
+            self.roles[owner],
+            self.held[owner] != NOBODY,
+            mortgaged,
+            houses,
+            apartment,
+            self.group_count(space),
+        )
+
+    def rent_count_of(self, space, basis, houses):
+        """`rent_count` of the title on `space` (what its rent counts)."""
+        owner: cython.int = self.owner[space]
+        if owner == NOBODY:
+            return rent_count(self.t, basis, NOBODY, houses, 0)
+        return rent_count(self.t, basis, self.roles[owner], houses, self.group_count(space))
+
+    def rent_if(self, space, houses, apartment, mortgaged, dice):
+        """One landing's rent on the title on `space` with these buildings and mortgage."""
+        owner: cython.int = self.owner[space]
+        if owner == NOBODY:
+            return rent(self.t, space, NOBODY, False, mortgaged, houses, apartment, 0, dice)
+        return rent(
+            self.t,
+            space,
+            self.roles[owner],
+            self.held[owner] != NOBODY,
+            mortgaged,
+            houses,
+            apartment,
+            self.group_count(space),
+            dice,
+        )
+
+    def rent_now(self, space, dice):
+        """One landing's rent on the title on `space` now."""
+        return self.rent_if(
+            space, self.houses[space], self.apartment[space], self.mortgaged[space], dice
+        )
+
+    def rent_built(self, space):
+        """The rent on a street once one more building stands on it."""
+        owner: cython.int = self.owner[space]
+        return rent_after_build(
+            self.t,
+            space,
+            self.roles[owner],
+            self.held[owner] != NOBODY,
+            self.mortgaged[space],
+            self.houses[space],
+            self.group_count(space),
+        )
+
+    def paid_for(self, space):
+        """What was paid for the buildings on a street."""
+        return buildings_paid(
+            self.t, space, self.roles[self.owner[space]], self.houses[space], self.apartment[space]
+        )
+
+    def liquidation_value(self, p):
+        """Cash plus all that selling every building and mortgaging every title would raise."""
+        t: Tables = self.t
+        total: cython.longlong = self.cash[p]
+        i: cython.int
+        sp: cython.int
+        for i in range(t.n_titles):
+            sp = t.titles[i]
+            if self.owner[sp] == p:
+                total += title_liquidation(
+                    t,
+                    sp,
+                    self.roles[p],
+                    self.houses[sp],
+                    self.apartment[sp],
+                    self.mortgaged[sp],
+                    self.mortgage_values[sp],
+                )
+        return total
+
+    def rule25_wealth(self, p):
+        """Decision 11: cash + one landing's rent on every title (utilities at the settlement
+        dice)."""
+        t: Tables = self.t
+        total: cython.longlong = self.cash[p]
+        i: cython.int
+        sp: cython.int
+        for i in range(t.n_titles):
+            sp = t.titles[i]
+            if self.owner[sp] == p:
+                total += self.rent_now(sp, t.settlement_utility_dice)
+        return total
+
+    def wealth_parts(self):
+        """Each seat's titles at price (a mortgaged one less its redeem price) and buildings at
+        cost, into `wealth_titles` and `wealth_buildings`, in one pass over the board."""
+        t: Tables = self.t
+        i: cython.int
+        sp: cython.int
+        p: cython.int
+        for p in range(self.n):
+            self.wealth_titles[p] = 0
+            self.wealth_buildings[p] = 0
+        for i in range(t.n_titles):
+            sp = t.titles[i]
+            p = self.owner[sp]
+            if p != NOBODY:
+                self.wealth_titles[p] += title_worth(
+                    t, sp, self.mortgaged[sp], self.redeem_values[sp]
+                )
+                if self.houses[sp] or self.apartment[sp]:
+                    self.wealth_buildings[p] += self.paid_for(sp)
+        return 0
+
+    def wealth_of(self, p: int) -> tuple:
+        """(titles, buildings) of seat p, after `wealth_parts`."""
+        return (self.wealth_titles[p], self.wealth_buildings[p])
+
+    # -- the debts, one queue (a ring of MAX_DEBTS)
+    def owe(self, debtor, creditor, amount, kind, releases, space, basis, count):
+        # bounds checking is off: a full ring must never overwrite a debt still owed
+        at: cython.int
+        if self.debt_count >= MAX_DEBTS:
+            self.debt_overflow = True
+            return 0
+        at = (self.debt_head + self.debt_count) % MAX_DEBTS
+        self.debt_debtor[at] = debtor
+        self.debt_creditor[at] = creditor
+        self.debt_amount[at] = amount
+        self.debt_kind[at] = kind
+        self.debt_releases[at] = releases
+        self.debt_space[at] = space
+        self.debt_basis[at] = basis
+        self.debt_count_[at] = count
+        self.debt_dice[at] = self.last_dice
+        self.debt_announced[at] = False
+        self.debt_count += 1
+        return 0
+
+    # -- the steps of the transitions (`Steps`): the player's actions
+    def houses_on(self, space):
+        return self.houses[space]
+
+    def has_apartment(self, space):
+        return 1 if self.apartment[space] else 0
+
+    def is_mortgaged(self, space):
+        return 1 if self.mortgaged[space] else 0
+
+    def streets_held(self, p, city):
+        return self.monopoly_count(p, city)
+
+    def houses_left(self):
+        return self.supply_houses
+
+    def apartments_left(self):
+        return self.supply_apartments
+
+    def seat_held(self, q):
+        return 1 if self.held[q] != NOBODY else 0
+
+    def raiser(self):
+        if self.phase == RAISE:
+            return self.actor
+        return NOBODY
+
+    def offered(self):
+        return self.pending_buy
+
+    def trade_partner(self, standing):
+        tr: Trade = self.offer if standing else self.proposal
+        return tr.other
+
+    def trade_titles(self, standing, side):
+        tr: Trade = self.offer if standing else self.proposal
+        return tr.n_get if side else tr.n_give
+
+    def trade_title(self, standing, side, i):
+        tr: Trade = self.offer if standing else self.proposal
+        return tr.get[i] if side else tr.give[i]
+
+    def trade_pay(self, standing):
+        tr: Trade = self.offer if standing else self.proposal
+        return tr.pay
+
+    def buys(self, p, space, price):
+        self.cash[p] -= price
+        self.treasury += price
+        self.owner[space] = p
+        self.pending_buy = NOBODY
+        if self.sink is not None:
+            self.sink(N_PURCHASED, p, space, price)
+        return 0
+
+    def declines(self, p, space):
+        if self.sink is not None:
+            self.sink(N_DECLINED, p, space)
+        self.pending_buy = NOBODY
+        return 0
+
+    def builds(self, p, space, houses, apartment, cost):
+        # the supply counts buildings not on the board; with an unlimited supply it may go
+        # below zero, and only the legality check (not this bookkeeping) looks at the limit
+        self.supply_houses += self.houses[space] - houses
+        self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
+        self.houses[space] = houses
+        self.apartment[space] = apartment != 0
+        self.cash[p] -= cost
+        self.treasury += cost
+        if self.sink is not None:
+            self.sink(N_BUILT, p, space, apartment, cost)
+        return 0
+
+    def sells_building(self, p, space, houses, apartment, refund):
+        sold: cython.int = 1 if self.apartment[space] else 0
+        self.supply_houses += self.houses[space] - houses
+        self.supply_apartments += sold - apartment
+        self.houses[space] = houses
+        self.apartment[space] = apartment != 0
+        self.cash[p] += refund
+        self.treasury -= refund
+        if self.sink is not None:
+            self.sink(N_BUILDING_SOLD, p, space, sold, refund)
+        return 0
+
+    def mortgages(self, p, space, amount):
+        self.mortgaged[space] = True
+        self.cash[p] += amount
+        self.treasury -= amount
+        if self.sink is not None:
+            self.sink(N_MORTGAGED, p, space, amount)
+        return 0
+
+    def redeems(self, p, space, amount):
+        self.mortgaged[space] = False
+        self.cash[p] -= amount
+        self.treasury += amount
+        if self.sink is not None:
+            self.sink(N_REDEEMED, p, space, amount)
+        return 0
+
+    def tax_chosen(self, p, flat, percent, percent_chosen):
+        # the batch's taxes frame reads these after the decision
+        self.last_tax_flat = flat
+        self.last_tax_percent = percent
+        if self.sink is not None:
+            self.sink(N_TAX_CHOSEN, p, percent_chosen)
+        return 0
+
+    def pays_treasury(self, p, amount, reason, space):
+        self.cash[p] -= amount
+        self.treasury += amount
+        if reason == P_FINE:
+            self.fines[p] += amount
+        if self.sink is not None:
+            self.sink(N_PAYMENT, p, NOBODY, amount, reason, space, 0)
+        return 0
+
+    def leaves_hold(self, p, by_doubles):
+        self.held[p] = NOBODY
+        if self.sink is not None:
+            self.sink(N_LEFT_HOLD, p, by_doubles)
+        return 0
+
+    def trade_proposed(self, p):
+        # the proposal weighed becomes the offer (the old offer's object is the next proposal)
+        offer: Trade = self.proposal
+        if self.sink is not None:
+            self.sink(N_TRADE_PROPOSED, p)
+        self.proposal = self.offer
+        self.offer = offer
+        self.offer_phase = self.phase
+        return 0
+
+    def awaits_answer(self, q):
+        self.actor = q
+        self.phase = TRADE_ANSWER
+        return 0
+
+    def end_adjusting(self):
+        if self.phase != FINAL_ADJUST:
+            return 0
+        self.final_head += 1
+        self.final_count -= 1
+        return 1
+
+    def trade_answered(self, accepted):
+        if self.sink is not None:
+            self.sink(N_TRADE_ANSWERED, accepted)
+        self.actor = self.current
+        self.phase = self.offer_phase
+        return 0
+
+    def transfer_title(self, space, to):
+        self.owner[space] = to
+        return 0
+
+    def pays(self, payer, payee, amount, reason):
+        self.cash[payer] -= amount
+        self.cash[payee] += amount
+        if self.sink is not None:
+            self.sink(N_PAYMENT, payer, payee, amount, reason, NO_SPACE, 0)
+        return 0
+
+    # -- the landings, the debts, the end of the game and the turn (`Steps`)
+    def seats(self):
+        return self.n
+
+    def seat_role(self, q):
+        return self.roles[q]
+
+    def seat_out(self, q):
+        return 1 if self.bankrupt[q] else 0
+
+    def title_owner(self, space):
+        return self.owner[space]
+
+    def treasury_pays(self, p, amount, reason, space):
+        self.cash[p] += amount
+        self.treasury -= amount
+        if self.sink is not None:
+            self.sink(N_PAYMENT, NOBODY, p, amount, reason, space, 0)
+        return 0
+
+    def owes(self, debtor, creditor, amount, reason, space):
+        return self.owe(debtor, creditor, amount, reason, False, space, 0, 0)
+
+    def owes_rent(self, p, owner, space):
+        basis: cython.int = self.rent_basis_of(
+            space, self.houses[space], self.apartment[space], self.mortgaged[space]
+        )
+        own_role: cython.int = self.roles[owner]
+        amount: cython.int
+        count: cython.int = self.group_count(space)
+        amount = rent_amount(
+            self.t, space, basis, own_role, self.houses[space], count, self.last_dice
+        )
+        if amount:
+            self.owe(
+                p,
+                owner,
+                amount,
+                D_RENT,
+                False,
+                space,
+                basis,
+                rent_count(self.t, basis, own_role, self.houses[space], count),
+            )
+            return 1
+        if self.sink is not None and (basis == R_MORTGAGED or basis == R_PRISON):
+            self.sink(N_NO_RENT, p, owner, space, basis)
+        return 0
+
+    def settle_after_move(self):
+        return settle(self, self.t, THEN_AFTER_MOVE)
+
+    def offer_title(self, p, space):
+        self.pending_buy = space
+        self.phase = BUY
+        return 0
+
+    def ask_income_tax(self, p):
+        if self.sink is not None:
+            self.sink(N_INCOME_TAX_DUE, p)
+        self.phase = INCOME_TAX
+        return 0
+
+    def card_moves(self, p, target):
+        return move_to(self, self.t, p, target, BY_CARD)
+
+    def send_to_hold(self, p, by_card):
+        self.position[p] = self.t.hold_space
+        self.held[p] = 0
+        self.extra_pending = False
+        if self.sink is not None:
+            self.sink(N_SENT_TO_HOLD, p, by_card)
+        return 0
+
+    def throw(self, count, purpose):
+        # one die: as random.Random's int(random() * 6) + 1; a scenario's forced throws first
+        total: cython.int = 0
+        die: cython.int
+        if self.forced is not None or self.sink is not None:
+            dice = self.forced(count) if self.forced is not None else None
+            if dice is None:
+                dice = tuple(
+                    [cython.cast(cython.int, mt_random(self.rng) * 6) + 1 for _ in range(count)]
+                )
+            if self.sink is not None:
+                self.sink(N_DICE, purpose, dice)
+            for die in dice:
+                total += die
+            return total
+        for _k in range(count):
+            total += cython.cast(cython.int, mt_random(self.rng) * 6) + 1
+        return total
+
+    def next_card(self, p, role):
+        index: cython.int = self.deck[role][self.deck_head[role]]
+        self.deck_head[role] = (self.deck_head[role] + 1) % self.t.deck_size[role]
+        if self.sink is not None:
+            self.sink(N_CARD, p, role, index)
+        return index
+
+    def after_move(self):
+        return after_move(self, self.t, self.current)
+
+    def is_game_b(self):
+        return 1 if self.game_type == GAME_B else 0
+
+    def is_two_hour(self):
+        return 1 if self.game_type == GAME_TWO_HOUR else 0
+
+    def cash_of(self, p):
+        return self.cash[p]
+
+    def game_b_score(self, p):
+        return self.rule25_wealth(p)
+
+    def rent_at(self, space, dice):
+        return self.rent_now(space, dice)
+
+    def begin_final(self, reason):
+        p: cython.int
+        self.final_reason = reason
+        self.began_final = True
+        for p in range(self.n):
+            self.cash_at_final[p] = self.cash[p]
+        self.leader_at_final = most_cash(self)
+        if self.sink is not None:
+            self.sink(N_FINAL_ACCOUNTING, reason)
+        self.final_head = 0
+        self.final_count = 0
+        return 0
+
+    def queue_adjuster(self, p):
+        self.final_queue[self.final_head + self.final_count] = p
+        self.final_count += 1
+        return 0
+
+    def next_adjuster(self):
+        if self.final_count:
+            self.actor = self.final_queue[self.final_head]
+            self.current = self.actor
+            self.phase = FINAL_ADJUST
+            return self.actor
+        return NOBODY
+
+    def final_cause(self):
+        return self.final_reason
+
+    def hands_over(self, p, amount, keep_percent):
+        self.cash[p] -= amount
+        self.treasury += amount
+        if self.sink is not None:
+            self.sink(N_PAYMENT, p, NOBODY, amount, P_SETTLEMENT, NO_SPACE, keep_percent)
+        return 0
+
+    def treasurer_pays(self, owner, space, amount):
+        self.cash[owner] += amount
+        self.treasury -= amount
+        if self.sink is not None:
+            self.sink(N_TREASURER_PAID, owner, space, amount)
+        return 0
+
+    def finish(self, winner, reason):
+        self.winner = winner
+        self.end_reason = reason
+        self.phase = OVER
+        self.debt_count = 0
+        if self.sink is not None:
+            self.sink(N_GAME_OVER, winner, reason)
+        return 0
+
+    def first_debtor(self):
+        if self.debt_count:
+            return self.debt_debtor[self.debt_head]
+        return NOBODY
+
+    def first_creditor(self):
+        return self.debt_creditor[self.debt_head]
+
+    def first_debt(self):
+        return self.debt_amount[self.debt_head]
+
+    def pay_first_debt(self):
+        at: cython.int = self.debt_head
+        d: cython.int = self.debt_debtor[at]
+        creditor: cython.int = self.debt_creditor[at]
+        amount: cython.longlong = self.debt_amount[at]
+        kind: cython.int = self.debt_kind[at]
+        self.debt_head = (self.debt_head + 1) % MAX_DEBTS
+        self.debt_count -= 1
+        self.cash[d] -= amount
+        if creditor == NOBODY:
+            self.treasury += amount
+        else:
+            self.cash[creditor] += amount
+        if kind == D_RENT:
+            self.rent_paid[d] += amount
+            self.rent_received[creditor] += amount
+        elif kind == P_FINE:
+            self.fines[d] += amount
+        elif kind == P_INCOME_TAX:
+            self.income_tax[d] += amount
+        elif kind == P_PROPERTY_TAX:
+            self.property_tax[d] += amount
+        if self.sink is not None:
+            if kind == D_RENT:
+                self.sink(
+                    N_RENT_PAID,
+                    d,
+                    creditor,
+                    self.debt_space[at],
+                    amount,
+                    self.debt_basis[at],
+                    self.debt_count_[at],
+                    self.debt_dice[at],
+                )
+            else:
+                self.sink(N_PAYMENT, d, creditor, amount, kind, self.debt_space[at], 0)
+        if self.debt_releases[at]:
+            self.held[d] = NOBODY
+            if self.sink is not None:
+                self.sink(N_LEFT_HOLD, d, 0)
+        return 0
+
+    def drop_first_debt(self):
+        self.debt_head = (self.debt_head + 1) % MAX_DEBTS
+        self.debt_count -= 1
+        return 0
+
+    def liquidation_of(self, p):
+        return self.liquidation_value(p)
+
+    def must_raise(self, d):
+        at: cython.int = self.debt_head
+        if not self.debt_announced[at]:
+            self.debt_announced[at] = True
+            if self.sink is not None:
+                self.sink(
+                    N_MUST_RAISE, d, self.debt_creditor[at], self.debt_amount[at], self.cash[d]
+                )
+        self.actor = d
+        self.phase = RAISE
+        return 0
+
+    def set_then(self, then):
+        self.then = then
+        return 0
+
+    def take_then(self):
+        then: cython.int = self.then
+        self.then = THEN_NONE
+        return then
+
+    def is_over(self):
+        return 1 if self.phase == OVER else 0
+
+    def return_buildings(self, d, space):
+        t: Tables = self.t
+        refund: cython.int = buildings_refund(
+            t, space, self.roles[d], self.houses[space], self.apartment[space]
+        )
+        self.supply_houses += self.houses[space]
+        self.supply_apartments += 1 if self.apartment[space] else 0
+        self.houses[space] = 0
+        self.apartment[space] = False
+        self.cash[d] += refund
+        self.treasury -= refund
+        return 0
+
+    def hand_over_cash(self, d, creditor):
+        cash: cython.longlong = self.cash[d]
+        self.cash[d] = 0
+        if creditor == NOBODY:
+            self.treasury += cash
+        else:
+            self.cash[creditor] += cash
+        self.handed_cash = cash  # the bankruptcy's record tells both
+        self.n_handed = 0
+        return 0
+
+    def hand_over_title(self, space, creditor):
+        self.owner[space] = creditor
+        if creditor == NOBODY:
+            self.mortgaged[space] = False
+        self.handed[self.n_handed] = space
+        self.n_handed += 1
+        return 0
+
+    def declare_bankrupt(self, d, creditor, debt):
+        self.bankrupt[d] = True
+        self.held[d] = NOBODY
+        self.bankrupt_round[d] = self.round
+        if self.sink is not None:
+            self.sink(
+                N_BANKRUPT,
+                d,
+                creditor,
+                debt,
+                self.handed_cash,
+                tuple([self.handed[i] for i in range(self.n_handed)]),
+            )
+        return 0
+
+    def current_seat(self):
+        return self.current
+
+    def next_turn(self):
+        return next_turn(self, self.t, self.current)
+
+    def resume_turn(self):
+        self.actor = self.current
+        self.phase = PRE_ROLL
+        return 0
+
+    def start_turn(self, p):
+        self.current = p
+        self.actor = p
+        self.phase = PRE_ROLL
+        self.is_extra = False
+        self.extra_pending = False
+        self.turns_taken[p] += 1
+        if self.sink is not None:
+            self.sink(N_TURN_STARTED, p, self.round)
+        return self.held[p]
+
+    def held_turns(self, p):
+        return self.held[p]
+
+    def owes_fine(self, p, amount):
+        return self.owe(p, NOBODY, amount, P_FINE, True, NO_SPACE, 0, 0)
+
+    def throw_pair(self, purpose):
+        first: cython.int
+        second: cython.int
+        if self.forced is not None or self.sink is not None:
+            total_dice = self.forced(2) if self.forced is not None else None
+            if total_dice is None:
+                first = cython.cast(cython.int, mt_random(self.rng) * 6) + 1
+                second = cython.cast(cython.int, mt_random(self.rng) * 6) + 1
+                total_dice = (first, second)
+            if self.sink is not None:
+                self.sink(N_DICE, purpose, total_dice)
+            return pair_of(total_dice[0], total_dice[1])
+        first = cython.cast(cython.int, mt_random(self.rng) * 6) + 1
+        second = cython.cast(cython.int, mt_random(self.rng) * 6) + 1
+        return pair_of(first, second)
+
+    def stays_held(self, p):
+        self.held[p] += 1
+        if self.sink is not None:
+            self.sink(N_STAYED_HELD, p, self.held[p])
+        return 0
+
+    def released_by_doubles(self, p):
+        self.held[p] = NOBODY
+        if self.sink is not None:
+            self.sink(N_LEFT_HOLD, p, 1)
+        return 0
+
+    def is_extra_throw(self):
+        return 1 if self.is_extra else 0
+
+    def note_throw(self, total, extra):
+        self.last_dice = total
+        self.extra_pending = extra != 0
+        return 0
+
+    def position_of(self, p):
+        return self.position[p]
+
+    def place(self, p, end, by):
+        start: cython.int = self.position[p]
+        self.position[p] = end
+        if self.sink is not None:
+            self.sink(N_MOVED, p, start, end, by)
+        return start
+
+    def extra_due(self):
+        return 1 if self.extra_pending else 0
+
+    def extra_throw(self, p):
+        self.extra_pending = False
+        self.is_extra = True
+        self.actor = p
+        self.phase = PRE_ROLL
+        return 0
+
+    def post_roll(self, p):
+        self.actor = p
+        self.phase = POST_ROLL
+        return 0
+
+    def round_number(self):
+        return self.round
+
+    def new_round(self):
+        self.round += 1
+        return 0
+
+
+# the fields `Game` reads by name (`State.seat_value`, `State.space_value`)
+SEAT_FIELDS = ("cash", "position", "held", "bankrupt", "turns_taken", "roles", "cash_at_final")
+SPACE_FIELDS = ("owner", "houses", "apartment", "mortgaged", "mortgage_values", "redeem_values")
 
 
 @cython.ccall
@@ -2005,3 +3255,102 @@ def answer_trade(game: Steps, t: Tables, accepted: cython.int) -> cython.int:
     elif pay < 0:
         game.pays(q, p, -pay, P_TRADE)
     return 0
+
+
+# -- answers over the whole state, in one call -------------------------------------------------
+
+# the actions on one title a player may take, each a `why_not_<action>` above
+TITLE_ACTIONS = ("build", "sell_building", "mortgage", "redeem")
+A_BUILD = 0
+A_SELL = 1
+A_MORTGAGE = 2
+A_REDEEM = 3
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def title_targets(game: State, action: cython.int) -> cython.int:
+    """The titles on which the actor may take `action` (an `A_...` code) now, by the rules'
+    legality: into `game.found`, in board order; returns how many. One call for the whole list
+    (a street's build and sale are asked of the streets, a mortgage and a redeem of every
+    title), the phase not looked at."""
+    t: Tables = game.t
+    actor: cython.int = game.actor
+    count: cython.int = 0
+    i: cython.int
+    sp: cython.int
+    why: cython.int
+    n: cython.int = t.n_streets if action == A_BUILD or action == A_SELL else t.n_titles
+    for i in range(n):
+        sp = t.streets[i] if action == A_BUILD or action == A_SELL else t.titles[i]
+        if game.owner[sp] != actor:
+            continue
+        if action == A_BUILD:
+            why = why_not_build(game, t, actor, sp)
+        elif action == A_SELL:
+            why = why_not_sell_building(game, t, actor, sp)
+        elif action == A_MORTGAGE:
+            why = why_not_mortgage(game, t, actor, sp)
+        else:
+            why = why_not_redeem(game, t, actor, sp)
+        if why == 0:
+            game.found[count] = sp
+            count += 1
+    return count
+
+
+@cython.ccall
+def found_list(game: State, count: cython.int) -> list:
+    """The first `count` spaces `title_targets` found, as a list."""
+    return [game.found[i] for i in range(count)]
+
+
+# what `invariants` reports, one record a broken invariant
+INVARIANTS = ("negative_cash", "held_off_hold", "money", "monopoly", "supply")
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def invariants(game: State, out: list) -> cython.int:
+    """What must hold after every decision: no cash is negative; held players stand on the
+    hold space; cash plus the Treasury's balance is constant; a Monopolist with buildings in a
+    city has its monopoly; the building supply balances. Returns how many fail; with `out` (a
+    list, or None in a batch) also appends a record of each: (name in `INVARIANTS`, numbers)."""
+    t: Tables = game.t
+    found: cython.int = 0
+    money: cython.longlong = game.treasury
+    houses: cython.int = game.supply_houses
+    apartments: cython.int = game.supply_apartments
+    p: cython.int
+    i: cython.int
+    sp: cython.int
+    owner: cython.int
+    for p in range(game.n):
+        money += game.cash[p]
+        if game.cash[p] < 0:
+            found += 1
+            if out is not None:
+                out.append(("negative_cash", p, game.cash[p]))
+        if game.held[p] != NOBODY and game.position[p] != t.hold_space:
+            found += 1
+            if out is not None:
+                out.append(("held_off_hold", p, game.position[p]))
+    if money != game.total_money:
+        found += 1
+        if out is not None:
+            out.append(("money", money, game.total_money))
+    for i in range(t.n_streets):
+        sp = t.streets[i]
+        houses += game.houses[sp]
+        apartments += 1 if game.apartment[sp] else 0
+        owner = game.owner[sp]
+        if (game.houses[sp] or game.apartment[sp]) and owner != NOBODY:
+            if game.roles[owner] == MONOPOLIST and not is_monopolized(game, t, owner, t.city[sp]):
+                found += 1
+                if out is not None:
+                    out.append(("monopoly", owner, sp))
+    if houses != t.supply_houses or apartments != t.supply_apartments:
+        found += 1
+        if out is not None:
+            out.append(("supply", houses, apartments))
+    return found

@@ -10,7 +10,6 @@ and undo replays all but the last decision.
 from __future__ import annotations
 
 import builtins
-import random
 import secrets
 from collections import deque
 from collections.abc import Sequence
@@ -37,7 +36,7 @@ from .refusals import (
 from .rules import RuleSet
 from .saves import from_save, replay, to_save
 from .setup import GAME_TYPES, PlayerSetup, Setup, TitleSetup, role_index, validate_setup
-from .terms import NO_SPACE, NOBODY, NOT_HELD, TREASURY, PaymentReason, Phase
+from .terms import NOBODY, NOT_HELD, TREASURY, PaymentReason, Phase
 
 __all__ = [
     "GAME_TYPES",
@@ -159,68 +158,6 @@ def landing_outcomes(
     return tuple(LandingOutcome(p, result, where) for (result, where), p in merged.items())
 
 
-@dataclass(slots=True)
-class _Debt:
-    debtor: int
-    creditor: int
-    amount: int
-    event: ev.Event  # emitted when paid in full
-    releases: bool = False  # paying it releases the debtor from Prison or Price War (the fine)
-    announced: bool = False
-
-
-_STATE_FIELDS = (
-    "_forced_dice",
-    "_handed_over",
-    "actor",
-    "apartment",
-    "bankrupt",
-    "board",
-    "cash",
-    "cash_at_final",
-    "current",
-    "debts",
-    "decisions",
-    "decks",
-    "end_reason",
-    "events",
-    "extra_pending",
-    "final_queue",
-    "final_reason",
-    "game_type",
-    "held",
-    "houses",
-    "is_extra",
-    "last_dice",
-    "leader_at_final",
-    "mortgage_values",
-    "mortgaged",
-    "names",
-    "offer",
-    "offer_phase",
-    "owner",
-    "pending_buy",
-    "phase",
-    "position",
-    "redeem_values",
-    "rng",
-    "roles",
-    "round",
-    "rules",
-    "seed",
-    "setup",
-    "supply_apartments",
-    "supply_houses",
-    "table",
-    "tables",
-    "then",
-    "total_money",
-    "treasury",
-    "turns_taken",
-    "winner",
-)
-
-
 # more than any cash: a trade's payment as the rules core reads it (a C long long compiled)
 _MOST_CASH = 2**62
 
@@ -232,22 +169,95 @@ def _city_codes(board: Board) -> dict[str, int]:
 
 
 @lru_cache(maxsize=8)
-def _city_names(board: Board) -> tuple[str, ...]:
-    """The cities by their codes in the rules' tables."""
-    return tuple(board.cities)
-
-
-@lru_cache(maxsize=8)
 def _deck_positions(board: Board, role: int) -> dict[str, int]:
     """Each card's position in its role's deck (how the rules' tables number the cards)."""
     return {card.id: k for k, card in enumerate(board.deck(role))}
 
 
-class Game(core.Steps):
-    """One game of Anti-Monopoly, from its set-up and the decisions taken so far."""
+class Column(Sequence[Any]):
+    """One field of the game's state for every seat or space, read-only (`game.cash[p]`,
+    `game.owner[space]`): a view of the rules core's `State`, never a copy."""
 
-    # `_weighed`: the trade whose legality the rules core is weighing (`trade_refusal`)
-    __slots__ = (*_STATE_FIELDS, "_weighed")
+    __slots__ = ("_field", "_read", "_size")
+
+    def __init__(self, read: Any, field: int, size: int) -> None:
+        self._read = read
+        self._field = field
+        self._size = size
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._read(self._field, i) for i in range(self._size)[index]]
+        if index < 0:
+            index += self._size
+        if not 0 <= index < self._size:
+            raise IndexError(index)
+        return self._read(self._field, index)
+
+    def __iter__(self) -> Any:
+        read, field = self._read, self._field
+        return (read(field, i) for i in range(self._size))
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+
+def _seat_column(field: str) -> Any:
+    code = core.SEAT_FIELDS.index(field)
+
+    def read(game: Game) -> Column:
+        return Column(game._state.seat_value, code, len(game.names))
+
+    return builtins.property(read, doc=f"Each seat's {field.replace('_', ' ')} (read-only).")
+
+
+def _space_column(field: str) -> Any:
+    code = core.SPACE_FIELDS.index(field)
+
+    def read(game: Game) -> Column:
+        return Column(game._state.space_value, code, len(game.board.spaces))
+
+    return builtins.property(read, doc=f"Each space's {field.replace('_', ' ')} (read-only).")
+
+
+def _state_value(name: str, doc: str) -> Any:
+    def read(game: Game) -> Any:
+        return getattr(game._state, name)
+
+    return builtins.property(read, doc=doc)
+
+
+class Game:
+    """One game of Anti-Monopoly, from its set-up and the decisions taken so far.
+
+    The state is the rules core's `State` (the one the batches play on too); `Game` adds what
+    people need: parsing choices, the events (the state tells `_note` of each step), saves and
+    undo. Its fields read as before (`game.cash[p]`, `game.owner[space]`, `game.phase`, ...),
+    read-only: a scenario (`Setup`) says where a game starts."""
+
+    __slots__ = (
+        "_forced_dice",
+        "_state",
+        "_weighed",
+        "board",
+        "decisions",
+        "events",
+        "game_type",
+        "names",
+        "offer",
+        "roles",
+        "rules",
+        "seed",
+        "setup",
+        "table",
+        "tables",
+    )
 
     # -- construction -------------------------------------------------------------------
     def __init__(self, setup: Setup, board: Board | None = None) -> None:
@@ -261,64 +271,117 @@ class Game(core.Steps):
         self.roles = tuple(p.role for p in setup.players)
         self.table = ev.Table(self.names, self.roles, self.board)
         self.tables = tables = rule_tables(self.board, rules)
-        n = len(setup.players)
-        self.cash = [rules.starting_cash if p.cash is None else p.cash for p in setup.players]
-        self.position = [p.position for p in setup.players]
-        self.held = [NOT_HELD if p.held is None else p.held for p in setup.players]
-        self.bankrupt = [False] * n
-        self.turns_taken = [0] * n
-        spaces = self.board.spaces
-        self.owner = [NOBODY] * len(spaces)
-        self.houses = [0] * len(spaces)
-        self.apartment = [False] * len(spaces)
-        self.mortgaged = [False] * len(spaces)
-        self.mortgage_values = [core.mortgage_value(tables, s.index) for s in spaces]
-        self.redeem_values = [core.redeem_value(tables, s.index) for s in spaces]
-        self.treasury = 0
-        self.supply_houses = rules.supply_houses
-        self.supply_apartments = rules.supply_apartments
+        state = core.State()
+        state.reset(tables, list(self.roles), GAME_TYPES.index(setup.game_type), setup.seed)
         for seat, player in enumerate(setup.players):
+            state.place_seat(
+                seat,
+                rules.starting_cash if player.cash is None else player.cash,
+                player.position,
+                NOT_HELD if player.held is None else player.held,
+            )
             for title in player.titles:
-                self.owner[title.space] = seat
-                self.mortgaged[title.space] = title.mortgaged
-                self.houses[title.space] = title.houses
-                self.apartment[title.space] = title.apartment
-                self.supply_houses -= title.houses
-                self.supply_apartments -= title.apartment
-        self.total_money = sum(self.cash)
-        self.rng = random.Random(setup.seed)
-        self.decks = []
+                state.place_title(
+                    title.space, seat, title.houses, int(title.apartment), int(title.mortgaged)
+                )
         for role in (COMPETITOR, MONOPOLIST):
-            ids = [card.id for card in self.board.deck(role)]
-            self.rng.shuffle(ids)
-            forced = list(setup.cards[role])
-            rest = [card_id for card_id in ids if card_id not in forced]
-            self.decks.append(deque(forced + rest))
+            if setup.cards[role]:
+                positions = _deck_positions(self.board, role)
+                state.force_cards(role, [positions[card] for card in setup.cards[role]])
         self._forced_dice = deque(setup.dice)
         self.events: list[ev.Event] = []
         self.decisions: list[Choice] = []
-        self.debts: deque[_Debt] = deque()
-        self._handed_over: tuple[int, list[int]] = (0, [])
-        self.then = ""
-        self.round = 1
-        self.current = 0
-        self.actor = 0
-        self.phase = PRE_ROLL
-        self.is_extra = False
-        self.extra_pending = False
-        self.last_dice = rules.settlement_utility_dice
-        self.pending_buy = NOBODY
         self.offer: Trade | None = None
-        self.offer_phase = PRE_ROLL
-        self.final_queue: deque[int] = deque()
-        self.final_reason = ""
-        # the standing when the final accounting began (what it changed: sim.accounting)
-        self.cash_at_final: tuple[int, ...] | None = None
-        self.leader_at_final = NOBODY
         self._weighed: Trade | None = None
-        self.winner: int | None = None
-        self.end_reason: str | None = None
-        self._begin_turn(0)
+        self._state = state
+        self._listen()
+        core.begin_turn(state, tables, 0)
+
+    def _listen(self) -> None:
+        """The state tells this game of its steps (the events) and asks it for forced dice."""
+        self._state.sink = self._note
+        self._state.forced = self._force if self._forced_dice else None
+
+    # -- the state, read-only ---------------------------------------------------------------
+    cash = _seat_column("cash")
+    position = _seat_column("position")
+    held = _seat_column("held")
+    bankrupt = _seat_column("bankrupt")
+    turns_taken = _seat_column("turns_taken")
+    owner = _space_column("owner")
+    houses = _space_column("houses")
+    apartment = _space_column("apartment")
+    mortgaged = _space_column("mortgaged")
+    mortgage_values = _space_column("mortgage_values")
+    redeem_values = _space_column("redeem_values")
+    treasury = _state_value("treasury", "The Treasury's balance.")
+    total_money = _state_value("total_money", "Cash plus the Treasury: constant in a game.")
+    supply_houses = _state_value("supply_houses", "The houses the Treasury has.")
+    supply_apartments = _state_value("supply_apartments", "The apartments the Treasury has.")
+    round = _state_value("round", "The round being played (the first is 1).")
+    current = _state_value("current", "The seat whose turn it is.")
+    actor = _state_value("actor", "The seat whose decision it is.")
+    last_dice = _state_value("last_dice", "The move's throw (a utility's rent reads it).")
+    pending_buy = _state_value("pending_buy", "The title offered for purchase (BUY phase).")
+    leader_at_final = _state_value(
+        "leader_at_final", "The seat with the most cash when the final accounting began."
+    )
+
+    @builtins.property
+    def phase(self) -> Phase:
+        """What kind of decision the game waits for."""
+        return core.PHASES[self._state.phase]
+
+    @builtins.property
+    def is_extra(self) -> bool:
+        """Is this turn's throw the extra throw after doubles?"""
+        return bool(self._state.is_extra)
+
+    @builtins.property
+    def winner(self) -> int | None:
+        """The winning seat once the game is over (None: no winner, or not over)."""
+        winner = self._state.winner
+        return None if winner == NOBODY else winner
+
+    @builtins.property
+    def end_reason(self) -> str | None:
+        """How the game ended (`core.ENDINGS`), None while it goes on."""
+        reason = self._state.end_reason
+        return None if reason < 0 else core.ENDINGS[reason]
+
+    @builtins.property
+    def final_reason(self) -> str:
+        """Why the final accounting began ("" before it)."""
+        state = self._state
+        return core.ENDINGS[state.final_reason] if state.began_final else ""
+
+    @builtins.property
+    def cash_at_final(self) -> tuple[int, ...] | None:
+        """Each seat's cash when the final accounting began (None before it)."""
+        state = self._state
+        if not state.began_final:
+            return None
+        return tuple(
+            state.seat_value(core.SEAT_FIELDS.index("cash_at_final"), p) for p in self.players
+        )
+
+    @builtins.property
+    def final_queue(self) -> tuple[int, ...]:
+        """The seats still to adjust in the final accounting, the one adjusting first."""
+        return tuple(self._state.adjusters())
+
+    @builtins.property
+    def decks(self) -> tuple[deque[str], ...]:
+        """Each role's deck (card ids) from the next card on."""
+        return tuple(
+            deque(self.board.deck(role)[k].id for k in self._state.card_order(role))
+            for role in (COMPETITOR, MONOPOLIST)
+        )
+
+    @builtins.property
+    def debts(self) -> tuple[tuple[int, int, int], ...]:
+        """The debts queued, first first: (debtor, creditor, amount) each."""
+        return tuple(self._state.debts_owed())
 
     @classmethod
     def new(
@@ -387,13 +450,12 @@ class Game(core.Steps):
 
     def monopoly_count(self, player: int, city: str) -> int:
         """How many unmortgaged streets of `city` the player owns."""
-        owner, mortgaged = self.owner, self.mortgaged
-        return sum(1 for s in self.board.cities[city] if owner[s] == player and not mortgaged[s])
+        return self._state.monopoly_count(player, _city_codes(self.board)[city])
 
     def is_monopolized(self, player: int, city: str) -> bool:
         """Decision 5: a monopolist's city is monopolized while they own enough unmortgaged streets."""
         code = _city_codes(self.board)[city]
-        return bool(core.is_monopolized(self, self.tables, player, code))
+        return bool(core.is_monopolized(self._state, self.tables, player, code))
 
     def rent_for(self, space: int, dice_total: int | None = None) -> tuple[int, str, int]:
         """One landing's rent on an owned title now: (amount, basis, count). Zero when mortgaged,
@@ -407,48 +469,23 @@ class Game(core.Steps):
         self, space: int, houses: int, apartment: bool, mortgaged: bool, dice_total: int | None
     ) -> tuple[int, str, int]:
         """`rent_for` with this space's buildings and mortgage as given: reads, never writes."""
-        owner = self.owner[space]
-        if owner == NOBODY:
-            role, held, count = NOBODY, False, 0
-        else:
-            role, held, count = self.roles[owner], self.is_held(owner), self._group_count(space)
-        t = self.tables
-        basis = core.rent_basis(t, space, role, held, mortgaged, houses, apartment, count)
+        state = self._state
         dice = self.rules.settlement_utility_dice if dice_total is None else dice_total
+        basis = state.rent_basis_of(space, houses, apartment, mortgaged)
         return (
-            core.rent_amount(t, space, basis, role, houses, count, dice),
+            state.rent_if(space, houses, apartment, mortgaged, dice),
             core.RENT_BASES[basis],
-            core.rent_count(t, basis, role, houses, count),
+            state.rent_count_of(space, basis, houses),
         )
-
-    def _group_count(self, space: int) -> int:
-        """How many titles of the space's group (its city, the transports or the utilities)
-        its owner has unmortgaged, this one counted as unmortgaged (rent_if may redeem it)."""
-        board = self.board
-        sp = board.spaces[space]
-        if sp.kind == "street":
-            group = board.cities[sp.city]
-        elif sp.kind == "transport":
-            group = board.transports
-        else:
-            group = board.utilities
-        owner, mortgaged, me = self.owner, self.mortgaged, self.owner[space]
-        return sum(1 for s in group if owner[s] == me and (s == space or not mortgaged[s]))
 
     def buildings_paid(self, space: int) -> int:
         """What was paid for the buildings on a street (the 'improvements' of the income tax)."""
-        return core.buildings_paid(
-            self.tables,
-            space,
-            self.roles[self.owner[space]],
-            self.houses[space],
-            self.apartment[space],
-        )
+        return self._state.paid_for(space)
 
     def tax_options(self, player: int) -> TaxOptions:
         """Decision 1: both income-tax amounts, and the sums behind the percentage."""
-        prop = core.taxed_property(self, self.tables, player)
-        improvements = core.taxed_improvements(self, self.tables, player)
+        prop = core.taxed_property(self._state, self.tables, player)
+        improvements = core.taxed_improvements(self._state, self.tables, player)
         role = self.roles[player]
         rates = self.rules.income_tax_percents(role)
         cash = self.cash[player]
@@ -457,20 +494,7 @@ class Game(core.Steps):
 
     def liquidation_value(self, player: int) -> int:
         """Cash plus all that selling every building and mortgaging every title would raise."""
-        total = self.cash[player]
-        t, role = self.tables, self.roles[player]
-        for s in self.board.titles:
-            if self.owner[s] == player:
-                total += core.title_liquidation(
-                    t,
-                    s,
-                    role,
-                    self.houses[s],
-                    self.apartment[s],
-                    self.mortgaged[s],
-                    self.mortgage_values[s],
-                )
-        return total
+        return self._state.liquidation_value(player)
 
     def net_worth(self, player: int) -> int:
         """Cash + unmortgaged titles at price + mortgaged titles at price less the redeem price
@@ -479,10 +503,7 @@ class Game(core.Steps):
 
     def rule25_wealth(self, player: int) -> int:
         """Decision 11: cash + one landing's rent on every unmortgaged title (utilities at 7)."""
-        rules_dice = self.rules.settlement_utility_dice
-        return self.cash[player] + sum(
-            self.rent_for(s, rules_dice)[0] for s in self.board.titles if self.owner[s] == player
-        )
+        return self._state.rule25_wealth(player)
 
     def wealth(self, player: int) -> dict[str, int]:
         """Cash, titles at price and buildings at cost: the parts of net worth for charts."""
@@ -497,49 +518,42 @@ class Game(core.Steps):
     def wealth_parts(self) -> list[tuple[int, int, int]]:
         """(cash, titles at price, buildings at cost) for every seat, in one pass over the
         board; a mortgaged title counts its price less the redeem price."""
-        titles = [0] * len(self.names)
-        buildings = [0] * len(self.names)
-        t, owner, mortgaged = self.tables, self.owner, self.mortgaged
-        for s in self.board.titles:
-            p = owner[s]
-            if p != NOBODY:
-                titles[p] += core.title_worth(t, s, mortgaged[s], self.redeem_values[s])
-                if self.houses[s] or self.apartment[s]:
-                    buildings[p] += self.buildings_paid(s)
-        return [(self.cash[p], titles[p], buildings[p]) for p in self.players]
+        state = self._state
+        state.wealth_parts()
+        return [(self.cash[p], *state.wealth_of(p)) for p in self.players]
 
     def invariant_violations(self) -> list[str]:
         """What must hold after every decision, one sentence for each thing that does not:
         cash plus the Treasury's balance is constant; the building supply balances; no cash
         is negative; a Monopolist with buildings in a city has its monopoly; held players
-        stand on the hold space. Empty when all is well (`amteach simulate
-        --check-invariants` counts these; the compiled core counts the same)."""
+        stand on the hold space. Empty when all is well (the rules core's `invariants`, which
+        `amteach simulate --check-invariants` counts)."""
+        found: list[tuple[Any, ...]] = []
+        core.invariants(self._state, found)
+        names, spaces, rules = self.names, self.board.spaces, self.rules
         out = []
-        for p in self.players:
-            if self.cash[p] < 0:
-                out.append(f"{self.names[p]} has negative cash (${self.cash[p]})")
-            if self.is_held(p) and self.position[p] != self.board.hold_space:
-                out.append(f"{self.names[p]} is held but stands on space {self.position[p]}")
-        money = self.treasury + sum(self.cash)
-        if money != self.total_money:
-            out.append(f"cash plus the Treasury is ${money}, not ${self.total_money}")
-        houses, apartments = self.supply_houses, self.supply_apartments
-        for s in self.board.streets:
-            houses += self.houses[s]
-            apartments += self.apartment[s]
-            owner = self.owner[s]
-            if (self.houses[s] or self.apartment[s]) and owner != NOBODY:
-                city = self.board.spaces[s].city
-                if self.roles[owner] == MONOPOLIST and not self.is_monopolized(owner, city):
-                    out.append(
-                        f"{self.names[owner]} has buildings on {self.board.spaces[s].name} "
-                        f"without a monopoly of {city}"
-                    )
-        if houses != self.rules.supply_houses or apartments != self.rules.supply_apartments:
-            out.append(
-                f"{houses} houses and {apartments} apartments in all, not "
-                f"{self.rules.supply_houses} and {self.rules.supply_apartments}"
-            )
+        for name, *numbers in found:
+            if name == "negative_cash":
+                p, cash = numbers
+                out.append(f"{names[p]} has negative cash (${cash})")
+            elif name == "held_off_hold":
+                p, position = numbers
+                out.append(f"{names[p]} is held but stands on space {position}")
+            elif name == "money":
+                money, total = numbers
+                out.append(f"cash plus the Treasury is ${money}, not ${total}")
+            elif name == "monopoly":
+                owner, space = numbers
+                out.append(
+                    f"{names[owner]} has buildings on {spaces[space].name} "
+                    f"without a monopoly of {spaces[space].city}"
+                )
+            else:
+                houses, apartments = numbers
+                out.append(
+                    f"{houses} houses and {apartments} apartments in all, not "
+                    f"{rules.supply_houses} and {rules.supply_apartments}"
+                )
         return out
 
     # -- legal choices ---------------------------------------------------------------------
@@ -551,7 +565,7 @@ class Game(core.Steps):
                 if self.targets(kind):
                     kinds.append(kind)
             elif kind == "trade":
-                if core.trade_possible(self, self.tables, self.actor):
+                if core.trade_possible(self._state, self.tables, self.actor):
                     kinds.append(kind)
             elif why_not(self, Choice(kind, "flat" if kind == "income_tax" else None)) is None:
                 kinds.append(kind)
@@ -572,24 +586,24 @@ class Game(core.Steps):
 
     def targets(self, kind: str) -> list[int]:
         """The titles on which `kind` (build, sell_building, mortgage, redeem) is legal now:
-        the actor's titles the rules core's legality lets through (`title_refusal`)."""
+        the actor's titles the rules core's legality lets through (`core.title_targets`, one
+        call for the whole list)."""
         if kind not in PHASE_KINDS[self.phase]:
             return []
-        actor, owner, why_not, t = self.actor, self.owner, _TITLE_RULES[kind], self.tables
-        candidates = self.board.streets if kind in ("build", "sell_building") else self.board.titles
-        return [s for s in candidates if owner[s] == actor and not why_not(self, t, actor, s)]
+        state = self._state
+        return core.found_list(state, core.title_targets(state, core.TITLE_ACTIONS.index(kind)))
 
     def title_refusal(self, kind: str, space: int) -> int:
         """Why the actor may not `kind` (build, sell_building, mortgage, redeem) the title on
         `space`: a refusal code of the rules core (`core.REFUSALS`), 0 when allowed."""
-        return _TITLE_RULES[kind](self, self.tables, self.actor, space)
+        return _TITLE_RULES[kind](self._state, self.tables, self.actor, space)
 
     def trade_refusal(self, trade: Trade) -> int:
         """Why the actor may not propose `trade` (its fields whole numbers): a refusal of the
         rules core (`core.refusal_code`, `core.refused_at`), 0 when allowed."""
-        self._weighed = trade
+        self._weigh(trade)
         try:
-            return core.why_not_trade(self, self.tables, self.actor)
+            return core.why_not_trade(self._state, self.tables, self.actor)
         finally:
             self._weighed = None
 
@@ -639,16 +653,7 @@ class Game(core.Steps):
     def rent_after_build(self, space: int) -> int:
         """The rent on a street once one more building stands on it (the next house, or the
         apartment that replaces the role's maximum of houses)."""
-        owner = self.owner[space]
-        return core.rent_after_build(
-            self.tables,
-            space,
-            self.roles[owner],
-            self.is_held(owner),
-            self.mortgaged[space],
-            self.houses[space],
-            self._group_count(space),
-        )
+        return self._state.rent_built(space)
 
     def is_legal(self, choice: Any) -> bool:
         try:
@@ -751,516 +756,22 @@ class Game(core.Steps):
     def _emit(self, event: ev.Event) -> None:
         self.events.append(event)
 
-    # turn flow: written once, in the rules core (`core.begin_turn`, `roll`, `move_to`,
-    # `after_move`, `next_turn`), over the steps below
-    def _begin_turn(self, player: int) -> None:
-        core.begin_turn(self, self.tables, player)
+    # -- the events: what the state tells of its steps (`core.NOTES`), as the engine's events
+    def _note(self, code: int, *args: Any) -> None:
+        self.events.append(_NOTES[code](self, *args))
 
-    def _do_roll(self, _: None) -> None:
-        core.roll(self, self.tables, self.current)
-
-    def _throw(self, count: int, purpose: str) -> tuple[int, ...]:
-        if self._forced_dice:
-            dice = self._forced_dice.popleft()
-            if len(dice) != count:
-                raise ScenarioError(
-                    f"the next forced throw {list(dice)} has {len(dice)} dice, but this throw needs {count}",
-                    field="dice",
-                )
-        else:
-            rand = self.rng.random
-            if count == 2:
-                dice = (int(rand() * 6) + 1, int(rand() * 6) + 1)
-            else:
-                dice = tuple(int(rand() * 6) + 1 for _ in range(count))
-        self._emit(ev.DiceThrown(self.table, self.actor, dice, purpose))
-        return dice
-
-    # the steps of the transitions (core.Steps), with their events; each returns an int
-    # (0 when it only acts), as the compiled interface requires
-    # the player's actions
-    def houses_on(self, space: int) -> int:
-        return self.houses[space]
-
-    def has_apartment(self, space: int) -> int:
-        return int(self.apartment[space])
-
-    def is_mortgaged(self, space: int) -> int:
-        return int(self.mortgaged[space])
-
-    def streets_held(self, p: int, city: int) -> int:
-        return self.monopoly_count(p, _city_names(self.board)[city])
-
-    def houses_left(self) -> int:
-        return self.supply_houses
-
-    def apartments_left(self) -> int:
-        return self.supply_apartments
-
-    def seat_held(self, q: int) -> int:
-        return int(self.held[q] != NOT_HELD)
-
-    def raiser(self) -> int:
-        return self.actor if self.phase == RAISE else NOBODY
-
-    def offered(self) -> int:
-        return self.pending_buy
-
-    def _trade(self, standing: int) -> Trade:
-        trade = self.offer if standing else self._weighed
-        assert trade is not None
-        return trade
-
-    def trade_partner(self, standing: int) -> int:
-        other = self._trade(standing).other
-        return other if 0 <= other < len(self.names) else NOBODY
-
-    def trade_titles(self, standing: int, side: int) -> int:
-        trade = self._trade(standing)
-        return len(trade.get if side else trade.give)
-
-    def trade_title(self, standing: int, side: int, i: int) -> int:
-        trade = self._trade(standing)
-        space = (trade.get if side else trade.give)[i]
-        # a number beyond a C int (for the compiled core) stands for itself as a space off
-        # the board
-        return space if -(2**31) <= space < 2**31 else len(self.board.spaces)
-
-    def trade_pay(self, standing: int) -> int:
-        pay = self._trade(standing).pay
-        return max(-_MOST_CASH, min(pay, _MOST_CASH))  # beyond any cash, within a C long long
-
-    def buys(self, p: int, space: int, price: int) -> int:
-        self.cash[p] -= price
-        self.treasury += price
-        self.owner[space] = p
-        self.pending_buy = NOBODY
-        self._emit(ev.Purchased(self.table, p, space, price))
-        return 0
-
-    def declines(self, p: int, space: int) -> int:
-        self._emit(ev.Declined(self.table, p, space))
-        self.pending_buy = NOBODY
-        return 0
-
-    def builds(self, p: int, space: int, houses: int, apartment: int, cost: int) -> int:
-        # the supply counts buildings not on the board; with an unlimited supply it may go
-        # below zero, and only the legality check (not this bookkeeping) looks at the limit
-        self.supply_houses += self.houses[space] - houses
-        self.supply_apartments += self.apartment[space] - apartment
-        self.houses[space] = houses
-        self.apartment[space] = bool(apartment)
-        self.cash[p] -= cost
-        self.treasury += cost
-        building = "apartment" if apartment else "house"
-        self._emit(ev.Built(self.table, p, space, building, cost))
-        return 0
-
-    def sells_building(self, p: int, space: int, houses: int, apartment: int, refund: int) -> int:
-        building = "apartment" if self.apartment[space] else "house"
-        self.supply_houses += self.houses[space] - houses
-        self.supply_apartments += self.apartment[space] - apartment
-        self.houses[space] = houses
-        self.apartment[space] = bool(apartment)
-        self.cash[p] += refund
-        self.treasury -= refund
-        self._emit(ev.BuildingSold(self.table, p, space, building, refund))
-        return 0
-
-    def mortgages(self, p: int, space: int, amount: int) -> int:
-        self.mortgaged[space] = True
-        self.cash[p] += amount
-        self.treasury -= amount
-        self._emit(ev.Mortgaged(self.table, p, space, amount))
-        return 0
-
-    def redeems(self, p: int, space: int, amount: int) -> int:
-        self.mortgaged[space] = False
-        self.cash[p] -= amount
-        self.treasury += amount
-        self._emit(ev.Redeemed(self.table, p, space, amount))
-        return 0
-
-    def tax_chosen(self, p: int, flat: int, percent: int, percent_chosen: int) -> int:
-        option = "percent" if percent_chosen else "flat"
-        self._emit(self._tax_event(ev.IncomeTaxChoice, p, option))
-        return 0
-
-    def pays_treasury(self, p: int, amount: int, reason: int, space: int) -> int:
-        self.cash[p] -= amount
-        self.treasury += amount
-        self._emit(ev.Payment(self.table, p, TREASURY, amount, PAYMENT_REASONS[reason], space))
-        return 0
-
-    def leaves_hold(self, p: int, by_doubles: int) -> int:
-        self.held[p] = NOT_HELD
-        self._emit(ev.LeftHold(self.table, p, "doubles" if by_doubles else "fine"))
-        return 0
-
-    def trade_proposed(self, p: int) -> int:
-        trade = self._trade(0)
-        self._emit(ev.TradeProposed(self.table, p, trade.other, trade.give, trade.get, trade.pay))
-        self.offer = trade
-        self.offer_phase = self.phase
-        return 0
-
-    def awaits_answer(self, q: int) -> int:
-        self.actor = q
-        self.phase = TRADE_ANSWER
-        return 0
-
-    def end_adjusting(self) -> int:
-        if self.phase != FINAL_ADJUST:
-            return 0
-        self.final_queue.popleft()
-        return 1
-
-    def trade_answered(self, accepted: int) -> int:
-        trade = self._trade(1)
-        p = self.current
-        self._emit(
-            ev.TradeAnswered(
-                self.table, trade.other, p, bool(accepted), trade.give, trade.get, trade.pay
+    def _force(self, count: int) -> tuple[int, ...] | None:
+        """A scenario's next forced throw, or None when there is none left (the stream
+        throws)."""
+        if not self._forced_dice:
+            return None
+        dice = self._forced_dice.popleft()
+        if len(dice) != count:
+            raise ScenarioError(
+                f"the next forced throw {list(dice)} has {len(dice)} dice, but this throw needs {count}",
+                field="dice",
             )
-        )
-        self.actor = p
-        self.phase = self.offer_phase
-        return 0
-
-    def transfer_title(self, space: int, to: int) -> int:
-        self.owner[space] = to
-        return 0
-
-    def pays(self, payer: int, payee: int, amount: int, reason: int) -> int:
-        self.cash[payer] -= amount
-        self.cash[payee] += amount
-        self._emit(ev.Payment(self.table, payer, payee, amount, PAYMENT_REASONS[reason]))
-        return 0
-
-    # the landings, the debts, the end of the game and the turn
-    def seats(self) -> int:
-        return len(self.names)
-
-    def seat_role(self, q: int) -> int:
-        return self.roles[q]
-
-    def seat_out(self, q: int) -> int:
-        return int(self.bankrupt[q])
-
-    def title_owner(self, space: int) -> int:
-        return self.owner[space]
-
-    def treasury_pays(self, p: int, amount: int, reason: int, space: int) -> int:
-        self.cash[p] += amount
-        self.treasury -= amount
-        self._emit(ev.Payment(self.table, TREASURY, p, amount, PAYMENT_REASONS[reason], space))
-        return 0
-
-    def owes(self, debtor: int, creditor: int, amount: int, reason: int, space: int) -> int:
-        payment = ev.Payment(self.table, debtor, creditor, amount, PAYMENT_REASONS[reason], space)
-        self._owe(debtor, creditor, amount, payment)
-        return 0
-
-    def owes_rent(self, p: int, owner: int, space: int) -> int:
-        amount, basis, count = self.rent_for(space, self.last_dice)
-        if amount:
-            rent = ev.RentPaid(self.table, p, owner, space, amount, basis, count, self.last_dice)
-            self._owe(p, owner, amount, rent)
-            return 1
-        if basis in ("mortgaged", "prison"):
-            self._emit(ev.NoRent(self.table, p, owner, space, basis))
-        return 0
-
-    def settle_after_move(self) -> int:
-        self._settle("after_move")
-        return 0
-
-    def offer_title(self, p: int, space: int) -> int:
-        self.pending_buy = space
-        self.phase = BUY
-        return 0
-
-    def ask_income_tax(self, p: int) -> int:
-        self._emit(self._tax_event(ev.IncomeTaxDue, p))
-        self.phase = INCOME_TAX
-        return 0
-
-    def card_moves(self, p: int, target: int) -> int:
-        return core.move_to(self, self.tables, p, target, BY_CARD)
-
-    def send_to_hold(self, p: int, by_card: int) -> int:
-        self.position[p] = self.board.hold_space
-        self.held[p] = 0
-        self.extra_pending = False
-        self._emit(ev.SentToHold(self.table, p, "card" if by_card else "space"))
-        return 0
-
-    def throw(self, count: int, purpose: int) -> int:
-        return sum(self._throw(count, core.THROWS[purpose]))
-
-    def next_card(self, p: int, role: int) -> int:
-        deck = self.decks[role]
-        card_id = deck.popleft()
-        deck.append(card_id)
-        self._emit(ev.CardDrawn(self.table, p, card_id))
-        return _deck_positions(self.board, role)[card_id]
-
-    def after_move(self) -> int:
-        return core.after_move(self, self.tables, self.current)
-
-    def is_game_b(self) -> int:
-        return int(self.game_type == "B")
-
-    def is_two_hour(self) -> int:
-        return int(self.game_type == "two-hour")
-
-    def cash_of(self, p: int) -> int:
-        return self.cash[p]
-
-    def game_b_score(self, p: int) -> int:
-        return self.rule25_wealth(p)
-
-    def rent_at(self, space: int, dice: int) -> int:
-        return self.rent_for(space, dice)[0]
-
-    def begin_final(self, reason: int) -> int:
-        self.final_reason = core.ENDINGS[reason]
-        self.cash_at_final = tuple(self.cash)
-        self.leader_at_final = core.most_cash(self)
-        self._emit(ev.FinalAccounting(self.table, self.final_reason))
-        self.final_queue = deque()
-        return 0
-
-    def queue_adjuster(self, p: int) -> int:
-        self.final_queue.append(p)
-        return 0
-
-    def next_adjuster(self) -> int:
-        if self.final_queue:
-            self.actor = self.current = self.final_queue[0]
-            self.phase = FINAL_ADJUST
-            return self.actor
-        return NOBODY
-
-    def final_cause(self) -> int:
-        return core.ENDINGS.index(self.final_reason)
-
-    def hands_over(self, p: int, amount: int, keep_percent: int) -> int:
-        self.cash[p] -= amount
-        self.treasury += amount
-        self._emit(
-            ev.Payment(
-                self.table, p, TREASURY, amount, PaymentReason.SETTLEMENT, NO_SPACE, keep_percent
-            )
-        )
-        return 0
-
-    def treasurer_pays(self, owner: int, space: int, amount: int) -> int:
-        self.cash[owner] += amount
-        self.treasury -= amount
-        self._emit(ev.TreasurerPaid(self.table, owner, space, amount))
-        return 0
-
-    def finish(self, winner: int, reason: int) -> int:
-        self._finish(None if winner == NOBODY else winner, core.ENDINGS[reason])
-        return 0
-
-    def first_debtor(self) -> int:
-        return self.debts[0].debtor if self.debts else NOBODY
-
-    def first_creditor(self) -> int:
-        return self.debts[0].creditor
-
-    def first_debt(self) -> int:
-        return self.debts[0].amount
-
-    def pay_first_debt(self) -> int:
-        debt = self.debts.popleft()
-        d = debt.debtor
-        self.cash[d] -= debt.amount
-        if debt.creditor == TREASURY:
-            self.treasury += debt.amount
-        else:
-            self.cash[debt.creditor] += debt.amount
-        self._emit(debt.event)
-        if debt.releases:
-            self.held[d] = NOT_HELD
-            self._emit(ev.LeftHold(self.table, d, "fine"))
-        return 0
-
-    def drop_first_debt(self) -> int:
-        self.debts.popleft()
-        return 0
-
-    def liquidation_of(self, p: int) -> int:
-        return self.liquidation_value(p)
-
-    def must_raise(self, d: int) -> int:
-        debt = self.debts[0]
-        if not debt.announced:
-            debt.announced = True
-            self._emit(ev.MustRaiseMoney(self.table, d, debt.creditor, debt.amount, self.cash[d]))
-        self.actor = d
-        self.phase = RAISE
-        return 0
-
-    def set_then(self, then: int) -> int:
-        self.then = core.THENS[then]
-        return 0
-
-    def take_then(self) -> int:
-        then = core.THENS.index(self.then)
-        self.then = ""
-        return then
-
-    def is_over(self) -> int:
-        return int(self.phase == OVER)
-
-    def return_buildings(self, d: int, space: int) -> int:
-        refund = core.buildings_refund(
-            self.tables, space, self.roles[d], self.houses[space], self.apartment[space]
-        )
-        self.supply_houses += self.houses[space]
-        self.supply_apartments += self.apartment[space]
-        self.houses[space] = 0
-        self.apartment[space] = False
-        self.cash[d] += refund
-        self.treasury -= refund
-        return 0
-
-    def hand_over_cash(self, d: int, creditor: int) -> int:
-        cash = self.cash[d]
-        self.cash[d] = 0
-        if creditor == TREASURY:
-            self.treasury += cash
-        else:
-            self.cash[creditor] += cash
-        self._handed_over = (cash, [])  # the Bankrupt event tells both
-        return 0
-
-    def hand_over_title(self, space: int, creditor: int) -> int:
-        self.owner[space] = creditor
-        if creditor == TREASURY:
-            self.mortgaged[space] = False
-        self._handed_over[1].append(space)
-        return 0
-
-    def declare_bankrupt(self, d: int, creditor: int, debt: int) -> int:
-        self.bankrupt[d] = True
-        self.held[d] = NOT_HELD
-        cash, titles = self._handed_over
-        self._emit(ev.Bankrupt(self.table, d, creditor, debt, cash, tuple(titles)))
-        return 0
-
-    def current_seat(self) -> int:
-        return self.current
-
-    def next_turn(self) -> int:
-        return core.next_turn(self, self.tables, self.current)
-
-    def resume_turn(self) -> int:
-        self.actor = self.current
-        self.phase = PRE_ROLL
-        return 0
-
-    def start_turn(self, p: int) -> int:
-        self.current = self.actor = p
-        self.phase = PRE_ROLL
-        self.is_extra = self.extra_pending = False
-        self.turns_taken[p] += 1
-        self._emit(ev.TurnStarted(self.table, p, self.round))
-        return self.held[p]
-
-    def held_turns(self, p: int) -> int:
-        return self.held[p]  # NOT_HELD is NOBODY
-
-    def owes_fine(self, p: int, amount: int) -> int:
-        fine = ev.Payment(self.table, p, TREASURY, amount, PaymentReason.FINE)
-        self._owe(p, TREASURY, amount, fine, releases=True)
-        return 0
-
-    def throw_pair(self, purpose: int) -> int:
-        first, second = self._throw(2, core.THROWS[purpose])
-        return core.pair_of(first, second)
-
-    def stays_held(self, p: int) -> int:
-        self.held[p] += 1
-        self._emit(ev.StayedHeld(self.table, p, self.held[p]))
-        return 0
-
-    def released_by_doubles(self, p: int) -> int:
-        self.held[p] = NOT_HELD
-        self._emit(ev.LeftHold(self.table, p, "doubles"))
-        return 0
-
-    def is_extra_throw(self) -> int:
-        return int(self.is_extra)
-
-    def note_throw(self, total: int, extra: int) -> int:
-        self.last_dice = total
-        self.extra_pending = bool(extra)
-        return 0
-
-    def position_of(self, p: int) -> int:
-        return self.position[p]
-
-    def place(self, p: int, end: int, by: int) -> int:
-        start = self.position[p]
-        self.position[p] = end
-        self._emit(ev.Moved(self.table, p, start, end, core.MOVES[by]))
-        return start
-
-    def extra_due(self) -> int:
-        return int(self.extra_pending)
-
-    def extra_throw(self, p: int) -> int:
-        self.extra_pending = False
-        self.is_extra = True
-        self.actor = p
-        self.phase = PRE_ROLL
-        return 0
-
-    def post_roll(self, p: int) -> int:
-        self.actor = p
-        self.phase = POST_ROLL
-        return 0
-
-    def round_number(self) -> int:
-        return self.round
-
-    def new_round(self) -> int:
-        self.round += 1
-        return 0
-
-    # debts
-    def _owe(
-        self, debtor: int, creditor: int, amount: int, event: ev.Event, releases: bool = False
-    ) -> None:
-        self.debts.append(_Debt(debtor, creditor, amount, event, releases))
-
-    def _settle(self, then: str) -> None:
-        """Pay queued debts in order, then `then`: `core.settle`, written once."""
-        core.settle(self, self.tables, core.THENS.index(then))
-
-    def _finish(self, winner: int | None, reason: str) -> None:
-        self.winner = winner
-        self.end_reason = reason
-        self.phase = OVER
-        self.debts.clear()
-        scores = tuple(
-            self.rule25_wealth(p) if reason == "game_b" else self.cash[p] for p in self.players
-        )
-        self._emit(ev.GameOver(self.table, winner, reason, scores))
-
-    # decisions
-    def _do_end_turn(self, _: None) -> None:
-        core.end_turn(self, self.tables, self.current)
-
-    def _do_buy(self, _: None) -> None:
-        core.buy_title(self, self.tables, self.current)
-
-    def _do_decline(self, _: None) -> None:
-        core.decline_title(self, self.tables, self.current)
+        return tuple(dice)
 
     def _tax_event(self, cls: type[ev.IncomeTaxDue], p: int, *choice: str) -> ev.IncomeTaxDue:
         o = self.tax_options(p)
@@ -1268,28 +779,54 @@ class Game(core.Steps):
             self.table, p, o.flat, o.percent, o.cash, o.property, o.improvements, o.rates, *choice
         )
 
+    def _weigh(self, trade: Trade) -> None:
+        """The trade whose legality the rules core weighs (or that is proposed), in its form."""
+        n = len(self.board.spaces)
+        if len(trade.give) > n or len(trade.get) > n:  # the state holds as many as the board
+            raise ValueError(f"a trade lists at most {n} titles a side")
+        other = trade.other if 0 <= trade.other < len(self.names) else NOBODY
+        # a number beyond a C int stands for itself as a space off the board
+        give = [s if -(2**31) <= s < 2**31 else n for s in trade.give]
+        get = [s if -(2**31) <= s < 2**31 else n for s in trade.get]
+        pay = max(-_MOST_CASH, min(trade.pay, _MOST_CASH))  # beyond any cash, in a C long long
+        self._state.proposal.fill(other, give, get, pay)
+        self._weighed = trade
+
+    # decisions: each a transition of the rules core on the state
+    def _do_roll(self, _: None) -> None:
+        core.roll(self._state, self.tables, self._state.current)
+
+    def _do_end_turn(self, _: None) -> None:
+        core.end_turn(self._state, self.tables, self._state.current)
+
+    def _do_buy(self, _: None) -> None:
+        core.buy_title(self._state, self.tables, self._state.current)
+
+    def _do_decline(self, _: None) -> None:
+        core.decline_title(self._state, self.tables, self._state.current)
+
     def _do_income_tax(self, option: str) -> None:
-        core.income_tax(self, self.tables, self.current, option == "percent")
+        core.income_tax(self._state, self.tables, self._state.current, option == "percent")
 
     def _do_pay_fine(self, _: None) -> None:
-        core.pay_fine(self, self.tables, self.current)
+        core.pay_fine(self._state, self.tables, self._state.current)
 
     def _do_build(self, space: int) -> None:
-        core.build(self, self.tables, self.actor, space)
+        core.build(self._state, self.tables, self._state.actor, space)
 
     def _do_sell_building(self, space: int) -> None:
-        core.sell_building(self, self.tables, self.actor, space)
+        core.sell_building(self._state, self.tables, self._state.actor, space)
 
     def _do_mortgage(self, space: int) -> None:
-        core.mortgage(self, self.tables, self.actor, space)
+        core.mortgage(self._state, self.tables, self._state.actor, space)
 
     def _do_redeem(self, space: int) -> None:
-        core.redeem(self, self.tables, self.actor, space)
+        core.redeem(self._state, self.tables, self._state.actor, space)
 
     def _do_trade(self, trade: Trade) -> None:
-        self._weighed = trade
+        self._weigh(trade)
         try:
-            core.propose_trade(self, self.tables, self.actor)
+            core.propose_trade(self._state, self.tables, self._state.actor)
         finally:
             self._weighed = None
 
@@ -1300,11 +837,11 @@ class Game(core.Steps):
         self._answer(False)
 
     def _answer(self, accepted: bool) -> None:
-        core.answer_trade(self, self.tables, int(accepted))
+        core.answer_trade(self._state, self.tables, int(accepted))
         self.offer = None
 
     def _do_end_game(self, _: None) -> None:
-        core.start_final(self, self.tables, END_TWO_HOUR)
+        core.start_final(self._state, self.tables, END_TWO_HOUR)
 
     # -- log, save, load, undo ------------------------------------------------------------------
     def undo(self, count: int = 1) -> None:
@@ -1315,8 +852,9 @@ class Game(core.Steps):
                 "undo",
             )
         replayed = Game.replay(self.setup, self.decisions[:-count], self.board)
-        for name in _STATE_FIELDS:
+        for name in ("_forced_dice", "_state", "decisions", "events", "offer"):
             setattr(self, name, getattr(replayed, name))
+        self._listen()
 
     @classmethod
     def replay(
@@ -1403,6 +941,93 @@ _TITLE_RULES = {
 
 # choice kind -> the method that carries it out (a dict beats getattr on the hot path)
 _HANDLERS = {kind: getattr(Game, "_do_" + kind) for kind in CHOICE_KINDS}
+
+
+def _building(apartment: int) -> str:
+    return "apartment" if apartment else "house"
+
+
+def _trade_proposed(game: Game, p: int) -> ev.Event:
+    trade = game._weighed
+    assert trade is not None
+    game.offer = trade
+    return ev.TradeProposed(game.table, p, trade.other, trade.give, trade.get, trade.pay)
+
+
+def _trade_answered(game: Game, accepted: int) -> ev.Event:
+    trade = game.offer
+    assert trade is not None
+    return ev.TradeAnswered(
+        game.table, trade.other, game.current, bool(accepted), trade.give, trade.get, trade.pay
+    )
+
+
+def _game_over(game: Game, winner: int, reason: int) -> ev.Event:
+    state = game._state
+    if core.ENDINGS[reason] == "game_b":
+        scores = tuple(state.rule25_wealth(p) for p in game.players)
+    else:
+        scores = tuple(game.cash)
+    return ev.GameOver(
+        game.table, None if winner == NOBODY else winner, core.ENDINGS[reason], scores
+    )
+
+
+# each record of the state (`core.NOTES`, by its code) -> the event it stands for
+_NOTES: tuple[Any, ...] = tuple(
+    {
+        "purchased": lambda g, p, space, price: ev.Purchased(g.table, p, space, price),
+        "declined": lambda g, p, space: ev.Declined(g.table, p, space),
+        "built": lambda g, p, space, apartment, cost: ev.Built(
+            g.table, p, space, _building(apartment), cost
+        ),
+        "building_sold": lambda g, p, space, apartment, refund: ev.BuildingSold(
+            g.table, p, space, _building(apartment), refund
+        ),
+        "mortgaged": lambda g, p, space, amount: ev.Mortgaged(g.table, p, space, amount),
+        "redeemed": lambda g, p, space, amount: ev.Redeemed(g.table, p, space, amount),
+        "tax_chosen": lambda g, p, percent: g._tax_event(
+            ev.IncomeTaxChoice, p, "percent" if percent else "flat"
+        ),
+        "payment": lambda g, payer, payee, amount, reason, space, percent: ev.Payment(
+            g.table, payer, payee, amount, PAYMENT_REASONS[reason], space, percent
+        ),
+        "left_hold": lambda g, p, by_doubles: ev.LeftHold(
+            g.table, p, "doubles" if by_doubles else "fine"
+        ),
+        "trade_proposed": _trade_proposed,
+        "trade_answered": _trade_answered,
+        "rent_owed_nothing": lambda g, p, owner, space, basis: ev.NoRent(
+            g.table, p, owner, space, core.RENT_BASES[basis]
+        ),
+        "income_tax_due": lambda g, p: g._tax_event(ev.IncomeTaxDue, p),
+        "sent_to_hold": lambda g, p, by_card: ev.SentToHold(
+            g.table, p, "card" if by_card else "space"
+        ),
+        "dice": lambda g, purpose, dice: ev.DiceThrown(
+            g.table, g.actor, tuple(dice), core.THROWS[purpose]
+        ),
+        "card": lambda g, p, role, index: ev.CardDrawn(g.table, p, g.board.deck(role)[index].id),
+        "final_accounting": lambda g, reason: ev.FinalAccounting(g.table, core.ENDINGS[reason]),
+        "treasurer_paid": lambda g, owner, space, amount: ev.TreasurerPaid(
+            g.table, owner, space, amount
+        ),
+        "game_over": _game_over,
+        "rent_paid": lambda g, p, owner, space, amount, basis, count, dice: ev.RentPaid(
+            g.table, p, owner, space, amount, core.RENT_BASES[basis], count, dice
+        ),
+        "must_raise": lambda g, d, creditor, amount, cash: ev.MustRaiseMoney(
+            g.table, d, creditor, amount, cash
+        ),
+        "bankrupt": lambda g, d, creditor, debt, cash, titles: ev.Bankrupt(
+            g.table, d, creditor, debt, cash, tuple(titles)
+        ),
+        "turn_started": lambda g, p, round_number: ev.TurnStarted(g.table, p, round_number),
+        "stayed_held": lambda g, p, turns: ev.StayedHeld(g.table, p, turns),
+        "moved": lambda g, p, start, end, by: ev.Moved(g.table, p, start, end, core.MOVES[by]),
+    }[name]
+    for name in core.NOTES
+)
 
 
 class LegalChoices(Sequence[Choice]):

@@ -65,14 +65,14 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
     if kind == "roll":
         return None
     if kind == "pay_fine":
-        code = core.REFUSALS[core.why_not_pay_fine(game, game.tables, p)]
+        code = core.REFUSALS[core.why_not_pay_fine(game._state, game.tables, p)]
         if code == "not_held":
             return f"{game.names[p]} is not held in Prison or Price War", R_HOLD
         if code == "short_of_cash":
             return f"the fine is ${rules.fine} but {game.names[p]} has ${cash}", R_BORROW
         return None
     if kind == "buy":
-        if core.why_not_buy(game, game.tables, p):
+        if core.why_not_buy(game._state, game.tables, p):
             price = game.board.spaces[game.pending_buy].price
             return (
                 f"{game.board.spaces[game.pending_buy].name} costs ${price} but {game.names[p]} has ${cash}",
@@ -84,7 +84,7 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
     if kind == "end_turn":
         return None
     if kind == "end_game":
-        if core.why_not_end_game(game, game.tables):
+        if core.why_not_end_game(game._state, game.tables):
             return "only the two-hour game ends when time is up", R_TWO_HOUR
         return None
     if kind == "income_tax":
@@ -166,6 +166,9 @@ def why_not_trade(game: Game, trade: Any) -> tuple[str, str] | None:
         )
     ):
         return "a Trade holds a seat number, space numbers and a whole-dollar payment", R_TRADE
+    most = len(game.board.spaces)
+    if len(trade.give) > most or len(trade.get) > most:
+        return f"a trade lists at most {most} titles a side", R_TRADE
     refusal = game.trade_refusal(trade)
     code = core.REFUSALS[core.refusal_code(refusal)]
     if code == "":

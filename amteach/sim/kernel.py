@@ -12,10 +12,10 @@ for its names) and gives the same frames: tests/test_core.py compares the two.
 
 The rules themselves are not here: the transitions (landing, cards, debts, the end of the
 game, the turn flow, the player's actions and their legality) and the rules' arithmetic are
-`amteach/engine/core.py`'s, written once for `Game` and for this kernel; `G` below implements
-their primitive steps (`core.Steps`) on C arrays. What is still here and in `Game` alike: the
-state itself, the walks over a player's titles, the debt queue, the dice and the frame
-recording of `amteach.sim.play`.
+`amteach/engine/core.py`'s, written once for `Game` and for this kernel, and so is the game's
+state with the steps of the transitions on it (`core.State`: the walks over a player's titles,
+the debt queue, the dice); `G` below is a `core.State` with a batch's things added. What is
+still written here again: the frame recording of `amteach.sim.play`.
 `tests/test_core.py` plays the same seeds through both and requires every column of every
 frame to be identical.
 
@@ -27,7 +27,7 @@ Every division below has operands that are never negative (money and counts), so
 (`cdivision`) gives the same result as Python's floor division.
 """
 
-# ruff: noqa: SIM102, SIM108, SIM109
+# ruff: noqa: SIM108, SIM109
 # (the functions keep the shape of the engine's code they follow, branch for branch, and
 # compare C ints with `==` chains, which Cython compiles to plain C)
 
@@ -67,19 +67,9 @@ else:
 MAX_SEATS = 6
 MAX_SPACES = 40
 MAX_CARDS = 32
-MAX_DEBTS = 16
+MAX_DEBTS = core.MAX_DEBTS
 MAX_CHOICES = 4 * 40
 MAX_PHASES = 8
-MT_N = 624
-MT_M = 397
-# the Mersenne Twister's 32-bit constants (C globals when compiled: a literal above 2**31 would
-# be a Python int there)
-MASK32 = 0xFFFFFFFF
-UPPER_MASK = 0x80000000
-LOWER_MASK = 0x7FFFFFFF
-MATRIX_A = 0x9908B0DF
-TEMPER_B = 0x9D2C5680
-TEMPER_C = 0xEFC60000
 
 # -- codes (the Python engine's strings, as small ints) --------------------------------------
 NOBODY = core.NOBODY  # also TREASURY and NOT_HELD: the engine's three names for -1
@@ -178,126 +168,8 @@ def zeros(*shape: int) -> list:
     return [zeros(*shape[1:]) for _ in range(shape[0])]
 
 
-# -- CPython's random.Random ----------------------------------------------------------------
-
-
-@cython.cclass
-class MT:
-    """The Mersenne Twister's state."""
-
-    def __init__(self):
-        if not cython.compiled:  # compiled, the C arrays start zeroed
-            self.state = zeros(MT_N)
-        self.index = MT_N
-
-
-def mt_init_genrand(mt, s):
-    i: cython.int
-    prev: cython.ulonglong
-    mt.state[0] = s
-    for i in range(1, MT_N):
-        prev = mt.state[i - 1]
-        mt.state[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & MASK32
-    mt.index = MT_N
-
-
-def mt_seed(mt, seed):
-    """random.Random(seed) for 0 <= seed < 2**64: init_by_array over the 32-bit words."""
-    key0: cython.ulonglong = seed & MASK32
-    key1: cython.ulonglong = seed >> 32
-    key: cython.ulonglong
-    prev: cython.ulonglong
-    x: cython.ulonglong
-    key_length: cython.int = 2 if key1 != 0 else 1
-    i: cython.int = 1
-    j: cython.int = 0
-    k: cython.int
-    mt_init_genrand(mt, 19650218)
-    k = MT_N if key_length < MT_N else key_length
-    while k > 0:
-        key = key0 if j == 0 else key1
-        prev = mt.state[i - 1]
-        x = mt.state[i]
-        mt.state[i] = ((x ^ (((prev ^ (prev >> 30)) * 1664525) & MASK32)) + key + j) & MASK32
-        i += 1
-        j += 1
-        if i >= MT_N:
-            mt.state[0] = mt.state[MT_N - 1]
-            i = 1
-        if j >= key_length:
-            j = 0
-        k -= 1
-    k = MT_N - 1
-    while k > 0:
-        prev = mt.state[i - 1]
-        x = mt.state[i]
-        mt.state[i] = ((x ^ (((prev ^ (prev >> 30)) * 1566083941) & MASK32)) - i) & MASK32
-        i += 1
-        if i >= MT_N:
-            mt.state[0] = mt.state[MT_N - 1]
-            i = 1
-        k -= 1
-    mt.state[0] = UPPER_MASK
-
-
-def mt_next(mt):
-    y: cython.uint
-    kk: cython.int
-    if mt.index >= MT_N:
-        for kk in range(MT_N - MT_M):
-            y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
-            mt.state[kk] = mt.state[kk + MT_M] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
-        for kk in range(MT_N - MT_M, MT_N - 1):
-            y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
-            mt.state[kk] = mt.state[kk + (MT_M - MT_N)] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
-        y = (mt.state[MT_N - 1] & UPPER_MASK) | (mt.state[0] & LOWER_MASK)
-        mt.state[MT_N - 1] = mt.state[MT_M - 1] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
-        mt.index = 0
-    y = mt.state[mt.index]
-    mt.index += 1
-    y ^= y >> 11
-    y ^= (y << 7) & TEMPER_B
-    y ^= (y << 15) & TEMPER_C
-    y ^= y >> 18
-    return y
-
-
-def mt_random(mt):
-    """random.random(): 53 bits from two draws."""
-    a: cython.uint = mt_next(mt) >> 5
-    b: cython.uint = mt_next(mt) >> 6
-    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
-
-
-def bit_length(n):
-    k: cython.int = 0
-    while n > 0:
-        k += 1
-        n >>= 1
-    return k
-
-
-def mt_randbelow(mt, n):
-    """random._randbelow_with_getrandbits(n) for 0 < n < 2**32."""
-    k: cython.int = bit_length(n)
-    r: cython.longlong
-    if k == 0:
-        return 0
-    r = mt_next(mt) >> (32 - k)
-    while r >= n:
-        r = mt_next(mt) >> (32 - k)
-    return r
-
-
-def random_stream(seed, draws: int) -> list:
-    """For tests: this file's random.Random(seed): `draws` of (random(), randbelow(1..50))."""
-    mt = MT()
-    mt_seed(mt, seed)
-    out = []
-    for i in range(draws):
-        out.append(mt_random(mt))
-        out.append(mt_randbelow(mt, 1 + i % 50))
-    return out
+# -- chance: CPython's random.Random, drawn in the rules core (core.MT) -------------------
+random_stream = core.random_stream
 
 
 # -- the board and the rules, fixed for a batch ----------------------------------------------
@@ -322,497 +194,16 @@ class Static(core.Tables):
 
 
 @cython.cclass
-class Trade:
-    """A trade offered: titles given and asked for, and cash (positive: paid to `other`)."""
+class G(core.State):
+    """One game of a batch: the game's state (`core.State`, with its steps) and what only a
+    batch needs: the table's `Static`, the bots, the taxes frame's rows, scratch arrays."""
 
     def __init__(self):
+        super().__init__()
         if not cython.compiled:  # compiled, the C arrays start zeroed
-            self.give = zeros(MAX_SPACES)
-            self.get = zeros(MAX_SPACES)
-
-
-@cython.cclass
-class G(core.Steps):
-    """One game's state (Game's attributes), reused game after game, and the steps of the
-    transitions (core.Steps) on it."""
-
-    def __init__(self):
-        if not cython.compiled:  # compiled, the C arrays start zeroed
-            self.cash = zeros(MAX_SEATS)
-            self.position = zeros(MAX_SEATS)
-            self.held = zeros(MAX_SEATS)
-            self.bankrupt = zeros(MAX_SEATS)
-            self.turns_taken = zeros(MAX_SEATS)
-            self.final_queue = zeros(MAX_SEATS)
-            self.rent_paid = zeros(MAX_SEATS)
-            self.rent_received = zeros(MAX_SEATS)
-            self.income_tax = zeros(MAX_SEATS)
-            self.property_tax = zeros(MAX_SEATS)
-            self.fines = zeros(MAX_SEATS)
-            self.bankrupt_round = zeros(MAX_SEATS)
-            self.cash_at_final = zeros(MAX_SEATS)
-            self.wealth_titles = zeros(MAX_SEATS)
-            self.wealth_buildings = zeros(MAX_SEATS)
-            self.owner = zeros(MAX_SPACES)
-            self.houses = zeros(MAX_SPACES)
-            self.apartment = zeros(MAX_SPACES)
-            self.mortgaged = zeros(MAX_SPACES)
-            self.mortgage_values = zeros(MAX_SPACES)
-            self.redeem_values = zeros(MAX_SPACES)
             self.spaces = zeros(MAX_SPACES)
-            self.doomed = zeros(MAX_SPACES)
             self.legal = zeros(MAX_CHOICES)
-            self.debt_debtor = zeros(MAX_DEBTS)
-            self.debt_creditor = zeros(MAX_DEBTS)
-            self.debt_amount = zeros(MAX_DEBTS)
-            self.debt_kind = zeros(MAX_DEBTS)
-            self.debt_releases = zeros(MAX_DEBTS)
-            self.deck = zeros(2, MAX_CARDS)
-            self.deck_head = zeros(2)
-        self.rng = MT()
-        self.offer = Trade()
-        self.proposal = Trade()
         self.bots = [Bot() for _ in range(MAX_SEATS)]
-
-    # the player's actions (core.Steps)
-    def houses_on(self, space):
-        return self.houses[space]
-
-    def has_apartment(self, space):
-        return 1 if self.apartment[space] else 0
-
-    def is_mortgaged(self, space):
-        return 1 if self.mortgaged[space] else 0
-
-    def streets_held(self, p, city):
-        return monopoly_count(self, p, city)
-
-    def houses_left(self):
-        return self.supply_houses
-
-    def apartments_left(self):
-        return self.supply_apartments
-
-    def seat_held(self, q):
-        return 1 if self.held[q] != NOBODY else 0
-
-    def raiser(self):
-        if self.phase == RAISE:
-            return self.actor
-        return NOBODY
-
-    def offered(self):
-        return self.pending_buy
-
-    def trade_partner(self, standing):
-        t: Trade = self.offer if standing else self.proposal
-        return t.other
-
-    def trade_titles(self, standing, side):
-        t: Trade = self.offer if standing else self.proposal
-        return t.n_get if side else t.n_give
-
-    def trade_title(self, standing, side, i):
-        t: Trade = self.offer if standing else self.proposal
-        return t.get[i] if side else t.give[i]
-
-    def trade_pay(self, standing):
-        t: Trade = self.offer if standing else self.proposal
-        return t.pay
-
-    def buys(self, p, space, price):
-        self.cash[p] -= price
-        self.treasury += price
-        self.owner[space] = p
-        self.pending_buy = NOBODY
-        return 0
-
-    def declines(self, p, space):
-        self.pending_buy = NOBODY
-        return 0
-
-    def builds(self, p, space, houses, apartment, cost):
-        self.supply_houses += self.houses[space] - houses
-        self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
-        self.houses[space] = houses
-        self.apartment[space] = apartment != 0
-        self.cash[p] -= cost
-        self.treasury += cost
-        return 0
-
-    def sells_building(self, p, space, houses, apartment, refund):
-        self.supply_houses += self.houses[space] - houses
-        self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
-        self.houses[space] = houses
-        self.apartment[space] = apartment != 0
-        self.cash[p] += refund
-        self.treasury -= refund
-        return 0
-
-    def mortgages(self, p, space, amount):
-        self.mortgaged[space] = True
-        self.cash[p] += amount
-        self.treasury -= amount
-        return 0
-
-    def redeems(self, p, space, amount):
-        self.mortgaged[space] = False
-        self.cash[p] -= amount
-        self.treasury += amount
-        return 0
-
-    def tax_chosen(self, p, flat, percent, percent_chosen):
-        # the taxes frame: one row a decision
-        taxes: Rows = self.taxes
-        r: cython.Py_ssize_t = add_row(taxes)
-        taxes.data[0, r] = self.game_index
-        taxes.data[1, r] = self.round
-        taxes.data[2, r] = p
-        taxes.data[3, r] = flat
-        taxes.data[4, r] = percent
-        taxes.data[5, r] = 1 if percent_chosen else 0
-        return 0
-
-    def pays_treasury(self, p, amount, reason, space):
-        self.cash[p] -= amount
-        self.treasury += amount
-        if reason == D_FINE:
-            self.fines[p] += amount
-        return 0
-
-    def leaves_hold(self, p, by_doubles):
-        self.held[p] = NOBODY
-        return 0
-
-    def trade_proposed(self, p):
-        # the proposal weighed becomes the offer (the old offer's object is the next proposal)
-        offer: Trade = self.proposal
-        self.proposal = self.offer
-        self.offer = offer
-        self.offer_phase = self.phase
-        return 0
-
-    def awaits_answer(self, q):
-        self.actor = q
-        self.phase = TRADE_ANSWER
-        return 0
-
-    def end_adjusting(self):
-        if self.phase != FINAL_ADJUST:
-            return 0
-        self.final_head += 1
-        self.final_count -= 1
-        return 1
-
-    def trade_answered(self, accepted):
-        self.actor = self.current
-        self.phase = self.offer_phase
-        return 0
-
-    def transfer_title(self, space, to):
-        self.owner[space] = to
-        return 0
-
-    def pays(self, payer, payee, amount, reason):
-        self.cash[payer] -= amount
-        self.cash[payee] += amount
-        return 0
-
-    # the landings, the debts, the end of the game and the turn (core.Steps)
-    def seats(self):
-        return self.n
-
-    def seat_role(self, q):
-        return self.s.roles[q]
-
-    def seat_out(self, q):
-        return 1 if self.bankrupt[q] else 0
-
-    def title_owner(self, space):
-        return self.owner[space]
-
-    def treasury_pays(self, p, amount, reason, space):
-        self.cash[p] += amount
-        self.treasury -= amount
-        return 0
-
-    def owes(self, debtor, creditor, amount, reason, space):
-        owe(self, debtor, creditor, amount, reason, False)
-        return 0
-
-    def owes_rent(self, p, owner, space):
-        amount: cython.int = rent_for(self, space, self.last_dice)
-        if amount:
-            owe(self, p, owner, amount, D_RENT, False)
-            return 1
-        return 0
-
-    def settle_after_move(self):
-        settle(self, THEN_AFTER_MOVE)
-        return 0
-
-    def offer_title(self, p, space):
-        self.pending_buy = space
-        self.phase = BUY
-        return 0
-
-    def ask_income_tax(self, p):
-        self.phase = INCOME_TAX
-        return 0
-
-    def card_moves(self, p, target):
-        return core.move_to(self, self.s, p, target, BY_CARD)
-
-    def send_to_hold(self, p, by_card):
-        self.position[p] = self.s.hold_space
-        self.held[p] = 0
-        self.extra_pending = False
-        return 0
-
-    def throw(self, count, purpose):
-        # one die: as Game._throw's int(random() * 6) + 1
-        total: cython.int = 0
-        _k: cython.int
-        for _k in range(count):
-            total += cython.cast(cython.int, mt_random(self.rng) * 6) + 1
-        return total
-
-    def next_card(self, p, role):
-        index: cython.int = self.deck[role][self.deck_head[role]]
-        self.deck_head[role] = (self.deck_head[role] + 1) % self.s.deck_size[role]
-        return index
-
-    def after_move(self):
-        return core.after_move(self, self.s, self.current)
-
-    def is_game_b(self):
-        return 1 if self.s.game_type == GAME_B else 0
-
-    def is_two_hour(self):
-        return 1 if self.s.game_type == GAME_TWO_HOUR else 0
-
-    def cash_of(self, p):
-        return self.cash[p]
-
-    def game_b_score(self, p):
-        return rule25_wealth(self, p)
-
-    def rent_at(self, space, dice):
-        return rent_for(self, space, dice)
-
-    def begin_final(self, reason):
-        p: cython.int
-        self.final_reason = reason
-        for p in range(self.n):
-            self.cash_at_final[p] = self.cash[p]
-        self.leader_at_final = core.most_cash(self)
-        self.final_head = 0
-        self.final_count = 0
-        return 0
-
-    def queue_adjuster(self, p):
-        self.final_queue[self.final_head + self.final_count] = p
-        self.final_count += 1
-        return 0
-
-    def next_adjuster(self):
-        if self.final_count:
-            self.actor = self.final_queue[self.final_head]
-            self.current = self.actor
-            self.phase = FINAL_ADJUST
-            return self.actor
-        return NOBODY
-
-    def final_cause(self):
-        return self.final_reason
-
-    def hands_over(self, p, amount, keep_percent):
-        self.cash[p] -= amount
-        self.treasury += amount
-        return 0
-
-    def treasurer_pays(self, owner, space, amount):
-        self.cash[owner] += amount
-        self.treasury -= amount
-        return 0
-
-    def finish(self, winner, reason):
-        finish(self, winner, reason)
-        return 0
-
-    def first_debtor(self):
-        if self.debt_count:
-            return self.debt_debtor[self.debt_head]
-        return NOBODY
-
-    def first_creditor(self):
-        return self.debt_creditor[self.debt_head]
-
-    def first_debt(self):
-        return self.debt_amount[self.debt_head]
-
-    def pay_first_debt(self):
-        at: cython.int = self.debt_head
-        d: cython.int = self.debt_debtor[at]
-        creditor: cython.int = self.debt_creditor[at]
-        amount: cython.longlong = self.debt_amount[at]
-        kind: cython.int = self.debt_kind[at]
-        self.debt_head = (self.debt_head + 1) % MAX_DEBTS
-        self.debt_count -= 1
-        self.cash[d] -= amount
-        if creditor == NOBODY:
-            self.treasury += amount
-        else:
-            self.cash[creditor] += amount
-        if kind == D_RENT:
-            self.rent_paid[d] += amount
-            self.rent_received[creditor] += amount
-        elif kind == D_FINE:
-            self.fines[d] += amount
-        elif kind == D_INCOME_TAX:
-            self.income_tax[d] += amount
-        elif kind == D_PROPERTY_TAX:
-            self.property_tax[d] += amount
-        if self.debt_releases[at]:
-            self.held[d] = NOBODY
-        return 0
-
-    def drop_first_debt(self):
-        self.debt_head = (self.debt_head + 1) % MAX_DEBTS
-        self.debt_count -= 1
-        return 0
-
-    def liquidation_of(self, p):
-        return liquidation_value(self, p)
-
-    def must_raise(self, d):
-        self.actor = d
-        self.phase = RAISE
-        return 0
-
-    def set_then(self, then):
-        self.then = then
-        return 0
-
-    def take_then(self):
-        then: cython.int = self.then
-        self.then = THEN_NONE
-        return then
-
-    def is_over(self):
-        return 1 if self.phase == OVER else 0
-
-    def return_buildings(self, d, space):
-        s: Static = self.s
-        refund: cython.int = core.buildings_refund(
-            s, space, s.roles[d], self.houses[space], self.apartment[space]
-        )
-        self.supply_houses += self.houses[space]
-        self.supply_apartments += 1 if self.apartment[space] else 0
-        self.houses[space] = 0
-        self.apartment[space] = False
-        self.cash[d] += refund
-        self.treasury -= refund
-        return 0
-
-    def hand_over_cash(self, d, creditor):
-        cash: cython.longlong = self.cash[d]
-        self.cash[d] = 0
-        if creditor == NOBODY:
-            self.treasury += cash
-        else:
-            self.cash[creditor] += cash
-        return 0
-
-    def hand_over_title(self, space, creditor):
-        self.owner[space] = creditor
-        if creditor == NOBODY:
-            self.mortgaged[space] = False
-        return 0
-
-    def declare_bankrupt(self, d, creditor, debt):
-        self.bankrupt[d] = True
-        self.held[d] = NOBODY
-        self.bankrupt_round[d] = self.round
-        return 0
-
-    def current_seat(self):
-        return self.current
-
-    def next_turn(self):
-        return core.next_turn(self, self.s, self.current)
-
-    def resume_turn(self):
-        self.actor = self.current
-        self.phase = PRE_ROLL
-        return 0
-
-    def start_turn(self, p):
-        self.current = p
-        self.actor = p
-        self.phase = PRE_ROLL
-        self.is_extra = False
-        self.extra_pending = False
-        self.turns_taken[p] += 1
-        return self.held[p]
-
-    def held_turns(self, p):
-        return self.held[p]
-
-    def owes_fine(self, p, amount):
-        owe(self, p, NOBODY, amount, D_FINE, True)
-        return 0
-
-    def throw_pair(self, purpose):
-        first: cython.int = cython.cast(cython.int, mt_random(self.rng) * 6) + 1
-        second: cython.int = cython.cast(cython.int, mt_random(self.rng) * 6) + 1
-        return core.pair_of(first, second)
-
-    def stays_held(self, p):
-        self.held[p] += 1
-        return 0
-
-    def released_by_doubles(self, p):
-        self.held[p] = NOBODY
-        return 0
-
-    def is_extra_throw(self):
-        return 1 if self.is_extra else 0
-
-    def note_throw(self, total, extra):
-        self.last_dice = total
-        self.extra_pending = extra != 0
-        return 0
-
-    def position_of(self, p):
-        return self.position[p]
-
-    def place(self, p, end, by):
-        start: cython.int = self.position[p]
-        self.position[p] = end
-        return start
-
-    def extra_due(self):
-        return 1 if self.extra_pending else 0
-
-    def extra_throw(self, p):
-        self.extra_pending = False
-        self.is_extra = True
-        self.actor = p
-        self.phase = PRE_ROLL
-        return 0
-
-    def post_roll(self, p):
-        self.actor = p
-        self.phase = POST_ROLL
-        return 0
-
-    def round_number(self):
-        return self.round
-
-    def new_round(self):
-        self.round += 1
-        return 0
 
 
 # -- growable columns -------------------------------------------------------------------------
@@ -854,183 +245,30 @@ def add_row(rows):
 # -- reading the engine (Game's queries) ------------------------------------------------------
 
 
-def monopoly_count(g, player, city):
-    """Game.monopoly_count (the step streets_held)"""
-    s: Static = g.s
-    count: cython.int = 0
-    i: cython.int
-    sp: cython.int
-    for i in range(s.city_size[city]):
-        sp = s.city_member[city][i]
-        if g.owner[sp] == player and not g.mortgaged[sp]:
-            count += 1
-    return count
-
-
-def group_count(g, space):
-    """Game._group_count: the titles of the space's group its owner has unmortgaged, this one
-    counted as unmortgaged"""
-    s: Static = g.s
-    owner: cython.int = g.owner[space]
-    count: cython.int = 0
-    city: cython.int
-    i: cython.int
-    sp: cython.int
-    kind: cython.int = s.kind[space]
-    if kind == K_STREET:
-        city = s.city[space]
-        for i in range(s.city_size[city]):
-            sp = s.city_member[city][i]
-            if g.owner[sp] == owner and (sp == space or not g.mortgaged[sp]):
-                count += 1
-    elif kind == K_TRANSPORT:
-        for i in range(s.n_transports):
-            sp = s.transports[i]
-            if g.owner[sp] == owner and (sp == space or not g.mortgaged[sp]):
-                count += 1
-    else:
-        for i in range(s.n_utilities):
-            sp = s.utilities[i]
-            if g.owner[sp] == owner and (sp == space or not g.mortgaged[sp]):
-                count += 1
-    return count
-
-
-def rent_if(g, space, mortgaged, dice):
-    """Game.rent_if(space, mortgaged=..., dice_total=dice)[0]: core.rent on this game's state"""
-    owner: cython.int = g.owner[space]
-    if owner == NOBODY:
-        return 0
-    return core.rent(
-        g.s,
-        space,
-        g.s.roles[owner],
-        g.held[owner] != NOBODY,
-        mortgaged,
-        g.houses[space],
-        g.apartment[space],
-        group_count(g, space),
-        dice,
-    )
-
-
-def rent_for(g, space, dice):
-    """Game.rent_for(space, dice)[0]"""
-    return rent_if(g, space, g.mortgaged[space], dice)
-
-
-def rent_after_build(g, space):
-    """Game.rent_after_build"""
-    owner: cython.int = g.owner[space]
-    return core.rent_after_build(
-        g.s,
-        space,
-        g.s.roles[owner],
-        g.held[owner] != NOBODY,
-        g.mortgaged[space],
-        g.houses[space],
-        group_count(g, space),
-    )
-
-
-def buildings_paid(g, space):
-    """Game.buildings_paid"""
-    return core.buildings_paid(
-        g.s, space, g.s.roles[g.owner[space]], g.houses[space], g.apartment[space]
-    )
-
-
-def liquidation_value(g, player):
-    """Game.liquidation_value"""
-    s: Static = g.s
-    total: cython.longlong = g.cash[player]
-    i: cython.int
-    sp: cython.int
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        if g.owner[sp] == player:
-            total += core.title_liquidation(
-                s,
-                sp,
-                s.roles[player],
-                g.houses[sp],
-                g.apartment[sp],
-                g.mortgaged[sp],
-                g.mortgage_values[sp],
-            )
-    return total
-
-
-def rule25_wealth(g, player):
-    """Game.rule25_wealth"""
-    s: Static = g.s
-    total: cython.longlong = g.cash[player]
-    i: cython.int
-    sp: cython.int
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        if g.owner[sp] == player:
-            total += rent_for(g, sp, s.settlement_utility_dice)
-    return total
-
-
-def wealth_parts(g):
-    """Game.wealth_parts into g.wealth_titles and g.wealth_buildings"""
-    s: Static = g.s
-    i: cython.int
-    sp: cython.int
-    p: cython.int
-    for p in range(g.n):
-        g.wealth_titles[p] = 0
-        g.wealth_buildings[p] = 0
-    for i in range(s.n_titles):
-        sp = s.titles[i]
-        p = g.owner[sp]
-        if p != NOBODY:
-            g.wealth_titles[p] += core.title_worth(s, sp, g.mortgaged[sp], g.redeem_values[sp])
-            if g.houses[sp] or g.apartment[sp]:
-                g.wealth_buildings[p] += buildings_paid(g, sp)
-
-
 def phase_allows(g, phase, kind):
     """kind in core.PHASE_KINDS[phase] (the table `Batch` makes of it)"""
     return g.s.allowed[phase][kind]
 
 
 def targets(g, kind, out):
-    """Game.targets: the titles on which build, sell, mortgage or redeem is legal now, by the
-    rules core's legality"""
-    s: Static = g.s
-    actor: cython.int = g.actor
-    count: cython.int = 0
+    """Game.targets: the titles on which build, sell, mortgage or redeem is legal now (the
+    rules core's `title_targets`, one call for the whole list)"""
+    count: cython.int
     i: cython.int
-    sp: cython.int
+    action: cython.int
     if not phase_allows(g, g.phase, kind):
         return 0
-    if kind == C_BUILD or kind == C_SELL:
-        for i in range(s.n_streets):
-            sp = s.streets[i]
-            if g.owner[sp] != actor:
-                continue
-            if kind == C_BUILD:
-                if core.why_not_build(g, s, actor, sp) != 0:
-                    continue
-            elif core.why_not_sell_building(g, s, actor, sp) != 0:
-                continue
-            out[count] = sp
-            count += 1
+    if kind == C_BUILD:
+        action = core.A_BUILD
+    elif kind == C_SELL:
+        action = core.A_SELL
+    elif kind == C_MORTGAGE:
+        action = core.A_MORTGAGE
     else:
-        for i in range(s.n_titles):
-            sp = s.titles[i]
-            if g.owner[sp] != actor:
-                continue
-            if kind == C_MORTGAGE:
-                if core.why_not_mortgage(g, s, actor, sp) != 0:
-                    continue
-            elif core.why_not_redeem(g, s, actor, sp) != 0:
-                continue
-            out[count] = sp
-            count += 1
+        action = core.A_REDEEM
+    count = core.title_targets(g, action)
+    for i in range(count):
+        out[i] = g.found[i]
     return count
 
 
@@ -1047,42 +285,16 @@ def trade_is_legal(g):
 # -- applying a choice (Game's handlers) -------------------------------------------------------
 
 
-def owe(g, debtor, creditor, amount, kind, releases):
-    # bounds checking is off: a full ring must never overwrite a debt still owed
-    at: cython.int
-    if g.debt_count >= MAX_DEBTS:
-        g.debt_overflow = True
-        return
-    at = (g.debt_head + g.debt_count) % MAX_DEBTS
-    g.debt_debtor[at] = debtor
-    g.debt_creditor[at] = creditor
-    g.debt_amount[at] = amount
-    g.debt_kind[at] = kind
-    g.debt_releases[at] = releases
-    g.debt_count += 1
-
-
-def finish(g, winner, reason):
-    """Game._finish"""
-    g.winner = winner
-    g.end_reason = reason
-    g.phase = OVER
-    g.debt_count = 0
-
-
-def settle(g, then):
-    """Pay the queued debts, then `then`: core.settle, written once"""
-    core.settle(g, g.s, then)
-
-
-def next_turn(g):
-    """The next player's turn: core.next_turn, written once"""
-    core.next_turn(g, g.s, g.current)
-
-
-def after_move(g):
-    """The rest of the turn once the move is over: core.after_move, written once"""
-    core.after_move(g, g.s, g.current)
+def tax_row(g, percent_chosen):
+    """The taxes frame: one row a decision (the amounts the rules core works out)"""
+    taxes: Rows = g.taxes
+    r: cython.Py_ssize_t = add_row(taxes)
+    taxes.data[0, r] = g.game_index
+    taxes.data[1, r] = g.round
+    taxes.data[2, r] = g.current
+    taxes.data[3, r] = g.s.income_tax_flat
+    taxes.data[4, r] = core.income_tax_percent(g, g.s, g.current)
+    taxes.data[5, r] = 1 if percent_chosen else 0
 
 
 def apply(g, c):
@@ -1097,6 +309,7 @@ def apply(g, c):
     elif kind == C_DECLINE:
         core.decline_title(g, g.s, g.current)
     elif kind == C_TAX_FLAT or kind == C_TAX_PERCENT:
+        tax_row(g, kind == C_TAX_PERCENT)
         core.income_tax(g, g.s, g.current, kind == C_TAX_PERCENT)
     elif kind == C_PAY_FINE:
         core.pay_fine(g, g.s, g.current)
@@ -1143,7 +356,7 @@ class Bot(bots.BotState):
 
     def __init__(self):
         super().__init__()
-        self.rng = MT()
+        self.rng = core.MT()
         self.view = None
 
 
@@ -1152,7 +365,7 @@ class KernelView(bots.View):
     """A game's arrays (`G`) as the bots' core's `View`: each answer is a read of the arrays
     or a call of the kernel's own function for it."""
 
-    def __init__(self, g: G, rng: MT):
+    def __init__(self, g: G, rng: core.MT):
         super().__init__()
         self.g = g
         self.t = g.s
@@ -1186,7 +399,7 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def role(self, p: cython.int) -> cython.int:
-        return self.g.s.roles[p]
+        return self.g.roles[p]
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
@@ -1231,22 +444,28 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def monopoly_count(self, p: cython.int, city: cython.int) -> cython.int:
-        return monopoly_count(self.g, p, city)
+        return self.g.monopoly_count(p, city)
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent(self, space: cython.int) -> cython.int:
-        return rent_for(self.g, space, self.g.s.settlement_utility_dice)
+        return self.g.rent_now(space, self.g.s.settlement_utility_dice)
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_after_build(self, space: cython.int) -> cython.int:
-        return rent_after_build(self.g, space)
+        return self.g.rent_built(space)
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_redeemed(self, space: cython.int) -> cython.int:
-        return rent_if(self.g, space, False, self.g.s.settlement_utility_dice)
+        return self.g.rent_if(
+            space,
+            self.g.houses[space],
+            self.g.apartment[space],
+            False,
+            self.g.s.settlement_utility_dice,
+        )
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
@@ -1311,7 +530,7 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose(self, other: cython.int) -> cython.int:
-        t: Trade = self.g.proposal
+        t: core.Trade = self.g.proposal
         t.other = other
         t.n_give = 0
         t.n_get = 0
@@ -1321,7 +540,7 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_give(self, space: cython.int) -> cython.int:
-        t: Trade = self.g.proposal
+        t: core.Trade = self.g.proposal
         t.give[t.n_give] = space
         t.n_give += 1
         return 0
@@ -1329,7 +548,7 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def propose_get(self, space: cython.int) -> cython.int:
-        t: Trade = self.g.proposal
+        t: core.Trade = self.g.proposal
         t.get[t.n_get] = space
         t.n_get += 1
         return 0
@@ -1375,12 +594,12 @@ class KernelView(bots.View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def random(self) -> cython.double:
-        return mt_random(self.rng)
+        return core.mt_random(self.rng)
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def randbelow(self, n: cython.longlong) -> cython.longlong:
-        return mt_randbelow(self.rng, n)
+        return core.mt_randbelow(self.rng, n)
 
 
 def reset_bots(g, s, seed):
@@ -1396,7 +615,7 @@ def reset_bots(g, s, seed):
         if bot.view is None or bot.view.g is not g:
             bot.view = KernelView(g, bot.rng)
         if bot.kind == BOT_RANDOM:
-            mt_seed(bot.rng, seed + p)
+            core.mt_seed(bot.rng, seed + p)
 
 
 def choose(g, bot):
@@ -1441,35 +660,8 @@ def legal_choices(g, out):
 
 
 def invariant_violations(g):
-    """Game.invariant_violations, counted: what the property tests check, after a decision"""
-    s: Static = g.s
-    money: cython.longlong = g.treasury
-    houses: cython.int = g.supply_houses
-    apartments: cython.int = g.supply_apartments
-    found: cython.int = 0
-    p: cython.int
-    i: cython.int
-    sp: cython.int
-    for p in range(g.n):
-        money += g.cash[p]
-        if g.cash[p] < 0:
-            found += 1
-        if g.held[p] != NOBODY and g.position[p] != s.hold_space:
-            found += 1
-    if money != g.total_money:
-        found += 1
-    for i in range(s.n_streets):
-        sp = s.streets[i]
-        houses += g.houses[sp]
-        apartments += 1 if g.apartment[sp] else 0
-        if (g.houses[sp] or g.apartment[sp]) and g.owner[sp] != NOBODY:
-            if s.roles[g.owner[sp]] == MONOPOLIST and not core.is_monopolized(
-                g, s, g.owner[sp], s.city[sp]
-            ):
-                found += 1
-    if houses != s.supply_houses or apartments != s.supply_apartments:
-        found += 1
-    return found
+    """Game.invariant_violations, counted (the rules core's `invariants`)"""
+    return core.invariants(g, None)
 
 
 # -- one game, and a chunk of games -----------------------------------------------------------
@@ -1478,7 +670,7 @@ def invariant_violations(g):
 def snapshot(g, rounds, index, round_number):
     p: cython.int
     r: cython.Py_ssize_t
-    wealth_parts(g)
+    g.wealth_parts()
     for p in range(g.n):
         r = add_row(rounds)
         rounds.data[0, r] = index
@@ -1491,72 +683,10 @@ def snapshot(g, rounds, index, round_number):
 
 def reset_game(g, s, index, seed, taxes):
     """Game(setup): the state at the start of game `index` (what play_one then plays)"""
-    p: cython.int
-    sp: cython.int
-    role: cython.int
-    i: cython.int
-    j: cython.int
-    tmp: cython.int
     g.s = s
-    g.n = s.n
+    g.reset(s, s.seat_roles, s.game_type, seed)
     g.game_index = index
     g.taxes = taxes
-    g.treasury = 0
-    g.total_money = 0
-    for p in range(MAX_SEATS):
-        g.cash[p] = 0
-        g.position[p] = 0
-        g.held[p] = NOBODY
-        g.bankrupt[p] = False
-        g.turns_taken[p] = 0
-        g.rent_paid[p] = 0
-        g.rent_received[p] = 0
-        g.income_tax[p] = 0
-        g.property_tax[p] = 0
-        g.fines[p] = 0
-        g.bankrupt_round[p] = -1
-        g.cash_at_final[p] = 0
-    for p in range(g.n):
-        g.cash[p] = s.starting_cash
-        g.total_money += s.starting_cash
-    for sp in range(MAX_SPACES):
-        g.owner[sp] = NOBODY
-        g.houses[sp] = 0
-        g.apartment[sp] = False
-        g.mortgaged[sp] = False
-        g.mortgage_values[sp] = core.mortgage_value(s, sp)
-        g.redeem_values[sp] = core.redeem_value(s, sp)
-    g.supply_houses = s.supply_houses
-    g.supply_apartments = s.supply_apartments
-    mt_seed(g.rng, seed)
-    for role in range(2):  # each deck in data order, shuffled as random.shuffle does
-        for i in range(s.deck_size[role]):
-            g.deck[role][i] = i
-        for i in range(s.deck_size[role] - 1, 0, -1):
-            j = mt_randbelow(g.rng, i + 1)
-            tmp = g.deck[role][i]
-            g.deck[role][i] = g.deck[role][j]
-            g.deck[role][j] = tmp
-        g.deck_head[role] = 0
-    g.debt_head = 0
-    g.debt_count = 0
-    g.debt_overflow = False
-    g.then = THEN_NONE
-    g.round = 1
-    g.current = 0
-    g.actor = 0
-    g.phase = PRE_ROLL
-    g.is_extra = False
-    g.extra_pending = False
-    g.last_dice = s.settlement_utility_dice
-    g.pending_buy = NOBODY
-    g.offer_phase = PRE_ROLL
-    g.final_head = 0
-    g.final_count = 0
-    g.final_reason = 0
-    g.leader_at_final = NOBODY
-    g.winner = NOBODY
-    g.end_reason = 0
     reset_bots(g, s, seed)
 
 
@@ -1602,7 +732,7 @@ def play_one(g, index, seed, games, players, rounds):
     # a game without it has no leader before it (NOBODY) and its final cash as the cash before
     accounted = g.end_reason == END_TWO_HOUR or g.end_reason == END_ROUND_CAP
     games.data[7, r] = g.leader_at_final if accounted else NOBODY
-    wealth_parts(g)
+    g.wealth_parts()
     for p in range(g.n):
         n_titles = 0
         for i in range(s.n_titles):
@@ -1614,7 +744,7 @@ def play_one(g, index, seed, games, players, rounds):
         players.data[2, r] = g.turns_taken[p]
         players.data[3, r] = g.cash[p]
         players.data[4, r] = g.cash[p] + g.wealth_titles[p] + g.wealth_buildings[p]
-        players.data[5, r] = rule25_wealth(g, p)
+        players.data[5, r] = g.rule25_wealth(p)
         players.data[6, r] = g.rent_paid[p]
         players.data[7, r] = g.rent_received[p]
         players.data[8, r] = g.income_tax[p] + g.property_tax[p]
@@ -1641,6 +771,7 @@ class Batch:
         core.fill_tables(s, board, rules)
         s.game_type = GAME_TYPES.index(game_type)
         s.n = len(seats)
+        s.seat_roles = [role for role, _, _, _ in seats]
         for p, (role, bot, tax, knobs) in enumerate(seats):
             s.roles[p] = role
             s.bot[p] = BOTS.index(bot)
