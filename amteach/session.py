@@ -480,7 +480,7 @@ def choice_label(game: Game, choice: Choice) -> str:
     if kind == "roll":
         return "Try for doubles" if game.is_held(game.actor) else "Roll"
     if kind == "buy":
-        space = game.board.spaces[game.pending_buy]
+        space = game.board.spaces[game.state.pending_buy]
         return f"Buy {space.name} for ${space.price}"
     if kind == "decline":
         return "Decline"
@@ -504,14 +504,15 @@ def choice_label(game: Game, choice: Choice) -> str:
         return "Reject the trade"
     space = game.board.spaces[arg]
     if kind == "build":
-        building = "an apartment" if game.next_building(arg) == "apartment" else "a house"
+        building = "an apartment" if game.building(arg).next == "apartment" else "a house"
         return f"Build {building} on {space.name} for ${space.house_cost}"
     if kind == "sell_building":
-        building, value = game.building_sale_value(arg)
+        quote = game.building(arg)
+        building, value = quote.sale, quote.sale_value
         sold = "the apartment" if building == "apartment" else "a house"
         return f"Sell {sold} on {space.name} for ${value}"
     if kind == "mortgage":
-        return f"Mortgage {space.name} for ${game.mortgage_values[arg]}"
+        return f"Mortgage {space.name} for ${game.state.mortgage_values[arg]}"
     if kind == "redeem":
-        return f"Redeem {space.name} for ${game.redeem_values[arg]}"
+        return f"Redeem {space.name} for ${game.state.redeem_values[arg]}"
     return str(choice)

@@ -261,7 +261,7 @@ def play_of(game: Game) -> list[Play]:
         if isinstance(event, ev.RentPaid):
             paid[event.payer] += event.amount
             earned[event.payee] += event.amount
-    return [Play(paid[p], earned[p], game.cash[p]) for p in game.players]
+    return [Play(paid[p], earned[p], game.cash[p]) for p in range(len(game.names))]
 
 
 def game_debrief(

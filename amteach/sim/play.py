@@ -154,7 +154,7 @@ def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> 
     violations = [0]
 
     def check(game: Game) -> None:
-        violations[0] += len(game.invariant_violations())
+        violations[0] += len(game.state.invariant_violations())
 
     def snapshot(game: Game, round_number: int) -> None:
         for p, (cash, titles, buildings) in enumerate(game.wealth_parts()):
@@ -215,9 +215,9 @@ def _rows(
     # engine's NOBODY), and its final cash as the cash before it
     leader = NO_WINNER
     cash_before: Sequence[int] = game.cash
-    if game.over and game.end_reason in ACCOUNTING_ENDINGS and game.cash_at_final is not None:
-        leader = game.leader_at_final
-        cash_before = game.cash_at_final
+    if game.over and game.end_reason in ACCOUNTING_ENDINGS and game.state.cash_at_final is not None:
+        leader = game.state.leader_at_final
+        cash_before = game.state.cash_at_final
     games = {
         "game": [index],
         "seed": [seed],
@@ -226,7 +226,7 @@ def _rows(
         # a game still going (a class's table, see game_rows) has no ending yet
         "end_reason": [END_REASONS.index(game.end_reason) if game.end_reason else -1],
         "decisions": [decisions],
-        "turns": [sum(game.turns_taken)],
+        "turns": [sum(game.state.turns_taken)],
         "leader_before_accounting": [leader],
     }
     players: dict[str, list[int]] = {c: [] for c in PLAYER_COLUMNS}
@@ -234,7 +234,7 @@ def _rows(
         values = (
             index,
             p,
-            game.turns_taken[p],
+            game.state.turns_taken[p],
             game.cash[p],
             game.net_worth(p),
             game.rule25_wealth(p),

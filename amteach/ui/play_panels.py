@@ -129,7 +129,7 @@ class DecisionBar:
         game = self.session.game
         refused = []
         if pending.phase == "buy" and "buy" not in pending.kinds:
-            space = game.board.spaces[game.pending_buy]
+            space = game.board.spaces[game.state.pending_buy]
             refused.append((f"Buy {space.name} for ${space.price}", why_not(game, Choice("buy"))))
         if (
             pending.phase == "pre_roll"
@@ -265,7 +265,7 @@ class TradePanel:
         if not self.available:
             return
         game = self.session.game
-        others = [p for p in game.alive() if p != game.actor]
+        others = [p for p in range(len(game.names)) if not game.bankrupt[p] and p != game.actor]
         self.partner.options = [(game.names[p], p) for p in others]
         if others and self.partner.value not in others:
             self.partner.value = others[0]
