@@ -267,7 +267,7 @@ class Session:
         if controller == HUMAN:
             self.bots.pop(seat, None)
         else:
-            self.bots[seat] = make_strategy(controller, seed=self.game.seed + seat)
+            self.bots[seat] = make_strategy(controller, seed=self.game.setup.seed + seat)
         self._changed(SEATS)
 
     # -- decisions ------------------------------------------------------------------------------
@@ -363,14 +363,14 @@ class Session:
                     (name, ROLES[role])
                     for name, role in zip(self.game.names, self.game.roles, strict=True)
                 ]
-            game = Game.new(seats, rules=rules, seed=seed, game=self.game.game_type)
+            game = Game.new(seats, rules=rules, seed=seed, game=self.game.setup.game_type)
         except AmteachError as err:
             return Reply(False, f"Could not start a new game: {err}", "error")
         if players == TABLE_PLAYERS:
             self.controllers = list(self.table_controllers)
         self.rules = rules
         self._start(game)
-        return Reply(True, f"New game, seed {game.seed}, rules {rules.preset_name}.")
+        return Reply(True, f"New game, seed {game.setup.seed}, rules {rules.preset_name}.")
 
     def replace_game(self, game: Game, message: str = "") -> Reply:
         """Play `game` from now on (a loaded save, a scenario); seats beyond the session's
@@ -383,7 +383,7 @@ class Session:
     def _start(self, game: Game) -> None:
         self.game = game
         self.bots: dict[int, Strategy] = {
-            seat: make_strategy(controller, seed=game.seed + seat)
+            seat: make_strategy(controller, seed=game.setup.seed + seat)
             for seat, controller in enumerate(self.controllers[: len(game.names)])
             if controller != HUMAN
         }

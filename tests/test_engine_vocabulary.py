@@ -57,7 +57,8 @@ def test_each_meaning_of_minus_one_has_a_name():
     assert game.owner[1] == NOBODY
     assert game.state.held == [NOT_HELD, NOT_HELD]
     assert not game.is_held(0)
-    assert ev.Payment(game.table, 0, TREASURY, 10, PaymentReason.CARD).space == NO_SPACE
+    table = ev.Table(game.names, game.roles, game.board)
+    assert ev.Payment(table, 0, TREASURY, 10, PaymentReason.CARD).space == NO_SPACE
 
 
 def test_decision3_is_held_and_the_fine_releases():

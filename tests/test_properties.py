@@ -177,13 +177,13 @@ def check_ending(game: Game) -> None:
     if reason == "game_a":
         assert alive == [game.winner], "Game A ends with one player left"
     elif reason == "game_b":
-        assert game.game_type == "B"
+        assert game.setup.game_type == "B"
         assert len({game.roles[p] for p in alive}) == 1, "Game B ends when one role is left"
         best = max(game.rule25_wealth(p) for p in alive)
         assert game.rule25_wealth(game.winner) == best, "Game B: the richest (rule 25) wins"
     else:
         if reason == "two_hour":
-            assert game.game_type == "two-hour", "only the two-hour game is ended by the clock"
+            assert game.setup.game_type == "two-hour", "only the two-hour game is ended by the clock"
         else:
             assert game.round == rules.round_cap, "ended by the round cap after its last round"
         assert game.cash[game.winner] == max(game.cash[p] for p in alive), "most cash wins"

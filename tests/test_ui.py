@@ -288,7 +288,7 @@ def test_new_game_with_another_seed_and_preset():
     app.files.seed.value = 42
     app.files.preset.value = "edition-2005"
     app.click("New game")
-    assert app.game.seed == 42 and app.game.rules.foundation_monopolist_fee == 160
+    assert app.game.setup.seed == 42 and app.game.rules.foundation_monopolist_fee == 160
     assert app.game.decisions == []
     assert chart_xy(app, "wealth", 0) == ([1], [1500])
 
@@ -398,7 +398,7 @@ def test_new_game_after_a_scenario_returns_to_the_class_table_or_keeps_the_scena
     app.files.new.click()
     assert app.game.names == ("Ana", "Ben", "Cleo", "Dev")
     assert app.controllers == ["human", "investor", "cautious", "builder"]
-    assert app.game.seed == app.files.seed.value
+    assert app.game.setup.seed == app.files.seed.value
 
 
 def test_a_choice_the_rules_refuse_is_shown_disabled_with_the_engines_reason(tmp_path):
@@ -428,4 +428,4 @@ def test_new_game_draws_a_fresh_seed_unless_one_is_typed_and_shows_the_seed():
     assert app.game.setup.seed != first  # the box still shows this game's seed: a fresh one
     app.files.seed.value = first  # typed: play that game again
     app.click("New game")
-    assert app.game.seed == first and app.game.decisions == []
+    assert app.game.setup.seed == first and app.game.decisions == []

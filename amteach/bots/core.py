@@ -1324,7 +1324,7 @@ class EngineView(View):
         self.t = tables
         self.legal = legal
         self.legal_list = None
-        self.offer = game.offer if offer is None else offer
+        self.offer = game.state.offer if offer is None else offer
         self.rng = rng
         if self.for_tables is not tables:
             self.for_tables = tables

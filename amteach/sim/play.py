@@ -172,7 +172,7 @@ def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> 
         snapshot if config.record_rounds else None,
         check if config.check_invariants else None,
     )
-    rows = _rows(index, game.seed, game, decisions, rounds)
+    rows = _rows(index, game.setup.seed, game, decisions, rounds)
     if config.check_invariants:
         rows["checks"] = {"violations": violations}
     return rows
@@ -236,7 +236,7 @@ def _rows(
             p,
             game.state.turns_taken[p],
             game.cash[p],
-            game.net_worth(p),
+            game.wealth(p)["net_worth"],
             game.rule25_wealth(p),
             rent_paid[p],
             rent_received[p],
@@ -361,7 +361,7 @@ def game_rows(
     """The rows a game adds to each of a batch's tables, for games played elsewhere than in a
     batch (a class's tables, amteach.rooms): `rounds` holds the ROUND_COLUMNS lists already
     recorded. A game still going adds no row to the games table."""
-    rows = _rows(index, game.seed, game, decisions, rounds)
+    rows = _rows(index, game.setup.seed, game, decisions, rounds)
     if not game.over:
         rows["games"] = {column: [] for column in GAME_COLUMNS}
     return rows

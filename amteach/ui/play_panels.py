@@ -392,7 +392,7 @@ class GameFiles:
         w = widgets
         self.paths = paths
         self.seed = w.IntText(
-            value=session.game.seed,
+            value=session.game.setup.seed,
             description="Seed",
             tooltip="the seed of this game; type another before New game to replay that one",
             style={"description_width": "initial"},
@@ -477,10 +477,10 @@ class GameFiles:
         """The seed for New game: the one typed in the box, or None (a fresh one) while the
         box still shows the seed of the game on screen."""
         typed = self.seed.value
-        return None if typed == self.session.game.seed else int(typed)
+        return None if typed == self.session.game.setup.seed else int(typed)
 
     def refresh(self) -> None:
-        self.seed.value = self.session.game.seed
+        self.seed.value = self.session.game.setup.seed
 
 
 class FilesPanel:
