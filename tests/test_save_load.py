@@ -360,7 +360,7 @@ def test_a_scenario_game_round_trips(tmp_path: Path):
     assert_same_game(start, fresh)
     rush = loaded.board.space("Rush St.").index
     assert (start.owner[rush], start.houses[rush]) == (1, 3)
-    assert start.held[1] == 1
+    assert start.state.held[1] == 1
     assert start.cash == [900, start.rules.starting_cash, 40]
     assert start.rules.foundation_competitor_prizes == ((1, 30), (3, 10))
 
