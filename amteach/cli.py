@@ -132,7 +132,7 @@ def demo(seed: int, rounds: int | None, preset: str, overrides: tuple[str, ...])
     game = session.game
     click.echo()
     click.echo("Final standings:")
-    for p in sorted(game.players, key=lambda p: -game.cash[p]):
+    for p in sorted(range(len(game.names)), key=lambda p: -game.cash[p]):
         state = "bankrupt" if game.bankrupt[p] else f"${game.cash[p]} cash"
         click.echo(f"  {game.names[p]:<6} {ROLE_LABELS[game.roles[p]]:<11} {state}")
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
 
+from .engine.events import HOLD_NAMES
 from .style import (
     HIGHLIGHT_COLOUR,
     PAWN_CLIPS,
@@ -120,7 +121,7 @@ def pawn_html(game: Game, player: int, to_move: bool = False) -> Markup:
     held = game.is_held(player)
     label = escape(
         f"{name}, {ROLE_LABELS[role]}"
-        + (f", held in {game.hold_name(player)}" if held else "")
+        + (f", held in {HOLD_NAMES[game.roles[player]]}" if held else "")
         + (", to move" if to_move else "")
     )
     shape = pawn_shapes(game.roles)[player]
@@ -181,9 +182,9 @@ def space_words(game: Game, index: int, mover: int = -1) -> str:
         words.append(f"For sale: {_money(sp.price)}.")
     here = [
         f"{game.names[p]}, {ROLE_LABELS[game.roles[p]]}"
-        + (f", held in {game.hold_name(p)}" if game.is_held(p) else "")
+        + (f", held in {HOLD_NAMES[game.roles[p]]}" if game.is_held(p) else "")
         + (", to move" if p == mover else "")
-        for p in game.players
+        for p in range(len(game.names))
         if not game.bankrupt[p] and game.position[p] == index
     ]
     if here:
@@ -231,7 +232,7 @@ def _space_html(game: Game, index: int, mover: int) -> str:
             marks.append('<span class="am-mortgaged" title="mortgaged">mortgaged</span>')
     elif sp.is_title:
         marks.append(f'<span class="am-price">{_money(sp.price)}</span>')
-    on_space = [p for p in game.players if not game.bankrupt[p] and game.position[p] == index]
+    on_space = [p for p in range(len(game.names)) if not game.bankrupt[p] and game.position[p] == index]
     pawns = "".join(pawn_html(game, p, p == mover) for p in on_space)
     shown = BOARD_NAMES.get(sp.name, sp.name)
     short = SHORT_NAMES.get(sp.name)
@@ -377,7 +378,7 @@ GAME_B_EXPLAINED = (
 def _status(game: Game, player: int) -> str:
     if game.bankrupt[player]:
         return "bankrupt"
-    return f"in {game.hold_name(player)}" if game.is_held(player) else ""
+    return f"in {HOLD_NAMES[game.roles[player]]}" if game.is_held(player) else ""
 
 
 def _mover(game: Game) -> int:
@@ -388,7 +389,7 @@ def players_table_html(game: Game) -> Markup:
     """Every player in a table row: role, cash, net worth, Game B score, titles, status."""
     mover = _mover(game)
     rows = []
-    for p in game.players:
+    for p in range(len(game.names)):
         role = game.roles[p]
         titles = ", ".join(game.board.spaces[s].name for s in game.titles_of(p)) or "none"
         rows.append(
@@ -404,7 +405,7 @@ def players_table_html(game: Game) -> Markup:
                 shape=ROLE_SHAPES[role],
                 label=ROLE_LABELS[role],
                 cash=_money(game.cash[p]),
-                worth=_money(game.net_worth(p)),
+                worth=_money(game.wealth(p)["net_worth"]),
                 wealth=_money(game.rule25_wealth(p)),
                 titles=titles,
                 status=_status(game, p),
@@ -426,7 +427,7 @@ def players_panel_html(game: Game) -> Markup:
     highlighted as on the board. Then the Treasury's supply of buildings."""
     mover = _mover(game)
     cards = []
-    for p in game.players:
+    for p in range(len(game.names)):
         role = game.roles[p]
         titles = [game.board.spaces[s].name for s in game.titles_of(p)]
         listed = ", ".join(titles)
@@ -452,7 +453,7 @@ def players_panel_html(game: Game) -> Markup:
                 if _status(game, p)
                 else "",
                 cash=_money(game.cash[p]),
-                worth=_money(game.net_worth(p)),
+                worth=_money(game.wealth(p)["net_worth"]),
                 explained=GAME_B_EXPLAINED,
                 score_name=GAME_B_SCORE,
                 score=_money(game.rule25_wealth(p)),
@@ -471,8 +472,8 @@ def players_panel_html(game: Game) -> Markup:
         html_join(cards),
         GAME_B_EXPLAINED,
         GAME_B_SHORT,
-        game.supply_houses,
-        game.supply_apartments,
+        game.state.supply_houses,
+        game.state.supply_apartments,
     )
 
 
@@ -522,14 +523,14 @@ def board_html(
             "<div>Treasury supply: {houses} houses, {apartments} apartments</div></div>",
             status=status,
             legend=role_legend(),
-            houses=game.supply_houses,
-            apartments=game.supply_apartments,
+            houses=game.state.supply_houses,
+            apartments=game.state.supply_apartments,
         )
         after = html_text(
             '<p class="am-sr-only">{}. Treasury supply: {} houses, {} apartments.</p>',
             status,
-            game.supply_houses,
-            game.supply_apartments,
+            game.state.supply_houses,
+            game.state.supply_apartments,
         )
     return html_text(
         '{style}<div class="am-wrap"><div class="am-board-box"><div class="am-board{fit}" '
@@ -663,7 +664,7 @@ def phone_reach_html(game: Game, seat: int) -> Markup:
         index = (start + steps) % spaces
         pawns = [
             pawn_html(game, p, p == mover)
-            for p in game.players
+            for p in range(len(game.names))
             if not game.bankrupt[p] and game.position[p] == index
         ]
         rows.append(
@@ -694,7 +695,7 @@ def phone_players_html(game: Game, seat: int | None = None) -> Markup:
     many titles, held or bankrupt. The player to move is highlighted; `seat` is "you"."""
     mover = _mover(game)
     rows = []
-    for p in game.players:
+    for p in range(len(game.names)):
         role = game.roles[p]
         where = game.position[p]
         owner = game.owner[where]
@@ -707,7 +708,7 @@ def phone_players_html(game: Game, seat: int | None = None) -> Markup:
             place = html_text("on {}{}", game.board.spaces[where].name, whose)
             if game.is_held(p):
                 place = html_text(
-                    '{} <span class="am-ph-held">held in {}</span>', place, game.hold_name(p)
+                    '{} <span class="am-ph-held">held in {}</span>', place, HOLD_NAMES[game.roles[p]]
                 )
         count = len(game.titles_of(p))
         rows.append(
@@ -760,7 +761,7 @@ def phone_mine_html(game: Game, seat: int) -> Markup:
         "net worth {worth}</div>{listed}</section>",
         style=Markup(PHONE_STYLE),
         cash=_money(game.cash[seat]),
-        worth=_money(game.net_worth(seat)),
+        worth=_money(game.wealth(seat)["net_worth"]),
         listed=listed,
     )
 

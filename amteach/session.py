@@ -267,7 +267,7 @@ class Session:
         if controller == HUMAN:
             self.bots.pop(seat, None)
         else:
-            self.bots[seat] = make_strategy(controller, seed=self.game.seed + seat)
+            self.bots[seat] = make_strategy(controller, seed=self.game.setup.seed + seat)
         self._changed(SEATS)
 
     # -- decisions ------------------------------------------------------------------------------
@@ -363,14 +363,14 @@ class Session:
                     (name, ROLES[role])
                     for name, role in zip(self.game.names, self.game.roles, strict=True)
                 ]
-            game = Game.new(seats, rules=rules, seed=seed, game=self.game.game_type)
+            game = Game.new(seats, rules=rules, seed=seed, game=self.game.setup.game_type)
         except AmteachError as err:
             return Reply(False, f"Could not start a new game: {err}", "error")
         if players == TABLE_PLAYERS:
             self.controllers = list(self.table_controllers)
         self.rules = rules
         self._start(game)
-        return Reply(True, f"New game, seed {game.seed}, rules {rules.preset_name}.")
+        return Reply(True, f"New game, seed {game.setup.seed}, rules {rules.preset_name}.")
 
     def replace_game(self, game: Game, message: str = "") -> Reply:
         """Play `game` from now on (a loaded save, a scenario); seats beyond the session's
@@ -383,7 +383,7 @@ class Session:
     def _start(self, game: Game) -> None:
         self.game = game
         self.bots: dict[int, Strategy] = {
-            seat: make_strategy(controller, seed=game.seed + seat)
+            seat: make_strategy(controller, seed=game.setup.seed + seat)
             for seat, controller in enumerate(self.controllers[: len(game.names)])
             if controller != HUMAN
         }
@@ -480,7 +480,7 @@ def choice_label(game: Game, choice: Choice) -> str:
     if kind == "roll":
         return "Try for doubles" if game.is_held(game.actor) else "Roll"
     if kind == "buy":
-        space = game.board.spaces[game.pending_buy]
+        space = game.board.spaces[game.state.pending_buy]
         return f"Buy {space.name} for ${space.price}"
     if kind == "decline":
         return "Decline"
@@ -504,14 +504,15 @@ def choice_label(game: Game, choice: Choice) -> str:
         return "Reject the trade"
     space = game.board.spaces[arg]
     if kind == "build":
-        building = "an apartment" if game.next_building(arg) == "apartment" else "a house"
+        building = "an apartment" if game.building(arg).next == "apartment" else "a house"
         return f"Build {building} on {space.name} for ${space.house_cost}"
     if kind == "sell_building":
-        building, value = game.building_sale_value(arg)
+        quote = game.building(arg)
+        building, value = quote.sale, quote.sale_value
         sold = "the apartment" if building == "apartment" else "a house"
         return f"Sell {sold} on {space.name} for ${value}"
     if kind == "mortgage":
-        return f"Mortgage {space.name} for ${game.mortgage_values[arg]}"
+        return f"Mortgage {space.name} for ${game.state.mortgage_values[arg]}"
     if kind == "redeem":
-        return f"Redeem {space.name} for ${game.redeem_values[arg]}"
+        return f"Redeem {space.name} for ${game.state.redeem_values[arg]}"
     return str(choice)

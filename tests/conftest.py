@@ -233,11 +233,11 @@ def ben_first(
 
 def assert_illegal(game: Game, choice: Any, *rule_parts: str, player: Any = None) -> IllegalChoice:
     """The choice raises IllegalChoice naming one of `rule_parts`, and nothing changes."""
-    before, n_events, n_decisions = game.state_dict(), len(game.events), len(game.decisions)
+    before, n_events, n_decisions = game.state.as_dict(), len(game.events), len(game.decisions)
     with pytest.raises(IllegalChoice) as err:
         game.apply(choice, player=player)
     assert any(part in err.value.rule for part in rule_parts), err.value.rule
-    assert game.state_dict() == before
+    assert game.state.as_dict() == before
     assert (len(game.events), len(game.decisions)) == (n_events, n_decisions)
     return err.value
 

@@ -180,7 +180,7 @@ def test_property_the_breakdown_adds_up_and_names_the_engines_winner(mix, cap, s
     seen: dict[str, list[int]] = {}
 
     def watch(game: Game) -> None:
-        if game.final_reason and "cash" not in seen:
+        if game.state.final_reason and "cash" not in seen:
             seen["cash"] = list(game.cash)
             seen["out"] = list(game.bankrupt)
 

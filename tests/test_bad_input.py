@@ -38,7 +38,7 @@ PLAYERS = [("Ana", "competitor"), ("Ben", "monopolist"), ("Cleo", "competitor")]
 
 def snapshot(game: Game) -> tuple[Any, ...]:
     return (
-        game.state_dict(),
+        game.state.as_dict(),
         len(game.events),
         len(game.decisions),
         [e.to_dict() for e in game.events],
@@ -60,7 +60,7 @@ def assert_refused(game: Game, choice: Any, rule_part: str = "", **kwargs: Any) 
 
 def played(seed: int = 1, decisions: int = 60, **kwargs: Any) -> Game:
     game = Game.new(PLAYERS, seed=seed, round_cap=20, **kwargs)
-    bots = [RandomStrategy(seed + seat, trade_rate=0.2) for seat in game.players]
+    bots = [RandomStrategy(seed + seat, trade_rate=0.2) for seat in range(len(game.names))]
     for _ in range(decisions):
         if game.over:
             break
@@ -174,7 +174,7 @@ def test_a_trade_paying_a_fraction_of_a_dollar_is_refused_however_it_is_given():
 def test_illegal_choices_in_a_random_game_change_nothing():
     """Every kind of choice with every argument, at many moments of a real game."""
     game = Game.new(PLAYERS, seed=9, round_cap=15)
-    bots = [RandomStrategy(9 + seat, trade_rate=0.2) for seat in game.players]
+    bots = [RandomStrategy(9 + seat, trade_rate=0.2) for seat in range(len(game.names))]
     refused = 0
     for _ in range(150):
         if game.over:
@@ -203,7 +203,7 @@ def test_a_forced_throw_of_the_wrong_size_is_refused_and_changes_nothing():
         game.apply("roll")
     assert "dice" in str(err.value)
     assert snapshot(game) == before
-    assert Game.replay(game.setup, game.decisions).state_dict() == game.state_dict()
+    assert Game.replay(game.setup, game.decisions).state.as_dict() == game.state.as_dict()
 
 
 # -- stale buttons: the wrong player --------------------------------------------------------------
@@ -247,7 +247,8 @@ def test_player_names_differing_only_in_case_are_not_confused():
     except ScenarioError as err:
         assert err.field.startswith("players")
         return
-    assert [game.seat(name) for name in game.names] == list(game.players)
+    partners = [game.parse_choice(("trade", {"with": name})).arg.other for name in game.names]
+    assert partners == list(range(len(game.names)))
 
 
 # -- rules ----------------------------------------------------------------------------------------
@@ -478,7 +479,7 @@ def test_a_failed_write_leaves_the_old_save_and_no_partial_file(tmp_path: Path, 
     monkeypatch.undo()
     assert target.read_bytes() == old, "the old save is untouched"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"], "no partial file is left"
-    assert load_game(target).state_dict() == first.state_dict()
+    assert load_game(target).state.as_dict() == first.state.as_dict()
 
 
 def test_a_failed_replace_leaves_no_temporary_file(tmp_path: Path, monkeypatch):
@@ -734,12 +735,12 @@ def test_an_upload_is_checked_before_it_is_parsed(content: bytes, words: str):
 
     session = Session(seed=2)
     session.decide("roll")
-    before = session.game.state_dict()
+    before = session.game.state.as_dict()
     reply = session.load(content)
     assert not reply.ok and words in reply.message, reply.message
     assert reply.message.startswith("Could not load that game; the current game is kept.")
     assert "\n" not in reply.message and len(reply.message) < 300
-    assert session.game.state_dict() == before
+    assert session.game.state.as_dict() == before
 
 
 def test_json_nesting_is_counted_without_parsing():
@@ -792,13 +793,13 @@ def test_any_upload_is_loaded_or_refused_in_one_line_keeping_the_game(content: b
     from amteach.session import Session
 
     session = Session(seed=2)
-    before = session.game.state_dict()
+    before = session.game.state.as_dict()
     reply = session.load(content)
     # (two quotes of at most 80 characters each, and the list of choices a save may hold)
     assert "\n" not in reply.message and len(reply.message) < 600, reply.message
     if not reply.ok:
         assert reply.message.startswith("Could not load that game; the current game is kept.")
-        assert session.game.state_dict() == before
+        assert session.game.state.as_dict() == before
 
 
 @pytest.mark.parametrize("command", [["rules"], ["simulate", "--games", "1"], ["sweep"]])

@@ -501,9 +501,9 @@ def test_invariant_violations_names_what_broke():
             seed=1,
         )
     )
-    assert game.invariant_violations() == []
+    assert game.state.invariant_violations() == []
     poke(game, cash={0: -5}, held={1: 0}, owner={1: 1}, houses={1: 2})
-    broken = game.invariant_violations()
+    broken = game.state.invariant_violations()
     assert any("negative cash" in line for line in broken)
     assert any("is held but stands" in line for line in broken)
     assert any("cash plus the Treasury" in line for line in broken)

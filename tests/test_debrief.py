@@ -187,7 +187,7 @@ def test_the_bots_game_has_the_same_seed_and_dice_and_stops_at_the_same_turn(scr
     game, debrief = scripted
     bots = debrief.bot_game
     assert bots.game.setup == game.setup  # the same seed and the same scripted dice
-    assert bots.game.seed == game.seed and bots.replaced == (0,) and bots.bots == BOTS
+    assert bots.game.setup.seed == game.setup.seed and bots.replaced == (0,) and bots.bots == BOTS
     # the bot in Ana's seat throws the same 1+3 and takes the cheaper $112 at decision 2
     assert bots.first_difference == 2
     assert [d.to_json() for d in bots.game.decisions[:1]] == ["roll"]

@@ -37,7 +37,7 @@ def test_rent_if_reads_and_never_writes(seed, decisions, houses, apartment, mort
     """Any owned title, any what-if: the game's state is the same afterwards, and asking with no
     what-if gives the rent of now (decisions.md's rents, as `rent_for` applies them)."""
     game = played(seed, decisions)
-    before = copy.deepcopy(game.state_dict())
+    before = copy.deepcopy(game.state.as_dict())
     owned = [s for s in game.board.titles if game.owner[s] >= 0]
     for space in owned:
         assert game.rent_if(space) == game.rent_for(space)[0]
@@ -48,4 +48,4 @@ def test_rent_if_reads_and_never_writes(seed, decisions, houses, apartment, mort
             apartment=apartment if street else None,
             mortgaged=mortgaged,
         )
-    assert game.state_dict() == before
+    assert game.state.as_dict() == before

@@ -31,7 +31,7 @@ def test_phases_compare_and_save_as_their_text():
     assert game.phase is Phase.PRE_ROLL
     assert game.phase == "pre_roll"
     assert game.pending.phase == "pre_roll"
-    assert json.loads(json.dumps(game.state_dict()))["phase"] == "pre_roll"
+    assert json.loads(json.dumps(game.state.as_dict()))["phase"] == "pre_roll"
     assert {p.value for p in Phase} >= {"pre_roll", "buy", "raise", "post_roll", "over"}
 
 
@@ -55,9 +55,10 @@ def test_payment_reasons_compare_as_text_and_render():
 def test_each_meaning_of_minus_one_has_a_name():
     game = Game.new([("Ana", "competitor"), ("Ben", "monopolist")], seed=1)
     assert game.owner[1] == NOBODY
-    assert game.held == [NOT_HELD, NOT_HELD]
+    assert game.state.held == [NOT_HELD, NOT_HELD]
     assert not game.is_held(0)
-    assert ev.Payment(game.table, 0, TREASURY, 10, PaymentReason.CARD).space == NO_SPACE
+    table = ev.Table(game.names, game.roles, game.board)
+    assert ev.Payment(table, 0, TREASURY, 10, PaymentReason.CARD).space == NO_SPACE
 
 
 def test_decision3_is_held_and_the_fine_releases():
@@ -70,7 +71,7 @@ def test_decision3_is_held_and_the_fine_releases():
         seed=1,
     )
     game = Game(setup)
-    assert game.is_held(0) and game.held[0] == 1
+    assert game.is_held(0) and game.state.held[0] == 1
     game.apply("pay_fine")
     assert not game.is_held(0)
     # the forced fine (a debt paid as the turn starts) releases too

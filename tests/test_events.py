@@ -78,7 +78,7 @@ def test_decision1_both_income_tax_amounts_are_shown_before_the_choice():
         f"Ana (Competitor) lands on Income Tax and chooses: $200 flat, or ${expected} "
         "(10% of $1000 cash + 10% of $140 property + 10% of $200 buildings)."
     )
-    assert game.state_dict()["pending"] == {
+    assert game.state.as_dict()["pending"] == {
         "player": "Ana",
         "choices": ["income_tax"],
         "income_tax": {"flat": 200, "percent": expected},

@@ -300,10 +300,10 @@ def test_wealth_history_of_a_game_in_progress():
     start = history[history["round"] == 0]
     assert start["wealth"].nunique() == 1
     last = history[history["round"] == game.round].sort_values("seat")
-    assert last["wealth"].tolist() == [game.net_worth(p) for p in game.players]
+    assert last["wealth"].tolist() == [game.wealth(p)["net_worth"] for p in range(len(game.names))]
     assert (last["cash"] == game.cash).all()
     assert gini_by_round(history)["gini_mean"].iloc[-1] == pytest.approx(
-        gini([game.net_worth(p) for p in game.players])
+        gini([game.wealth(p)["net_worth"] for p in range(len(game.names))])
     )
 
 
@@ -322,7 +322,7 @@ def test_wealth_history_of_a_finished_game_equals_what_a_batch_records():
     assert history[columns].to_numpy().tolist() == recorded[columns].to_numpy().tolist()
     assert (history["bot"] == "").all()
     final = history[history["round"] == game.round]
-    assert final["wealth"].tolist() == [game.net_worth(p) for p in game.players]
+    assert final["wealth"].tolist() == [game.wealth(p)["net_worth"] for p in range(len(game.names))]
 
 
 @pytest.mark.parametrize(

@@ -291,7 +291,7 @@ def _play_one_throw(
         assert _situation(game) == start, f"could not set up {start}"
     if start.pays:
         game.apply(_PAY_FINE)
-    assert (game.actor, game.phase, game.is_extra) == (0, Phase.PRE_ROLL, start.extra)
+    assert (game.actor, game.phase, game.state.is_extra) == (0, Phase.PRE_ROLL, start.extra)
     events = game.apply(_ROLL)
     events += _finish_the_move(game)
     mine = [e for e in events if getattr(e, "player", None) == 0]
@@ -322,11 +322,11 @@ def _finish_the_move(game: Game) -> list[ev.Event]:
 def _situation(game: Game) -> Situation:
     """Where the measured pawn stands before its next throw, read from the engine."""
     assert game.actor == 0 and not game.over
-    if game.phase == Phase.PRE_ROLL and game.is_extra:
+    if game.phase == Phase.PRE_ROLL and game.state.is_extra:
         assert not game.is_held(0)
         return Situation(game.position[0], extra=True)
     assert game.phase == Phase.POST_ROLL, game.phase  # the turn is over
-    held = game.held[0] if game.is_held(0) else None
+    held = game.state.held[0] if game.is_held(0) else None
     return Situation(game.position[0], held=held)
 
 

@@ -94,7 +94,7 @@ EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
     "amteach/engine/game.py": (
         insert_after(
             r'^        "moved": lambda',
-            '        "lap": lambda g, p: ev.LapCompleted(g.table, p),\n',
+            '        "lap": lambda g, p: ev.LapCompleted(g._table, p),\n',
         ),
         ("game",),
     ),

@@ -110,7 +110,7 @@ def student(url: str, code: str, name: str, results) -> None:
         else:
             follower.news.wait(0.2)
     follower.stop()
-    results.put((name, len(table.game.decisions), json.dumps(table.game.state_dict())))
+    results.put((name, len(table.game.decisions), json.dumps(table.game.state.as_dict())))
 
 
 def play_in_processes(url: str, names: list[str]):
@@ -135,10 +135,10 @@ def test_students_in_processes_play_a_whole_game_that_the_log_replays(database):
     table = RoomTable(rooms, code, 0)
     assert table.game.over
     again = replayed(rooms, code, table)
-    assert again.state_dict() == table.game.state_dict()
+    assert again.state.as_dict() == table.game.state.as_dict()
     for name, decisions, state in reports:
         assert decisions == len(table.game.decisions), name
-        assert json.loads(state) == json.loads(json.dumps(again.state_dict()))
+        assert json.loads(state) == json.loads(json.dumps(again.state.as_dict()))
     made_by = {by for _, _, _, by in rooms.decisions(code, 0)}
     assert made_by == {"student", "bot"}  # Bot 3 played the third seat
 
@@ -154,7 +154,7 @@ def test_a_server_killed_mid_game_resumes_every_table_at_the_same_decision(datab
     again = open_rooms(database)
     table = RoomTable(again, code, 0)
     assert len(table.game.decisions) == logged
-    assert table.game.state_dict() == replayed(again, code, table).state_dict()
+    assert table.game.state.as_dict() == replayed(again, code, table).state.as_dict()
     # and the game goes on from that decision (bots take the students' seats)
     for seat in (0, 1):
         again.set_playing(code, 0, seat, "bot")
@@ -196,7 +196,7 @@ def test_two_devices_clicking_the_same_choice_at_once_append_it_once(database):
         assert [number for number, *_ in log] == list(range(1, len(log) + 1))
         for device in devices:
             device.sync()
-        assert devices[0].game.state_dict() == devices[1].game.state_dict()
+        assert devices[0].game.state.as_dict() == devices[1].game.state.as_dict()
         assert len(devices[0].game.decisions) == len(log)
 
 
@@ -351,7 +351,7 @@ def test_an_unreachable_database_gets_one_clear_message_and_loses_nothing(tmp_pa
     ana = rooms.join(code, "Ana")
     rooms.start(code)
     anas = RoomTable(rooms, code, 0, ana)
-    before = anas.game.state_dict()
+    before = anas.game.state.as_dict()
     # another process holds the write lock for longer than the device waits
     assert isinstance(rooms.store, SQLiteStore)
     rooms.store.busy_seconds = 0.2
@@ -363,7 +363,7 @@ def test_an_unreachable_database_gets_one_clear_message_and_loses_nothing(tmp_pa
     holder.close()
     assert not reply.ok and reply.level == "error"
     assert "class database" in reply.message and "nothing is lost" in reply.message
-    assert anas.game.state_dict() == before and rooms.decisions(code, 0) == []
+    assert anas.game.state.as_dict() == before and rooms.decisions(code, 0) == []
     assert anas.decide("roll", anas.moment).ok  # it answers again: play on
 
 

@@ -23,7 +23,7 @@ def ben(**fields) -> Game:
 
 
 def supply(game: Game) -> tuple[int, int]:
-    treasury = game.state_dict()["treasury"]
+    treasury = game.state.as_dict()["treasury"]
     return treasury["houses"], treasury["apartments"]
 
 
@@ -120,10 +120,10 @@ def test_rule11_houses_once_placed_cannot_be_moved():
     """Rule 11: once placed, houses cannot be moved: no choice moves a building."""
     assert not any("move" in kind for kind in CHOICE_KINDS)
     game = ana(titles={"Rush St.": {"houses": 2}, "State St.": {}})
-    before = game.state_dict()
+    before = game.state.as_dict()
     with pytest.raises(IllegalChoice):
         game.apply({"move_building": "Rush St."})
-    assert game.state_dict() == before
+    assert game.state.as_dict() == before
 
 
 def test_decision6_no_building_on_a_mortgaged_street():
@@ -360,10 +360,10 @@ def test_rule12_redeeming_pays_the_redeem_price_on_the_title(title, space, redee
 def test_rule12_redeem_prices_are_55_percent_rounded_half_up():
     """Board README: redeem = 55 % of price, rounded half up (150 -> 82.5 -> 83)."""
     game = ana()
-    assert game.redeem_values[12] == 83
-    assert game.redeem_values[1] == 33  # 60 * 0.55
-    assert game.redeem_values[39] == 220  # 400 * 0.55
-    assert game.mortgage_values[37] == 175  # 350 / 2
+    assert game.state.redeem_values[12] == 83
+    assert game.state.redeem_values[1] == 33  # 60 * 0.55
+    assert game.state.redeem_values[39] == 220  # 400 * 0.55
+    assert game.state.mortgage_values[37] == 175  # 350 / 2
 
 
 def test_rule12_only_a_mortgaged_title_can_be_redeemed():

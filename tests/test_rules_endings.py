@@ -22,7 +22,7 @@ def test_game_a_win_by_bankrupting_all_other_players():
     game = scenario(two(ana={"cash": 0, "position": 35}), ["roll"], dice=[[1, 2]], game="A")
     assert game.over
     assert game.pending is None
-    state = game.state_dict()
+    state = game.state.as_dict()
     assert (state["winner"], state["end_reason"]) == ("Ben", "game_a")
     assert "last player standing" in game_over_text(game)
     assert_illegal(game, "roll", "turn order")
@@ -41,7 +41,7 @@ def test_game_a_goes_on_until_one_player_is_left():
     game.apply("roll")
     assert game.bankrupt == [True, True, False]
     assert game.over
-    assert game.state_dict()["winner"] == "Cy"
+    assert game.state.as_dict()["winner"] == "Cy"
 
 
 def test_game_a_has_no_time_limit():
@@ -76,7 +76,7 @@ def test_rule25_game_b_richest_competitor_wins_after_all_monopolists_are_bankrup
     # Ana: 500 + Wall St. with 4 houses (120) + Electric Company 4 x 7 + mortgaged Fifth Ave. 0
     assert game.rule25_wealth(1) == 500 + 120 + 4 * 7 + 0
     assert game.rule25_wealth(2) == 640
-    state = game.state_dict()
+    state = game.state.as_dict()
     assert (state["winner"], state["end_reason"]) == ("Ana", "game_b")
     assert "richest of the role still in play (Game B)" in game_over_text(game)
     assert events_of(game, "game_over")[0].scores[1:] == (648, 640)
@@ -105,8 +105,8 @@ def test_game_b_richest_monopolist_wins_after_all_competitors_are_eliminated():
     # Ben: 1000 + 2 x 28 (monopolized Chicago) + 2 x 10 x 7 (both utilities) + 2 x 80 (2 companies)
     assert game.rule25_wealth(1) == 1000 + 2 * 28 + 2 * 70 + 2 * 80
     assert game.over
-    assert game.state_dict()["winner"] == "Ben"
-    assert game.state_dict()["end_reason"] == "game_b"
+    assert game.state.as_dict()["winner"] == "Ben"
+    assert game.state.as_dict()["end_reason"] == "game_b"
 
 
 def test_game_b_goes_on_while_both_roles_remain():
@@ -127,8 +127,8 @@ def test_game_b_two_players_the_survivor_wins_under_game_b():
     """Game B: with one player of each role, bankrupting the other role is a Game B win."""
     game = scenario(two(ana={"cash": 0, "position": 35}), ["roll"], dice=[[1, 2]], game="B")
     assert game.over
-    assert game.state_dict()["winner"] == "Ben"
-    assert game.state_dict()["end_reason"] == "game_b"
+    assert game.state.as_dict()["winner"] == "Ben"
+    assert game.state.as_dict()["end_reason"] == "game_b"
     assert "(Game A)" not in game_over_text(game)
 
 
@@ -163,7 +163,7 @@ def test_decision11_rule25_wealth_counts_role_buildings_monopoly_and_utilities_a
     # Ben: Rush St. m_rent_2 68 + State St. doubled 28 + Wall St. single 40 + 2 companies
     # 80 each + one utility 4 x 7 + mortgaged Locust St. 0
     assert game.rule25_wealth(1) == 1000 + 68 + 28 + 40 + 2 * 80 + 4 * 7 + 0
-    assert [p["rule25_wealth"] for p in game.state_dict()["players"]] == [
+    assert [p["rule25_wealth"] for p in game.state.as_dict()["players"]] == [
         game.rule25_wealth(0),
         game.rule25_wealth(1),
     ]
@@ -236,10 +236,10 @@ def test_decision12_final_accounting_keeps_10_and_20_percent_then_the_treasurer_
     assert [e.amount for e in settlement] == [1234 - 123, 1501 - 300]
     assert "keeping 10% of their cash" in settlement[0].text
     assert "keeping 20% of their cash" in settlement[1].text
-    state = game.state_dict()
+    state = game.state.as_dict()
     assert (state["winner"], state["end_reason"]) == ("Ben", "two_hour")
     assert "most cash" in game_over_text(game)
-    assert sum(game.cash) + game.treasury == 1234 + 1501
+    assert sum(game.cash) + game.state.treasury == 1234 + 1501
 
 
 def test_decision12_players_may_sell_mortgage_and_redeem_before_the_cut():
@@ -313,7 +313,7 @@ def test_decision12_round_cap_settles_the_game_by_the_final_accounting():
     game.apply("end_turn")
     assert game.over
     assert game.cash == [1500 * 10 // 100, 1500 * 20 // 100]
-    state = game.state_dict()
+    state = game.state.as_dict()
     assert (state["winner"], state["end_reason"]) == ("Ben", "round_cap")
     assert "round limit reached" in game_over_text(game)
 

@@ -10,7 +10,7 @@ from amteach import Game, ScenarioError
 
 
 def cash(game: Game, name: str) -> int:
-    return game.cash[game.seat(name)]
+    return game.cash[game.names.index(name)]
 
 
 # -- set-up ---------------------------------------------------------------------------------
@@ -19,7 +19,7 @@ def cash(game: Game, name: str) -> int:
 def test_setup_each_player_receives_1500_and_starts_on_start():
     """Setup 4-5: each player receives $1,500 and places a token on START."""
     game = Game.new([("Ana", "competitor"), ("Ben", "monopolist"), ("Cy", "competitor")], seed=3)
-    state = game.state_dict()
+    state = game.state.as_dict()
     assert [p["cash"] for p in state["players"]] == [1500, 1500, 1500]
     assert [p["position"] for p in state["players"]] == [0, 0, 0]
     assert [p["role"] for p in state["players"]] == ["competitor", "monopolist", "competitor"]
@@ -52,7 +52,7 @@ def test_decision13_two_to_six_players_at_most_three_of_each_role():
 def test_setup_roles_are_fixed_for_the_game():
     """Setup 3: roles are fixed for the game (no choice ever changes a role)."""
     game = scenario(two(), ["roll", "decline", "end_turn", "roll"], dice=[[2, 3], [1, 2]])
-    assert [p["role"] for p in game.state_dict()["players"]] == ["competitor", "monopolist"]
+    assert [p["role"] for p in game.state.as_dict()["players"]] == ["competitor", "monopolist"]
     assert game.roles == (0, 1)
 
 
@@ -116,7 +116,7 @@ def test_decision2_doubles_on_the_extra_throw_give_nothing_more():
     assert game.position[0] == 4 + 4 + 1 + 1  # space 10, a Sightseeing Tour
     assert game.pending.phase == "post_roll"
     assert "roll" not in game.pending.kinds
-    assert game.held[0] == -1
+    assert game.state.held[0] == -1
     assert events_of(game, "sent_to_hold") == []
     game.apply("end_turn")
     assert game.pending.player == 1
@@ -142,8 +142,8 @@ def test_decision3_arriving_by_a_normal_move_is_a_sightseeing_tour():
     game = scenario(two(ana={"position": 3}), ["roll"], dice=[[3, 4]])
     assert game.position[0] == 3 + 3 + 4
     assert game.cash[0] == 1500
-    assert game.held[0] == -1
-    assert game.state_dict()["players"][0]["held"] is False
+    assert game.state.held[0] == -1
+    assert game.state.as_dict()["players"][0]["held"] is False
     assert game.pending.phase == "post_roll"
     assert "pay_fine" not in game.pending.kinds
 
@@ -170,5 +170,5 @@ def test_decision13_players_cash_plus_treasury_never_changes():
     assert game.cash[0] == 1500 + 100 - 60
     # Ben: 20 % of 1500 cash + 10 % of 280 property = 300 + 28
     assert game.cash[1] == 1500 - (300 + 28)
-    assert sum(game.cash) + game.treasury == 1500 + 1500
-    assert game.treasury == -100 + 60 + 328
+    assert sum(game.cash) + game.state.treasury == 1500 + 1500
+    assert game.state.treasury == -100 + 60 + 328

@@ -169,7 +169,7 @@ def test_param_held_turns_before_forced_fine():
     assert "pay_fine" in default.pending.kinds
     game = scenario(two(ana={"held": 1}), rules=rules(held_turns_before_forced_fine=1))
     assert game.cash[0] == 1500 - 50
-    assert game.held[0] == -1
+    assert game.state.held[0] == -1
 
 
 # -- buildings ----------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def test_param_max_houses_monopolist():
     game = scenario(ben_first(ben={"titles": titles}), rules=rules(max_houses_monopolist=2))
     game.apply({"build": "Rush St."})
     assert (game.houses[11], game.apartment[11]) == (0, True)
-    assert game.state_dict()["treasury"]["houses"] == 35
+    assert game.state.as_dict()["treasury"]["houses"] == 35
     default = scenario(ben_first(ben={"titles": titles}))
     default.apply({"build": "Rush St."})
     assert default.houses[11] == 3
@@ -231,7 +231,7 @@ def test_param_supply_houses():
     """Parameter 'building supply: 35 houses'."""
     game = scenario(two(ana={"titles": {"Rush St.": {}}}), rules=rules(supply_houses=1))
     game.apply({"build": "Rush St."})
-    assert game.state_dict()["treasury"]["houses"] == 0
+    assert game.state.as_dict()["treasury"]["houses"] == 0
     assert_illegal(game, {"build": "Rush St."}, "supply")
 
 
@@ -264,7 +264,7 @@ def test_param_building_sellback_zero_still_returns_buildings_on_bankruptcy():
     assert game.bankrupt[0]
     assert game.owner[11] == -1
     assert game.houses[11] == 0
-    assert game.state_dict()["treasury"]["houses"] == 35
+    assert game.state.as_dict()["treasury"]["houses"] == 35
 
 
 # -- monopolies, transport, utilities -------------------------------------------------------------
@@ -373,7 +373,7 @@ def test_param_settlement_keep_percent_competitor_and_monopolist():
         rules=rules(settlement_keep_percent_competitor=50, settlement_keep_percent_monopolist=0),
     )
     assert game.cash == [1500 * 50 // 100, 0]
-    assert game.state_dict()["winner"] == "Ana"
+    assert game.state.as_dict()["winner"] == "Ana"
 
 
 def test_param_settlement_utility_dice():

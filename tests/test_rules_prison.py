@@ -12,7 +12,7 @@ HOLD = 10
 
 
 def held_state(game: Game, seat: int = 0) -> tuple[bool, int | None]:
-    player = game.state_dict()["players"][seat]
+    player = game.state.as_dict()["players"][seat]
     return player["held"], player["held_turns"]
 
 
@@ -124,7 +124,7 @@ def test_decision3_pay_fine_then_roll_normally(turns_spent):
     """Decision 3: on each of the first two turns held, the player may pay 50 and roll normally."""
     game = scenario(two(ana={"held": turns_spent}), ["pay_fine"], dice=[[2, 3]])
     assert game.cash[0] == 1500 - 50
-    assert game.treasury == 50
+    assert game.state.treasury == 50
     assert held_state(game) == (False, None)
     assert "pays a $50 fine to leave Price War" in events_of(game, "payment")[0].text
     assert game.pending.phase == "pre_roll"
@@ -223,7 +223,7 @@ def test_decision3_forced_fine_bankrupts_a_player_who_cannot_raise_it():
     ]
     game = scenario(players)
     assert game.bankrupt == [True, False, False]
-    assert game.treasury == 20
+    assert game.state.treasury == 20
     assert game.pending.player == 1
     assert game.pending.phase == "pre_roll"
 

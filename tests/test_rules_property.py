@@ -45,7 +45,7 @@ def test_rule9_landing_on_an_unowned_street_may_buy_it_at_the_listed_price():
     game.apply("buy")
     assert game.owner[3] == 0
     assert game.cash[0] == 1500 - 60
-    assert game.treasury == 60
+    assert game.state.treasury == 60
     assert "French Quarter" in events_of(game, "purchase")[0].text
     assert game.pending.phase == "post_roll"
 

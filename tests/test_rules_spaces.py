@@ -65,7 +65,7 @@ def test_space30_sends_a_competitor_to_price_war_without_start_money():
     game = scenario(two(ana={"position": 25}), ["roll"], dice=[[2, 3]])
     assert game.position[0] == HOLD
     assert game.cash[0] == 1500  # straight there: no START money
-    state = game.state_dict()["players"][0]
+    state = game.state.as_dict()["players"][0]
     assert (state["held"], state["held_turns"]) == (True, 0)
     (sent,) = events_of(game, "sent_to_hold")
     assert "Price War" in sent.text
@@ -77,7 +77,7 @@ def test_space30_sends_a_monopolist_to_prison_without_start_money():
     game = scenario(ben_first(ben={"position": 26}), ["roll"], dice=[[1, 3]])
     assert game.position[0] == HOLD
     assert game.cash[0] == 1500
-    assert game.held[0] == 0
+    assert game.state.held[0] == 0
     (sent,) = events_of(game, "sent_to_hold")
     assert "Prison" in sent.text
     assert "collects no rent" in sent.text
@@ -174,7 +174,7 @@ def test_property_tax_everyone_pays_75(role):
     game = scenario(players, ["roll"], dice=[[1, 2]])
     assert game.position[0] == 38
     assert game.cash[0] == 1500 - 75
-    assert game.treasury == 75
+    assert game.state.treasury == 75
     (paid,) = events_of(game, "payment")
     assert "$75 property tax" in paid.text
 
@@ -200,7 +200,7 @@ def test_foundation_monopolist_pays_10():
     game = scenario(ben_first(ben={"position": 15}), ["roll"], dice=[[2, 3]])
     assert game.position[0] == 20
     assert game.cash[0] == 1500 - 10
-    assert game.treasury == 10
+    assert game.state.treasury == 10
     assert "Monopolists pay a fee" in events_of(game, "payment")[0].text
     assert [e for e in events_of(game, "dice") if e.purpose == "foundation"] == []
 
@@ -230,7 +230,7 @@ def test_decision10_the_card_goes_to_the_bottom_of_its_deck():
     # 0 -> 2 (card C1, +25) with doubles, then 2 -> 7 (card C3, +50)
     assert [e.card for e in events_of(game, "card")] == ["C1", "C3"]
     assert game.cash[0] == 1500 + 25 + 50
-    deck = list(game.decks[0])
+    deck = list(game.state.decks[0])
     assert len(deck) == 25
     assert deck[-2:] == ["C1", "C3"]
     assert "C1" not in deck[:-2]
@@ -271,7 +271,7 @@ def test_card_collect_and_pay_cards_move_money_with_the_treasury(role, card, cha
     game = draw(role, card)
     assert game.position[0] == 7
     assert game.cash == [1500 + change, 1500]
-    assert game.treasury == -change
+    assert game.state.treasury == -change
     (payment,) = [e for e in events_of(game, "payment") if e.reason == "card"]
     assert payment.amount == abs(change)
     assert "because of a card" in payment.text
@@ -287,7 +287,7 @@ def test_card_nothing_cards_change_nothing(role, card):
     game = draw(role, card)
     assert game.position[0] == 7
     assert game.cash == [1500, 1500]
-    assert game.treasury == 0
+    assert game.state.treasury == 0
     assert game.pending.phase == "post_roll"
 
 
@@ -304,7 +304,7 @@ def test_card_m12_every_competitor_pays_the_monopolist():
     players = four()
     players = [players[1], players[0], players[3], players[2]]  # Ben, Ana, Dee, Cy
     game = draw("monopolist", "M12", players=players)
-    assert [game.cash[game.seat(n)] for n in ("Ben", "Ana", "Dee", "Cy")] == [
+    assert [game.cash[game.names.index(n)] for n in ("Ben", "Ana", "Dee", "Cy")] == [
         1500 + 2 * 25,
         1500 - 25,
         1500,
@@ -317,13 +317,13 @@ def test_card_m14_every_monopolist_collects():
     players = four()
     players = [players[1], players[0], players[3], players[2]]  # Ben, Ana, Dee, Cy
     game = draw("monopolist", "M14", players=players)
-    assert [game.cash[game.seat(n)] for n in ("Ben", "Ana", "Dee", "Cy")] == [
+    assert [game.cash[game.names.index(n)] for n in ("Ben", "Ana", "Dee", "Cy")] == [
         1500 + 25,
         1500,
         1500 + 25,
         1500,
     ]
-    assert game.treasury == -50
+    assert game.state.treasury == -50
 
 
 def test_decision10_collect_from_each_uses_the_debt_rules():
@@ -437,7 +437,7 @@ def test_decision3_a_card_sends_straight_to_the_hold_without_start_money(role, c
     game = draw(role, card, players=players)
     assert game.position[0] == HOLD
     assert game.cash[0] == 1500
-    assert game.held[0] == 0
+    assert game.state.held[0] == 0
     (sent,) = events_of(game, "sent_to_hold")
     assert hold in sent.text
     assert "by a card" in sent.text

@@ -144,7 +144,7 @@ def test_decision9_a_short_player_must_raise_money_by_mortgaging():
     assert_illegal(game, trade(give=["Rush St."], pay=-100), "turn order")
     game.apply({"mortgage": "Rush St."})
     assert game.cash[0] == 10 + 70 - 75
-    assert game.treasury == -70 + 75
+    assert game.state.treasury == -70 + 75
     assert game.pending.phase == "post_roll"
 
 
@@ -212,8 +212,8 @@ def test_rule24_bankrupt_to_a_player_who_takes_cash_and_titles():
     assert (game.owner[RUSH], game.owner[LOCUST]) == (1, 1)
     assert (game.mortgaged[RUSH], game.mortgaged[LOCUST]) == (False, True)
     assert game.houses[RUSH] == 0
-    assert game.state_dict()["treasury"]["houses"] == 35 - 3  # Ana's 2 came back
-    assert game.treasury == -100
+    assert game.state.as_dict()["treasury"]["houses"] == 35 - 3  # Ana's 2 came back
+    assert game.state.treasury == -100
     (bankrupt,) = events_of(game, "bankrupt")
     assert "Ben takes their $105 and 2 titles" in bankrupt.text
     assert events_of(game, "rent") == []  # the rent was never paid in full
@@ -237,9 +237,9 @@ def test_rule24_bankrupt_to_the_treasury_titles_return_unowned_and_unmortgaged()
     assert (game.owner[BASIN], game.owner[LOCUST]) == (UNOWNED, UNOWNED)
     assert (game.mortgaged[BASIN], game.mortgaged[LOCUST]) == (False, False)
     assert game.houses[BASIN] == 0
-    assert game.state_dict()["treasury"]["houses"] == 35
+    assert game.state.as_dict()["treasury"]["houses"] == 35
     assert game.cash == [0, 1500, 1500]
-    assert game.treasury == -25 + (5 + 25)
+    assert game.state.treasury == -25 + (5 + 25)
     assert "go back to the Treasury, unowned" in events_of(game, "bankrupt")[0].text
 
 

@@ -38,7 +38,7 @@ def event_texts(game: Game) -> list[str]:
 
 
 def assert_same_game(a: Game, b: Game) -> None:
-    assert a.state_dict() == b.state_dict()
+    assert a.state.as_dict() == b.state.as_dict()
     assert event_texts(a) == event_texts(b)
     assert event_dicts(a) == event_dicts(b)
     assert a.decisions == b.decisions
@@ -47,7 +47,7 @@ def assert_same_game(a: Game, b: Game) -> None:
 
 def bot_play(game: Game, bot_seed: int, decisions: int, trade_rate: float = 0.2) -> Game:
     """Random legal decisions (trades included) for every seat."""
-    bots = [RandomStrategy(bot_seed + seat, trade_rate=trade_rate) for seat in game.players]
+    bots = [RandomStrategy(bot_seed + seat, trade_rate=trade_rate) for seat in range(len(game.names))]
     for _ in range(decisions):
         if game.over:
             break
@@ -100,7 +100,7 @@ def test_a_loaded_game_goes_on_exactly_like_the_original(
     """The dice stream and the card decks are restored too: the same decisions after loading
     throw the same dice and draw the same cards."""
     loaded = through_json(game)
-    bots = [RandomStrategy(bot_seed + seat, trade_rate=0.2) for seat in game.players]
+    bots = [RandomStrategy(bot_seed + seat, trade_rate=0.2) for seat in range(len(game.names))]
     for _ in range(more):
         if game.over:
             break
@@ -116,7 +116,7 @@ def test_a_save_is_plain_json_with_format_version_setup_and_decisions():
     data = json.loads(json.dumps(game.to_save()))  # only JSON types: dumps would raise
     assert {"format", "version", "setup", "decisions"} <= set(data)
     assert len(data["decisions"]) == len(game.decisions)
-    assert data["setup"]["seed"] == game.seed
+    assert data["setup"]["seed"] == game.setup.seed
     assert [p["name"] for p in data["setup"]["players"]] == [name for name, _ in PLAYERS]
 
 
@@ -134,7 +134,7 @@ def test_a_game_saved_mid_phase_round_trips(phase: str):
     """Saving while a debt is being raised, a trade awaits its answer, etc."""
     for seed in range(300):
         game = Game.new(PLAYERS, seed=seed, round_cap=4, starting_cash=150, game="two-hour")
-        bots = [RandomStrategy(seed * 7 + seat, trade_rate=0.3) for seat in game.players]
+        bots = [RandomStrategy(seed * 7 + seat, trade_rate=0.3) for seat in range(len(game.names))]
         while not game.over and game.phase != phase:
             game.apply(bots[game.actor].choose(game, game.legal_choices()))
         if game.phase == phase:
@@ -159,13 +159,13 @@ def test_same_seed_and_decisions_give_the_same_log(game: Game) -> None:
             for name, role in zip(game.names, game.roles, strict=True)
         ],
         rules=game.rules,
-        seed=game.seed,
-        game=game.game_type,
+        seed=game.setup.seed,
+        game=game.setup.game_type,
     )
     for choice in game.decisions:
         again.apply(choice)
     assert event_dicts(again) == event_dicts(game)
-    assert again.state_dict() == game.state_dict()
+    assert again.state.as_dict() == game.state.as_dict()
     assert event_dicts(Game.replay(game.setup, game.decisions)) == event_dicts(game)
 
 
@@ -201,10 +201,10 @@ def test_undo_of_the_last_decision_gives_back_the_previous_state(game: Game) -> 
             game.undo()
         return
     previous = Game.replay(game.setup, game.decisions[:-1])
-    expected_state, expected_events = previous.state_dict(), event_dicts(previous)
+    expected_state, expected_events = previous.state.as_dict(), event_dicts(previous)
     last = game.decisions[-1]
     game.undo()
-    assert game.state_dict() == expected_state
+    assert game.state.as_dict() == expected_state
     assert event_dicts(game) == expected_events
     assert game.decisions == previous.decisions
     # and the same decision taken again gives the same outcome as the first time
@@ -215,18 +215,18 @@ def test_undo_of_the_last_decision_gives_back_the_previous_state(game: Game) -> 
 def test_undo_returns_exactly_the_state_before_the_decision():
     """Snapshots taken before each decision, then undone one by one back to the start."""
     game = Game.new(PLAYERS, seed=21, round_cap=8)
-    bots = [RandomStrategy(21 + seat, trade_rate=0.2) for seat in game.players]
+    bots = [RandomStrategy(21 + seat, trade_rate=0.2) for seat in range(len(game.names))]
     snapshots = []
     for _ in range(150):
         if game.over:
             break
-        snapshots.append((game.state_dict(), event_dicts(game), list(game.decisions)))
+        snapshots.append((game.state.as_dict(), event_dicts(game), list(game.decisions)))
         game.apply(bots[game.actor].choose(game, game.legal_choices()))
     assert len(snapshots) > 50
     while snapshots:
         state, events, decisions = snapshots.pop()
         game.undo()
-        assert game.state_dict() == state
+        assert game.state.as_dict() == state
         assert event_dicts(game) == events
         assert game.decisions == decisions
     assert_same_game(game, Game(game.setup))
@@ -247,12 +247,12 @@ def test_undo_several_decisions_at_once(count: int):
 
 def test_undo_more_than_was_decided_raises_and_changes_nothing():
     game = bot_play(Game.new(PLAYERS, seed=4, round_cap=10), 4, 5)
-    before, events = game.state_dict(), event_dicts(game)
+    before, events = game.state.as_dict(), event_dicts(game)
     for count in (len(game.decisions) + 1, 0, -1):
         with pytest.raises(IllegalChoice) as err:
             game.undo(count)
         assert err.value.rule
-        assert game.state_dict() == before
+        assert game.state.as_dict() == before
         assert event_dicts(game) == events
         assert len(game.decisions) == 5
 
@@ -360,7 +360,7 @@ def test_a_scenario_game_round_trips(tmp_path: Path):
     assert_same_game(start, fresh)
     rush = loaded.board.space("Rush St.").index
     assert (start.owner[rush], start.houses[rush]) == (1, 3)
-    assert start.held[1] == 1
+    assert start.state.held[1] == 1
     assert start.cash == [900, start.rules.starting_cash, 40]
     assert start.rules.foundation_competitor_prizes == ((1, 30), (3, 10))
 

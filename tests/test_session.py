@@ -48,7 +48,7 @@ def test_every_decision_goes_through_apply_whoever_makes_it():
     again = Game(session.game.setup, session.game.board)
     for choice, seat in session.log:
         again.apply(choice, player=seat)
-    assert again.state_dict() == session.game.state_dict()
+    assert again.state.as_dict() == session.game.state.as_dict()
 
 
 def test_a_bot_answers_a_trade_at_once_through_the_same_apply():
@@ -115,10 +115,10 @@ def test_a_stale_moment_changes_nothing_and_says_why():
     session = Session(HUMANS, seed=1)
     moment = session.moment
     assert session.decide("roll", moment).ok
-    before = session.game.state_dict()
+    before = session.game.state.as_dict()
     reply = session.decide(next(iter(session.game.legal_choices())), moment)
     assert not reply.ok and "earlier moment" in reply.message
-    assert session.game.state_dict() == before
+    assert session.game.state.as_dict() == before
 
 
 def test_people_and_bots_keep_to_their_seats():

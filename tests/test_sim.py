@@ -61,7 +61,7 @@ def test_frames_reconcile_with_the_engines_events(batch):
     for index in (0, 7, 23):
         game, decisions = play_bot_game(index, config)
         rows = batch.players[batch.players["game"] == index].set_index("seat")
-        for p in game.players:
+        for p in range(len(game.names)):
             rents_paid = sum(
                 e.amount for e in game.events if isinstance(e, ev.RentPaid) and e.payer == p
             )
@@ -77,8 +77,8 @@ def test_frames_reconcile_with_the_engines_events(batch):
             assert rows.loc[p, "rent_received"] == rents_got
             assert rows.loc[p, "income_tax_paid"] == income
             assert rows.loc[p, "final_cash"] == game.cash[p]
-            assert rows.loc[p, "net_worth"] == game.net_worth(p)
-            assert rows.loc[p, "turns"] == game.turns_taken[p]
+            assert rows.loc[p, "net_worth"] == game.wealth(p)["net_worth"]
+            assert rows.loc[p, "turns"] == game.state.turns_taken[p]
             assert rows.loc[p, "bankrupt"] == game.bankrupt[p]
         row = batch.games[batch.games["game"] == index].iloc[0]
         assert row["decisions"] == decisions and row["rounds"] == game.round
@@ -400,7 +400,7 @@ def test_every_bot_only_makes_legal_choices(seats, seed, preset, game_type):
     config = BatchConfig(seats, rules.to_dict(), seed, game_type)
     game, decisions = play_bot_game(0, config, rules)
     assert game.over and decisions > 0
-    assert sum(game.cash) + game.treasury == game.total_money
+    assert sum(game.cash) + game.state.treasury == game.state.total_money
     for p, spec in enumerate(seats):
         if spec.bot == "random":
             continue

@@ -107,7 +107,7 @@ def test_building_as_a_competitor(tmp_path):
     assert app.game.houses[11] == 1 and app.game.cash[0] == 1400
     assert app.narration_lines[0] == "Ana (Competitor) builds a house on Rush St. for $100."
     assert "⌂" in app.board_view.value.split('data-space="11"')[1].split('data-space="12"')[0]
-    assert app.game.supply_houses == 34
+    assert app.game.state.supply_houses == 34
 
 
 def test_a_monopolist_without_a_monopoly_is_refused_a_build(tmp_path):
@@ -124,9 +124,9 @@ def test_a_monopolist_without_a_monopoly_is_refused_a_build(tmp_path):
     why = "a Monopolist builds only in a monopolized city; Ben owns 1 unmortgaged Chicago street"
     assert why in build.tooltip and why in app.manage.reasons.value
     assert app.manage.reasons.value.startswith("<div><b>Build</b>: ")
-    before = app.game.state_dict()
+    before = app.game.state.as_dict()
     build.click()  # a click that arrives anyway (a stale page, a keyboard)
-    assert app.game.state_dict() == before
+    assert app.game.state.as_dict() == before
     assert "Monopolist builds only in a monopolized city" in app.message.value
     assert "rule 10" in app.message.value
 
@@ -139,11 +139,11 @@ def test_undo_takes_back_the_last_decision_everywhere(tmp_path):
     )
     app.click("Roll")
     app.click("Buy Rush St.")
-    bought = app.game.state_dict()
+    bought = app.game.state.as_dict()
     app.click("End turn")
     assert app.game.actor == 1
     app.click("Undo")
-    assert app.game.state_dict() == bought
+    assert app.game.state.as_dict() == bought
     assert (
         list(app.buttons())
         == ["End turn", *[b for b in app.buttons() if b != "End turn"]][: len(app.buttons())]
@@ -163,15 +163,15 @@ def test_save_then_load_restores_the_game(tmp_path):
         app.click(next(iter(app.buttons())))
     for _ in range(6):
         app.step()
-    saved_state = app.game.state_dict()
+    saved_state = app.game.state.as_dict()
     path = tmp_path / "class.json"
     app.files.file.value = str(path)
     app.click("Save")
     assert "Saved the game" in app.message.value and path.is_file()
     app.click("Reset")
-    assert app.game.state_dict() != saved_state
+    assert app.game.state.as_dict() != saved_state
     app.click("Load")
-    assert app.game.state_dict() == saved_state
+    assert app.game.state.as_dict() == saved_state
     wealth = chart_xy(app, "wealth", 0)
     turns = sum(isinstance(e, ev.TurnStarted) for e in app.game.events)
     assert len(wealth[0]) == turns
@@ -180,7 +180,7 @@ def test_save_then_load_restores_the_game(tmp_path):
 def test_a_corrupt_save_or_scenario_keeps_the_current_game(tmp_path):
     app = ClassroomApp(seats=HUMANS, seed=2, scenario_dir=tmp_path)
     app.click("Roll")
-    before = app.game.state_dict()
+    before = app.game.state.as_dict()
     broken = tmp_path / "broken.json"
     broken.write_text(
         '{"format": "amteach-game", "version": 1, "setup": {"players": []}', encoding="utf-8"
@@ -188,7 +188,7 @@ def test_a_corrupt_save_or_scenario_keeps_the_current_game(tmp_path):
     original = broken.read_bytes()
     assert not app.load(broken)
     assert "not valid JSON" in app.message.value and "the current game is kept" in app.message.value
-    assert app.game.state_dict() == before and broken.read_bytes() == original
+    assert app.game.state.as_dict() == before and broken.read_bytes() == original
     bad = scenario_file(
         tmp_path,
         "bad",
@@ -196,7 +196,7 @@ def test_a_corrupt_save_or_scenario_keeps_the_current_game(tmp_path):
     )
     assert not app.load_scenario(bad.stem)
     assert "players[0].role" in app.message.value
-    assert app.game.state_dict() == before
+    assert app.game.state.as_dict() == before
 
 
 def test_loading_a_scenario_sets_up_the_teaching_moment():
@@ -222,9 +222,9 @@ def test_a_double_click_or_stale_button_changes_nothing(tmp_path):
     )
     roll = app.buttons()["Roll"]
     roll.click()
-    after_first = app.game.state_dict()
+    after_first = app.game.state.as_dict()
     roll.click()  # the same button again: it was for an earlier moment
-    assert app.game.state_dict() == after_first
+    assert app.game.state.as_dict() == after_first
     assert "earlier moment" in app.message.value
 
 
@@ -244,7 +244,7 @@ def test_bots_step_and_the_charts_match_the_events():
     game = app.game
     # wealth: one point per turn start (and one at the end), each equal to the player's net worth then
     turns = sum(isinstance(e, (ev.TurnStarted, ev.GameOver)) for e in game.events)
-    for p in game.players:
+    for p in range(len(game.names)):
         xs, _ys = chart_xy(app, "wealth", p)
         assert xs == list(range(1, turns + 1))
     assert chart_xy(app, "wealth", 0)[1][0] == 1500
@@ -288,7 +288,7 @@ def test_new_game_with_another_seed_and_preset():
     app.files.seed.value = 42
     app.files.preset.value = "edition-2005"
     app.click("New game")
-    assert app.game.seed == 42 and app.game.rules.foundation_monopolist_fee == 160
+    assert app.game.setup.seed == 42 and app.game.rules.foundation_monopolist_fee == 160
     assert app.game.decisions == []
     assert chart_xy(app, "wealth", 0) == ([1], [1500])
 
@@ -398,7 +398,7 @@ def test_new_game_after_a_scenario_returns_to_the_class_table_or_keeps_the_scena
     app.files.new.click()
     assert app.game.names == ("Ana", "Ben", "Cleo", "Dev")
     assert app.controllers == ["human", "investor", "cautious", "builder"]
-    assert app.game.seed == app.files.seed.value
+    assert app.game.setup.seed == app.files.seed.value
 
 
 def test_a_choice_the_rules_refuse_is_shown_disabled_with_the_engines_reason(tmp_path):
@@ -421,11 +421,11 @@ def test_a_choice_the_rules_refuse_is_shown_disabled_with_the_engines_reason(tmp
 def test_new_game_draws_a_fresh_seed_unless_one_is_typed_and_shows_the_seed():
     app = ClassroomApp(seats=HUMANS, seed=1)
     app.click("New game")
-    first = app.game.seed
+    first = app.game.setup.seed
     assert first != 1 and app.files.seed.value == first
     assert f"seed {first}" in app.message.value  # so a class can write it down
     app.click("New game")
-    assert app.game.seed != first  # the box still shows this game's seed: a fresh one
+    assert app.game.setup.seed != first  # the box still shows this game's seed: a fresh one
     app.files.seed.value = first  # typed: play that game again
     app.click("New game")
-    assert app.game.seed == first and app.game.decisions == []
+    assert app.game.setup.seed == first and app.game.decisions == []

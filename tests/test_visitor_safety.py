@@ -52,7 +52,7 @@ def test_a_served_app_has_no_path_box_and_refuses_paths(served, tmp_path):
     assert [w for w in walk(app.widget) if isinstance(w, widgets.Text)] == []
     assert not app.files.paths and not hasattr(app.files, "file")
     app.click("Roll")
-    before = app.game.state_dict()
+    before = app.game.state.as_dict()
     kept = tmp_path / "lesson-plan.md"
     kept.write_text("the lesson plan", encoding="utf-8")
     for target in (kept, tmp_path / "new.json", tmp_path / "sub" / ".." / "lesson-plan.md"):
@@ -61,7 +61,7 @@ def test_a_served_app_has_no_path_box_and_refuses_paths(served, tmp_path):
     assert kept.read_text(encoding="utf-8") == "the lesson plan"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lesson-plan.md"]
     assert not app.load("/etc/passwd") and not app.load(kept)
-    assert "root:" not in app.message.value and app.game.state_dict() == before
+    assert "root:" not in app.message.value and app.game.state.as_dict() == before
 
 
 def test_scenarios_open_by_name_from_the_scenario_folder_only(served, tmp_path):
@@ -93,7 +93,7 @@ def test_save_downloads_the_game_and_load_uploads_it(served):
     message = app.files.download.file_message()
     assert message["filename"] == "amteach-game.json" and message["mime"] == "application/json"
     assert json.loads(message["text"]) == json.loads(json.dumps(app.game.to_save()))
-    played = app.game.state_dict()
+    played = app.game.state.as_dict()
     app.click("Reset")
     content = message["text"].encode()
     app.files.upload.value = (
@@ -105,18 +105,18 @@ def test_save_downloads_the_game_and_load_uploads_it(served):
             "last_modified": datetime.now(UTC),
         },
     )
-    assert app.game.state_dict() == played
+    assert app.game.state.as_dict() == played
     assert "Loaded a saved game" in app.message.value
 
 
 def test_an_oversized_or_foreign_upload_keeps_the_game(served):
     app = ClassroomApp(seats=HUMANS, seed=4)
-    before = app.game.state_dict()
+    before = app.game.state.as_dict()
     assert not app.load(b" " * 3_000_000)
     assert "at most 2 MB" in app.message.value
     assert not app.load(Path("/etc/passwd").read_bytes())
     assert "not valid JSON" in app.message.value and "root:" not in app.message.value
-    assert app.game.state_dict() == before
+    assert app.game.state.as_dict() == before
 
 
 def html_game_upload() -> bytes:
@@ -249,7 +249,7 @@ def test_an_alias_bomb_in_the_sweep_values_box_is_one_short_line_and_memory_stay
         BatchPanel.by_widget[w.model_id] for w in walk(page) if w.model_id in BatchPanel.by_widget
     ][1]
     values = next(w for w in walk(page) if isinstance(w, widgets.Text))
-    game_before = dashboard.app.game.state_dict()
+    game_before = dashboard.app.game.state.as_dict()
     values.value = alias_bomb() + ", 10"
     before = resident_bytes()
     rule_sweep.run_button.click()
@@ -259,7 +259,7 @@ def test_an_alias_bomb_in_the_sweep_values_box_is_one_short_line_and_memory_stay
     assert "anchors and aliases (&amp; and *) are not accepted" in status, status[:300]
     assert len(status) < 400 and rule_sweep.result is None
     assert grown < 20_000_000, grown  # written out, the bomb's message alone is 14 MB
-    assert dashboard.app.game.state_dict() == game_before
+    assert dashboard.app.game.state.as_dict() == game_before
     # a value longer than any rule's is refused by its length, forged past the box or not
     values.value = "1, " * 400
     rule_sweep.run_button.click()
@@ -271,7 +271,7 @@ def test_an_alias_bomb_in_the_sweep_values_box_is_one_short_line_and_memory_stay
 def test_a_forged_upload_that_is_not_a_file_keeps_the_game(served):
     app = ClassroomApp(seats=HUMANS, seed=4)
     app.click("Roll")
-    before = app.game.state_dict()
+    before = app.game.state.as_dict()
 
     def upload(content) -> None:
         """A value as the upload widget reads it from a browser's message (every field is
@@ -289,7 +289,7 @@ def test_a_forged_upload_that_is_not_a_file_keeps_the_game(served):
     for forged in ("text, not bytes", None, [1, 2]):
         upload(forged)
         assert "did not arrive whole" in app.message.value
-        assert app.game.state_dict() == before
+        assert app.game.state.as_dict() == before
     upload(memoryview(b"[" * 5000 + b"]" * 5000))
     assert "nested too deeply" in app.message.value and "current game is kept" in app.message.value
-    assert app.game.state_dict() == before
+    assert app.game.state.as_dict() == before

@@ -325,7 +325,7 @@ def wealth_history(
     the engine (`Game.wealth_parts`) at the same moments a batch records them: round 0 is the
     start, round r the end of round r, and when the game is over a last row is taken after its
     end. If the game is still going, a last row shows the round in progress as it stands now,
-    so the last row always equals `Game.net_worth`.
+    so the last row always equals `Game.wealth(p)["net_worth"]`.
 
     `bots` names who plays each seat, e.g. the classroom app's controllers ("human",
     "investor", ...), as a list in seat order or a {seat: name} mapping; seats not named get

@@ -159,7 +159,7 @@ def simulate_throws(
             else:
                 raise RuntimeError(f"unexpected phase {phase!r} for the measured player")
         positions = list(game.position)
-        helds = [game.held[p] if game.is_held(p) else None for p in game.players]
+        helds = [game.state.held[p] if game.is_held(p) else None for p in range(len(game.names))]
     total = float(counted)
     return np.array(arrivals) / total, np.array(occupancy) / total
 

@@ -133,7 +133,7 @@ def _priced(
     space: int, owner: int, level: str, order: int, game: Game, dice: int | float
 ) -> _Level:
     holding = tuple(game.titles_of(0))
-    invested = sum(game.board.spaces[s].price + game.buildings_paid(s) for s in holding)
+    invested = sum(game.board.spaces[s].price + game.building(s).paid for s in holding)
     rents = {s: game.rent_for(s, dice)[0] for s in holding}
     return _Level(space, owner, level, order, holding, invested, rents)
 
@@ -167,7 +167,7 @@ def _street_levels(
             return levels  # this city can never be monopolized under these rules
         levels.append(_priced(space, owner, MONOPOLIZED, 1, game, dice))
     houses = 0
-    while game.next_building(space) == "house":
+    while game.building(space).next == "house":
         houses += 1
         held[space] = (houses, False)
         built = _position(owner, held, rules, board)

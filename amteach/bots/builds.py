@@ -24,6 +24,7 @@ from amteach.engine.builds import (
     pure_python_requested,
     source_core,
 )
+from amteach.engine.game import rule_tables
 
 DECISIONS = "amteach.bots.core"
 FOLDER = Path(__file__).parent
@@ -72,7 +73,7 @@ def source_tables(board: object, rules: object) -> object:
 def tables_for(module: ModuleType, game: object) -> object:
     """The `Tables` of `game` that `module` (a build of the bots' core) can read: the game's
     own, or the plain-Python core's when the two builds differ."""
-    tables = game.tables  # type: ignore[attr-defined]
+    tables = rule_tables(game.board, game.rules)  # type: ignore[attr-defined]
     if module.COMPILED or type(tables) is source_core().Tables:
         return tables
     return source_tables(game.board, game.rules)  # type: ignore[attr-defined]

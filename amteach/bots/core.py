@@ -1324,7 +1324,7 @@ class EngineView(View):
         self.t = tables
         self.legal = legal
         self.legal_list = None
-        self.offer = game.offer if offer is None else offer
+        self.offer = game.state.offer if offer is None else offer
         self.rng = rng
         if self.for_tables is not tables:
             self.for_tables = tables
@@ -1414,12 +1414,12 @@ class EngineView(View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def redeem_value(self, space: cython.int) -> cython.int:
-        return self.game.redeem_values[space]
+        return self.game.state.redeem_values[space]
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def monopoly_count(self, p: cython.int, city: cython.int) -> cython.int:
-        return self.game.monopoly_count(p, self.city_names[city])
+        return self.game.state.monopoly_count(p, self.city_names[city])
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
@@ -1429,7 +1429,7 @@ class EngineView(View):
     @cython.cfunc
     @cython.exceptval(-1, check=True)
     def rent_after_build(self, space: cython.int) -> cython.int:
-        return self.game.rent_after_build(space)
+        return self.game.building(space).rent_after
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)
@@ -1464,7 +1464,7 @@ class EngineView(View):
     @cython.cfunc
     @cython.exceptval(-2, check=True)
     def pending_buy(self) -> cython.int:
-        return self.game.pending_buy
+        return self.game.state.pending_buy
 
     @cython.cfunc
     @cython.exceptval(-1, check=True)

@@ -43,6 +43,7 @@ __all__ = [
     "NOBODY",
     "NOT_HELD",
     "TREASURY",
+    "BuildingQuote",
     "Game",
     "LandingOutcome",
     "LegalChoices",
@@ -50,6 +51,7 @@ __all__ = [
     "Phase",
     "PlayerSetup",
     "Setup",
+    "StateView",
     "TaxOptions",
     "TitleSetup",
     "landing_outcomes",
@@ -160,6 +162,8 @@ def landing_outcomes(
 
 # more than any cash: a trade's payment as the rules core reads it (a C long long compiled)
 _MOST_CASH = 2**62
+# the rules core's field of the turns a seat has been held
+_HELD = core.SEAT_FIELDS.index("held")
 
 
 @lru_cache(maxsize=8)
@@ -208,10 +212,16 @@ class Column(Sequence[Any]):
         return repr(list(self))
 
 
+def _game_of(owner: Any) -> Game:
+    """The game a field is read from: the game itself, or the game of its `StateView`."""
+    return owner if isinstance(owner, Game) else owner._game
+
+
 def _seat_column(field: str) -> Any:
     code = core.SEAT_FIELDS.index(field)
 
-    def read(game: Game) -> Column:
+    def read(owner: Any) -> Column:
+        game = _game_of(owner)
         return Column(game._state.seat_value, code, len(game.names))
 
     return builtins.property(read, doc=f"Each seat's {field.replace('_', ' ')} (read-only).")
@@ -220,15 +230,16 @@ def _seat_column(field: str) -> Any:
 def _space_column(field: str) -> Any:
     code = core.SPACE_FIELDS.index(field)
 
-    def read(game: Game) -> Column:
+    def read(owner: Any) -> Column:
+        game = _game_of(owner)
         return Column(game._state.space_value, code, len(game.board.spaces))
 
     return builtins.property(read, doc=f"Each space's {field.replace('_', ' ')} (read-only).")
 
 
 def _state_value(name: str, doc: str) -> Any:
-    def read(game: Game) -> Any:
-        return getattr(game._state, name)
+    def read(owner: Any) -> Any:
+        return getattr(_game_of(owner)._state, name)
 
     return builtins.property(read, doc=doc)
 
@@ -242,21 +253,20 @@ class Game:
     read-only: a scenario (`Setup`) says where a game starts."""
 
     __slots__ = (
+        "_answers",
         "_forced_dice",
+        "_offer",
         "_state",
+        "_table",
+        "_tables",
         "_weighed",
         "board",
         "decisions",
         "events",
-        "game_type",
         "names",
-        "offer",
         "roles",
         "rules",
-        "seed",
         "setup",
-        "table",
-        "tables",
     )
 
     # -- construction -------------------------------------------------------------------
@@ -265,12 +275,10 @@ class Game:
         validate_setup(setup, self.board)
         self.setup = setup
         self.rules = rules = setup.rules
-        self.seed = setup.seed
-        self.game_type = setup.game_type
         self.names = tuple(p.name for p in setup.players)
         self.roles = tuple(p.role for p in setup.players)
-        self.table = ev.Table(self.names, self.roles, self.board)
-        self.tables = tables = rule_tables(self.board, rules)
+        self._table = ev.Table(self.names, self.roles, self.board)
+        self._tables = tables = rule_tables(self.board, rules)
         state = core.State()
         state.reset(tables, list(self.roles), GAME_TYPES.index(setup.game_type), setup.seed)
         for seat, player in enumerate(setup.players):
@@ -291,7 +299,8 @@ class Game:
         self._forced_dice = deque(setup.dice)
         self.events: list[ev.Event] = []
         self.decisions: list[Choice] = []
-        self.offer: Trade | None = None
+        self._offer: Trade | None = None
+        self._answers = _Answers(self)
         self._weighed: Trade | None = None
         self._state = state
         self._listen()
@@ -302,40 +311,22 @@ class Game:
         self._state.sink = self._note
         self._state.forced = self._force if self._forced_dice else None
 
-    # -- the state, read-only ---------------------------------------------------------------
+    # -- the state, read-only (the rest of it: `game.state`) ---------------------------------
     cash = _seat_column("cash")
     position = _seat_column("position")
-    held = _seat_column("held")
     bankrupt = _seat_column("bankrupt")
-    turns_taken = _seat_column("turns_taken")
     owner = _space_column("owner")
     houses = _space_column("houses")
     apartment = _space_column("apartment")
     mortgaged = _space_column("mortgaged")
-    mortgage_values = _space_column("mortgage_values")
-    redeem_values = _space_column("redeem_values")
-    treasury = _state_value("treasury", "The Treasury's balance.")
-    total_money = _state_value("total_money", "Cash plus the Treasury: constant in a game.")
-    supply_houses = _state_value("supply_houses", "The houses the Treasury has.")
-    supply_apartments = _state_value("supply_apartments", "The apartments the Treasury has.")
     round = _state_value("round", "The round being played (the first is 1).")
     current = _state_value("current", "The seat whose turn it is.")
     actor = _state_value("actor", "The seat whose decision it is.")
-    last_dice = _state_value("last_dice", "The move's throw (a utility's rent reads it).")
-    pending_buy = _state_value("pending_buy", "The title offered for purchase (BUY phase).")
-    leader_at_final = _state_value(
-        "leader_at_final", "The seat with the most cash when the final accounting began."
-    )
 
     @builtins.property
     def phase(self) -> Phase:
         """What kind of decision the game waits for."""
         return core.PHASES[self._state.phase]
-
-    @builtins.property
-    def is_extra(self) -> bool:
-        """Is this turn's throw the extra throw after doubles?"""
-        return bool(self._state.is_extra)
 
     @builtins.property
     def winner(self) -> int | None:
@@ -350,38 +341,10 @@ class Game:
         return None if reason < 0 else core.ENDINGS[reason]
 
     @builtins.property
-    def final_reason(self) -> str:
-        """Why the final accounting began ("" before it)."""
-        state = self._state
-        return core.ENDINGS[state.final_reason] if state.began_final else ""
-
-    @builtins.property
-    def cash_at_final(self) -> tuple[int, ...] | None:
-        """Each seat's cash when the final accounting began (None before it)."""
-        state = self._state
-        if not state.began_final:
-            return None
-        return tuple(
-            state.seat_value(core.SEAT_FIELDS.index("cash_at_final"), p) for p in self.players
-        )
-
-    @builtins.property
-    def final_queue(self) -> tuple[int, ...]:
-        """The seats still to adjust in the final accounting, the one adjusting first."""
-        return tuple(self._state.adjusters())
-
-    @builtins.property
-    def decks(self) -> tuple[deque[str], ...]:
-        """Each role's deck (card ids) from the next card on."""
-        return tuple(
-            deque(self.board.deck(role)[k].id for k in self._state.card_order(role))
-            for role in (COMPETITOR, MONOPOLIST)
-        )
-
-    @builtins.property
-    def debts(self) -> tuple[tuple[int, int, int], ...]:
-        """The debts queued, first first: (debtor, creditor, amount) each."""
-        return tuple(self._state.debts_owed())
+    def state(self) -> StateView:
+        """Everything else the state holds, read-only: the Treasury, the supply, the turns
+        held, the offer on the table, the final accounting, the debts and the decks."""
+        return StateView(self)
 
     @classmethod
     def new(
@@ -411,20 +374,13 @@ class Game:
         """Whose decision it is and the legal kinds of choice; None once the game is over."""
         if self.phase == OVER:
             return None
-        return Pending(self.actor, self.phase, tuple(self.legal_kinds()))
+        return Pending(self.actor, self.phase, tuple(self._legal_kinds()))
 
     @property
     def over(self) -> bool:
         return self.phase == OVER
 
-    @property
-    def players(self) -> range:
-        return range(len(self.names))
-
-    def alive(self) -> list[int]:
-        return [p for p in self.players if not self.bankrupt[p]]
-
-    def seat(self, key: int | str) -> int:
+    def _seat(self, key: int | str) -> int:
         """A seat number from a player's index or name."""
         if isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(self.names):
             return key
@@ -433,29 +389,18 @@ class Game:
                 return seat
         raise KeyError(f"there is no player {quoted(key)}; players: {', '.join(self.names)}")
 
-    def hold_name(self, player: int) -> str:
-        return ev.HOLD_NAMES[self.roles[player]]
-
-    def landing_outcomes(self, space: int, role: int) -> tuple[LandingOutcome, ...]:
-        """Where a landing on `space` by a pawn of `role` can lead (see `landing_outcomes`)."""
-        return landing_outcomes(space, role, self.board)
-
     def is_held(self, player: int) -> bool:
         """Is the player held in Prison (a Monopolist) or Price War (a Competitor)?"""
-        return self.held[player] != NOT_HELD
+        return self._state.seat_value(_HELD, player) != NOT_HELD
 
     # -- money and titles (the UI, bots and analysis read these; they never recompute a rule) --
     def titles_of(self, player: int) -> list[int]:
         return [s for s in self.board.titles if self.owner[s] == player]
 
-    def monopoly_count(self, player: int, city: str) -> int:
-        """How many unmortgaged streets of `city` the player owns."""
-        return self._state.monopoly_count(player, _city_codes(self.board)[city])
-
     def is_monopolized(self, player: int, city: str) -> bool:
         """Decision 5: a monopolist's city is monopolized while they own enough unmortgaged streets."""
         code = _city_codes(self.board)[city]
-        return bool(core.is_monopolized(self._state, self.tables, player, code))
+        return bool(core.is_monopolized(self._state, self._tables, player, code))
 
     def rent_for(self, space: int, dice_total: int | None = None) -> tuple[int, str, int]:
         """One landing's rent on an owned title now: (amount, basis, count). Zero when mortgaged,
@@ -478,28 +423,15 @@ class Game:
             state.rent_count_of(space, basis, houses),
         )
 
-    def buildings_paid(self, space: int) -> int:
-        """What was paid for the buildings on a street (the 'improvements' of the income tax)."""
-        return self._state.paid_for(space)
-
     def tax_options(self, player: int) -> TaxOptions:
         """Decision 1: both income-tax amounts, and the sums behind the percentage."""
-        prop = core.taxed_property(self._state, self.tables, player)
-        improvements = core.taxed_improvements(self._state, self.tables, player)
+        prop = core.taxed_property(self._state, self._tables, player)
+        improvements = core.taxed_improvements(self._state, self._tables, player)
         role = self.roles[player]
         rates = self.rules.income_tax_percents(role)
         cash = self.cash[player]
-        percent = core.tax_percent(self.tables, role, cash, prop, improvements)
+        percent = core.tax_percent(self._tables, role, cash, prop, improvements)
         return TaxOptions(self.rules.income_tax_flat, percent, cash, prop, improvements, rates)
-
-    def liquidation_value(self, player: int) -> int:
-        """Cash plus all that selling every building and mortgaging every title would raise."""
-        return self._state.liquidation_value(player)
-
-    def net_worth(self, player: int) -> int:
-        """Cash + unmortgaged titles at price + mortgaged titles at price less the redeem price
-        + buildings at what was paid for them."""
-        return sum(self.wealth_parts()[player])
 
     def rule25_wealth(self, player: int) -> int:
         """Decision 11: cash + one landing's rent on every unmortgaged title (utilities at 7)."""
@@ -520,44 +452,10 @@ class Game:
         board; a mortgaged title counts its price less the redeem price."""
         state = self._state
         state.wealth_parts()
-        return [(self.cash[p], *state.wealth_of(p)) for p in self.players]
-
-    def invariant_violations(self) -> list[str]:
-        """What must hold after every decision, one sentence for each thing that does not:
-        cash plus the Treasury's balance is constant; the building supply balances; no cash
-        is negative; a Monopolist with buildings in a city has its monopoly; held players
-        stand on the hold space. Empty when all is well (the rules core's `invariants`, which
-        `amteach simulate --check-invariants` counts)."""
-        found: list[tuple[Any, ...]] = []
-        core.invariants(self._state, found)
-        names, spaces, rules = self.names, self.board.spaces, self.rules
-        out = []
-        for name, *numbers in found:
-            if name == "negative_cash":
-                p, cash = numbers
-                out.append(f"{names[p]} has negative cash (${cash})")
-            elif name == "held_off_hold":
-                p, position = numbers
-                out.append(f"{names[p]} is held but stands on space {position}")
-            elif name == "money":
-                money, total = numbers
-                out.append(f"cash plus the Treasury is ${money}, not ${total}")
-            elif name == "monopoly":
-                owner, space = numbers
-                out.append(
-                    f"{names[owner]} has buildings on {spaces[space].name} "
-                    f"without a monopoly of {spaces[space].city}"
-                )
-            else:
-                houses, apartments = numbers
-                out.append(
-                    f"{houses} houses and {apartments} apartments in all, not "
-                    f"{rules.supply_houses} and {rules.supply_apartments}"
-                )
-        return out
+        return [(self.cash[p], *state.wealth_of(p)) for p in range(len(self.names))]
 
     # -- legal choices ---------------------------------------------------------------------
-    def legal_kinds(self) -> list[str]:
+    def _legal_kinds(self) -> list[str]:
         """The kinds of choice legal now, each with at least one legal instance."""
         kinds = []
         for kind in PHASE_KINDS[self.phase]:
@@ -565,9 +463,12 @@ class Game:
                 if self.targets(kind):
                     kinds.append(kind)
             elif kind == "trade":
-                if core.trade_possible(self._state, self.tables, self.actor):
+                if core.trade_possible(self._state, self._tables, self.actor):
                     kinds.append(kind)
-            elif why_not(self, Choice(kind, "flat" if kind == "income_tax" else None)) is None:
+            elif (
+                why_not(self, Choice(kind, "flat" if kind == "income_tax" else None), self._answers)
+                is None
+            ):
                 kinds.append(kind)
         return kinds
 
@@ -580,7 +481,7 @@ class Game:
                 out.extend(Choice(kind, s) for s in self.targets(kind))
             elif kind == "income_tax":
                 out.extend(Choice(kind, option) for option in TAX_OPTIONS)
-            elif kind != "trade" and why_not(self, Choice(kind)) is None:
+            elif kind != "trade" and why_not(self, Choice(kind), self._answers) is None:
                 out.append(Choice(kind))
         return out
 
@@ -593,17 +494,17 @@ class Game:
         state = self._state
         return core.found_list(state, core.title_targets(state, core.TITLE_ACTIONS.index(kind)))
 
-    def title_refusal(self, kind: str, space: int) -> int:
+    def _title_refusal(self, kind: str, space: int) -> int:
         """Why the actor may not `kind` (build, sell_building, mortgage, redeem) the title on
         `space`: a refusal code of the rules core (`core.REFUSALS`), 0 when allowed."""
-        return _TITLE_RULES[kind](self._state, self.tables, self.actor, space)
+        return _TITLE_RULES[kind](self._state, self._tables, self.actor, space)
 
-    def trade_refusal(self, trade: Trade) -> int:
+    def _trade_refusal(self, trade: Trade) -> int:
         """Why the actor may not propose `trade` (its fields whole numbers): a refusal of the
         rules core (`core.refusal_code`, `core.refused_at`), 0 when allowed."""
         self._weigh(trade)
         try:
-            return core.why_not_trade(self._state, self.tables, self.actor)
+            return core.why_not_trade(self._state, self._tables, self.actor)
         finally:
             self._weighed = None
 
@@ -631,40 +532,31 @@ class Game:
             dice_total,
         )[0]
 
-    def next_building(self, space: int) -> str:
-        """What building on this street adds next: "house", or "apartment" once the owner's
-        role has its maximum of houses there."""
+    def building(self, space: int) -> BuildingQuote:
+        """What one more building, or one building sold, means on this owned street now: the
+        next building and the rent once it stands, what selling one returns, and what was
+        paid for those standing (the rules core's answers; the game is only read)."""
+        state, tables = self._state, self._tables
         role = self.roles[self.owner[space]]
-        return (
-            "apartment"
-            if core.next_is_apartment(self.tables, role, self.houses[space])
-            else "house"
+        houses, apartment = self.houses[space], self.apartment[space]
+        return BuildingQuote(
+            next="apartment" if core.next_is_apartment(tables, role, houses) else "house",
+            rent_after=state.rent_built(space),
+            sale=_building(apartment),
+            sale_value=core.building_sale_value(tables, space, role, houses, apartment),
+            paid=state.paid_for(space),
         )
-
-    def building_sale_value(self, space: int) -> tuple[str, int]:
-        """What selling one building on this street returns now: ("apartment" or "house",
-        dollars). Selling an apartment returns part of everything paid for the street."""
-        apartment = self.apartment[space]
-        value = core.building_sale_value(
-            self.tables, space, self.roles[self.owner[space]], self.houses[space], apartment
-        )
-        return ("apartment" if apartment else "house"), value
-
-    def rent_after_build(self, space: int) -> int:
-        """The rent on a street once one more building stands on it (the next house, or the
-        apartment that replaces the role's maximum of houses)."""
-        return self._state.rent_built(space)
 
     def is_legal(self, choice: Any) -> bool:
         try:
-            return why_not(self, self.parse_choice(choice)) is None
+            return why_not(self, self.parse_choice(choice), self._answers) is None
         except (IllegalChoice, KeyError, ValueError):
             return False
 
     def check(self, choice: Any) -> Choice:
         """The choice as a `Choice`, or IllegalChoice naming the rule it breaks."""
         parsed = self.parse_choice(choice)
-        problem = why_not(self, parsed)
+        problem = why_not(self, parsed, self._answers)
         if problem is not None:
             raise IllegalChoice(*problem)
         return parsed
@@ -722,7 +614,7 @@ class Game:
             if not isinstance(titles, list | tuple):
                 raise KeyError(f"a trade's {side} must be a list of titles, not {quoted(titles)}")
             sides[side] = tuple(self._title_index(t) for t in titles)
-        return Trade(other=self.seat(raw["with"]), give=sides["give"], get=sides["get"], pay=pay)
+        return Trade(other=self._seat(raw["with"]), give=sides["give"], get=sides["get"], pay=pay)
 
     # -- applying a choice ----------------------------------------------------------------------
     def apply(self, choice: Any, player: int | str | None = None) -> list[ev.Event]:
@@ -731,14 +623,14 @@ class Game:
         `player`, if given, must be the pending player (a stale button raises IllegalChoice).
         """
         if player is not None and self.phase != OVER:
-            seat = self.seat(player)
+            seat = self._seat(player)
             if seat != self.actor:
                 raise IllegalChoice(
                     f"it is {self.names[self.actor]}'s decision, not {self.names[seat]}'s", R_TURN
                 )
         if type(choice) is Choice and (choice.arg is None or type(choice.arg) is int):
             parsed = choice  # a choice the engine handed out: nothing to read
-            problem = why_not(self, parsed)
+            problem = why_not(self, parsed, self._answers)
             if problem is not None:
                 raise IllegalChoice(*problem)
         else:
@@ -776,7 +668,7 @@ class Game:
     def _tax_event(self, cls: type[ev.IncomeTaxDue], p: int, *choice: str) -> ev.IncomeTaxDue:
         o = self.tax_options(p)
         return cls(
-            self.table, p, o.flat, o.percent, o.cash, o.property, o.improvements, o.rates, *choice
+            self._table, p, o.flat, o.percent, o.cash, o.property, o.improvements, o.rates, *choice
         )
 
     def _weigh(self, trade: Trade) -> None:
@@ -794,39 +686,39 @@ class Game:
 
     # decisions: each a transition of the rules core on the state
     def _do_roll(self, _: None) -> None:
-        core.roll(self._state, self.tables, self._state.current)
+        core.roll(self._state, self._tables, self._state.current)
 
     def _do_end_turn(self, _: None) -> None:
-        core.end_turn(self._state, self.tables, self._state.current)
+        core.end_turn(self._state, self._tables, self._state.current)
 
     def _do_buy(self, _: None) -> None:
-        core.buy_title(self._state, self.tables, self._state.current)
+        core.buy_title(self._state, self._tables, self._state.current)
 
     def _do_decline(self, _: None) -> None:
-        core.decline_title(self._state, self.tables, self._state.current)
+        core.decline_title(self._state, self._tables, self._state.current)
 
     def _do_income_tax(self, option: str) -> None:
-        core.income_tax(self._state, self.tables, self._state.current, option == "percent")
+        core.income_tax(self._state, self._tables, self._state.current, option == "percent")
 
     def _do_pay_fine(self, _: None) -> None:
-        core.pay_fine(self._state, self.tables, self._state.current)
+        core.pay_fine(self._state, self._tables, self._state.current)
 
     def _do_build(self, space: int) -> None:
-        core.build(self._state, self.tables, self._state.actor, space)
+        core.build(self._state, self._tables, self._state.actor, space)
 
     def _do_sell_building(self, space: int) -> None:
-        core.sell_building(self._state, self.tables, self._state.actor, space)
+        core.sell_building(self._state, self._tables, self._state.actor, space)
 
     def _do_mortgage(self, space: int) -> None:
-        core.mortgage(self._state, self.tables, self._state.actor, space)
+        core.mortgage(self._state, self._tables, self._state.actor, space)
 
     def _do_redeem(self, space: int) -> None:
-        core.redeem(self._state, self.tables, self._state.actor, space)
+        core.redeem(self._state, self._tables, self._state.actor, space)
 
     def _do_trade(self, trade: Trade) -> None:
         self._weigh(trade)
         try:
-            core.propose_trade(self._state, self.tables, self._state.actor)
+            core.propose_trade(self._state, self._tables, self._state.actor)
         finally:
             self._weighed = None
 
@@ -837,11 +729,11 @@ class Game:
         self._answer(False)
 
     def _answer(self, accepted: bool) -> None:
-        core.answer_trade(self._state, self.tables, int(accepted))
-        self.offer = None
+        core.answer_trade(self._state, self._tables, int(accepted))
+        self._offer = None
 
     def _do_end_game(self, _: None) -> None:
-        core.start_final(self._state, self.tables, END_TWO_HOUR)
+        core.start_final(self._state, self._tables, END_TWO_HOUR)
 
     # -- log, save, load, undo ------------------------------------------------------------------
     def undo(self, count: int = 1) -> None:
@@ -852,7 +744,7 @@ class Game:
                 "undo",
             )
         replayed = Game.replay(self.setup, self.decisions[:-count], self.board)
-        for name in ("_forced_dice", "_state", "decisions", "events", "offer"):
+        for name in ("_forced_dice", "_state", "decisions", "events", "_offer"):
             setattr(self, name, getattr(replayed, name))
         self._listen()
 
@@ -872,58 +764,9 @@ class Game:
         """Rebuild a saved game by replay. A corrupt save raises SaveError naming the field."""
         return from_save(data, source, game_type=cls)
 
-    def state_dict(self) -> dict[str, Any]:
-        """The state as plain data (the scenario runner's output, and save/load comparison)."""
-        players = []
-        for p in self.players:
-            players.append(
-                {
-                    "name": self.names[p],
-                    "role": ROLES[self.roles[p]],
-                    "cash": self.cash[p],
-                    "position": self.position[p],
-                    "held": self.is_held(p),
-                    "held_turns": self.held[p] if self.is_held(p) else None,
-                    "bankrupt": self.bankrupt[p],
-                    "net_worth": self.net_worth(p),
-                    "rule25_wealth": self.rule25_wealth(p),
-                    "titles": [
-                        {
-                            "space": s,
-                            "name": self.board.spaces[s].name,
-                            "houses": self.houses[s],
-                            "apartment": self.apartment[s],
-                            "mortgaged": self.mortgaged[s],
-                        }
-                        for s in self.titles_of(p)
-                    ],
-                }
-            )
-        pending = self.pending
-        return {
-            "players": players,
-            "treasury": {
-                "balance": self.treasury,
-                "houses": self.supply_houses,
-                "apartments": self.supply_apartments,
-            },
-            "round": self.round,
-            "phase": self.phase,
-            "pending": None if pending is None else self._pending_dict(pending),
-            "winner": None if self.winner is None else self.names[self.winner],
-            "end_reason": self.end_reason,
-        }
-
-    def _pending_dict(self, pending: Pending) -> dict[str, Any]:
-        out: dict[str, Any] = {"player": self.names[pending.player], "choices": list(pending.kinds)}
-        if pending.phase == INCOME_TAX:
-            options = self.tax_options(pending.player)
-            out["income_tax"] = {"flat": options.flat, "percent": options.percent}
-        return out
-
     def __repr__(self) -> str:
         state = "over" if self.over else f"{self.names[self.actor]} to decide ({self.phase})"
-        return f"<Game seed={self.seed} round={self.round} {state}>"
+        return f"<Game seed={self.setup.seed} round={self.round} {state}>"
 
     def _repr_html_(self) -> str:
         from ..render import board_html
@@ -950,84 +793,290 @@ def _building(apartment: int) -> str:
 def _trade_proposed(game: Game, p: int) -> ev.Event:
     trade = game._weighed
     assert trade is not None
-    game.offer = trade
-    return ev.TradeProposed(game.table, p, trade.other, trade.give, trade.get, trade.pay)
+    game._offer = trade
+    return ev.TradeProposed(game._table, p, trade.other, trade.give, trade.get, trade.pay)
 
 
 def _trade_answered(game: Game, accepted: int) -> ev.Event:
-    trade = game.offer
+    trade = game._offer
     assert trade is not None
     return ev.TradeAnswered(
-        game.table, trade.other, game.current, bool(accepted), trade.give, trade.get, trade.pay
+        game._table, trade.other, game.current, bool(accepted), trade.give, trade.get, trade.pay
     )
 
 
 def _game_over(game: Game, winner: int, reason: int) -> ev.Event:
     state = game._state
     if core.ENDINGS[reason] == "game_b":
-        scores = tuple(state.rule25_wealth(p) for p in game.players)
+        scores = tuple(state.rule25_wealth(p) for p in range(len(game.names)))
     else:
         scores = tuple(game.cash)
     return ev.GameOver(
-        game.table, None if winner == NOBODY else winner, core.ENDINGS[reason], scores
+        game._table, None if winner == NOBODY else winner, core.ENDINGS[reason], scores
     )
 
 
 # each record of the state (`core.NOTES`, by its code) -> the event it stands for
 _NOTES: tuple[Any, ...] = tuple(
     {
-        "purchased": lambda g, p, space, price: ev.Purchased(g.table, p, space, price),
-        "declined": lambda g, p, space: ev.Declined(g.table, p, space),
+        "purchased": lambda g, p, space, price: ev.Purchased(g._table, p, space, price),
+        "declined": lambda g, p, space: ev.Declined(g._table, p, space),
         "built": lambda g, p, space, apartment, cost: ev.Built(
-            g.table, p, space, _building(apartment), cost
+            g._table, p, space, _building(apartment), cost
         ),
         "building_sold": lambda g, p, space, apartment, refund: ev.BuildingSold(
-            g.table, p, space, _building(apartment), refund
+            g._table, p, space, _building(apartment), refund
         ),
-        "mortgaged": lambda g, p, space, amount: ev.Mortgaged(g.table, p, space, amount),
-        "redeemed": lambda g, p, space, amount: ev.Redeemed(g.table, p, space, amount),
+        "mortgaged": lambda g, p, space, amount: ev.Mortgaged(g._table, p, space, amount),
+        "redeemed": lambda g, p, space, amount: ev.Redeemed(g._table, p, space, amount),
         "tax_chosen": lambda g, p, percent: g._tax_event(
             ev.IncomeTaxChoice, p, "percent" if percent else "flat"
         ),
         "payment": lambda g, payer, payee, amount, reason, space, percent: ev.Payment(
-            g.table, payer, payee, amount, PAYMENT_REASONS[reason], space, percent
+            g._table, payer, payee, amount, PAYMENT_REASONS[reason], space, percent
         ),
         "left_hold": lambda g, p, by_doubles: ev.LeftHold(
-            g.table, p, "doubles" if by_doubles else "fine"
+            g._table, p, "doubles" if by_doubles else "fine"
         ),
         "trade_proposed": _trade_proposed,
         "trade_answered": _trade_answered,
         "rent_owed_nothing": lambda g, p, owner, space, basis: ev.NoRent(
-            g.table, p, owner, space, core.RENT_BASES[basis]
+            g._table, p, owner, space, core.RENT_BASES[basis]
         ),
         "income_tax_due": lambda g, p: g._tax_event(ev.IncomeTaxDue, p),
         "sent_to_hold": lambda g, p, by_card: ev.SentToHold(
-            g.table, p, "card" if by_card else "space"
+            g._table, p, "card" if by_card else "space"
         ),
         "dice": lambda g, purpose, dice: ev.DiceThrown(
-            g.table, g.actor, tuple(dice), core.THROWS[purpose]
+            g._table, g.actor, tuple(dice), core.THROWS[purpose]
         ),
-        "card": lambda g, p, role, index: ev.CardDrawn(g.table, p, g.board.deck(role)[index].id),
-        "final_accounting": lambda g, reason: ev.FinalAccounting(g.table, core.ENDINGS[reason]),
+        "card": lambda g, p, role, index: ev.CardDrawn(g._table, p, g.board.deck(role)[index].id),
+        "final_accounting": lambda g, reason: ev.FinalAccounting(g._table, core.ENDINGS[reason]),
         "treasurer_paid": lambda g, owner, space, amount: ev.TreasurerPaid(
-            g.table, owner, space, amount
+            g._table, owner, space, amount
         ),
         "game_over": _game_over,
         "rent_paid": lambda g, p, owner, space, amount, basis, count, dice: ev.RentPaid(
-            g.table, p, owner, space, amount, core.RENT_BASES[basis], count, dice
+            g._table, p, owner, space, amount, core.RENT_BASES[basis], count, dice
         ),
         "must_raise": lambda g, d, creditor, amount, cash: ev.MustRaiseMoney(
-            g.table, d, creditor, amount, cash
+            g._table, d, creditor, amount, cash
         ),
         "bankrupt": lambda g, d, creditor, debt, cash, titles: ev.Bankrupt(
-            g.table, d, creditor, debt, cash, tuple(titles)
+            g._table, d, creditor, debt, cash, tuple(titles)
         ),
-        "turn_started": lambda g, p, round_number: ev.TurnStarted(g.table, p, round_number),
-        "stayed_held": lambda g, p, turns: ev.StayedHeld(g.table, p, turns),
-        "moved": lambda g, p, start, end, by: ev.Moved(g.table, p, start, end, core.MOVES[by]),
+        "turn_started": lambda g, p, round_number: ev.TurnStarted(g._table, p, round_number),
+        "stayed_held": lambda g, p, turns: ev.StayedHeld(g._table, p, turns),
+        "moved": lambda g, p, start, end, by: ev.Moved(g._table, p, start, end, core.MOVES[by]),
     }[name]
     for name in core.NOTES
 )
+
+
+class _Answers:
+    """The rules core's legality codes for one game (`refusals.RulesAnswers`)."""
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def pay_fine(self) -> int:
+        game = self._game
+        return core.why_not_pay_fine(game._state, game._tables, game.actor)
+
+    def buy(self) -> int:
+        game = self._game
+        return core.why_not_buy(game._state, game._tables, game.actor)
+
+    def end_game(self) -> int:
+        game = self._game
+        return core.why_not_end_game(game._state, game._tables)
+
+    def title(self, kind: str, space: int) -> int:
+        return self._game._title_refusal(kind, space)
+
+    def trade(self, trade: Trade) -> int:
+        return self._game._trade_refusal(trade)
+
+    def kinds(self) -> list[str]:
+        return self._game._legal_kinds()
+
+
+class StateView:
+    """The rest of a game's state, read-only (`game.state`): what the rules core's `State`
+    holds beyond the seats' cash, positions and titles that `Game` shows itself."""
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    held = _seat_column("held")
+    turns_taken = _seat_column("turns_taken")
+    mortgage_values = _space_column("mortgage_values")
+    redeem_values = _space_column("redeem_values")
+    treasury = _state_value("treasury", "The Treasury's balance.")
+    total_money = _state_value("total_money", "Cash plus the Treasury: constant in a game.")
+    supply_houses = _state_value("supply_houses", "The houses the Treasury has.")
+    supply_apartments = _state_value("supply_apartments", "The apartments the Treasury has.")
+    last_dice = _state_value("last_dice", "The move's throw (a utility's rent reads it).")
+    pending_buy = _state_value("pending_buy", "The title offered for purchase (BUY phase).")
+    leader_at_final = _state_value(
+        "leader_at_final", "The seat with the most cash when the final accounting began."
+    )
+
+    @property
+    def offer(self) -> Trade | None:
+        """The trade on the table, waiting for its answer (None when there is none)."""
+        return self._game._offer
+
+    @property
+    def is_extra(self) -> bool:
+        """Is this turn's throw the extra throw after doubles?"""
+        return bool(self._game._state.is_extra)
+
+    @property
+    def final_reason(self) -> str:
+        """Why the final accounting began ("" before it)."""
+        state = self._game._state
+        return core.ENDINGS[state.final_reason] if state.began_final else ""
+
+    @property
+    def cash_at_final(self) -> tuple[int, ...] | None:
+        """Each seat's cash when the final accounting began (None before it)."""
+        game = self._game
+        state = game._state
+        if not state.began_final:
+            return None
+        field = core.SEAT_FIELDS.index("cash_at_final")
+        return tuple(state.seat_value(field, p) for p in range(len(game.names)))
+
+    @property
+    def final_queue(self) -> tuple[int, ...]:
+        """The seats still to adjust in the final accounting, the one adjusting first."""
+        return tuple(self._game._state.adjusters())
+
+    @property
+    def decks(self) -> tuple[deque[str], ...]:
+        """Each role's deck (card ids) from the next card on."""
+        game = self._game
+        return tuple(
+            deque(game.board.deck(role)[k].id for k in game._state.card_order(role))
+            for role in (COMPETITOR, MONOPOLIST)
+        )
+
+    @property
+    def debts(self) -> tuple[tuple[int, int, int], ...]:
+        """The debts queued, first first: (debtor, creditor, amount) each."""
+        return tuple(self._game._state.debts_owed())
+
+    def monopoly_count(self, player: int, city: str) -> int:
+        """How many unmortgaged streets of `city` the player owns."""
+        game = self._game
+        return game._state.monopoly_count(player, _city_codes(game.board)[city])
+
+    def liquidation_value(self, player: int) -> int:
+        """Cash plus all that selling every building and mortgaging every title would raise."""
+        return self._game._state.liquidation_value(player)
+
+    def invariant_violations(self) -> list[str]:
+        """What must hold after every decision, one sentence for each thing that does not:
+        cash plus the Treasury's balance is constant; the building supply balances; no cash
+        is negative; a Monopolist with buildings in a city has its monopoly; held players
+        stand on the hold space. Empty when all is well (the rules core's `invariants`, which
+        `amteach simulate --check-invariants` counts)."""
+        game = self._game
+        found: list[tuple[Any, ...]] = []
+        core.invariants(game._state, found)
+        names, spaces, rules = game.names, game.board.spaces, game.rules
+        out = []
+        for name, *numbers in found:
+            if name == "negative_cash":
+                p, cash = numbers
+                out.append(f"{names[p]} has negative cash (${cash})")
+            elif name == "held_off_hold":
+                p, position = numbers
+                out.append(f"{names[p]} is held but stands on space {position}")
+            elif name == "money":
+                money, total = numbers
+                out.append(f"cash plus the Treasury is ${money}, not ${total}")
+            elif name == "monopoly":
+                owner, space = numbers
+                out.append(
+                    f"{names[owner]} has buildings on {spaces[space].name} "
+                    f"without a monopoly of {spaces[space].city}"
+                )
+            else:
+                houses, apartments = numbers
+                out.append(
+                    f"{houses} houses and {apartments} apartments in all, not "
+                    f"{rules.supply_houses} and {rules.supply_apartments}"
+                )
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        """The state as plain data (the scenario runner's output, and save/load comparison)."""
+        game = self._game
+        players = []
+        for p in range(len(game.names)):
+            held = game.is_held(p)
+            players.append(
+                {
+                    "name": game.names[p],
+                    "role": ROLES[game.roles[p]],
+                    "cash": game.cash[p],
+                    "position": game.position[p],
+                    "held": held,
+                    "held_turns": self.held[p] if held else None,
+                    "bankrupt": game.bankrupt[p],
+                    "net_worth": game.wealth(p)["net_worth"],
+                    "rule25_wealth": game.rule25_wealth(p),
+                    "titles": [
+                        {
+                            "space": s,
+                            "name": game.board.spaces[s].name,
+                            "houses": game.houses[s],
+                            "apartment": game.apartment[s],
+                            "mortgaged": game.mortgaged[s],
+                        }
+                        for s in game.titles_of(p)
+                    ],
+                }
+            )
+        pending = game.pending
+        return {
+            "players": players,
+            "treasury": {
+                "balance": self.treasury,
+                "houses": self.supply_houses,
+                "apartments": self.supply_apartments,
+            },
+            "round": game.round,
+            "phase": game.phase,
+            "pending": None if pending is None else self._pending_dict(pending),
+            "winner": None if game.winner is None else game.names[game.winner],
+            "end_reason": game.end_reason,
+        }
+
+    def _pending_dict(self, pending: Pending) -> dict[str, Any]:
+        game = self._game
+        out: dict[str, Any] = {"player": game.names[pending.player], "choices": list(pending.kinds)}
+        if pending.phase == INCOME_TAX:
+            options = game.tax_options(pending.player)
+            out["income_tax"] = {"flat": options.flat, "percent": options.percent}
+        return out
+
+
+@dataclass(frozen=True)
+class BuildingQuote:
+    """What one more building, or one building sold, means on a street now (`Game.building`)."""
+
+    next: str  # "house", or "apartment" once the owner's role has its most houses there
+    rent_after: int  # one landing's rent once that building stands
+    sale: str  # what selling one building sells: "apartment" or "house"
+    sale_value: int  # what selling it returns (an apartment returns part of all paid)
+    paid: int  # what was paid for the buildings standing (the income tax's improvements)
 
 
 class LegalChoices(Sequence[Choice]):
@@ -1041,7 +1090,7 @@ class LegalChoices(Sequence[Choice]):
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        return tuple(self._game.legal_kinds())
+        return tuple(self._game._legal_kinds())
 
     def _all(self) -> list[Choice]:
         if self._items is None:

@@ -7,7 +7,7 @@ sentence a player reads, and the rule or decision it comes from (`IllegalChoice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .builds import rules_core
 from .choices import TAX_OPTIONS, TITLE_CHOICES, Choice, Trade
@@ -19,6 +19,19 @@ if TYPE_CHECKING:
 
 # the refusal codes the rules core's legality functions return
 core = rules_core()
+
+
+class RulesAnswers(Protocol):
+    """The rules core's legality codes for the game being judged (`core.REFUSALS`; 0 when
+    allowed): the game hands these over, so that the words here never reach into its state."""
+
+    def pay_fine(self) -> int: ...
+    def buy(self) -> int: ...
+    def end_game(self) -> int: ...
+    def title(self, kind: str, space: int) -> int: ...
+    def trade(self, trade: Trade) -> int: ...
+    def kinds(self) -> list[str]: ...
+
 
 OVER = Phase.OVER
 FINAL_ADJUST = Phase.FINAL_ADJUST
@@ -41,7 +54,7 @@ R_TAX = "decision 1 (income tax)"
 R_TWO_HOUR = "decision 12 (two-hour game)"
 
 
-def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
+def why_not(game: Game, choice: Choice, answers: RulesAnswers) -> tuple[str, str] | None:
     """None if legal, else (message, rule). Reads the state; never changes it."""
     kind = choice.kind
     phase = game.phase
@@ -53,7 +66,7 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
                 "no trades between players in the final accounting: players deal only with the Treasury",
                 R_TWO_HOUR,
             )
-        allowed = ", ".join(game.legal_kinds()) or "none"
+        allowed = ", ".join(answers.kinds()) or "none"
         return (
             f"{game.names[game.actor]} cannot {kind.replace('_', ' ')} now ({phase.replace('_', ' ')}); "
             f"legal now: {allowed}",
@@ -65,17 +78,17 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
     if kind == "roll":
         return None
     if kind == "pay_fine":
-        code = core.REFUSALS[core.why_not_pay_fine(game._state, game.tables, p)]
+        code = core.REFUSALS[answers.pay_fine()]
         if code == "not_held":
             return f"{game.names[p]} is not held in Prison or Price War", R_HOLD
         if code == "short_of_cash":
             return f"the fine is ${rules.fine} but {game.names[p]} has ${cash}", R_BORROW
         return None
     if kind == "buy":
-        if core.why_not_buy(game._state, game.tables, p):
-            price = game.board.spaces[game.pending_buy].price
+        if answers.buy():
+            price = game.board.spaces[game.state.pending_buy].price
             return (
-                f"{game.board.spaces[game.pending_buy].name} costs ${price} but {game.names[p]} has ${cash}",
+                f"{game.board.spaces[game.state.pending_buy].name} costs ${price} but {game.names[p]} has ${cash}",
                 R_BORROW,
             )
         return None
@@ -84,7 +97,7 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
     if kind == "end_turn":
         return None
     if kind == "end_game":
-        if core.why_not_end_game(game._state, game.tables):
+        if answers.end_game():
             return "only the two-hour game ends when time is up", R_TWO_HOUR
         return None
     if kind == "income_tax":
@@ -92,20 +105,22 @@ def why_not(game: Game, choice: Choice) -> tuple[str, str] | None:
             return f"income tax is paid 'flat' or 'percent', not {quoted(choice.arg)}", R_TAX
         return None
     if kind in TITLE_CHOICES:
-        return why_not_title(game, kind, choice.arg)
+        return why_not_title(game, kind, choice.arg, answers)
     if kind == "trade":
-        return why_not_trade(game, choice.arg)
+        return why_not_trade(game, choice.arg, answers)
     return (
         f"unknown choice {quoted(kind)}",
         R_TURN,
     )  # pragma: no cover - kinds come from PHASE_KINDS
 
 
-def why_not_title(game: Game, kind: str, space: Any) -> tuple[str, str] | None:
+def why_not_title(
+    game: Game, kind: str, space: Any, answers: RulesAnswers
+) -> tuple[str, str] | None:
     p = game.actor
     if not isinstance(space, int) or not 0 <= space < len(game.board.spaces):
         return f"{kind.replace('_', ' ')} needs a title, not {quoted(space)}", R_TURN
-    code = core.REFUSALS[game.title_refusal(kind, space)]
+    code = core.REFUSALS[answers.title(kind, space)]
     if code == "":
         return None
     sp = game.board.spaces[space]
@@ -118,7 +133,7 @@ def why_not_title(game: Game, kind: str, space: Any) -> tuple[str, str] | None:
     if code == "mortgaged":
         return f"{sp.name} is mortgaged; redeem it before building", R_MORTGAGE
     if code == "no_monopoly":
-        have = game.monopoly_count(p, sp.city)
+        have = game.state.monopoly_count(p, sp.city)
         return (
             f"a Monopolist builds only in a monopolized city; {name} owns {have} unmortgaged "
             f"{sp.city} street{'s' if have != 1 else ''} and needs {game.rules.monopoly_streets}",
@@ -147,12 +162,12 @@ def why_not_title(game: Game, kind: str, space: Any) -> tuple[str, str] | None:
         return f"{sp.name} is not mortgaged", R_MORTGAGE
     # redeeming, short of cash
     return (
-        f"redeeming {sp.name} costs ${game.redeem_values[space]} but {name} has ${cash}",
+        f"redeeming {sp.name} costs ${game.state.redeem_values[space]} but {name} has ${cash}",
         R_BORROW,
     )
 
 
-def why_not_trade(game: Game, trade: Any) -> tuple[str, str] | None:
+def why_not_trade(game: Game, trade: Any, answers: RulesAnswers) -> tuple[str, str] | None:
     if not isinstance(trade, Trade):
         return "a trade needs a partner, titles and cash", R_TRADE
     whole = (int,)
@@ -169,7 +184,7 @@ def why_not_trade(game: Game, trade: Any) -> tuple[str, str] | None:
     most = len(game.board.spaces)
     if len(trade.give) > most or len(trade.get) > most:
         return f"a trade lists at most {most} titles a side", R_TRADE
-    refusal = game.trade_refusal(trade)
+    refusal = answers.trade(trade)
     code = core.REFUSALS[core.refusal_code(refusal)]
     if code == "":
         return None

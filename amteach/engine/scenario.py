@@ -60,6 +60,6 @@ def run_scenario(data: Any, source: str = "scenario") -> Game:
 
 def scenario_report(game: Game) -> dict[str, Any]:
     """The state after the script, with every event as {type, text, ...}."""
-    report = game.state_dict()
+    report = game.state.as_dict()
     report["events"] = [event.to_dict() for event in game.events]
     return report

@@ -221,7 +221,7 @@ def bots_in_the_same_seats(
     point the table reached: the same turn when the timer ended it, the same round cap, or
     the same turn when it stopped otherwise."""
     again = Game(game.setup, game.board)
-    players = [make_strategy(bot, seed=game.seed + seat) for seat, bot in enumerate(bots)]
+    players = [make_strategy(bot, seed=game.setup.seed + seat) for seat, bot in enumerate(bots)]
     mode, target = _where_it_stopped(game)
     turns = _Turns(again.events)
     first: int | None = None
@@ -261,7 +261,7 @@ def play_of(game: Game) -> list[Play]:
         if isinstance(event, ev.RentPaid):
             paid[event.payer] += event.amount
             earned[event.payee] += event.amount
-    return [Play(paid[p], earned[p], game.cash[p]) for p in game.players]
+    return [Play(paid[p], earned[p], game.cash[p]) for p in range(len(game.names))]
 
 
 def game_debrief(
@@ -372,7 +372,7 @@ def game_debrief(
         round=game.round,
         decisions=len(game.decisions),
         rules=rules or game.rules.preset_name,
-        ending=game.game_type,
+        ending=game.setup.game_type,
         seats=seats,
         moments=tuple(moments),
         bot_game=bot_game,

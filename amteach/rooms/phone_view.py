@@ -230,9 +230,9 @@ def trade_html(table: RoomTable, seat: int, legal: list[Choice]) -> Markup:
     """A trade offer: the partner, the titles to give and to get, and the cash to pay."""
     game = table.game
     # legal_choices leaves trades out (they are open-ended): the moment's legal kinds say
-    if not legal or "trade" not in game.legal_kinds():
+    if not legal or "trade" not in game.legal().kinds:
         return Markup("")
-    others = [p for p in game.alive() if p != seat]
+    others = [p for p in range(len(game.names)) if not game.bankrupt[p] and p != seat]
     partners = html_join(
         html_text('<option value="{}">{}</option>', p, game.names[p]) for p in others
     )

@@ -89,7 +89,7 @@ def class_result(tables: Sequence[RoomTable]) -> SimulationResult:
         "room": tables[0].code if tables else None,
         "tables": len(tables),
         "finished": len(frames["games"]),
-        "game_type": tables[0].game.game_type if tables else None,
+        "game_type": tables[0].game.setup.game_type if tables else None,
         # the rules every table played; None when the tables played several rule sets
         # (treatments): each game's are its table's (`rule_sets`, one label per table)
         "rules": None,

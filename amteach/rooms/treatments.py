@@ -78,7 +78,7 @@ def table_outcomes(tables: Sequence[RoomTable]) -> list[TableOutcome]:
                 rule_set=choice.key,
                 label=choice.label,
                 rules=game.rules,
-                game_type=game.game_type,
+                game_type=game.setup.game_type,
                 roles=tuple(ROLES[r] for r in game.roles),
                 bot=settings.bot,
                 finished=bool(game.over),

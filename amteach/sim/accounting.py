@@ -9,7 +9,7 @@ owned, unmortgaged title. Most cash wins.
 
 The breakdown is read from the game's state and events, and no rule is worked out here again:
 the cash and the leader when the accounting began are what the engine recorded at that moment
-(`Game.cash_at_final`, `Game.leader_at_final`: the winner's rule, `core.most_cash`, asked
+(`game.state.cash_at_final`, `game.state.leader_at_final`: the winner's rule, `core.most_cash`, asked
 then); the adjustments, the settlement and the Treasurer's rent are the events after
 `FinalAccounting`; the cash after is the final cash.
 """
@@ -95,7 +95,7 @@ def accounting_breakdown(game: Game) -> AccountingBreakdown | None:
             kept_percent[event.payer] = event.percent
         elif isinstance(event, ev.TreasurerPaid):
             treasurer_rent[event.payee] += event.amount
-    before = game.cash_at_final
+    before = game.state.cash_at_final
     assert before is not None  # recorded by the engine when the accounting began
     seats = tuple(
         SeatAccounting(
@@ -110,7 +110,7 @@ def accounting_breakdown(game: Game) -> AccountingBreakdown | None:
         )
         for p in range(n)
     )
-    leader = game.leader_at_final
+    leader = game.state.leader_at_final
     return AccountingBreakdown(
         reason=game.end_reason,
         seats=seats,

@@ -154,7 +154,7 @@ def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> 
     violations = [0]
 
     def check(game: Game) -> None:
-        violations[0] += len(game.invariant_violations())
+        violations[0] += len(game.state.invariant_violations())
 
     def snapshot(game: Game, round_number: int) -> None:
         for p, (cash, titles, buildings) in enumerate(game.wealth_parts()):
@@ -172,7 +172,7 @@ def play_game(index: int, config: BatchConfig, rules: RuleSet | None = None) -> 
         snapshot if config.record_rounds else None,
         check if config.check_invariants else None,
     )
-    rows = _rows(index, game.seed, game, decisions, rounds)
+    rows = _rows(index, game.setup.seed, game, decisions, rounds)
     if config.check_invariants:
         rows["checks"] = {"violations": violations}
     return rows
@@ -215,9 +215,9 @@ def _rows(
     # engine's NOBODY), and its final cash as the cash before it
     leader = NO_WINNER
     cash_before: Sequence[int] = game.cash
-    if game.over and game.end_reason in ACCOUNTING_ENDINGS and game.cash_at_final is not None:
-        leader = game.leader_at_final
-        cash_before = game.cash_at_final
+    if game.over and game.end_reason in ACCOUNTING_ENDINGS and game.state.cash_at_final is not None:
+        leader = game.state.leader_at_final
+        cash_before = game.state.cash_at_final
     games = {
         "game": [index],
         "seed": [seed],
@@ -226,7 +226,7 @@ def _rows(
         # a game still going (a class's table, see game_rows) has no ending yet
         "end_reason": [END_REASONS.index(game.end_reason) if game.end_reason else -1],
         "decisions": [decisions],
-        "turns": [sum(game.turns_taken)],
+        "turns": [sum(game.state.turns_taken)],
         "leader_before_accounting": [leader],
     }
     players: dict[str, list[int]] = {c: [] for c in PLAYER_COLUMNS}
@@ -234,9 +234,9 @@ def _rows(
         values = (
             index,
             p,
-            game.turns_taken[p],
+            game.state.turns_taken[p],
             game.cash[p],
-            game.net_worth(p),
+            game.wealth(p)["net_worth"],
             game.rule25_wealth(p),
             rent_paid[p],
             rent_received[p],
@@ -361,7 +361,7 @@ def game_rows(
     """The rows a game adds to each of a batch's tables, for games played elsewhere than in a
     batch (a class's tables, amteach.rooms): `rounds` holds the ROUND_COLUMNS lists already
     recorded. A game still going adds no row to the games table."""
-    rows = _rows(index, game.seed, game, decisions, rounds)
+    rows = _rows(index, game.setup.seed, game, decisions, rounds)
     if not game.over:
         rows["games"] = {column: [] for column in GAME_COLUMNS}
     return rows

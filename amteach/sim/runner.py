@@ -138,7 +138,7 @@ def simulate(
     two-hour game (Game B would end at once), settled by the round cap.
 
     `check_invariants=True` checks after every decision what must always hold (see
-    `Game.invariant_violations`) and puts the count of violations in
+    `game.state.invariant_violations()`) and puts the count of violations in
     `result.meta["invariant_violations"]`.
 
     Batches run on the compiled core where it is built, else on pure Python, with identical

@@ -852,7 +852,7 @@ class ClassTab:
             else:
                 turn = html_text("{} to decide", game.names[game.actor])
             cells = []
-            for seat in game.players:
+            for seat in range(len(game.names)):
                 role = game.roles[seat]
                 status = table.seat_status(seat)
                 cells.append(

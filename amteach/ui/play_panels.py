@@ -129,7 +129,7 @@ class DecisionBar:
         game = self.session.game
         refused = []
         if pending.phase == "buy" and "buy" not in pending.kinds:
-            space = game.board.spaces[game.pending_buy]
+            space = game.board.spaces[game.state.pending_buy]
             refused.append((f"Buy {space.name} for ${space.price}", why_not(game, Choice("buy"))))
         if (
             pending.phase == "pre_roll"
@@ -265,7 +265,7 @@ class TradePanel:
         if not self.available:
             return
         game = self.session.game
-        others = [p for p in game.alive() if p != game.actor]
+        others = [p for p in range(len(game.names)) if not game.bankrupt[p] and p != game.actor]
         self.partner.options = [(game.names[p], p) for p in others]
         if others and self.partner.value not in others:
             self.partner.value = others[0]
@@ -392,7 +392,7 @@ class GameFiles:
         w = widgets
         self.paths = paths
         self.seed = w.IntText(
-            value=session.game.seed,
+            value=session.game.setup.seed,
             description="Seed",
             tooltip="the seed of this game; type another before New game to replay that one",
             style={"description_width": "initial"},
@@ -477,10 +477,10 @@ class GameFiles:
         """The seed for New game: the one typed in the box, or None (a fresh one) while the
         box still shows the seed of the game on screen."""
         typed = self.seed.value
-        return None if typed == self.session.game.seed else int(typed)
+        return None if typed == self.session.game.setup.seed else int(typed)
 
     def refresh(self) -> None:
-        self.seed.value = self.session.game.seed
+        self.seed.value = self.session.game.setup.seed
 
 
 class FilesPanel:
