@@ -232,7 +232,9 @@ def _space_html(game: Game, index: int, mover: int) -> str:
             marks.append('<span class="am-mortgaged" title="mortgaged">mortgaged</span>')
     elif sp.is_title:
         marks.append(f'<span class="am-price">{_money(sp.price)}</span>')
-    on_space = [p for p in range(len(game.names)) if not game.bankrupt[p] and game.position[p] == index]
+    on_space = [
+        p for p in range(len(game.names)) if not game.bankrupt[p] and game.position[p] == index
+    ]
     pawns = "".join(pawn_html(game, p, p == mover) for p in on_space)
     shown = BOARD_NAMES.get(sp.name, sp.name)
     short = SHORT_NAMES.get(sp.name)
@@ -708,7 +710,9 @@ def phone_players_html(game: Game, seat: int | None = None) -> Markup:
             place = html_text("on {}{}", game.board.spaces[where].name, whose)
             if game.is_held(p):
                 place = html_text(
-                    '{} <span class="am-ph-held">held in {}</span>', place, HOLD_NAMES[game.roles[p]]
+                    '{} <span class="am-ph-held">held in {}</span>',
+                    place,
+                    HOLD_NAMES[game.roles[p]],
                 )
         count = len(game.titles_of(p))
         rows.append(

@@ -98,7 +98,9 @@ def test_the_play_tabs_closed_panels_are_built_when_first_opened_from_the_game_a
     if "trade" in app.game.pending.kinds:
         assert trade.offer.layout.display == "flex"
         assert [p for _, p in trade.partner.options] == [
-            p for p in [p for p in range(len(app.game.names)) if not app.game.bankrupt[p]] if p != app.game.actor
+            p
+            for p in [p for p in range(len(app.game.names)) if not app.game.bankrupt[p]]
+            if p != app.game.actor
         ]
     else:
         assert trade.not_now.layout.display == "flex"

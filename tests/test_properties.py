@@ -85,7 +85,9 @@ class Invariants:
         where = f"seed {g.setup.seed}, after decision {len(g.decisions)} ({g.decisions[-1] if g.decisions else 'set-up'})"
 
         # decision 13: money is only ever moved, never made or lost
-        assert sum(g.cash) + g.state.treasury == g.state.total_money, f"money not conserved, {where}"
+        assert sum(g.cash) + g.state.treasury == g.state.total_money, (
+            f"money not conserved, {where}"
+        )
 
         # the building supply: what is on the board plus what is in the supply is the supply
         # the rules set; when limited, that is a hard limit (the engine keeps the same
@@ -95,7 +97,9 @@ class Invariants:
             f"apartments, {where}"
         )
         if not rules.unlimited_supply:
-            assert g.state.supply_houses >= 0 and g.state.supply_apartments >= 0, f"supply below zero, {where}"
+            assert g.state.supply_houses >= 0 and g.state.supply_apartments >= 0, (
+                f"supply below zero, {where}"
+            )
 
         # decisions 5, 6, 7: where buildings may stand
         for space in range(len(g.board.spaces)):
@@ -183,7 +187,9 @@ def check_ending(game: Game) -> None:
         assert game.rule25_wealth(game.winner) == best, "Game B: the richest (rule 25) wins"
     else:
         if reason == "two_hour":
-            assert game.setup.game_type == "two-hour", "only the two-hour game is ended by the clock"
+            assert game.setup.game_type == "two-hour", (
+                "only the two-hour game is ended by the clock"
+            )
         else:
             assert game.round == rules.round_cap, "ended by the round cap after its last round"
         assert game.cash[game.winner] == max(game.cash[p] for p in alive), "most cash wins"
@@ -192,7 +198,9 @@ def check_ending(game: Game) -> None:
 
 
 def random_bots(game: Game, bot_seed: int, trade_rate: float = 0.05) -> list[RandomStrategy]:
-    return [RandomStrategy(bot_seed + seat, trade_rate=trade_rate) for seat in range(len(game.names))]
+    return [
+        RandomStrategy(bot_seed + seat, trade_rate=trade_rate) for seat in range(len(game.names))
+    ]
 
 
 # -- whole games ----------------------------------------------------------------------------
@@ -244,7 +252,10 @@ def test_family_bots_with_any_knobs_keep_every_invariant(
     """Family strategies (issue 15) anywhere on their grid: hoarding, building, trading,
     mortgaging first, never leaving Prison early."""
     game = Game.new(**config)
-    play_out(game, [FamilyStrategy(FamilyParams.from_grid(grids[seat])) for seat in range(len(game.names))])
+    play_out(
+        game,
+        [FamilyStrategy(FamilyParams.from_grid(grids[seat])) for seat in range(len(game.names))],
+    )
 
 
 @given(

@@ -47,7 +47,9 @@ def assert_same_game(a: Game, b: Game) -> None:
 
 def bot_play(game: Game, bot_seed: int, decisions: int, trade_rate: float = 0.2) -> Game:
     """Random legal decisions (trades included) for every seat."""
-    bots = [RandomStrategy(bot_seed + seat, trade_rate=trade_rate) for seat in range(len(game.names))]
+    bots = [
+        RandomStrategy(bot_seed + seat, trade_rate=trade_rate) for seat in range(len(game.names))
+    ]
     for _ in range(decisions):
         if game.over:
             break

@@ -262,7 +262,8 @@ def test_a_treated_table_plays_by_its_own_rules_to_its_final_accounting(tmp_path
     # the log replays to the same game under the table's own rules (another device's view)
     again = RoomTable(rooms, code, 1)
     assert (
-        again.game.rules == equal.game.rules and again.game.state.as_dict() == equal.game.state.as_dict()
+        again.game.rules == equal.game.rules
+        and again.game.state.as_dict() == equal.game.state.as_dict()
     )
 
 

@@ -39,6 +39,8 @@ class PaymentReason(StrEnum):
 
 # -1 stands for three different things in the engine's lists; each has its own name
 TREASURY = -1  # a payer or payee that is the Treasury, not a seat
-NOBODY = -1  # `game.owner[space]` of an unowned title; `game.state.pending_buy` when nothing is offered
+NOBODY = (
+    -1
+)  # `game.owner[space]` of an unowned title; `game.state.pending_buy` when nothing is offered
 NOT_HELD = -1  # `game.state.held[player]` of a player in neither Prison nor Price War
 NO_SPACE = -1  # `Payment.space` when the payment is not tied to a space
