@@ -20,7 +20,7 @@ Prints, with medians:
 - kernel memory per visitor (issue 24's target: 70 MB idle): each kernel's proportional set
   size (PSS, /proc/PID/smaps_rollup: shared pages counted once among the processes sharing
   them), idle in a warmed pool of 4, and after a visitor played a game of 10 turns with the
-  bots (protocol-level, benchmarks/bench_load.py's visitor);
+  bots (protocol-level, benchmarks/bench_visitors.py's visitor);
 - with each time, counts that do not depend on the machine's load: the browser's main-thread
   CPU time until interactive, the JavaScript it loaded, and the widget models the kernel sent
   (the reply to the page's request for every widget's state);
@@ -51,7 +51,7 @@ from playwright.async_api import async_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_load import Visitor  # the protocol-level visitor
+from bench_visitors import Visitor  # the protocol-level visitor of the dashboard page
 from browser import launch_chromium, serve_dashboard  # the tests' own helper
 from served import nginx  # the tests' nginx on a free loopback port
 

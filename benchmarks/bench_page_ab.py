@@ -40,7 +40,7 @@ from playwright.async_api import async_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dashboard import class_database, wait_for_warm_pool, watch_page
+from bench_dashboard import class_database, pooled_pages, wait_for_warm_pool, watch_page
 from browser import free_port, launch_chromium
 
 ROLL_ENABLED = (
@@ -200,7 +200,7 @@ async def run(base: Path, visits: int, page: str, pool: int, template: str | Non
                     order += list(sides) if i % 2 == 0 else list(sides)[::-1]
                 for side in order:
                     for pid in (pid_a, pid_b):
-                        wait_for_warm_pool(pid, 2 * pool, quiet_seconds=2)
+                        wait_for_warm_pool(pid, pooled_pages() * pool, quiet_seconds=2)
                     load = os.getloadavg()[0]
                     url, _ = sides[side]
                     found = await one_visit(browser, url, None if page == "dashboard" else code)

@@ -230,48 +230,66 @@ class ChartFeed:
 
     def _append_wealth(self, figure: Any, game: Game, points: list[tuple[int, list[int]]]) -> None:
         n = len(game.names)
-        with figure.batch_update():
-            for p in range(n):
-                trace = figure.data[p]
-                trace.x = (*trace.x, *(turn for turn, _ in points))
-                trace.y = (*trace.y, *(values[p] for _, values in points))
-            for role in (0, 1):
-                seats = [p for p in range(n) if game.roles[p] == role]
-                if not seats:
-                    continue
-                trace = figure.data[n + role]
-                trace.x = (*trace.x, *(turn for turn, _ in points))
-                trace.y = (
-                    *trace.y,
-                    *(sum(values[p] for p in seats) / len(seats) for _, values in points),
-                )
+        turns = [turn for turn, _ in points]
+        added = {p: {"x": turns, "y": [values[p] for _, values in points]} for p in range(n)}
+        for role in (0, 1):
+            seats = [p for p in range(n) if game.roles[p] == role]
+            if seats:
+                added[n + role] = {
+                    "x": turns,
+                    "y": [sum(values[p] for p in seats) / len(seats) for _, values in points],
+                }
+        extend_traces(figure, added)
 
     def _append_rents(self, figure: Any, points: list[tuple[int, int, str, int]]) -> None:
-        with figure.batch_update():
-            for turn, role, side, amount in points:
-                self.rent_totals[(role, side)] += amount
-                trace = figure.data[role * 2 + (0 if side == "received" else 1)]
-                trace.x = (*trace.x, turn)
-                trace.y = (*trace.y, self.rent_totals[(role, side)])
+        added: dict[int, dict[str, list[Any]]] = {}
+        for turn, role, side, amount in points:
+            self.rent_totals[(role, side)] += amount
+            trace = added.setdefault(
+                role * 2 + (0 if side == "received" else 1), {"x": [], "y": []}
+            )
+            trace["x"].append(turn)
+            trace["y"].append(self.rent_totals[(role, side)])
+        extend_traces(figure, added)
 
     def _append_taxes(self, figure: Any, game: Game, points: list[ev.IncomeTaxChoice]) -> None:
-        with figure.batch_update():
-            for event in points:
-                self.tax_count += 1
-                k = self.tax_count
-                flat, percent = figure.data[0], figure.data[1]
-                flat.x, flat.y = (*flat.x, k), (*flat.y, event.flat)
-                percent.x, percent.y = (*percent.x, k), (*percent.y, event.percent)
-                chosen = figure.data[2 + game.roles[event.player]]
-                paid = event.flat if event.choice == "flat" else event.percent
-                chosen.x, chosen.y = (*chosen.x, k), (*chosen.y, paid)
-                chosen.text = (
-                    *chosen.text,
-                    chart_text(
-                        f"{game.names[event.player]} chose {event.choice}: ${paid} "
-                        f"(other: ${event.percent if event.choice == 'flat' else event.flat})"
-                    ),
+        # traces 0 and 1: both amounts; 2 and 3: the amount chosen, by the chooser's role
+        added: dict[int, dict[str, list[Any]]] = {i: {"x": [], "y": []} for i in (0, 1)} | {
+            2 + role: {"x": [], "y": [], "text": []} for role in (0, 1)
+        }
+        for event in points:
+            self.tax_count += 1
+            k = self.tax_count
+            paid, other = (
+                (event.flat, event.percent)
+                if event.choice == "flat"
+                else (event.percent, event.flat)
+            )
+            for index, value in ((0, event.flat), (1, event.percent)):
+                added[index]["x"].append(k)
+                added[index]["y"].append(value)
+            chosen = added[2 + game.roles[event.player]]
+            chosen["x"].append(k)
+            chosen["y"].append(paid)
+            chosen["text"].append(
+                chart_text(
+                    f"{game.names[event.player]} chose {event.choice}: ${paid} (other: ${other})"
                 )
+            )
+        extend_traces(figure, {i: props for i, props in added.items() if props["x"]})
+
+
+def extend_traces(figure: Any, added: dict[int, dict[str, Sequence[Any]]]) -> None:
+    """Append values to traces of `figure` (trace index -> property -> new values) in one
+    batch update. Each property is read once, before it is set: inside `batch_update` plotly
+    holds every set until the block ends, so a property read again after a set there still
+    has its old value (appending point by point kept only the last point of each trace when
+    the charts caught up with several decisions at once)."""
+    with figure.batch_update():
+        for index, props in added.items():
+            trace = figure.data[index]
+            for name, values in props.items():
+                trace[name] = (*(trace[name] or ()), *values)
 
 
 # -- the data behind a chart, as tables (WCAG 1.1.1: a chart's text alternative) ------------
