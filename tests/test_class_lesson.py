@@ -197,7 +197,7 @@ async def lesson(url: str, rooms_path: str) -> dict:
         # the prediction stays beside the outcome under the exit ticket
         median = statistics.median(predicted(n) for n in range(STUDENTS))
         monopolist_wins = sum(
-            RoomTable(rooms, code, t).game.seat_role(RoomTable(rooms, code, t).game.winner) == 1
+            RoomTable(rooms, code, t).game.roles[RoomTable(rooms, code, t).game.winner] == 1
             for t in range(TABLES)
         )
         await panel.locator(".am-compare").wait_for(timeout=WAIT)

@@ -39,7 +39,7 @@ from amteach.cli import main
 from amteach.engine import builds
 from amteach.engine import game as game_module
 from amteach.engine.board import COMPETITOR, MONOPOLIST
-from amteach.engine.game import Game, PlayerSetup, Setup
+from amteach.engine.game import Game, PlayerSetup, Setup, StateView
 from amteach.sim import core, runner
 from amteach.sim.play import (
     KERNEL_BOTS,
@@ -540,7 +540,7 @@ def test_simulate_check_invariants_exits_1_on_a_violation(monkeypatch):
     """A broken rule shows up as a count and exit status 1 (a pure-Python engine that loses
     money on every decision stands in for one)."""
     monkeypatch.setattr(core, "kernel", lambda: None)
-    monkeypatch.setattr(Game, "invariant_violations", lambda self: ["money was lost"])
+    monkeypatch.setattr(StateView, "invariant_violations", lambda self: ["money was lost"])
     result = CliRunner().invoke(
         main,
         [

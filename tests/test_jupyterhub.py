@@ -96,6 +96,15 @@ def service_python() -> Iterator[Path]:
     assert os.geteuid() == 0, "the hub switches to the service's user only when run as root"
     assert Path(SYSTEM_PYTHON).exists(), f"{SYSTEM_PYTHON} (Debian's python3) is missing"
     folder = Path(tempfile.mkdtemp(prefix="amteach-hub-python-"))
+    # the service's user must reach the checkout and its venv: a checkout in a private folder
+    # (a CI clone in a mode-700 temporary folder, or under /root) gets "others may pass
+    # through" on the folders above it for the test, and its modes back afterwards
+    opened = []
+    for path in [*reversed(REPO.parents), REPO]:
+        mode = path.stat().st_mode
+        if not mode & 0o001:
+            path.chmod(mode | 0o001)
+            opened.append((path, mode))
     try:
         venv = folder / "venv"
         subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -139,6 +148,8 @@ def service_python() -> Iterator[Path]:
         yield venv / "bin"
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        for path, mode in reversed(opened):
+            path.chmod(mode)
 
 
 @contextmanager

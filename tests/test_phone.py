@@ -251,7 +251,7 @@ def play_a_game_on_a_phone(shots: Path, browser, server, student: str = LONG_NAM
     page.get_by_text(f"Welcome, {student}").wait_for(timeout=WAIT)
     # the form goes with the seat: the student sees their table, not the form again
     assert page.get_by_placeholder("first name").is_hidden()
-    assert "Waiting for your teacher" in status(page)
+    wait_for_status(page, "Waiting for your teacher")
     assert_reads_on_a_phone(page, "the lobby")
     page.evaluate(WATCH_TURNS)
     rooms.start(code)
@@ -529,7 +529,8 @@ def test_the_teachers_move_qr_code_gives_the_seat_to_the_phone_that_scans_it(cla
     page.goto(f"{server.url}?room={code}&move={move}", timeout=WAIT)
     page.get_by_text("Welcome back, Ana").wait_for(timeout=WAIT)
     assert page.get_by_placeholder("first name").is_hidden()
-    assert "Waiting for your teacher" in status(page)
+    # the welcome and the status are parts of the view, drawn one after the other
+    wait_for_status(page, "Waiting for your teacher")
     # the old phone's token no longer holds the seat, and the code worked once
     assert not rooms.holds(ana)
     other = browser.new_page(viewport=PHONE)
