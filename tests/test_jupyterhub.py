@@ -32,7 +32,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
-from browser import free_port, launch_chromium
+from browser import free_port, launch_chromium, narration_changes
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 from served import REPO
@@ -150,6 +150,14 @@ def service_python() -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
         for path, mode in reversed(opened):
             path.chmod(mode)
+
+
+def plays_a_turn(page) -> None:
+    """Roll on the dashboard and see the throw told in What happened."""
+    roll = page.locator(".am-choices button", has_text="Roll")
+    roll.wait_for(timeout=WAIT)
+    narration_changes(page, roll.click)
+    page.locator(".am-narration", has_text="throws").wait_for(timeout=WAIT)
 
 
 @contextmanager
@@ -366,18 +374,7 @@ def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_ser
         cookies = {c["name"] for c in page.context.cookies()}
         assert any(name.startswith("jupyterhub-session") for name in cookies), cookies
         assert "service-amteach" in cookies, cookies
-        roll = page.locator(".am-choices button", has_text="Roll")
-        roll.wait_for(timeout=WAIT)
-        narration = page.locator(".am-narration")
-        before = narration.inner_text()
-        roll.click()
-        page.wait_for_function(
-            "(before) => { const n = document.querySelector('.am-narration');"
-            " return n && n.innerText !== before && n.innerText.includes('throws'); }",
-            arg=before,
-            timeout=WAIT,
-        )
-        assert "throws" in narration.inner_text()
+        plays_a_turn(page)
         assert page.url.startswith(f"{hub}{SERVICE}")
         browser.close()
     assert errors == []
@@ -442,16 +439,6 @@ c.Spawner.http_timeout = 240
         assert server, "ana's server is not the hub's child"
         assert Path(f"/proc/{server[0]}/cwd").resolve() == (homes / "ana").resolve()
         # the dashboard plays
-        roll = page.locator(".am-choices button", has_text="Roll")
-        roll.wait_for(timeout=WAIT)
-        narration = page.locator(".am-narration")
-        before = narration.inner_text()
-        roll.click()
-        page.wait_for_function(
-            "(before) => { const n = document.querySelector('.am-narration');"
-            " return n && n.innerText !== before && n.innerText.includes('throws'); }",
-            arg=before,
-            timeout=WAIT,
-        )
+        plays_a_turn(page)
         browser.close()
     assert errors == []
