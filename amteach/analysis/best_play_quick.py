@@ -61,7 +61,15 @@ from .best_play_results import (
     shipped,
     shipped_lengths,
 )
-from .best_play_search import TEAM_KNOBS, MatchRunner, masters, match_for, other, probe_values
+from .best_play_search import (
+    TEAM_KNOBS,
+    MatchRunner,
+    check_row,
+    masters,
+    match_for,
+    other,
+    probe_values,
+)
 from .outcomes import LENGTHS_BY_KEY, time_is_up
 
 MIN_GAMES = 10  # the smallest rung; below it one game moves a rate by 10 points
@@ -395,32 +403,25 @@ class QuickSearch:
                 for c in (incumbent, challenger)
             ]
         )
-        change = stats.compare_batches(old.wins(role), old.games, new.wins(role), new.games)
-        improved = challenger != incumbent and change.low > self.settings.min_gain
-        row = {
-            "phase": phase + 1,
-            "role": role,
-            "opponent": self.current[other(role)].text(),
-            "incumbent": incumbent.text(),
-            "challenger": challenger.text(),
-            "games": games,
-            "incumbent_rate": old.rate(role),
-            "challenger_rate": new.rate(role),
-            "difference": change.difference,
-            "ci_low": change.low,
-            "ci_high": change.high,
-            "improved": improved,
-            "candidates": sum(
-                1 for h in self.history if h["phase"] == phase + 1 and h["rung"] == 1
-            ),
-        }
+        row = check_row(
+            phase,
+            role,
+            self.current[other(role)],
+            incumbent,
+            challenger,
+            games,
+            (old, new),
+            min_gain=self.settings.min_gain,
+            candidates=sum(1 for h in self.history if h["phase"] == phase + 1 and h["rung"] == 1),
+        )
+        improved = row["improved"]
         self.phase_rows.append(row)
         self.last_check[role] = {
             "final_rate": old.rate(role),
             "best_response_rate": new.rate(role),
-            "gain": change.difference,
-            "ci_low": change.low,
-            "ci_high": change.high,
+            "gain": row["difference"],
+            "ci_low": row["ci_low"],
+            "ci_high": row["ci_high"],
             "candidates": row["candidates"],
             "best_response": challenger.text(),
             "same": challenger == incumbent,

@@ -251,6 +251,40 @@ def other(role: str) -> str:
     return MONOPOLIST if role == COMPETITOR else COMPETITOR
 
 
+def check_row(
+    phase: int,
+    role: str,
+    opponent: FamilyParams,
+    incumbent: FamilyParams,
+    challenger: FamilyParams,
+    games: int,
+    results: tuple[Any, Any],
+    min_gain: float,
+    candidates: int,
+) -> dict[str, Any]:
+    """One check of a challenger against the role's incumbent on the same games (`results`:
+    the incumbent's, then the challenger's), as a row of the phases' table. It improves only
+    if the challenger is another strategy and Newcombe's interval for its gain starts above
+    `min_gain` (0: more than luck)."""
+    old, new = results
+    change = stats.compare_batches(old.wins(role), old.games, new.wins(role), new.games)
+    return {
+        "phase": phase + 1,
+        "role": role,
+        "opponent": opponent.text(),
+        "incumbent": incumbent.text(),
+        "challenger": challenger.text(),
+        "games": games,
+        "incumbent_rate": old.rate(role),
+        "challenger_rate": new.rate(role),
+        "difference": change.difference,
+        "ci_low": change.low,
+        "ci_high": change.high,
+        "improved": challenger != incumbent and change.low > min_gain,
+        "candidates": candidates,
+    }
+
+
 def match_for(role: str, mine: str, theirs: str, master: int, games: int) -> Match:
     """A match where `role` plays `mine` and the other role `theirs` (bot names)."""
     if role == COMPETITOR:
@@ -468,25 +502,19 @@ class Search:
         incumbent = self.current[role]
         games = 2 * self.n
         old, new = self.evaluate(runner, role, [incumbent, challenger], self.seeds["check"], games)
-        change = stats.compare_batches(old.wins(role), old.games, new.wins(role), new.games)
-        improved = challenger != incumbent and change.low > 0
-        self.phase_rows.append(
-            {
-                "phase": phase + 1,
-                "role": role,
-                "opponent": self.current[other(role)].text(),
-                "incumbent": incumbent.text(),
-                "challenger": challenger.text(),
-                "games": games,
-                "incumbent_rate": old.rate(role),
-                "challenger_rate": new.rate(role),
-                "difference": change.difference,
-                "ci_low": change.low,
-                "ci_high": change.high,
-                "improved": improved,
-                "candidates": sum(1 for h in self.history if h["phase"] == phase + 1),
-            }
+        row = check_row(
+            phase,
+            role,
+            self.current[other(role)],
+            incumbent,
+            challenger,
+            games,
+            (old, new),
+            min_gain=0.0,
+            candidates=sum(1 for h in self.history if h["phase"] == phase + 1),
         )
+        self.phase_rows.append(row)
+        improved = row["improved"]
         if improved:
             self.current[role] = challenger
         return improved
