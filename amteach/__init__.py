@@ -45,3 +45,8 @@ def __getattr__(name: str) -> object:
 
 
 __version__ = "0.1.0"
+
+# a notebook shows a Game as its board (the drawing lives above the engine, in render)
+from .render import show_games_as_boards  # noqa: E402
+
+show_games_as_boards()

@@ -1,6 +1,7 @@
 """HTML views of a game for notebooks: the board as a ring of 40 spaces, and a players table.
 
-Plain HTML and CSS, no widget imports: `Game._repr_html_` uses it and so can the classroom app.
+Plain HTML and CSS, no widget imports: a notebook shows a `Game` as its board (`show_games_as_boards`,
+which `import amteach` calls) and the classroom app draws it too.
 Role colours, labels and shapes come from `amteach.style`. All of amteach's HTML is built
 here: `html_text` fills a template and escapes every value it is given; the board, redrawn
 after every decision, escapes each text with the same `escape` in f-strings.
@@ -8,6 +9,7 @@ after every decision, escapes each text with the same `escape` in f-strings.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -773,3 +775,17 @@ def phone_mine_html(game: Game, seat: int) -> Markup:
 def phone_html(*parts: Markup) -> Markup:
     """Parts of the phone view (`phone_reach_html`, `phone_players_html`) with their style."""
     return html_text('{}<div class="am-phone">{}</div>', Markup(PHONE_STYLE), html_join(parts))
+
+
+def show_games_as_boards() -> bool:
+    """In a running IPython kernel, display a `Game` as its board (IPython's HTML formatter for
+    the type), so the engine draws nothing and imports nothing above itself. `import amteach`
+    calls this. False when no IPython shell is running (a script, a batch worker)."""
+    ipython = sys.modules.get("IPython")  # not imported: no shell runs (and none is loaded)
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return False
+    from .engine.game import Game
+
+    shell.display_formatter.formatters["text/html"].for_type(Game, board_html)
+    return True

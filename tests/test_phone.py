@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from playwright.sync_api import Error as PlaywrightError
 
 from amteach.engine.game import Game
+from amteach.render import board_html
 from amteach.rooms import RoomSettings, open_rooms
 from amteach.rooms.phone_view import HAPPENED_LINES, PARTS
 from amteach.session import Session
@@ -395,7 +396,7 @@ def test_two_pawns_of_one_role_and_one_initial_differ_on_the_board():
         ("Bea", "monopolist", "investor"),
     ]
     game: Game = Session(seats, seed=2).game
-    html = str(game._repr_html_())
+    html = str(board_html(game))
     pawns = re.findall(r'class="am-pawn[^"]*" data-shape="(\w+)"[^>]*>([^<]+)</span>', html)
     # all four stand on START: each pawn once on the board (and again in the players table)
     assert list(dict.fromkeys(pawns)) == [

@@ -768,11 +768,6 @@ class Game:
         state = "over" if self.over else f"{self.names[self.actor]} to decide ({self.phase})"
         return f"<Game seed={self.setup.seed} round={self.round} {state}>"
 
-    def _repr_html_(self) -> str:
-        from ..render import board_html
-
-        return board_html(self)
-
 
 # a title's choice kind -> its legality in the rules core
 _TITLE_RULES = {
