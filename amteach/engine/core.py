@@ -1053,6 +1053,8 @@ class State:
             self.apartment[index] = value != 0
         elif field == "mortgaged":
             self.mortgaged[index] = value != 0
+        elif field == "bankrupt":
+            self.bankrupt[index] = value != 0
         else:
             raise KeyError(field)
         self.recount()
