@@ -12,6 +12,9 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from state_edit import poke
 
 from amteach.engine.board import COMPETITOR, MONOPOLIST, standard_board
 from amteach.engine.builds import rules_core
@@ -661,3 +664,98 @@ def test_rule23_an_accepted_trade_moves_the_titles_and_the_cash():
     core.answer_trade(play.state, play.t, 0)
     assert play.log == [("trade_answered", 0)]  # declined: nothing moves
     assert play.owner(CHICAGO[0]) == 0
+
+
+# -- the counts of titles held (core.State.group_held) ----------------------------------------
+
+GROUPS = [*BOARD.cities.values(), BOARD.transports, BOARD.utilities]  # by group code
+
+
+def counted_on_the_board(play, p, group):
+    spaces = GROUPS[
+        group if group < len(BOARD.cities) else len(BOARD.cities) + group - core.GROUP_TRANSPORTS
+    ]
+    return sum(1 for s in spaces if play.owner(s) == p and not play.space("mortgaged", s))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    moves=st.lists(
+        st.tuples(
+            st.sampled_from(["buy", "mortgage", "redeem", "trade", "bankrupt"]),
+            st.integers(min_value=0, max_value=len(BOARD.titles) - 1),
+            st.integers(min_value=0, max_value=3),
+            st.integers(min_value=0, max_value=3),
+        ),
+        max_size=60,
+    )
+)
+def test_the_counts_of_titles_held_follow_every_change_of_hands(moves):
+    # issue 38: a monopoly's count and a rent's group are one read of `group_held`, kept where
+    # a title is bought, traded, handed over in a bankruptcy, mortgaged or redeemed; after
+    # each, the count is the titles' own, and `core.invariants` finds nothing wrong
+    play = Play([COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST], cash=[5000] * 4)
+    state, t = play.state, play.t
+    for move, k, p, q in moves:
+        space = BOARD.titles[k]
+        if play.seat("bankrupt", p) or state.phase == core.OVER:
+            continue
+        if move == "buy" and play.owner(space) == NOBODY:
+            state.current = p
+            state.pending_buy = space
+            core.buy_title(state, t, p)
+        elif move == "mortgage" and core.why_not_mortgage(state, t, p, space) == 0:
+            core.mortgage(state, t, p, space)
+        elif move == "redeem" and core.why_not_redeem(state, t, p, space) == 0:
+            core.redeem(state, t, p, space)
+        elif move == "trade" and play.owner(space) not in (NOBODY, q) and q != p:
+            owner = play.owner(space)  # the title changes hands as it is, mortgaged or not
+            state.current = owner
+            state.offer.fill(q, [space], [], 0)
+            core.answer_trade(state, t, 1)
+        elif move == "bankrupt":
+            creditor = NOBODY if q == p else q
+            core.go_bankrupt(state, t, p, creditor, 0)
+        for seat in range(4):
+            for city, streets in enumerate(BOARD.cities.values()):
+                held = sum(
+                    1 for s in streets if play.owner(s) == seat and not play.space("mortgaged", s)
+                )
+                assert state.monopoly_count(seat, city) == held
+        for space in BOARD.titles:
+            owner = play.owner(space)
+            if owner != NOBODY:
+                group = (
+                    core.GROUP_TRANSPORTS
+                    if space in BOARD.transports
+                    else (
+                        core.GROUP_UTILITIES
+                        if space in BOARD.utilities
+                        else list(BOARD.cities).index(BOARD.spaces[space].city)
+                    )
+                )
+                # the rent's group: its owner's unmortgaged titles, this one counted
+                mortgaged = 1 if play.space("mortgaged", space) else 0
+                assert (
+                    state.group_count(space) == counted_on_the_board(play, owner, group) + mortgaged
+                )
+        found = []
+        core.invariants(state, found)
+        assert [record for record in found if record[0] == "counts"] == []
+
+
+def test_a_count_of_titles_held_that_is_wrong_is_reported():
+    # the invariant check recounts `group_held` from the titles and names the count that is off
+    game = Game.new([("Ana", "competitor"), ("Ben", "monopolist")], seed=1)
+    assert game.state.invariant_violations() == []
+    chicago = list(BOARD.cities).index("Chicago")
+    poke(game, group_held={1 * core.MAX_GROUPS + chicago: 2})
+    assert game.state.invariant_violations() == [
+        "Ben is counted as holding 2 unmortgaged titles of Chicago, but holds 0"
+    ]
+    poke(game, owner={BOARD.transports[0]: 0})  # a poke of an owner recounts
+    assert game.state.invariant_violations() == []
+    poke(game, group_held={0 * core.MAX_GROUPS + core.GROUP_TRANSPORTS: 0})
+    assert game.state.invariant_violations() == [
+        "Ana is counted as holding 0 unmortgaged titles of the transports, but holds 1"
+    ]

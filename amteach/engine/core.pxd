@@ -399,4 +399,5 @@ cpdef int answer_trade(State game, Tables t, int accepted) except -1
 # answers over the whole state, in one call
 cpdef int title_targets(State game, int action) except -1
 cpdef list found_list(State game, int count)
+cdef int titles_held(State game, Tables t, int p, int group) noexcept
 cpdef int invariants(State game, list out) except -1

@@ -1055,6 +1055,9 @@ class State:
             self.mortgaged[index] = value != 0
         elif field == "bankrupt":
             self.bankrupt[index] = value != 0
+        elif field == "group_held":  # a broken count: seat index // MAX_GROUPS, its group
+            self.group_held[index // MAX_GROUPS][index % MAX_GROUPS] = value
+            return
         else:
             raise KeyError(field)
         self.recount()
@@ -2642,6 +2645,29 @@ def found_list(game: State, count: cython.int) -> list:
     return [game.found[i] for i in range(count)]
 
 
+def titles_held(game: State, t: Tables, p: cython.int, group: cython.int) -> cython.int:
+    """p's unmortgaged titles of a group (a city code, GROUP_TRANSPORTS or GROUP_UTILITIES),
+    counted on the board: what `State.group_held` must say."""
+    count: cython.int = 0
+    i: cython.int
+    sp: cython.int
+    size: cython.int = t.n_transports
+    if group < MAX_CITIES:
+        size = t.city_size[group]
+    elif group == GROUP_UTILITIES:
+        size = t.n_utilities
+    for i in range(size):
+        if group < MAX_CITIES:
+            sp = t.city_member[group][i]
+        elif group == GROUP_TRANSPORTS:
+            sp = t.transports[i]
+        else:
+            sp = t.utilities[i]
+        if game.owner[sp] == p and not game.mortgaged[sp]:
+            count += 1
+    return count
+
+
 # what `invariants` reports, one record a broken invariant
 INVARIANTS = ("negative_cash", "held_off_hold", "money", "monopoly", "supply", "counts")
 
@@ -2693,15 +2719,23 @@ def invariants(game: State, out: list) -> cython.int:
         found += 1
         if out is not None:
             out.append(("supply", houses, apartments))
+    # every count of `group_held` that is not 0 is the count of the titles, and a title owned
+    # unmortgaged has its owner's count not 0 (so the counts of 0 are right too)
     for p in range(MAX_SEATS):
         for group in range(MAX_GROUPS):
-            count = 0
-            for i in range(t.n_titles):
-                sp = t.titles[i]
-                if t.group[sp] == group and game.owner[sp] == p and not game.mortgaged[sp]:
-                    count += 1
-            if count != game.group_held[p][group]:
-                found += 1
-                if out is not None:
-                    out.append(("counts", p, group, game.group_held[p][group], count))
+            if game.group_held[p][group] != 0:
+                count = titles_held(game, t, p, group)
+                if count != game.group_held[p][group]:
+                    found += 1
+                    if out is not None:
+                        out.append(("counts", p, group, game.group_held[p][group], count))
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        owner = game.owner[sp]
+        if owner != NOBODY and not game.mortgaged[sp] and game.group_held[owner][t.group[sp]] == 0:
+            found += 1
+            if out is not None:
+                out.append(
+                    ("counts", owner, t.group[sp], 0, titles_held(game, t, owner, t.group[sp]))
+                )
     return found
