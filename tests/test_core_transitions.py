@@ -21,15 +21,28 @@ from amteach.engine.builds import rules_core
 from amteach.engine.choices import Choice
 from amteach.engine.game import Game
 from amteach.engine.rules import RuleSet
-from amteach.engine.terms import NOBODY, PaymentReason
+from amteach.engine.terms import NOBODY, PaymentReason, Phase
 from amteach.sim import core as sim_core
 
 core = rules_core()
 BOARD = standard_board()
-NO_SPACE = core.NO_SPACE
+NO_SPACE = -1  # a payment tied to no space (core.NO_SPACE, a C int when compiled)
 HOLD = BOARD.hold_space
 CHICAGO = BOARD.cities["Chicago"]  # three streets, houses at $100
 NEW_YORK = BOARD.cities["New York"]  # two streets
+# the phases' codes (core.PRE_ROLL, ... are C ints when compiled)
+PRE_ROLL, BUY, RAISE, POST_ROLL, TRADE_ANSWER, FINAL_ADJUST, OVER = (
+    core.PHASES.index(phase)
+    for phase in (
+        Phase.PRE_ROLL,
+        Phase.BUY,
+        Phase.RAISE,
+        Phase.POST_ROLL,
+        Phase.TRADE_ANSWER,
+        Phase.FINAL_ADJUST,
+        Phase.OVER,
+    )
+)
 
 
 def tables(**rules):
@@ -112,7 +125,7 @@ def test_foundation_a_monopolist_owes_nothing_when_the_fee_is_zero():
     core.land(play.state, play.t, 0, BOARD.foundation_space)
     assert play.log == []
     assert play.state.debt_count == 0
-    assert (play.state.phase, play.seat("cash", 0)) == (core.POST_ROLL, 1000)
+    assert (play.state.phase, play.seat("cash", 0)) == (POST_ROLL, 1000)
 
 
 def test_foundation_a_monopolist_owes_the_fee_as_a_debt():
@@ -121,7 +134,7 @@ def test_foundation_a_monopolist_owes_the_fee_as_a_debt():
     core.land(play.state, play.t, 0, space)
     # the debt is queued and settled at once (the cash is there), then the turn goes on
     assert play.log == [("payment", 0, NOBODY, 15, "foundation_fee", space, 0)]
-    assert (play.state.phase, play.seat("cash", 0)) == (core.POST_ROLL, 985)
+    assert (play.state.phase, play.seat("cash", 0)) == (POST_ROLL, 985)
 
 
 @pytest.mark.parametrize("face", [3, 4, 5, 6])
@@ -130,21 +143,21 @@ def test_foundation_a_competitor_throwing_a_face_without_a_prize_is_paid_nothing
     play = Play([COMPETITOR, MONOPOLIST], dice=[(face,)])
     core.land(play.state, play.t, 0, BOARD.foundation_space)
     assert play.log == [("dice", "foundation", (face,))]
-    assert (play.state.phase, play.seat("cash", 0)) == (core.POST_ROLL, 1000)
+    assert (play.state.phase, play.seat("cash", 0)) == (POST_ROLL, 1000)
 
 
 def test_game_a_ends_when_one_player_is_left():
     play = Play([COMPETITOR, MONOPOLIST, COMPETITOR], out={0, 1})
     core.check_end(play.state, play.t)
     assert play.log == [("game_over", 2, "game_a")]
-    assert (play.state.phase, play.state.winner) == (core.OVER, 2)
+    assert (play.state.phase, play.state.winner) == (OVER, 2)
 
 
 def test_game_a_goes_on_while_two_players_are_left():
     play = Play([COMPETITOR, MONOPOLIST, COMPETITOR], out={0})
     core.check_end(play.state, play.t)
     assert play.log == []
-    assert play.state.phase == core.PRE_ROLL
+    assert play.state.phase == PRE_ROLL
 
 
 def test_rule25_game_b_ends_when_one_role_is_left_and_a_tie_goes_to_the_first_seat():
@@ -216,7 +229,7 @@ def test_decision9_a_bankrupt_hands_cash_and_titles_to_the_player_owed():
     assert play.owner(BOARD.titles[0]) == 3
     assert play.space("mortgaged", BOARD.titles[0])  # a mortgaged title is handed over as it is
     assert (play.seat("cash", 2), play.seat("cash", 3)) == (0, 2000)
-    assert play.state.phase != core.OVER  # three players left: the game goes on
+    assert play.state.phase != OVER  # three players left: the game goes on
 
 
 def test_the_kernel_debt_ring_refuses_a_debt_beyond_max_debts():
@@ -254,7 +267,7 @@ def test_decision3_held_the_set_number_of_turns_the_fine_is_owed_as_the_turn_beg
         ("payment", 0, NOBODY, 70, PaymentReason.FINE.value, NO_SPACE, 0),
         ("left_hold", 0, 0),
     ]
-    assert (play.state.phase, play.state.actor) == (core.PRE_ROLL, 0)  # then p throws
+    assert (play.state.phase, play.state.actor) == (PRE_ROLL, 0)  # then p throws
 
 
 @pytest.mark.parametrize("limit", [1, 2, 3])
@@ -284,7 +297,7 @@ def test_decision3_doubles_release_a_held_player_who_moves_by_them_and_throws_ag
         ("moved", 0, HOLD, HOLD + 6, "dice"),
     ]
     # an unowned street: offered, and the extra throw is due after it
-    assert (play.state.phase, play.state.pending_buy) == (core.BUY, HOLD + 6)
+    assert (play.state.phase, play.state.pending_buy) == (BUY, HOLD + 6)
     assert play.state.extra_pending
 
 
@@ -293,7 +306,7 @@ def test_decision3_no_doubles_the_held_player_stays_and_does_not_move():
     core.roll(play.state, play.t, 0)
     assert play.log == [("dice", "doubles_attempt", (2, 5)), ("stayed_held", 0, 1)]
     assert play.seat("position", 0) == HOLD
-    assert play.state.phase == core.POST_ROLL
+    assert play.state.phase == POST_ROLL
 
 
 @pytest.mark.parametrize(
@@ -313,7 +326,7 @@ def test_decision2_after_the_move_the_extra_throw_due_is_thrown():
     play = Play([COMPETITOR, MONOPOLIST])
     play.state.extra_pending = True
     core.after_move(play.state, play.t, 0)
-    assert (play.state.phase, play.state.actor) == (core.PRE_ROLL, 0)
+    assert (play.state.phase, play.state.actor) == (PRE_ROLL, 0)
     assert play.state.is_extra and not play.state.extra_pending
 
 
@@ -321,7 +334,7 @@ def test_decision3_a_player_sent_to_prison_on_the_move_throws_no_extra_throw():
     play = Play([MONOPOLIST, COMPETITOR], held=[0, NOBODY], position=[HOLD, 0])
     play.state.extra_pending = True
     core.after_move(play.state, play.t, 0)
-    assert (play.state.phase, play.state.actor) == (core.POST_ROLL, 0)
+    assert (play.state.phase, play.state.actor) == (POST_ROLL, 0)
     assert not play.state.is_extra
 
 
@@ -345,7 +358,7 @@ def test_start_payment_is_paid_on_landing_on_or_passing_start(start, end, paid):
     assert play.log == [("moved", 0, start, end, "card"), *pay]
     assert play.seat("cash", 0) == 1000 + (250 if paid else 0)
     # START itself is no title; space 5 is offered
-    assert play.state.phase == (core.POST_ROLL if end == 0 else core.BUY)
+    assert play.state.phase == (POST_ROLL if end == 0 else BUY)
 
 
 def test_start_payment_of_zero_pays_nothing():
@@ -353,7 +366,7 @@ def test_start_payment_of_zero_pays_nothing():
     play = Play([COMPETITOR, MONOPOLIST], t=t, position=[38, 0])
     core.move_to(play.state, t, 0, 5, BY_DICE)
     assert play.log == [("moved", 0, 38, 5, "dice")]
-    assert (play.seat("cash", 0), play.state.phase) == (1000, core.BUY)
+    assert (play.seat("cash", 0), play.state.phase) == (1000, BUY)
 
 
 def test_the_next_player_still_in_plays_and_a_new_round_begins_past_the_last_seat():
@@ -372,7 +385,7 @@ def test_decision12_once_the_round_cap_is_played_the_final_accounting_begins():
     core.next_turn(play.state, t, 1)
     assert play.log == [("final_accounting", "round_cap")]
     assert play.state.adjusters() == [0, 1]
-    assert (play.state.phase, play.state.actor) == (core.FINAL_ADJUST, 0)
+    assert (play.state.phase, play.state.actor) == (FINAL_ADJUST, 0)
     assert play.state.round == 5
 
 
@@ -506,10 +519,10 @@ def test_decision9_raising_money_pays_the_debt_once_the_cash_is_there():
     space = BOARD.property_tax_space
     core.land(state, t, 0, space)
     assert play.log == [("must_raise", 0, NOBODY, 180, 30)]
-    assert (state.phase, state.actor) == (core.RAISE, 0)
+    assert (state.phase, state.actor) == (RAISE, 0)
     core.mortgage(state, t, 0, first)
     assert play.seat("cash", 0) == 30 + core.mortgage_value(t, first) < 180
-    assert state.phase == core.RAISE  # still short: the debt waits
+    assert state.phase == RAISE  # still short: the debt waits
     play.log.clear()
     core.mortgage(state, t, 0, second)
     tax = PaymentReason.PROPERTY_TAX.value
@@ -517,7 +530,7 @@ def test_decision9_raising_money_pays_the_debt_once_the_cash_is_there():
         ("mortgaged", 0, second, core.mortgage_value(t, second)),
         ("payment", 0, NOBODY, 180, tax, space, 0),
     ]
-    assert state.phase == core.POST_ROLL  # and the move goes on
+    assert state.phase == POST_ROLL  # and the move goes on
 
 
 @pytest.mark.parametrize("percent_chosen", [0, 1])
@@ -537,7 +550,7 @@ def test_decision1_income_tax_owes_the_amount_chosen(percent_chosen):
         ("payment", 0, NOBODY, amount, tax, BOARD.income_tax_space, 0),
     ]
     assert (state.last_tax_flat, state.last_tax_percent) == (200, percent)
-    assert (play.seat("cash", 0), state.phase) == (1000 - amount, core.POST_ROLL)
+    assert (play.seat("cash", 0), state.phase) == (1000 - amount, POST_ROLL)
 
 
 def test_decision3_only_a_held_player_pays_the_fine_and_only_from_cash():
@@ -578,7 +591,7 @@ def test_rule23_a_proposed_trade_stands_until_its_partner_answers():
     weigh(play, 2, give=[CHICAGO[0]], pay=40)
     core.propose_trade(play.state, play.t, 0)
     assert play.log == [("trade_proposed", 0)]
-    assert (play.state.phase, play.state.actor) == (core.TRADE_ANSWER, 2)
+    assert (play.state.phase, play.state.actor) == (TRADE_ANSWER, 2)
     assert play.state.offer.other == 2
     assert play.owner(CHICAGO[0]) == 0  # nothing moves before the answer
 
@@ -590,7 +603,7 @@ def test_decision12_a_turn_ended_in_the_final_accounting_passes_to_the_next_adju
     core.end_turn(play.state, play.t, 0)
     assert play.log == []  # player 1 adjusts next: no turn, no settlement
     assert play.state.adjusters() == [1]
-    assert (play.state.phase, play.state.actor) == (core.FINAL_ADJUST, 1)
+    assert (play.state.phase, play.state.actor) == (FINAL_ADJUST, 1)
     playing = Play([COMPETITOR, MONOPOLIST])  # outside it, the next seat's turn
     core.end_turn(playing.state, playing.t, 0)
     assert playing.log == [("turn_started", 1, 1)]
@@ -673,7 +686,9 @@ GROUPS = [*BOARD.cities.values(), BOARD.transports, BOARD.utilities]  # by group
 
 def counted_on_the_board(play, p, group):
     spaces = GROUPS[
-        group if group < len(BOARD.cities) else len(BOARD.cities) + group - core.GROUP_TRANSPORTS
+        group
+        if group < len(BOARD.cities)
+        else len(BOARD.cities) + group - core.GROUP_CODES["transports"]
     ]
     return sum(1 for s in spaces if play.owner(s) == p and not play.space("mortgaged", s))
 
@@ -698,7 +713,7 @@ def test_the_counts_of_titles_held_follow_every_change_of_hands(moves):
     state, t = play.state, play.t
     for move, k, p, q in moves:
         space = BOARD.titles[k]
-        if play.seat("bankrupt", p) or state.phase == core.OVER:
+        if play.seat("bankrupt", p) or state.phase == OVER:
             continue
         if move == "buy" and play.owner(space) == NOBODY:
             state.current = p
@@ -726,10 +741,10 @@ def test_the_counts_of_titles_held_follow_every_change_of_hands(moves):
             owner = play.owner(space)
             if owner != NOBODY:
                 group = (
-                    core.GROUP_TRANSPORTS
+                    core.GROUP_CODES["transports"]
                     if space in BOARD.transports
                     else (
-                        core.GROUP_UTILITIES
+                        core.GROUP_CODES["utilities"]
                         if space in BOARD.utilities
                         else list(BOARD.cities).index(BOARD.spaces[space].city)
                     )
@@ -749,13 +764,13 @@ def test_a_count_of_titles_held_that_is_wrong_is_reported():
     game = Game.new([("Ana", "competitor"), ("Ben", "monopolist")], seed=1)
     assert game.state.invariant_violations() == []
     chicago = list(BOARD.cities).index("Chicago")
-    poke(game, group_held={1 * core.MAX_GROUPS + chicago: 2})
+    poke(game, group_held={1 * core.N_GROUPS + chicago: 2})
     assert game.state.invariant_violations() == [
         "Ben is counted as holding 2 unmortgaged titles of Chicago, but holds 0"
     ]
     poke(game, owner={BOARD.transports[0]: 0})  # a poke of an owner recounts
     assert game.state.invariant_violations() == []
-    poke(game, group_held={0 * core.MAX_GROUPS + core.GROUP_TRANSPORTS: 0})
+    poke(game, group_held={0 * core.N_GROUPS + core.GROUP_CODES["transports"]: 0})
     assert game.state.invariant_violations() == [
         "Ana is counted as holding 0 unmortgaged titles of the transports, but holds 1"
     ]

@@ -56,6 +56,10 @@ MAX_GROUPS = MAX_CITIES + 2
 GROUP_TRANSPORTS = MAX_CITIES
 GROUP_UTILITIES = MAX_CITIES + 1
 NO_GROUP = -1
+# the same for Python readers (compiled, the names above are C ints, not the module's
+# attributes): the groups past the cities by name, and how many groups a seat's counts have
+GROUP_CODES = {"transports": GROUP_TRANSPORTS, "utilities": GROUP_UTILITIES}
+N_GROUPS = MAX_GROUPS
 MAX_LIST = 8  # the monopolists' transport fares and utility multipliers
 MAX_FACE = 7  # the Foundation's prizes, by die face 1..6
 RENT_LADDER = 6  # a street's rents for either role: the last rung is the apartment

@@ -175,10 +175,9 @@ def _city_codes(board: Board) -> dict[str, int]:
 def _group_name(board: Board, group: int) -> str:
     """A group of the rules core's counts (`core.State.group_held`) in words: a city, the
     transports or the utilities."""
-    if group == core.GROUP_TRANSPORTS:
-        return "the transports"
-    if group == core.GROUP_UTILITIES:
-        return "the utilities"
+    for name, code in core.GROUP_CODES.items():
+        if group == code:
+            return f"the {name}"
     return list(board.cities)[group]
 
 
