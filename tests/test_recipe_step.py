@@ -1,5 +1,5 @@
 """docs/architecture.md's recipe "Add a step", followed on a scratch copy (issue 38: a new
-step is added in one place).
+step is added in one place, a method of the rules core's `State`, declared once).
 
 For a made-up step, `laps` (a pawn reaching or passing START completes a lap, and the game's
 events say so), the test makes each numbered step's edit on a copy of amteach/ in a temporary
@@ -27,27 +27,13 @@ RECIPE = REPO / "docs" / "architecture.md"
 RECIPE_TITLE = "### Add a step"
 
 
-def replace_every(old: str, new: str, times: int) -> Edit:
-    def edit(text: str) -> str:
-        assert text.count(old) == times, f"expected {old!r} {times} times, found {text.count(old)}"
-        return text.replace(old, new)
-
-    return edit
-
-
-STEPS_METHOD = '''
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def laps(self, p: cython.int) -> cython.int:
-        """p's pawn completed a lap (reached or passed START)."""
-        return 0
-'''
-STATE_METHOD = """
+STATE_METHOD = '''
     def laps(self, p):
+        """p's pawn completed a lap (reached or passed START)."""
         if self.sink is not None:
             self.sink(N_LAP, p)
         return 0
-"""
+'''
 EVENT = """
 
 @dataclass(slots=True)
@@ -62,10 +48,6 @@ class LapCompleted(Event):
 EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
     "amteach/engine/core.py": (
         chain(
-            replace_once(
-                '        """The next round begins."""\n        return 0\n',
-                '        """The next round begins."""\n        return 0\n' + STEPS_METHOD,
-            ),
             replace_once(
                 "    def new_round(self):\n        self.round += 1\n        return 0\n",
                 "    def new_round(self):\n        self.round += 1\n        return 0\n"
@@ -82,10 +64,10 @@ EDITS: dict[str, tuple[Edit, tuple[str, ...]]] = {
     ),
     "amteach/engine/core.pxd": (
         chain(
-            replace_every(
-                "    cpdef int new_round(self) except -1\n",
-                "    cpdef int new_round(self) except -1\n    cpdef int laps(self, int p) except -1\n",
-                2,
+            replace_once(
+                "    cdef inline int new_round(self) except -1\n",
+                "    cdef inline int new_round(self) except -1\n"
+                "    cdef inline int laps(self, int p) except -1\n",
             ),
             insert_after(r"^cdef int N_TURN_STARTED", "cdef int N_LAP\n"),
         ),
@@ -158,11 +140,10 @@ def check_declarations():
     import amteach.engine
 
     pxd = (Path(amteach.engine.__file__).parent / "core.pxd").read_text()
-    steps = pxd.split("cdef class Steps:", 1)[1].split("\ncpdef ", 1)[0]
-    state = pxd.split("cdef class State(Steps):", 1)[1].split("\ncpdef ", 1)[0]
-    line = "cpdef int laps(self, int p) except -1"
-    assert line in steps.split("cdef class State", 1)[0], "Steps lacks the step"
+    state = pxd.split("cdef class State:", 1)[1].split("\ncpdef ", 1)[0]
+    line = "cdef inline int laps(self, int p) except -1"
     assert line in state, "State lacks the step"
+    assert pxd.count("int laps(") == 1, "the step is declared once"
     assert re.search(r"^cdef int N_LAP$", pxd, flags=re.M), "N_LAP is not declared"
 
 

@@ -19,8 +19,10 @@
 #
 # `State` is a game's state, once (issue 38): `Game` keeps one and the kernel's `G` extends it
 # with a batch's things. Its fields are C arrays and C numbers; the ones `Game` reads by name are
-# `public` (arrays through `State.seat_value` and `State.space_value`). A new step is declared
-# twice here, in `Steps` and in `State` (docs/architecture.md, "Add a step").
+# `public` (arrays through `State.seat_value` and `State.space_value`). The transitions take a
+# `State` and read and write its fields directly; a step (a state change a transition takes,
+# told to the sink) is a `cdef inline` method of `State`, declared once here
+# (docs/architecture.md, "Add a step"), which a transition calls as a plain C function.
 
 from libc.stdint cimport uint32_t, uint64_t
 
@@ -33,6 +35,7 @@ cdef extern from *:
     const char* AMTEACH_CORE_SHA256
 
 cdef int COMPETITOR, MONOPOLIST, NOBODY, NO_SPACE, APARTMENT_RUNG
+cdef int MAX_GROUPS, GROUP_TRANSPORTS, GROUP_UTILITIES, NO_GROUP
 cdef int K_CORNER, K_STREET, K_CARD, K_TAX, K_TRANSPORT, K_UTILITY
 cdef int E_COLLECT, E_PAY, E_COLLECT_FROM_MONOPOLISTS, E_COLLECT_FROM_COMPETITORS
 cdef int E_ALL_MONOPOLISTS_COLLECT, E_NOTHING, E_MOVE_TO, E_GO_TO_PRICE_WAR, E_GO_TO_PRISON
@@ -64,6 +67,8 @@ cdef class Tables:
     cdef public int n_cities
     cdef int city_size[16]
     cdef int city_member[16][40]
+    # the group a title counts in (its city, GROUP_TRANSPORTS or GROUP_UTILITIES), else NO_GROUP
+    cdef int group[40]
     cdef public int n_titles
     cdef int titles[40]
     cdef public int n_streets
@@ -140,104 +145,6 @@ cpdef long long tax_percent(Tables t, int role, long long cash, long long prop,
                             long long improvements) noexcept
 
 
-# the transitions, written once over `Steps`, the primitive steps, which `State` below implements
-# once for Game and the kernel's G (core.py says why every step is an int with `except -1`)
-cdef class Steps:
-    # the player's actions
-    cpdef int houses_on(self, int space) except -1
-    cpdef int has_apartment(self, int space) except -1
-    cpdef int is_mortgaged(self, int space) except -1
-    cpdef int streets_held(self, int p, int city) except -1
-    cpdef int houses_left(self) except? -1
-    cpdef int apartments_left(self) except? -1
-    cpdef int seat_held(self, int q) except -1
-    cpdef int raiser(self) except -2
-    cpdef int offered(self) except -2
-    cpdef int trade_partner(self, int standing) except -2
-    cpdef int trade_titles(self, int standing, int side) except -1
-    cpdef int trade_title(self, int standing, int side, int i) except? -1
-    cpdef long long trade_pay(self, int standing) except? -1
-    cpdef int buys(self, int p, int space, int price) except -1
-    cpdef int declines(self, int p, int space) except -1
-    cpdef int builds(self, int p, int space, int houses, int apartment, int cost) except -1
-    cpdef int sells_building(self, int p, int space, int houses, int apartment,
-                             int refund) except -1
-    cpdef int mortgages(self, int p, int space, int amount) except -1
-    cpdef int redeems(self, int p, int space, int amount) except -1
-    cpdef int tax_chosen(self, int p, long long flat, long long percent,
-                         int percent_chosen) except -1
-    cpdef int pays_treasury(self, int p, int amount, int reason, int space) except -1
-    cpdef int leaves_hold(self, int p, int by_doubles) except -1
-    cpdef int trade_proposed(self, int p) except -1
-    cpdef int awaits_answer(self, int q) except -1
-    cpdef int end_adjusting(self) except -1
-    cpdef int trade_answered(self, int accepted) except -1
-    cpdef int transfer_title(self, int space, int to) except -1
-    cpdef int pays(self, int payer, int payee, long long amount, int reason) except -1
-    # the turn, the landings, the debts and the end
-    cpdef int seats(self) except -1
-    cpdef int seat_role(self, int q) except -1
-    cpdef int seat_out(self, int q) except -1
-    cpdef int title_owner(self, int space) except -2
-    cpdef int is_game_b(self) except -1
-    cpdef int is_two_hour(self) except -1
-    cpdef long long cash_of(self, int p) except? -1
-    cpdef long long game_b_score(self, int p) except? -1
-    cpdef int rent_at(self, int space, int dice) except -1
-    cpdef int begin_final(self, int reason) except -1
-    cpdef int queue_adjuster(self, int p) except -1
-    cpdef int next_adjuster(self) except -2
-    cpdef int final_cause(self) except -1
-    cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
-    cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
-    cpdef int finish(self, int winner, int reason) except -1
-    cpdef int first_debtor(self) except -2
-    cpdef int first_creditor(self) except -2
-    cpdef long long first_debt(self) except? -1
-    cpdef int pay_first_debt(self) except -1
-    cpdef int drop_first_debt(self) except -1
-    cpdef long long liquidation_of(self, int p) except? -1
-    cpdef int must_raise(self, int d) except -1
-    cpdef int set_then(self, int then) except -1
-    cpdef int take_then(self) except -1
-    cpdef int is_over(self) except -1
-    cpdef int return_buildings(self, int d, int space) except -1
-    cpdef int hand_over_cash(self, int d, int creditor) except -1
-    cpdef int hand_over_title(self, int space, int creditor) except -1
-    cpdef int declare_bankrupt(self, int d, int creditor, long long debt) except -1
-    cpdef int current_seat(self) except -1
-    cpdef int next_turn(self) except -1
-    cpdef int resume_turn(self) except -1
-    cpdef int start_turn(self, int p) except -2
-    cpdef int held_turns(self, int p) except -2
-    cpdef int owes_fine(self, int p, int amount) except -1
-    cpdef int throw_pair(self, int purpose) except -1
-    cpdef int stays_held(self, int p) except -1
-    cpdef int released_by_doubles(self, int p) except -1
-    cpdef int is_extra_throw(self) except -1
-    cpdef int note_throw(self, int total, int extra) except -1
-    cpdef int position_of(self, int p) except -1
-    cpdef int place(self, int p, int end, int by) except -1
-    cpdef int extra_due(self) except -1
-    cpdef int extra_throw(self, int p) except -1
-    cpdef int post_roll(self, int p) except -1
-    cpdef int round_number(self) except -1
-    cpdef int new_round(self) except -1
-    cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
-    cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
-    cpdef int owes_rent(self, int p, int owner, int space) except -1
-    cpdef int settle_after_move(self) except -1
-    cpdef int offer_title(self, int p, int space) except -1
-    cpdef int ask_income_tax(self, int p) except -1
-    cpdef int card_moves(self, int p, int target) except -1
-    cpdef int send_to_hold(self, int p, int by_card) except -1
-    cpdef int throw(self, int count, int purpose) except -1
-    cpdef int next_card(self, int p, int role) except -1
-    cpdef int after_move(self) except -1
-
-
-
-
 # CPython's random.Random, draw for draw (one stream a game, drawn in `State`)
 cdef class MT:
     cdef uint32_t state[624]
@@ -271,11 +178,14 @@ cdef class Trade:
     cdef public int n_get
     cdef int get[40]
     cdef public long long pay
+    # side 0 (the titles given) or 1 (asked for): how many, and the i-th
+    cdef inline int titles(self, int side) noexcept
+    cdef inline int title(self, int side, int i) noexcept
 
 
 # The game's state, once: `Game` keeps one, the kernel's `G` is one (with a batch's things
 # added). Sizes: 6 seats (MAX_SEATS), 40 spaces, 32 cards, 16 debts (MAX_DEBTS).
-cdef class State(Steps):
+cdef class State:
     cdef public Tables t
     cdef public int n
     cdef public int game_type
@@ -291,6 +201,9 @@ cdef class State(Steps):
     cdef bint mortgaged[40]
     cdef int mortgage_values[40]
     cdef int redeem_values[40]
+    # each seat's unmortgaged titles of each group (a city, the transports, the utilities: 18
+    # groups, MAX_GROUPS), kept by `set_owner` and `set_mortgaged`; `invariants` recounts it
+    cdef int group_held[6][18]
     cdef public long long treasury
     cdef public long long total_money
     cdef public int supply_houses
@@ -355,7 +268,7 @@ cdef class State(Steps):
     # told of each step a person reads about (None in a batch), and a scenario's dice
     cdef public object sink
     cdef public object forced
-    # the walks over the board
+    # the walks over the board, which Game and the kernel read too
     cpdef int monopoly_count(self, int p, int city) noexcept
     cpdef int group_count(self, int space) noexcept
     cpdef int rent_basis_of(self, int space, int houses, bint apartment, bint mortgaged) noexcept
@@ -368,148 +281,123 @@ cdef class State(Steps):
     cpdef long long liquidation_value(self, int p) noexcept
     cpdef long long rule25_wealth(self, int p) noexcept
     cpdef int wealth_parts(self) noexcept
-    cdef int owe(self, int debtor, int creditor, long long amount, int kind, bint releases,
-                 int space, int basis, int count) except -1
+    # where a title changes hands or is mortgaged (the counts of `group_held` follow)
+    cdef inline int rent_group(self, int space) noexcept
+    cdef inline int set_owner(self, int space, int p) noexcept
+    cdef inline int set_mortgaged(self, int space, bint mortgaged) noexcept
+    cdef int recount(self) noexcept
+    cdef inline int owe(self, int debtor, int creditor, long long amount, int kind, bint releases,
+                        int space, int basis, int count) except -1
+    # the steps of the transitions, each declared once, here: `inline`, so that a
+    # transition's call is a direct C call (no vtable, no check for a Python override),
+    # which the C compiler may inline. A step returns an int; `except -1` lets an exception
+    # raised on the way (a sink's, a scenario's forced dice) pass through.
     # the player's actions
-    cpdef int houses_on(self, int space) except -1
-    cpdef int has_apartment(self, int space) except -1
-    cpdef int is_mortgaged(self, int space) except -1
-    cpdef int streets_held(self, int p, int city) except -1
-    cpdef int houses_left(self) except? -1
-    cpdef int apartments_left(self) except? -1
-    cpdef int seat_held(self, int q) except -1
-    cpdef int raiser(self) except -2
-    cpdef int offered(self) except -2
-    cpdef int trade_partner(self, int standing) except -2
-    cpdef int trade_titles(self, int standing, int side) except -1
-    cpdef int trade_title(self, int standing, int side, int i) except? -1
-    cpdef long long trade_pay(self, int standing) except? -1
-    cpdef int buys(self, int p, int space, int price) except -1
-    cpdef int declines(self, int p, int space) except -1
-    cpdef int builds(self, int p, int space, int houses, int apartment, int cost) except -1
-    cpdef int sells_building(self, int p, int space, int houses, int apartment,
-                             int refund) except -1
-    cpdef int mortgages(self, int p, int space, int amount) except -1
-    cpdef int redeems(self, int p, int space, int amount) except -1
-    cpdef int tax_chosen(self, int p, long long flat, long long percent,
-                         int percent_chosen) except -1
-    cpdef int pays_treasury(self, int p, int amount, int reason, int space) except -1
-    cpdef int leaves_hold(self, int p, int by_doubles) except -1
-    cpdef int trade_proposed(self, int p) except -1
-    cpdef int awaits_answer(self, int q) except -1
-    cpdef int end_adjusting(self) except -1
-    cpdef int trade_answered(self, int accepted) except -1
-    cpdef int transfer_title(self, int space, int to) except -1
-    cpdef int pays(self, int payer, int payee, long long amount, int reason) except -1
+    cdef inline int raiser(self) noexcept
+    cdef inline int buys(self, int p, int space, int price) except -1
+    cdef inline int declines(self, int p, int space) except -1
+    cdef inline int builds(self, int p, int space, int houses, int apartment, int cost) except -1
+    cdef inline int sells_building(self, int p, int space, int houses, int apartment,
+                                   int refund) except -1
+    cdef inline int mortgages(self, int p, int space, int amount) except -1
+    cdef inline int redeems(self, int p, int space, int amount) except -1
+    cdef inline int tax_chosen(self, int p, long long flat, long long percent,
+                               int percent_chosen) except -1
+    cdef inline int pays_treasury(self, int p, int amount, int reason, int space) except -1
+    cdef inline int leaves_hold(self, int p, int by_doubles) except -1
+    cdef inline int trade_proposed(self, int p) except -1
+    cdef inline int awaits_answer(self, int q) except -1
+    cdef inline int end_adjusting(self) except -1
+    cdef inline int trade_answered(self, int accepted) except -1
+    cdef inline int transfer_title(self, int space, int to) except -1
+    cdef inline int pays(self, int payer, int payee, long long amount, int reason) except -1
     # the turn, the landings, the debts and the end
-    cpdef int seats(self) except -1
-    cpdef int seat_role(self, int q) except -1
-    cpdef int seat_out(self, int q) except -1
-    cpdef int title_owner(self, int space) except -2
-    cpdef int is_game_b(self) except -1
-    cpdef int is_two_hour(self) except -1
-    cpdef long long cash_of(self, int p) except? -1
-    cpdef long long game_b_score(self, int p) except? -1
-    cpdef int rent_at(self, int space, int dice) except -1
-    cpdef int begin_final(self, int reason) except -1
-    cpdef int queue_adjuster(self, int p) except -1
-    cpdef int next_adjuster(self) except -2
-    cpdef int final_cause(self) except -1
-    cpdef int hands_over(self, int p, long long amount, int keep_percent) except -1
-    cpdef int treasurer_pays(self, int owner, int space, int amount) except -1
-    cpdef int finish(self, int winner, int reason) except -1
-    cpdef int first_debtor(self) except -2
-    cpdef int first_creditor(self) except -2
-    cpdef long long first_debt(self) except? -1
-    cpdef int pay_first_debt(self) except -1
-    cpdef int drop_first_debt(self) except -1
-    cpdef long long liquidation_of(self, int p) except? -1
-    cpdef int must_raise(self, int d) except -1
-    cpdef int set_then(self, int then) except -1
-    cpdef int take_then(self) except -1
-    cpdef int is_over(self) except -1
-    cpdef int return_buildings(self, int d, int space) except -1
-    cpdef int hand_over_cash(self, int d, int creditor) except -1
-    cpdef int hand_over_title(self, int space, int creditor) except -1
-    cpdef int declare_bankrupt(self, int d, int creditor, long long debt) except -1
-    cpdef int current_seat(self) except -1
-    cpdef int next_turn(self) except -1
-    cpdef int resume_turn(self) except -1
-    cpdef int start_turn(self, int p) except -2
-    cpdef int held_turns(self, int p) except -2
-    cpdef int owes_fine(self, int p, int amount) except -1
-    cpdef int throw_pair(self, int purpose) except -1
-    cpdef int stays_held(self, int p) except -1
-    cpdef int released_by_doubles(self, int p) except -1
-    cpdef int is_extra_throw(self) except -1
-    cpdef int note_throw(self, int total, int extra) except -1
-    cpdef int position_of(self, int p) except -1
-    cpdef int place(self, int p, int end, int by) except -1
-    cpdef int extra_due(self) except -1
-    cpdef int extra_throw(self, int p) except -1
-    cpdef int post_roll(self, int p) except -1
-    cpdef int round_number(self) except -1
-    cpdef int new_round(self) except -1
-    cpdef int treasury_pays(self, int p, int amount, int reason, int space) except -1
-    cpdef int owes(self, int debtor, int creditor, int amount, int reason, int space) except -1
-    cpdef int owes_rent(self, int p, int owner, int space) except -1
-    cpdef int settle_after_move(self) except -1
-    cpdef int offer_title(self, int p, int space) except -1
-    cpdef int ask_income_tax(self, int p) except -1
-    cpdef int card_moves(self, int p, int target) except -1
-    cpdef int send_to_hold(self, int p, int by_card) except -1
-    cpdef int throw(self, int count, int purpose) except -1
-    cpdef int next_card(self, int p, int role) except -1
-    cpdef int after_move(self) except -1
+    cdef inline int begin_final(self, int reason) except -1
+    cdef inline int queue_adjuster(self, int p) except -1
+    cdef inline int next_adjuster(self) except -2
+    cdef inline int hands_over(self, int p, long long amount, int keep_percent) except -1
+    cdef inline int treasurer_pays(self, int owner, int space, int amount) except -1
+    cdef inline int finish(self, int winner, int reason) except -1
+    cdef inline int first_debtor(self) noexcept
+    cdef inline int pay_first_debt(self) except -1
+    cdef inline int drop_first_debt(self) except -1
+    cdef inline int must_raise(self, int d) except -1
+    cdef inline int set_then(self, int then) except -1
+    cdef inline int take_then(self) except -1
+    cdef inline int return_buildings(self, int d, int space) except -1
+    cdef inline int hand_over_cash(self, int d, int creditor) except -1
+    cdef inline int hand_over_title(self, int space, int creditor) except -1
+    cdef inline int declare_bankrupt(self, int d, int creditor, long long debt) except -1
+    cdef inline int resume_turn(self) except -1
+    cdef inline int start_turn(self, int p) except -2
+    cdef inline int owes_fine(self, int p, int amount) except -1
+    cdef inline int throw_pair(self, int purpose) except -1
+    cdef inline int stays_held(self, int p) except -1
+    cdef inline int released_by_doubles(self, int p) except -1
+    cdef inline int note_throw(self, int total, int extra) except -1
+    cdef inline int place(self, int p, int end, int by) except -1
+    cdef inline int extra_throw(self, int p) except -1
+    cdef inline int post_roll(self, int p) except -1
+    cdef inline int new_round(self) except -1
+    cdef inline int treasury_pays(self, int p, int amount, int reason, int space) except -1
+    cdef inline int owes(self, int debtor, int creditor, int amount, int reason,
+                         int space) except -1
+    cdef inline int owes_rent(self, int p, int owner, int space) except -1
+    cdef inline int offer_title(self, int p, int space) except -1
+    cdef inline int ask_income_tax(self, int p) except -1
+    cdef inline int send_to_hold(self, int p, int by_card) except -1
+    cdef inline int throw(self, int count, int purpose) except -1
+    cdef inline int next_card(self, int p, int role) except -1
 
 
-cpdef int land(Steps game, Tables t, int p, int space) except -1
-cpdef int play_card(Steps game, Tables t, int p, int role, int index) except -1
+cpdef int land(State game, Tables t, int p, int space) except -1
+cpdef int play_card(State game, Tables t, int p, int role, int index) except -1
 cpdef inline int pair_of(int first, int second) noexcept
-cpdef int begin_turn(Steps game, Tables t, int p) except -1
-cpdef int next_turn(Steps game, Tables t, int p) except -1
-cpdef int roll(Steps game, Tables t, int p) except -1
-cpdef int move_to(Steps game, Tables t, int p, int end, int by) except -1
-cpdef int after_move(Steps game, Tables t, int p) except -1
-cpdef int check_end(Steps game, Tables t) except -1
-cpdef int start_final(Steps game, Tables t, int reason) except -1
-cpdef int next_final(Steps game, Tables t) except -1
-cpdef int most_cash(Steps game) except -2
-cpdef int end_turn(Steps game, Tables t, int p) except -1
-cpdef int settle(Steps game, Tables t, int then) except -1
-cpdef int go_bankrupt(Steps game, Tables t, int d, int creditor, long long debt) except -1
+cpdef int begin_turn(State game, Tables t, int p) except -1
+cpdef int next_turn(State game, Tables t, int p) except -1
+cpdef int roll(State game, Tables t, int p) except -1
+cpdef int move_to(State game, Tables t, int p, int end, int by) except -1
+cpdef int after_move(State game, Tables t, int p) except -1
+cpdef int check_end(State game, Tables t) except -1
+cpdef int start_final(State game, Tables t, int reason) except -1
+cpdef int next_final(State game, Tables t) except -1
+cpdef int most_cash(State game) except -2
+cpdef int end_turn(State game, Tables t, int p) except -1
+cpdef int settle(State game, Tables t, int then) except -1
+cpdef int go_bankrupt(State game, Tables t, int d, int creditor, long long debt) except -1
 
 # the player's actions and their legality
 cpdef int refusal_code(int refusal) noexcept
 cpdef int refused_at(int refusal) noexcept
-cpdef int is_monopolized(Steps game, Tables t, int p, int city) except -1
-cpdef int breaks_built_monopoly(Steps game, Tables t, int p, int city,
+cpdef int is_monopolized(State game, Tables t, int p, int city) except -1
+cpdef int breaks_built_monopoly(State game, Tables t, int p, int city,
                                 unsigned long long leaving) except -1
-cpdef int why_not_buy(Steps game, Tables t, int p) except -1
-cpdef int why_not_pay_fine(Steps game, Tables t, int p) except -1
-cpdef int why_not_end_game(Steps game, Tables t) except -1
-cpdef int why_not_build(Steps game, Tables t, int p, int space) except -1
-cpdef int why_not_sell_building(Steps game, Tables t, int p, int space) except -1
-cpdef int why_not_mortgage(Steps game, Tables t, int p, int space) except -1
-cpdef int why_not_redeem(Steps game, Tables t, int p, int space) except -1
-cpdef int trade_possible(Steps game, Tables t, int p) except -1
-cpdef int why_not_trade(Steps game, Tables t, int p) except -1
-cpdef int buy_title(Steps game, Tables t, int p) except -1
-cpdef int decline_title(Steps game, Tables t, int p) except -1
-cpdef int pay_fine(Steps game, Tables t, int p) except -1
-cpdef int build(Steps game, Tables t, int p, int space) except -1
-cpdef int sell_building(Steps game, Tables t, int p, int space) except -1
-cpdef int mortgage(Steps game, Tables t, int p, int space) except -1
-cpdef int redeem(Steps game, Tables t, int p, int space) except -1
-cpdef int after_raise(Steps game, Tables t) except -1
-cpdef long long taxed_property(Steps game, Tables t, int p) except? -1
-cpdef long long taxed_improvements(Steps game, Tables t, int p) except? -1
-cpdef long long income_tax_percent(Steps game, Tables t, int p) except? -1
-cpdef int income_tax(Steps game, Tables t, int p, int percent_chosen) except -1
-cpdef int propose_trade(Steps game, Tables t, int p) except -1
-cpdef int answer_trade(Steps game, Tables t, int accepted) except -1
+cpdef int why_not_buy(State game, Tables t, int p) except -1
+cpdef int why_not_pay_fine(State game, Tables t, int p) except -1
+cpdef int why_not_end_game(State game, Tables t) except -1
+cpdef int why_not_build(State game, Tables t, int p, int space) except -1
+cpdef int why_not_sell_building(State game, Tables t, int p, int space) except -1
+cpdef int why_not_mortgage(State game, Tables t, int p, int space) except -1
+cpdef int why_not_redeem(State game, Tables t, int p, int space) except -1
+cpdef int trade_possible(State game, Tables t, int p) except -1
+cpdef int why_not_trade(State game, Tables t, int p) except -1
+cpdef int buy_title(State game, Tables t, int p) except -1
+cpdef int decline_title(State game, Tables t, int p) except -1
+cpdef int pay_fine(State game, Tables t, int p) except -1
+cpdef int build(State game, Tables t, int p, int space) except -1
+cpdef int sell_building(State game, Tables t, int p, int space) except -1
+cpdef int mortgage(State game, Tables t, int p, int space) except -1
+cpdef int redeem(State game, Tables t, int p, int space) except -1
+cpdef int after_raise(State game, Tables t) except -1
+cpdef long long taxed_property(State game, Tables t, int p) except? -1
+cpdef long long taxed_improvements(State game, Tables t, int p) except? -1
+cpdef long long income_tax_percent(State game, Tables t, int p) except? -1
+cpdef int income_tax(State game, Tables t, int p, int percent_chosen) except -1
+cpdef int propose_trade(State game, Tables t, int p) except -1
+cpdef int answer_trade(State game, Tables t, int accepted) except -1
 
 # answers over the whole state, in one call
 cpdef int title_targets(State game, int action) except -1
 cpdef list found_list(State game, int count)
+cdef int titles_held(State game, Tables t, int p, int group) noexcept
 cpdef int invariants(State game, list out) except -1

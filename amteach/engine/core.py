@@ -13,7 +13,9 @@ percentage, what selling buildings and mortgaging raise. Each takes the `Tables`
 numbers of the game's state it needs. Then the game's state itself, once (`State`, issue 38:
 `Game` keeps one, the compiled kernel's `G` extends it), with the walks over a player's titles,
 the debt queue, the dice (`MT`, CPython's stream) and the steps of the transitions on it, and
-the transitions, written once over the steps (`Steps`).
+the transitions, each a function of a `State` and the `Tables` that reads and writes the
+state's fields directly and takes its steps (`State`'s `cdef inline` methods: compiled, plain
+C calls).
 
 This module is Cython's pure-Python mode: `core.pxd` beside it types `Tables` as C arrays and
 the functions as `cpdef` C functions, which the kernel cimports. `setup.py` compiles it; run as
@@ -48,6 +50,16 @@ else:
 MAX_SPACES = 40
 MAX_CARDS = 32
 MAX_CITIES = 16
+# the groups a title counts in for its rent and a monopoly: each city, then the transports and
+# the utilities (`Tables.group`; `State.group_held` counts each seat's, unmortgaged)
+MAX_GROUPS = MAX_CITIES + 2
+GROUP_TRANSPORTS = MAX_CITIES
+GROUP_UTILITIES = MAX_CITIES + 1
+NO_GROUP = -1
+# the same for Python readers (compiled, the names above are C ints, not the module's
+# attributes): the groups past the cities by name, and how many groups a seat's counts have
+GROUP_CODES = {"transports": GROUP_TRANSPORTS, "utilities": GROUP_UTILITIES}
+N_GROUPS = MAX_GROUPS
 MAX_LIST = 8  # the monopolists' transport fares and utility multipliers
 MAX_FACE = 7  # the Foundation's prizes, by die face 1..6
 RENT_LADDER = 6  # a street's rents for either role: the last rung is the apartment
@@ -95,7 +107,7 @@ T_DOUBLES_ATTEMPT = THROWS.index("doubles_attempt")
 T_FOUNDATION = THROWS.index("foundation")
 T_CARD = THROWS.index("card")
 # How a pawn moves forward (`Moved.by`), and how a pair of dice thrown crosses the interface
-# (`Steps.throw_pair` returns `pair_of(first, second)`: the first die times DIE_BASE plus the
+# (`State.throw_pair` returns `pair_of(first, second)`: the first die times DIE_BASE plus the
 # second; a die is 1 to 6).
 MOVES = ("dice", "card")
 BY_DICE = MOVES.index("dice")
@@ -162,6 +174,7 @@ class Tables:
         if not cython.compiled:  # compiled, the C arrays start zeroed
             self.kind = zeros(MAX_SPACES)
             self.city = zeros(MAX_SPACES)
+            self.group = zeros(MAX_SPACES)
             self.price = zeros(MAX_SPACES)
             self.house_cost = zeros(MAX_SPACES)
             self.titles = zeros(MAX_SPACES)
@@ -207,6 +220,14 @@ def fill_tables(t: Tables, board, rules) -> Tables:
         i = space.index
         t.kind[i] = KINDS.index(space.kind)
         t.city[i] = cities.index(space.city) if space.kind == "street" else -1
+        if space.kind == "street":
+            t.group[i] = t.city[i]
+        elif space.kind == "transport":
+            t.group[i] = GROUP_TRANSPORTS
+        elif space.kind == "utility":
+            t.group[i] = GROUP_UTILITIES
+        else:
+            t.group[i] = NO_GROUP
         t.price[i] = space.price
         t.house_cost[i] = space.house_cost
         if space.kind == "street" and (
@@ -545,613 +566,6 @@ def tax_percent(
     ) // 100
 
 
-# -- the transitions, written once (issue 26) -------------------------------------------------
-# A transition (a landing, a card, ...) is written once below, as a function of the game's
-# `Steps` and the `Tables`. `Steps` is the interface: the primitive steps a transition takes
-# (a state change, or a question about the state), which `Game` (Python lists, and the event
-# each step emits) and the kernel's `G` (C arrays, and the frames' counters) each implement on
-# their own state. Every step returns an int and declares `except -1` (`except -2` where the
-# answer may be NOBODY), so that compiled, the kernel's calls test one return value (no
-# PyErr_Occurred after each call), while an exception raised in a Python step (Game's scripted
-# dice raise ScenarioError) still passes through. A step that only acts returns 0.
-
-
-@cython.cclass
-class Steps:
-    """The primitive steps of the transitions, which `State` implements once (for `Game` and
-    the kernel's `G`). The methods here are the interface and do nothing; a test may record
-    them (tests/test_core_transitions.py)."""
-
-    # -- the player's actions: questions
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def houses_on(self, space: cython.int) -> cython.int:
-        """How many houses stand on the street on `space`."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def has_apartment(self, space: cython.int) -> cython.int:
-        """1 when an apartment stands on the street on `space`, else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def is_mortgaged(self, space: cython.int) -> cython.int:
-        """1 when the title on `space` is mortgaged, else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def streets_held(self, p: cython.int, city: cython.int) -> cython.int:
-        """How many unmortgaged streets of `city` (a city code) p owns (decision 5 counts
-        them)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=True)
-    def houses_left(self) -> cython.int:
-        """The houses the Treasury has (below zero with an unlimited supply)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=True)
-    def apartments_left(self) -> cython.int:
-        """The apartments the Treasury has (below zero with an unlimited supply)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def seat_held(self, q: cython.int) -> cython.int:
-        """1 when seat q is held in Prison or Price War, else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def raiser(self) -> cython.int:
-        """The seat raising money for a debt (the RAISE phase); NOBODY in any other phase."""
-        return NOBODY
-
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def offered(self) -> cython.int:
-        """The space of the title offered for purchase (the BUY phase)."""
-        return NOBODY
-
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def trade_partner(self, standing: cython.int) -> cython.int:
-        """The seat a trade is with: the offer standing (`standing` 1, the TRADE_ANSWER
-        phase) or the trade being weighed for legality (0)."""
-        return NOBODY
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def trade_titles(self, standing: cython.int, side: cython.int) -> cython.int:
-        """How many titles that trade gives (side 0: the proposer's) or asks for (side 1)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=True)
-    def trade_title(self, standing: cython.int, side: cython.int, i: cython.int) -> cython.int:
-        """The i-th title of that side of the trade (as listed; may be off the board)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=True)
-    def trade_pay(self, standing: cython.int) -> cython.longlong:
-        """The cash of that trade (positive: the proposer pays the partner)."""
-        return 0
-
-    # -- the player's actions: what they change
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def buys(self, p: cython.int, space: cython.int, price: cython.int) -> cython.int:
-        """p pays `price` to the Treasury and owns the title offered on `space`."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def declines(self, p: cython.int, space: cython.int) -> cython.int:
-        """p does not buy the title offered on `space`."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def builds(
-        self,
-        p: cython.int,
-        space: cython.int,
-        houses: cython.int,
-        apartment: cython.int,
-        cost: cython.int,
-    ) -> cython.int:
-        """p pays `cost` to the Treasury and the street on `space` holds `houses` and
-        `apartment` from now on, the supply giving or taking back the difference."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def sells_building(
-        self,
-        p: cython.int,
-        space: cython.int,
-        houses: cython.int,
-        apartment: cython.int,
-        refund: cython.int,
-    ) -> cython.int:
-        """The Treasury pays p `refund` for one building, and the street on `space` holds
-        `houses` and `apartment` from now on, the supply taking back the difference."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def mortgages(self, p: cython.int, space: cython.int, amount: cython.int) -> cython.int:
-        """The title on `space` is mortgaged and the Treasury pays p `amount`."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def redeems(self, p: cython.int, space: cython.int, amount: cython.int) -> cython.int:
-        """p pays `amount` to the Treasury and the title on `space` is no longer mortgaged."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def tax_chosen(
-        self,
-        p: cython.int,
-        flat: cython.longlong,
-        percent: cython.longlong,
-        percent_chosen: cython.int,
-    ) -> cython.int:
-        """p chose how to pay the income tax (the percentage when `percent_chosen`), the two
-        amounts being `flat` and `percent` (the debt is queued next)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def pays_treasury(
-        self, p: cython.int, amount: cython.int, reason: cython.int, space: cython.int
-    ) -> cython.int:
-        """p pays `amount` to the Treasury from cash at once (no debt queued), for `reason`
-        (a `PAYMENTS` code), on `space` (NO_SPACE: none)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def leaves_hold(self, p: cython.int, by_doubles: cython.int) -> cython.int:
-        """p is held no longer: by paying the fine, or by throwing doubles (`by_doubles`)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def trade_proposed(self, p: cython.int) -> cython.int:
-        """The trade p weighed becomes the offer standing, made in the phase now."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def awaits_answer(self, q: cython.int) -> cython.int:
-        """q is to answer the offer standing (the TRADE_ANSWER phase)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def end_adjusting(self) -> cython.int:
-        """1 if the player on turn was adjusting in the final accounting, now done (the next
-        adjuster, or the settlement, follows); else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def trade_answered(self, accepted: cython.int) -> cython.int:
-        """The partner answers the offer standing; the proposer decides again, in the phase
-        the offer was made in (the titles and cash move next)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def transfer_title(self, space: cython.int, to: cython.int) -> cython.int:
-        """The title on `space` goes to seat `to` as it is (a trade)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def pays(
-        self, payer: cython.int, payee: cython.int, amount: cython.longlong, reason: cython.int
-    ) -> cython.int:
-        """`payer` pays `amount` of cash to `payee` at once, for `reason` (a `PAYMENTS`
-        code)."""
-        return 0
-
-    # -- questions
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def seats(self) -> cython.int:
-        """How many seats the game has."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def seat_role(self, q: cython.int) -> cython.int:
-        """Seat q's role (COMPETITOR or MONOPOLIST)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def seat_out(self, q: cython.int) -> cython.int:
-        """1 when seat q is bankrupt, else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def title_owner(self, space: cython.int) -> cython.int:
-        """The seat that owns the title on `space` (NOBODY: unowned)."""
-        return NOBODY
-
-    # -- money
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def treasury_pays(
-        self, p: cython.int, amount: cython.int, reason: cython.int, space: cython.int
-    ) -> cython.int:
-        """The Treasury pays `amount` to p, for `reason` (a `PAYMENTS` code), on `space`
-        (NO_SPACE: none)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def owes(
-        self,
-        debtor: cython.int,
-        creditor: cython.int,
-        amount: cython.int,
-        reason: cython.int,
-        space: cython.int,
-    ) -> cython.int:
-        """Queue a debt (creditor NOBODY: the Treasury) for `reason` (a `PAYMENTS` code), on
-        `space`; `settle_after_move` pays the queue."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def owes_rent(self, p: cython.int, owner: cython.int, space: cython.int) -> cython.int:
-        """Queue the rent p owes `owner` for landing on `space` (the last dice for a
-        utility): 1 when some is due, else 0 (Game tells why none is due)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def settle_after_move(self) -> cython.int:
-        """Pay the debts; then the turn goes on as after a move."""
-        return 0
-
-    # -- the pawn and the turn
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def offer_title(self, p: cython.int, space: cython.int) -> cython.int:
-        """p may buy the unowned title on `space` (the BUY phase)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def ask_income_tax(self, p: cython.int) -> cython.int:
-        """p chooses how to pay the income tax (the INCOME_TAX phase)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def card_moves(self, p: cython.int, target: cython.int) -> cython.int:
-        """Move p forward to `target` for a card (a landing there)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def send_to_hold(self, p: cython.int, by_card: cython.int) -> cython.int:
-        """Send p to Prison or Price War (by the space, or by a card when `by_card`)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def throw(self, count: cython.int, purpose: cython.int) -> cython.int:
-        """Throw `count` dice for `purpose` (a `THROWS` code); their sum."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def next_card(self, p: cython.int, role: cython.int) -> cython.int:
-        """p draws the next card of the `role` deck: its position in the deck's table."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def after_move(self) -> cython.int:
-        """The move is over: the turn goes on (an extra throw after doubles, or the rest of
-        the turn)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def is_game_b(self) -> cython.int:
-        """1 in Game B (a role left alone ends the game), else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def is_two_hour(self) -> cython.int:
-        """1 in the two-hour game (it ends when time is up), else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=True)
-    def cash_of(self, p: cython.int) -> cython.longlong:
-        """p's cash."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=True)
-    def game_b_score(self, p: cython.int) -> cython.longlong:
-        """p's Game B score (rule 25: cash plus a rent on every title owned)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def rent_at(self, space: cython.int, dice: cython.int) -> cython.int:
-        """The rent the title on `space` charges now, at these dice."""
-        return 0
-
-    # -- the end of the game
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def begin_final(self, reason: cython.int) -> cython.int:
-        """The final accounting begins (reason: an `ENDINGS` code), with no one queued yet."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def queue_adjuster(self, p: cython.int) -> cython.int:
-        """p will adjust (build, sell, mortgage, redeem) before the settlement, after those
-        queued before."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def next_adjuster(self) -> cython.int:
-        """The first player queued to adjust (NOBODY once none is left) is to decide now
-        (the FINAL_ADJUST phase) when there is one."""
-        return NOBODY
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def final_cause(self) -> cython.int:
-        """Why the final accounting began (an `ENDINGS` code)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def hands_over(
-        self, p: cython.int, amount: cython.longlong, keep_percent: cython.int
-    ) -> cython.int:
-        """The settlement: p hands `amount` of cash to the Treasury, keeping `keep_percent`."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def treasurer_pays(
-        self, owner: cython.int, space: cython.int, amount: cython.int
-    ) -> cython.int:
-        """The Treasurer's trip: the Treasury pays `owner` the rent of `space`."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def finish(self, winner: cython.int, reason: cython.int) -> cython.int:
-        """The game is over: `winner` (NOBODY: none) for `reason` (an `ENDINGS` code)."""
-        return 0
-
-    # -- the debts
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def first_debtor(self) -> cython.int:
-        """The debtor of the first debt queued (NOBODY: none is)."""
-        return NOBODY
-
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def first_creditor(self) -> cython.int:
-        """The creditor of the first debt queued (NOBODY: the Treasury)."""
-        return NOBODY
-
-    @cython.ccall
-    @cython.exceptval(-1, check=True)
-    def first_debt(self) -> cython.longlong:
-        """The amount of the first debt queued."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def pay_first_debt(self) -> cython.int:
-        """The debtor pays the first debt from cash (a fine paid releases the debtor)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def drop_first_debt(self) -> cython.int:
-        """Take the first debt off the queue unpaid."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=True)
-    def liquidation_of(self, p: cython.int) -> cython.longlong:
-        """What p could raise: cash, buildings sold and titles mortgaged."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def must_raise(self, d: cython.int) -> cython.int:
-        """d must sell or mortgage to pay the first debt (the RAISE phase)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def set_then(self, then: cython.int) -> cython.int:
-        """What follows once the debts are paid (a `THENS` code)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def take_then(self) -> cython.int:
-        """What follows once the debts are paid, cleared."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def is_over(self) -> cython.int:
-        """1 once the game is over."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def return_buildings(self, d: cython.int, space: cython.int) -> cython.int:
-        """A bankrupt's buildings on `space` go back to the Treasury, which pays d their
-        liquidation value (`buildings_refund`)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def hand_over_cash(self, d: cython.int, creditor: cython.int) -> cython.int:
-        """All of d's cash goes to `creditor` (NOBODY: the Treasury)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def hand_over_title(self, space: cython.int, creditor: cython.int) -> cython.int:
-        """A bankrupt's title goes to `creditor` as it is (NOBODY: back to the Treasury,
-        unowned and unmortgaged)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def declare_bankrupt(
-        self, d: cython.int, creditor: cython.int, debt: cython.longlong
-    ) -> cython.int:
-        """d is bankrupt (owing `debt` to `creditor`) and leaves the game."""
-        return 0
-
-    # -- the turn
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def current_seat(self) -> cython.int:
-        """The seat whose turn it is."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def next_turn(self) -> cython.int:
-        """The next player's turn."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def resume_turn(self) -> cython.int:
-        """The current player decides before throwing (the PRE_ROLL phase)."""
-        return 0
-
-    # -- the turn flow
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def start_turn(self, p: cython.int) -> cython.int:
-        """p's turn begins: p decides before throwing (the PRE_ROLL phase), no extra throw is
-        due yet, one more turn is counted. Returns `held_turns(p)`."""
-        return NOBODY
-
-    @cython.ccall
-    @cython.exceptval(-2, check=False)
-    def held_turns(self, p: cython.int) -> cython.int:
-        """How many turns p has spent held in Prison or Price War (NOBODY: p is not held)."""
-        return NOBODY
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def owes_fine(self, p: cython.int, amount: cython.int) -> cython.int:
-        """Queue the fine p owes the Treasury; paying it releases p (`pay_first_debt`)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def throw_pair(self, purpose: cython.int) -> cython.int:
-        """Throw two dice for `purpose` (a `THROWS` code): first * DIE_BASE + second."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def stays_held(self, p: cython.int) -> cython.int:
-        """p threw no doubles and stays held: one more turn spent there."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def released_by_doubles(self, p: cython.int) -> cython.int:
-        """p threw doubles and leaves Prison or Price War."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def is_extra_throw(self) -> cython.int:
-        """1 when the current throw is the extra throw after doubles, else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def note_throw(self, total: cython.int, extra: cython.int) -> cython.int:
-        """The move's throw: its total (a utility's rent reads it) and whether an extra throw
-        is due after the move (1 or 0)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def position_of(self, p: cython.int) -> cython.int:
-        """The space p's pawn stands on."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def place(self, p: cython.int, end: cython.int, by: cython.int) -> cython.int:
-        """Move p's pawn forward to `end` (by: a `MOVES` code): the space it left."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def extra_due(self) -> cython.int:
-        """1 when an extra throw is due after the move, else 0."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def extra_throw(self, p: cython.int) -> cython.int:
-        """p throws again, the extra throw (the PRE_ROLL phase), none being due any more."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def post_roll(self, p: cython.int) -> cython.int:
-        """p has thrown: the rest of the turn (the POST_ROLL phase)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def round_number(self) -> cython.int:
-        """The round being played (the first is 1)."""
-        return 0
-
-    @cython.ccall
-    @cython.exceptval(-1, check=False)
-    def new_round(self) -> cython.int:
-        """The next round begins."""
-        return 0
-
-
 # -- chance: CPython's random.Random, draw for draw ---------------------------------------------
 # One stream per game (the dice and the decks' shuffles), drawn in `State` only; the kernel's
 # random bots draw from streams of their own. Every 32-bit step is masked, so uncompiled Python
@@ -1417,11 +831,20 @@ class Trade:
             self.get[i] = get[i]
         self.pay = pay
 
+    def titles(self, side):
+        """How many titles side 0 (given) or 1 (asked for) lists."""
+        return self.n_get if side else self.n_give
+
+    def title(self, side, i):
+        """The i-th title side 0 (given) or 1 (asked for) lists."""
+        return self.get[i] if side else self.give[i]
+
 
 @cython.cclass
-class State(Steps):
+class State:
     """One game's state, for `Game` and for the kernel's batches alike (the kernel's `G` adds
-    only a batch's things), and the steps of the transitions on it, each written once.
+    only a batch's things), and the steps of the transitions on it, each written once: the
+    transitions below take a `State` and read and write its fields directly.
 
     Compiled, the state is C arrays; uncompiled, lists. `reset` sets up the start of a game;
     `sink`, when not None, is told of each step a person would read about (`NOTES`)."""
@@ -1450,6 +873,7 @@ class State(Steps):
             self.mortgaged = zeros(MAX_SPACES)
             self.mortgage_values = zeros(MAX_SPACES)
             self.redeem_values = zeros(MAX_SPACES)
+            self.group_held = zeros(MAX_SEATS, MAX_GROUPS)
             self.handed = zeros(MAX_SPACES)
             self.found = zeros(MAX_SPACES)
             self.deck = zeros(2, MAX_CARDS)
@@ -1509,6 +933,7 @@ class State(Steps):
             self.mortgaged[sp] = False
             self.mortgage_values[sp] = mortgage_value(t, sp)
             self.redeem_values[sp] = redeem_value(t, sp)
+        self.recount()
         self.supply_houses = t.supply_houses
         self.supply_apartments = t.supply_apartments
         if 0 <= seed < 2**64:
@@ -1562,10 +987,10 @@ class State(Steps):
         the Treasury's supply gives the buildings."""
         self.supply_houses += self.houses[space] - houses
         self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
-        self.owner[space] = owner
+        self.set_owner(space, owner)
+        self.set_mortgaged(space, mortgaged != 0)
         self.houses[space] = houses
         self.apartment[space] = apartment != 0
-        self.mortgaged[space] = mortgaged != 0
 
     def force_cards(self, role: int, indices) -> None:
         """A scenario's cards: these (positions in the role's deck) drawn first, in this order,
@@ -1616,7 +1041,8 @@ class State(Steps):
 
     def poke(self, field: str, index: int, value: int) -> None:
         """Tests only (tests/state_edit.py): write one seat's or space's field as it is, no
-        other field following it (a broken invariant, a position no scenario can set up)."""
+        other field following it (a broken invariant, a position no scenario can set up), but
+        the counts of `group_held`, which are recounted (`invariants` checks them)."""
         if field == "cash":
             self.cash[index] = value
         elif field == "position":
@@ -1631,8 +1057,14 @@ class State(Steps):
             self.apartment[index] = value != 0
         elif field == "mortgaged":
             self.mortgaged[index] = value != 0
+        elif field == "bankrupt":
+            self.bankrupt[index] = value != 0
+        elif field == "group_held":  # a broken count: seat index // MAX_GROUPS, its group
+            self.group_held[index // MAX_GROUPS][index % MAX_GROUPS] = value
+            return
         else:
             raise KeyError(field)
+        self.recount()
 
     def debts_owed(self) -> list:
         """The queued debts, first first: (debtor, creditor, amount) each."""
@@ -1646,46 +1078,60 @@ class State(Steps):
         """The seats still to adjust in the final accounting, the one adjusting first."""
         return [self.final_queue[self.final_head + i] for i in range(self.final_count)]
 
+    # -- the titles held: one count a seat and group, kept where a title changes hands
+    def rent_group(self, space):
+        """`group_count` of an owned title: its owner's unmortgaged titles of its group, this
+        one counted as unmortgaged."""
+        return self.group_held[self.owner[space]][self.t.group[space]] + (
+            1 if self.mortgaged[space] else 0
+        )
+
+    def set_owner(self, space, p):
+        """The title on `space` goes to p (NOBODY: back to the Treasury): the one place a title
+        changes hands, so the counts of `group_held` follow."""
+        group: cython.int = self.t.group[space]
+        if not self.mortgaged[space]:
+            if self.owner[space] != NOBODY:
+                self.group_held[self.owner[space]][group] -= 1
+            if p != NOBODY:
+                self.group_held[p][group] += 1
+        self.owner[space] = p
+        return 0
+
+    def set_mortgaged(self, space, mortgaged):
+        """The title on `space` is mortgaged, or redeemed: its owner's count follows."""
+        if self.mortgaged[space] != mortgaged and self.owner[space] != NOBODY:
+            self.group_held[self.owner[space]][self.t.group[space]] += -1 if mortgaged else 1
+        self.mortgaged[space] = mortgaged
+        return 0
+
+    def recount(self):
+        """`group_held` counted afresh from the titles (a new game, a test's poke)."""
+        t: Tables = self.t
+        p: cython.int
+        g: cython.int
+        i: cython.int
+        sp: cython.int
+        for p in range(MAX_SEATS):
+            for g in range(MAX_GROUPS):
+                self.group_held[p][g] = 0
+        for i in range(t.n_titles):
+            sp = t.titles[i]
+            if self.owner[sp] != NOBODY and not self.mortgaged[sp]:
+                self.group_held[self.owner[sp]][t.group[sp]] += 1
+        return 0
+
     # -- the walks over the board, once
     def monopoly_count(self, p, city):
         """How many unmortgaged streets of `city` (a city code) p owns (decision 5)."""
-        t: Tables = self.t
-        count: cython.int = 0
-        i: cython.int
-        sp: cython.int
-        for i in range(t.city_size[city]):
-            sp = t.city_member[city][i]
-            if self.owner[sp] == p and not self.mortgaged[sp]:
-                count += 1
-        return count
+        return self.group_held[p][city]
 
     def group_count(self, space):
         """The titles of the space's group (its city, the transports or the utilities) its
         owner has unmortgaged, this one counted as unmortgaged (a rent if it were redeemed)."""
-        t: Tables = self.t
-        owner: cython.int = self.owner[space]
-        count: cython.int = 0
-        city: cython.int
-        i: cython.int
-        sp: cython.int
-        kind: cython.int = t.kind[space]
-        if kind == K_STREET:
-            city = t.city[space]
-            for i in range(t.city_size[city]):
-                sp = t.city_member[city][i]
-                if self.owner[sp] == owner and (sp == space or not self.mortgaged[sp]):
-                    count += 1
-        elif kind == K_TRANSPORT:
-            for i in range(t.n_transports):
-                sp = t.transports[i]
-                if self.owner[sp] == owner and (sp == space or not self.mortgaged[sp]):
-                    count += 1
-        else:
-            for i in range(t.n_utilities):
-                sp = t.utilities[i]
-                if self.owner[sp] == owner and (sp == space or not self.mortgaged[sp]):
-                    count += 1
-        return count
+        if self.owner[space] == NOBODY:
+            return 0
+        return self.rent_group(space)
 
     def rent_basis_of(self, space, houses, apartment, mortgaged):
         """`rent_basis` of the title on `space` with these buildings and mortgage."""
@@ -1700,7 +1146,7 @@ class State(Steps):
             mortgaged,
             houses,
             apartment,
-            self.group_count(space),
+            self.rent_group(space),
         )
 
     def rent_count_of(self, space, basis, houses):
@@ -1708,7 +1154,7 @@ class State(Steps):
         owner: cython.int = self.owner[space]
         if owner == NOBODY:
             return rent_count(self.t, basis, NOBODY, houses, 0)
-        return rent_count(self.t, basis, self.roles[owner], houses, self.group_count(space))
+        return rent_count(self.t, basis, self.roles[owner], houses, self.rent_group(space))
 
     def rent_if(self, space, houses, apartment, mortgaged, dice):
         """One landing's rent on the title on `space` with these buildings and mortgage."""
@@ -1723,7 +1169,7 @@ class State(Steps):
             mortgaged,
             houses,
             apartment,
-            self.group_count(space),
+            self.rent_group(space),
             dice,
         )
 
@@ -1743,7 +1189,7 @@ class State(Steps):
             self.held[owner] != NOBODY,
             self.mortgaged[space],
             self.houses[space],
-            self.group_count(space),
+            self.rent_group(space),
         )
 
     def paid_for(self, space):
@@ -1803,7 +1249,9 @@ class State(Steps):
                     t, sp, self.mortgaged[sp], self.redeem_values[sp]
                 )
                 if self.houses[sp] or self.apartment[sp]:
-                    self.wealth_buildings[p] += self.paid_for(sp)
+                    self.wealth_buildings[p] += buildings_paid(
+                        t, sp, self.roles[p], self.houses[sp], self.apartment[sp]
+                    )
         return 0
 
     def wealth_of(self, p: int) -> tuple:
@@ -1831,56 +1279,17 @@ class State(Steps):
         self.debt_count += 1
         return 0
 
-    # -- the steps of the transitions (`Steps`): the player's actions
-    def houses_on(self, space):
-        return self.houses[space]
-
-    def has_apartment(self, space):
-        return 1 if self.apartment[space] else 0
-
-    def is_mortgaged(self, space):
-        return 1 if self.mortgaged[space] else 0
-
-    def streets_held(self, p, city):
-        return self.monopoly_count(p, city)
-
-    def houses_left(self):
-        return self.supply_houses
-
-    def apartments_left(self):
-        return self.supply_apartments
-
-    def seat_held(self, q):
-        return 1 if self.held[q] != NOBODY else 0
-
+    # -- the steps of the transitions: the state changes a transition takes, each told to the
+    # sink where a person reads about it (declared `cdef inline` in core.pxd)
     def raiser(self):
         if self.phase == RAISE:
             return self.actor
         return NOBODY
 
-    def offered(self):
-        return self.pending_buy
-
-    def trade_partner(self, standing):
-        tr: Trade = self.offer if standing else self.proposal
-        return tr.other
-
-    def trade_titles(self, standing, side):
-        tr: Trade = self.offer if standing else self.proposal
-        return tr.n_get if side else tr.n_give
-
-    def trade_title(self, standing, side, i):
-        tr: Trade = self.offer if standing else self.proposal
-        return tr.get[i] if side else tr.give[i]
-
-    def trade_pay(self, standing):
-        tr: Trade = self.offer if standing else self.proposal
-        return tr.pay
-
     def buys(self, p, space, price):
         self.cash[p] -= price
         self.treasury += price
-        self.owner[space] = p
+        self.set_owner(space, p)
         self.pending_buy = NOBODY
         if self.sink is not None:
             self.sink(N_PURCHASED, p, space, price)
@@ -1918,7 +1327,7 @@ class State(Steps):
         return 0
 
     def mortgages(self, p, space, amount):
-        self.mortgaged[space] = True
+        self.set_mortgaged(space, True)
         self.cash[p] += amount
         self.treasury -= amount
         if self.sink is not None:
@@ -1926,7 +1335,7 @@ class State(Steps):
         return 0
 
     def redeems(self, p, space, amount):
-        self.mortgaged[space] = False
+        self.set_mortgaged(space, False)
         self.cash[p] -= amount
         self.treasury += amount
         if self.sink is not None:
@@ -1986,8 +1395,7 @@ class State(Steps):
         return 0
 
     def transfer_title(self, space, to):
-        self.owner[space] = to
-        return 0
+        return self.set_owner(space, to)
 
     def pays(self, payer, payee, amount, reason):
         self.cash[payer] -= amount
@@ -1996,19 +1404,7 @@ class State(Steps):
             self.sink(N_PAYMENT, payer, payee, amount, reason, NO_SPACE, 0)
         return 0
 
-    # -- the landings, the debts, the end of the game and the turn (`Steps`)
-    def seats(self):
-        return self.n
-
-    def seat_role(self, q):
-        return self.roles[q]
-
-    def seat_out(self, q):
-        return 1 if self.bankrupt[q] else 0
-
-    def title_owner(self, space):
-        return self.owner[space]
-
+    # the landings, the debts, the end of the game and the turn
     def treasury_pays(self, p, amount, reason, space):
         self.cash[p] += amount
         self.treasury -= amount
@@ -2020,13 +1416,19 @@ class State(Steps):
         return self.owe(debtor, creditor, amount, reason, False, space, 0, 0)
 
     def owes_rent(self, p, owner, space):
-        basis: cython.int = self.rent_basis_of(
-            space, self.houses[space], self.apartment[space], self.mortgaged[space]
-        )
         own_role: cython.int = self.roles[owner]
-        amount: cython.int
-        count: cython.int = self.group_count(space)
-        amount = rent_amount(
+        count: cython.int = self.rent_group(space)
+        basis: cython.int = rent_basis(
+            self.t,
+            space,
+            own_role,
+            self.held[owner] != NOBODY,
+            self.mortgaged[space],
+            self.houses[space],
+            self.apartment[space],
+            count,
+        )
+        amount: cython.int = rent_amount(
             self.t, space, basis, own_role, self.houses[space], count, self.last_dice
         )
         if amount:
@@ -2045,9 +1447,6 @@ class State(Steps):
             self.sink(N_NO_RENT, p, owner, space, basis)
         return 0
 
-    def settle_after_move(self):
-        return settle(self, self.t, THEN_AFTER_MOVE)
-
     def offer_title(self, p, space):
         self.pending_buy = space
         self.phase = BUY
@@ -2058,9 +1457,6 @@ class State(Steps):
             self.sink(N_INCOME_TAX_DUE, p)
         self.phase = INCOME_TAX
         return 0
-
-    def card_moves(self, p, target):
-        return move_to(self, self.t, p, target, BY_CARD)
 
     def send_to_hold(self, p, by_card):
         self.position[p] = self.t.hold_space
@@ -2096,24 +1492,6 @@ class State(Steps):
             self.sink(N_CARD, p, role, index)
         return index
 
-    def after_move(self):
-        return after_move(self, self.t, self.current)
-
-    def is_game_b(self):
-        return 1 if self.game_type == GAME_B else 0
-
-    def is_two_hour(self):
-        return 1 if self.game_type == GAME_TWO_HOUR else 0
-
-    def cash_of(self, p):
-        return self.cash[p]
-
-    def game_b_score(self, p):
-        return self.rule25_wealth(p)
-
-    def rent_at(self, space, dice):
-        return self.rent_now(space, dice)
-
     def begin_final(self, reason):
         p: cython.int
         self.final_reason = reason
@@ -2139,9 +1517,6 @@ class State(Steps):
             self.phase = FINAL_ADJUST
             return self.actor
         return NOBODY
-
-    def final_cause(self):
-        return self.final_reason
 
     def hands_over(self, p, amount, keep_percent):
         self.cash[p] -= amount
@@ -2170,12 +1545,6 @@ class State(Steps):
         if self.debt_count:
             return self.debt_debtor[self.debt_head]
         return NOBODY
-
-    def first_creditor(self):
-        return self.debt_creditor[self.debt_head]
-
-    def first_debt(self):
-        return self.debt_amount[self.debt_head]
 
     def pay_first_debt(self):
         at: cython.int = self.debt_head
@@ -2224,9 +1593,6 @@ class State(Steps):
         self.debt_count -= 1
         return 0
 
-    def liquidation_of(self, p):
-        return self.liquidation_value(p)
-
     def must_raise(self, d):
         at: cython.int = self.debt_head
         if not self.debt_announced[at]:
@@ -2247,9 +1613,6 @@ class State(Steps):
         then: cython.int = self.then
         self.then = THEN_NONE
         return then
-
-    def is_over(self):
-        return 1 if self.phase == OVER else 0
 
     def return_buildings(self, d, space):
         t: Tables = self.t
@@ -2276,9 +1639,9 @@ class State(Steps):
         return 0
 
     def hand_over_title(self, space, creditor):
-        self.owner[space] = creditor
+        self.set_owner(space, creditor)
         if creditor == NOBODY:
-            self.mortgaged[space] = False
+            self.set_mortgaged(space, False)
         self.handed[self.n_handed] = space
         self.n_handed += 1
         return 0
@@ -2298,12 +1661,6 @@ class State(Steps):
             )
         return 0
 
-    def current_seat(self):
-        return self.current
-
-    def next_turn(self):
-        return next_turn(self, self.t, self.current)
-
     def resume_turn(self):
         self.actor = self.current
         self.phase = PRE_ROLL
@@ -2318,9 +1675,6 @@ class State(Steps):
         self.turns_taken[p] += 1
         if self.sink is not None:
             self.sink(N_TURN_STARTED, p, self.round)
-        return self.held[p]
-
-    def held_turns(self, p):
         return self.held[p]
 
     def owes_fine(self, p, amount):
@@ -2354,16 +1708,10 @@ class State(Steps):
             self.sink(N_LEFT_HOLD, p, 1)
         return 0
 
-    def is_extra_throw(self):
-        return 1 if self.is_extra else 0
-
     def note_throw(self, total, extra):
         self.last_dice = total
         self.extra_pending = extra != 0
         return 0
-
-    def position_of(self, p):
-        return self.position[p]
 
     def place(self, p, end, by):
         start: cython.int = self.position[p]
@@ -2371,9 +1719,6 @@ class State(Steps):
         if self.sink is not None:
             self.sink(N_MOVED, p, start, end, by)
         return start
-
-    def extra_due(self):
-        return 1 if self.extra_pending else 0
 
     def extra_throw(self, p):
         self.extra_pending = False
@@ -2387,9 +1732,6 @@ class State(Steps):
         self.phase = POST_ROLL
         return 0
 
-    def round_number(self):
-        return self.round
-
     def new_round(self):
         self.round += 1
         return 0
@@ -2402,7 +1744,7 @@ SPACE_FIELDS = ("owner", "houses", "apartment", "mortgaged", "mortgage_values", 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def land(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def land(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """What landing on `space` does to p, for each kind of space and each role (`move_to`
     calls this once the pawn stands there)."""
     kind: cython.int = t.kind[space]
@@ -2410,39 +1752,39 @@ def land(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int
     prize: cython.int
     role: cython.int
     if kind == K_STREET or kind == K_TRANSPORT or kind == K_UTILITY:
-        owner = game.title_owner(space)
+        owner = game.owner[space]
         if owner == NOBODY:
             return game.offer_title(p, space)
         if owner != p:
             if game.owes_rent(p, owner, space):
-                return game.settle_after_move()
+                return settle(game, t, THEN_AFTER_MOVE)
     elif space == t.go_to_hold_space:
         game.send_to_hold(p, 0)
     elif space == t.income_tax_space:
         return game.ask_income_tax(p)
     elif space == t.property_tax_space:
         game.owes(p, NOBODY, t.property_tax, P_PROPERTY_TAX, space)
-        return game.settle_after_move()
+        return settle(game, t, THEN_AFTER_MOVE)
     elif space == t.foundation_space:
         # seed rules: a Monopolist pays the fee; a Competitor throws one die for a prize
-        if game.seat_role(p) == MONOPOLIST:
+        if game.roles[p] == MONOPOLIST:
             if t.foundation_monopolist_fee:
                 game.owes(p, NOBODY, t.foundation_monopolist_fee, P_FOUNDATION_FEE, space)
-                return game.settle_after_move()
+                return settle(game, t, THEN_AFTER_MOVE)
         else:
             prize = t.prizes[game.throw(1, T_FOUNDATION)]
             if prize:
                 game.treasury_pays(p, prize, P_FOUNDATION_GRANT, space)
     elif kind == K_CARD:
-        role = game.seat_role(p)
+        role = game.roles[p]
         return play_card(game, t, p, role, game.next_card(p, role))
-    return game.after_move()
+    return after_move(game, t, game.current)
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
 def play_card(
-    game: Steps, t: Tables, p: cython.int, role: cython.int, index: cython.int
+    game: State, t: Tables, p: cython.int, role: cython.int, index: cython.int
 ) -> cython.int:
     """What card `index` of the `role` deck does when p has drawn it."""
     effect: cython.int = t.card_effect[role][index]
@@ -2455,28 +1797,28 @@ def play_card(
         game.treasury_pays(p, amount, P_CARD, NO_SPACE)
     elif effect == E_PAY:
         game.owes(p, NOBODY, amount, P_CARD, NO_SPACE)
-        return game.settle_after_move()
+        return settle(game, t, THEN_AFTER_MOVE)
     elif effect == E_COLLECT_FROM_MONOPOLISTS or effect == E_COLLECT_FROM_COMPETITORS:
         payer_role = MONOPOLIST if effect == E_COLLECT_FROM_MONOPOLISTS else COMPETITOR
-        n = game.seats()
+        n = game.n
         for k in range(1, n):
             q = (p + k) % n
-            if game.seat_role(q) == payer_role and not game.seat_out(q):
+            if game.roles[q] == payer_role and not game.bankrupt[q]:
                 game.owes(q, p, amount, P_CARD, NO_SPACE)
-        return game.settle_after_move()
+        return settle(game, t, THEN_AFTER_MOVE)
     elif effect == E_ALL_MONOPOLISTS_COLLECT:
-        n = game.seats()
+        n = game.n
         for q in range(n):
-            if game.seat_role(q) == MONOPOLIST and not game.seat_out(q):
+            if game.roles[q] == MONOPOLIST and not game.bankrupt[q]:
                 game.treasury_pays(q, amount, P_CARD, NO_SPACE)
     elif effect == E_MOVE_TO:
-        return game.card_moves(p, t.card_target[role][index])
+        return move_to(game, t, p, t.card_target[role][index], BY_CARD)
     elif effect == E_GO_TO_PRICE_WAR or effect == E_GO_TO_PRISON:
         game.send_to_hold(p, 1)
     elif effect == E_ROLL_FOR:
         if game.throw(2, T_CARD) >= t.card_target[role][index]:
             game.treasury_pays(p, amount, P_CARD, NO_SPACE)
-    return game.after_move()
+    return after_move(game, t, game.current)
 
 
 # -- the turn flow -----------------------------------------------------------------------------
@@ -2485,13 +1827,13 @@ def play_card(
 @cython.ccall
 @cython.exceptval(check=False)
 def pair_of(first: cython.int, second: cython.int) -> cython.int:
-    """Two dice thrown as one number (what `Steps.throw_pair` returns)."""
+    """Two dice thrown as one number (what `State.throw_pair` returns)."""
     return first * DIE_BASE + second
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def begin_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def begin_turn(game: State, t: Tables, p: cython.int) -> cython.int:
     """p's turn begins. Decision 3: a player held in Prison or Price War for
     `held_turns_before_forced_fine` turns must pay the `fine` at the start of this one (a debt,
     so a player short of cash raises it or goes bankrupt, decision 9); paid, p is released and
@@ -2505,20 +1847,20 @@ def begin_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def next_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def next_turn(game: State, t: Tables, p: cython.int) -> cython.int:
     """p's turn is over: the next player still in the game takes a turn, in seat order. Coming
     round to the first seat again starts a new round, unless the round cap (`round_cap`,
     decision 12) has been played: then the final accounting begins (the round stays the last
     one played)."""
-    n: cython.int = game.seats()
+    n: cython.int = game.n
     q: cython.int = p
     step: cython.int
     for step in range(1, n + 1):
         q = (p + step) % n
-        if not game.seat_out(q):
+        if not game.bankrupt[q]:
             break
     if q <= p:
-        if t.round_cap >= 0 and game.round_number() >= t.round_cap:
+        if t.round_cap >= 0 and game.round >= t.round_cap:
             return start_final(game, t, END_ROUND_CAP)
         game.new_round()
     return begin_turn(game, t, q)
@@ -2526,7 +1868,7 @@ def next_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def roll(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def roll(game: State, t: Tables, p: cython.int) -> cython.int:
     """p, whose turn it is, throws two dice. Held in Prison or Price War (decision 3): doubles
     release p, who moves by that throw and has the extra throw after it; no doubles, p stays
     held (one more turn spent there) and does not move. Not held: p moves by the throw, and
@@ -2535,7 +1877,7 @@ def roll(game: Steps, t: Tables, p: cython.int) -> cython.int:
     pair: cython.int
     extra: cython.int
     total: cython.int
-    if game.held_turns(p) != NOBODY:
+    if game.held[p] != NOBODY:
         pair = game.throw_pair(T_DOUBLES_ATTEMPT)
         if pair // DIE_BASE != pair % DIE_BASE:
             game.stays_held(p)
@@ -2544,15 +1886,15 @@ def roll(game: Steps, t: Tables, p: cython.int) -> cython.int:
         extra = 1
     else:
         pair = game.throw_pair(T_MOVE)
-        extra = 1 if pair // DIE_BASE == pair % DIE_BASE and not game.is_extra_throw() else 0
+        extra = 1 if pair // DIE_BASE == pair % DIE_BASE and not game.is_extra else 0
     total = pair // DIE_BASE + pair % DIE_BASE
     game.note_throw(total, extra)
-    return move_to(game, t, p, (game.position_of(p) + total) % t.n_spaces, BY_DICE)
+    return move_to(game, t, p, (game.position[p] + total) % t.n_spaces, BY_DICE)
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def move_to(game: Steps, t: Tables, p: cython.int, end: cython.int, by: cython.int) -> cython.int:
+def move_to(game: State, t: Tables, p: cython.int, end: cython.int, by: cython.int) -> cython.int:
     """p's pawn moves forward to `end` (by: a `MOVES` code) and lands there. Reaching or
     passing START (space 0) pays the `start_payment`, a card's move forward too (the table of
     parameters in decisions.md); a pawn sent to Prison or Price War does not move forward and
@@ -2566,13 +1908,13 @@ def move_to(game: Steps, t: Tables, p: cython.int, end: cython.int, by: cython.i
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def after_move(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def after_move(game: State, t: Tables, p: cython.int) -> cython.int:
     """p's move is over (its landing and debts done). A player who went bankrupt on the way
     ends the turn; after doubles a player not held throws once more (decisions 2 and 3);
     otherwise the rest of the turn."""
-    if game.seat_out(p):
+    if game.bankrupt[p]:
         return next_turn(game, t, p)
-    if game.extra_due() and game.held_turns(p) == NOBODY:
+    if game.extra_pending and game.held[p] == NOBODY:
         return game.extra_throw(p)
     return game.post_roll(p)
 
@@ -2582,7 +1924,7 @@ def after_move(game: Steps, t: Tables, p: cython.int) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def settle(game: Steps, t: Tables, then: cython.int) -> cython.int:
+def settle(game: State, t: Tables, then: cython.int) -> cython.int:
     """Decision 9: pay the queued debts in order. A debtor short of cash who could raise the
     money by selling and mortgaging must do so first (the RAISE phase: the queue waits); one
     who could not is bankrupt. Then `then` (a `THENS` code) follows."""
@@ -2594,26 +1936,26 @@ def settle(game: Steps, t: Tables, then: cython.int) -> cython.int:
         d = game.first_debtor()
         if d == NOBODY:
             break
-        if game.seat_out(d):
+        if game.bankrupt[d]:
             game.drop_first_debt()
             continue
-        amount = game.first_debt()
-        if game.cash_of(d) >= amount:
+        amount = game.debt_amount[game.debt_head]
+        if game.cash[d] >= amount:
             game.pay_first_debt()
             continue
-        if game.liquidation_of(d) >= amount:
+        if game.liquidation_value(d) >= amount:
             return game.must_raise(d)
-        creditor = game.first_creditor()
+        creditor = game.debt_creditor[game.debt_head]
         game.drop_first_debt()
         go_bankrupt(game, t, d, creditor, amount)
-        if game.is_over():
+        if game.phase == OVER:
             return 0
     then = game.take_then()
     if then == THEN_AFTER_MOVE:
-        return game.after_move()
+        return after_move(game, t, game.current)
     if then == THEN_RELEASED:
-        if game.seat_out(game.current_seat()):
-            return game.next_turn()
+        if game.bankrupt[game.current]:
+            return next_turn(game, t, game.current)
         return game.resume_turn()
     return 0
 
@@ -2621,7 +1963,7 @@ def settle(game: Steps, t: Tables, then: cython.int) -> cython.int:
 @cython.ccall
 @cython.exceptval(-1, check=False)
 def go_bankrupt(
-    game: Steps, t: Tables, d: cython.int, creditor: cython.int, debt: cython.longlong
+    game: State, t: Tables, d: cython.int, creditor: cython.int, debt: cython.longlong
 ) -> cython.int:
     """Decision 9: the buildings go back to the Treasury at their liquidation value, then the
     cash and the titles (mortgaged ones as they are) to the creditor; owed to the Treasury
@@ -2630,14 +1972,14 @@ def go_bankrupt(
     sp: cython.int
     for i in range(t.n_titles):
         sp = t.titles[i]
-        if game.title_owner(sp) == d:
+        if game.owner[sp] == d:
             game.return_buildings(d, sp)
-    if creditor != NOBODY and game.seat_out(creditor):
+    if creditor != NOBODY and game.bankrupt[creditor]:
         creditor = NOBODY
     game.hand_over_cash(d, creditor)
     for i in range(t.n_titles):
         sp = t.titles[i]
-        if game.title_owner(sp) == d:
+        if game.owner[sp] == d:
             game.hand_over_title(sp, creditor)
     game.declare_bankrupt(d, creditor, debt)
     return check_end(game, t)
@@ -2648,11 +1990,11 @@ def go_bankrupt(
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def check_end(game: Steps, t: Tables) -> cython.int:
+def check_end(game: State, t: Tables) -> cython.int:
     """After a bankruptcy: Game B ends when the players left are all of one role, the richest
     by Game B score winning (rule 25; the first seat of the highest score); any game ends when
     one player (or none) is left (Game A)."""
-    n: cython.int = game.seats()
+    n: cython.int = game.n
     p: cython.int
     alive: cython.int = 0
     last: cython.int = NOBODY
@@ -2661,14 +2003,14 @@ def check_end(game: Steps, t: Tables) -> cython.int:
     score: cython.longlong
     best_score: cython.longlong = 0
     for p in range(n):
-        if not game.seat_out(p):
+        if not game.bankrupt[p]:
             alive += 1
             last = p
-            roles_seen |= 1 << game.seat_role(p)
-    if game.is_game_b() and (roles_seen == 1 or roles_seen == 2):
+            roles_seen |= 1 << game.roles[p]
+    if game.game_type == GAME_B and (roles_seen == 1 or roles_seen == 2):
         for p in range(n):
-            if not game.seat_out(p):
-                score = game.game_b_score(p)
+            if not game.bankrupt[p]:
+                score = game.rule25_wealth(p)
                 if best == NOBODY or score > best_score:
                     best = p
                     best_score = score
@@ -2680,25 +2022,25 @@ def check_end(game: Steps, t: Tables) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def start_final(game: Steps, t: Tables, reason: cython.int) -> cython.int:
+def start_final(game: State, t: Tables, reason: cython.int) -> cython.int:
     """The final accounting (the two-hour game's end, or the round cap): every player still in
     adjusts in seat order, then `next_final` settles."""
     p: cython.int
     game.begin_final(reason)
-    for p in range(game.seats()):
-        if not game.seat_out(p):
+    for p in range(game.n):
+        if not game.bankrupt[p]:
             game.queue_adjuster(p)
     return next_final(game, t)
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def next_final(game: Steps, t: Tables) -> cython.int:
+def next_final(game: State, t: Tables) -> cython.int:
     """The next player adjusts; once all have, the settlement: each player keeps the role's
     percentage of cash and hands the rest to the Treasury, the Treasurer pays each title's
     rent (utilities at the settlement dice) to its owner, and the most cash wins (the first
     seat of the most)."""
-    n: cython.int = game.seats()
+    n: cython.int = game.n
     p: cython.int
     i: cython.int
     sp: cython.int
@@ -2710,25 +2052,25 @@ def next_final(game: Steps, t: Tables) -> cython.int:
     if game.next_adjuster() != NOBODY:
         return 0
     for p in range(n):
-        if not game.seat_out(p):
-            cash = game.cash_of(p)
-            pct = t.keep_percent[game.seat_role(p)]
+        if not game.bankrupt[p]:
+            cash = game.cash[p]
+            pct = t.keep_percent[game.roles[p]]
             keep = cash * pct // 100
             game.hands_over(p, cash - keep, pct)
     for i in range(t.n_titles):
         sp = t.titles[i]
-        owner = game.title_owner(sp)
+        owner = game.owner[sp]
         if owner == NOBODY:
             continue
-        amount = game.rent_at(sp, t.settlement_utility_dice)
+        amount = game.rent_now(sp, t.settlement_utility_dice)
         if amount:
             game.treasurer_pays(owner, sp, amount)
-    return game.finish(most_cash(game), game.final_cause())
+    return game.finish(most_cash(game), game.final_reason)
 
 
 @cython.ccall
 @cython.exceptval(-2, check=False)
-def most_cash(game: Steps) -> cython.int:
+def most_cash(game: State) -> cython.int:
     """The seat still in with the most cash, the first seat of the most on a tie (NOBODY when
     no one is left): the final accounting's winner (decision 12), and, asked when the
     accounting begins, the leader it may overturn (amteach.sim.accounting)."""
@@ -2736,9 +2078,9 @@ def most_cash(game: Steps) -> cython.int:
     best: cython.int = NOBODY
     cash: cython.longlong
     best_cash: cython.longlong = 0
-    for p in range(game.seats()):
-        if not game.seat_out(p):
-            cash = game.cash_of(p)
+    for p in range(game.n):
+        if not game.bankrupt[p]:
+            cash = game.cash[p]
             if best == NOBODY or cash > best_cash:
                 best = p
                 best_cash = cash
@@ -2747,7 +2089,7 @@ def most_cash(game: Steps) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def end_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def end_turn(game: State, t: Tables, p: cython.int) -> cython.int:
     """p ends the turn: in the final accounting (decision 12) the next player adjusts, or the
     settlement follows; else the next seat still in plays."""
     if game.end_adjusting():
@@ -2757,7 +2099,7 @@ def end_turn(game: Steps, t: Tables, p: cython.int) -> cython.int:
 
 # -- the player's actions ----------------------------------------------------------------------
 # Each action a player takes (buy, build, sell, mortgage, redeem, the income tax, the fine, a
-# trade answered) and its legality, written once over `Steps`. A legality function returns 0
+# trade answered) and its legality, written once over `State`. A legality function returns 0
 # when the action is allowed, else a refusal code (a position in `REFUSALS`), which
 # `amteach.engine.refusals` turns into the sentence a player reads; the kernel only asks
 # whether it is 0. Each refusal is checked in the order a player is told of it.
@@ -2864,18 +2206,18 @@ def refused_at(refusal: cython.int) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def is_monopolized(game: Steps, t: Tables, p: cython.int, city: cython.int) -> cython.int:
+def is_monopolized(game: State, t: Tables, p: cython.int, city: cython.int) -> cython.int:
     """Decision 5: a Monopolist's city is monopolized while they own monopoly_streets
     unmortgaged streets of it. 1 when it is, else 0."""
-    if game.seat_role(p) != MONOPOLIST:
+    if game.roles[p] != MONOPOLIST:
         return 0
-    return 1 if game.streets_held(p, city) >= t.monopoly_streets else 0
+    return 1 if game.group_held[p][city] >= t.monopoly_streets else 0
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
 def breaks_built_monopoly(
-    game: Steps, t: Tables, p: cython.int, city: cython.int, leaving: cython.ulonglong
+    game: State, t: Tables, p: cython.int, city: cython.int, leaving: cython.ulonglong
 ) -> cython.int:
     """Rule 10 and decision 5: would losing the titles in `leaving` (a bit per space) take a
     city where p has buildings below a monopoly? 1 when it would, else 0."""
@@ -2885,14 +2227,14 @@ def breaks_built_monopoly(
     built: cython.int = 0
     for i in range(t.city_size[city]):
         sp = t.city_member[city][i]
-        if game.title_owner(sp) == p and (game.houses_on(sp) or game.has_apartment(sp)):
+        if game.owner[sp] == p and (game.houses[sp] or game.apartment[sp]):
             built = 1
             break
     if not built:
         return 0
     for i in range(t.city_size[city]):
         sp = t.city_member[city][i]
-        if game.title_owner(sp) == p and not game.is_mortgaged(sp) and not (leaving >> sp) & 1:
+        if game.owner[sp] == p and not game.mortgaged[sp] and not (leaving >> sp) & 1:
             keep += 1
     return 1 if keep < t.monopoly_streets else 0
 
@@ -2902,86 +2244,86 @@ def breaks_built_monopoly(
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def why_not_buy(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def why_not_buy(game: State, t: Tables, p: cython.int) -> cython.int:
     """Rule 9 and rule 26: p buys the title offered at its price, from cash."""
-    if game.cash_of(p) < t.price[game.offered()]:
+    if game.cash[p] < t.price[game.pending_buy]:
         return SHORT_OF_CASH
     return OK
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def why_not_pay_fine(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def why_not_pay_fine(game: State, t: Tables, p: cython.int) -> cython.int:
     """Decision 3 and rule 26: a held player may pay the fine, from cash."""
-    if not game.seat_held(p):
+    if game.held[p] == NOBODY:
         return NOT_HELD
-    if game.cash_of(p) < t.fine:
+    if game.cash[p] < t.fine:
         return SHORT_OF_CASH
     return OK
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def why_not_end_game(game: Steps, t: Tables) -> cython.int:
+def why_not_end_game(game: State, t: Tables) -> cython.int:
     """Decision 12: only the two-hour game is ended by the clock."""
-    if not game.is_two_hour():
+    if game.game_type != GAME_TWO_HOUR:
         return NOT_TWO_HOUR
     return OK
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def why_not_build(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def why_not_build(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """Rule 11, rule 10 with decision 5, the supply and rule 26: p builds on a street p owns,
     unmortgaged; a Monopolist only in a monopolized city; houses up to the role's maximum, then
     an apartment in their place, while the Treasury has one; paid from cash."""
     role: cython.int
-    if game.title_owner(space) != p:
+    if game.owner[space] != p:
         return NOT_OWNER
     if t.kind[space] != K_STREET:
         return NOT_A_STREET
-    if game.is_mortgaged(space):
+    if game.mortgaged[space]:
         return MORTGAGED
-    role = game.seat_role(p)
+    role = game.roles[p]
     # decision 5 (is_monopolized, with the role already in hand)
-    if role == MONOPOLIST and game.streets_held(p, t.city[space]) < t.monopoly_streets:
+    if role == MONOPOLIST and game.group_held[p][t.city[space]] < t.monopoly_streets:
         return NO_MONOPOLY
-    if game.has_apartment(space):
+    if game.apartment[space]:
         return FULL
-    if next_is_apartment(t, role, game.houses_on(space)):
-        if not t.unlimited_supply and game.apartments_left() <= 0:
+    if next_is_apartment(t, role, game.houses[space]):
+        if not t.unlimited_supply and game.supply_apartments <= 0:
             return NO_APARTMENTS_LEFT
-    elif not t.unlimited_supply and game.houses_left() <= 0:
+    elif not t.unlimited_supply and game.supply_houses <= 0:
         return NO_HOUSES_LEFT
-    if game.cash_of(p) < t.house_cost[space]:
+    if game.cash[p] < t.house_cost[space]:
         return SHORT_OF_CASH
     return OK
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def why_not_sell_building(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def why_not_sell_building(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """Rule 13: p sells a building from a street p owns."""
-    if game.title_owner(space) != p:
+    if game.owner[space] != p:
         return NOT_OWNER
-    if not (game.houses_on(space) or game.has_apartment(space)):
+    if not (game.houses[space] or game.apartment[space]):
         return NO_BUILDINGS
     return OK
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def why_not_mortgage(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def why_not_mortgage(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """Rule 12 and decision 7: p mortgages a title p owns, bare of buildings, that is not
     mortgaged yet; a Monopolist not while that would break a built-up monopoly."""
-    if game.title_owner(space) != p:
+    if game.owner[space] != p:
         return NOT_OWNER
-    if game.is_mortgaged(space):
+    if game.mortgaged[space]:
         return ALREADY_MORTGAGED
-    if game.houses_on(space) or game.has_apartment(space):
+    if game.houses[space] or game.apartment[space]:
         return BUILDINGS_STAND
     if (
-        game.seat_role(p) == MONOPOLIST
+        game.roles[p] == MONOPOLIST
         and t.kind[space] == K_STREET
         and breaks_built_monopoly(
             game, t, p, t.city[space], cython.cast(cython.ulonglong, 1) << space
@@ -2993,21 +2335,21 @@ def why_not_mortgage(game: Steps, t: Tables, p: cython.int, space: cython.int) -
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def why_not_redeem(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def why_not_redeem(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """Rule 12 and rule 26: p redeems a mortgaged title p owns, paying the redeem price from
     cash."""
-    if game.title_owner(space) != p:
+    if game.owner[space] != p:
         return NOT_OWNER
-    if not game.is_mortgaged(space):
+    if not game.mortgaged[space]:
         return NOT_MORTGAGED
-    if game.cash_of(p) < redeem_value(t, space):
+    if game.cash[p] < redeem_value(t, space):
         return SHORT_OF_CASH
     return OK
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def trade_possible(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def trade_possible(game: State, t: Tables, p: cython.int) -> cython.int:
     """Could p propose any trade? Another player is in the game and a bare title is owned by
     p or by a player still in. 1 when so, else 0."""
     q: cython.int
@@ -3015,30 +2357,31 @@ def trade_possible(game: Steps, t: Tables, p: cython.int) -> cython.int:
     sp: cython.int
     owner: cython.int
     others: cython.int = 0
-    for q in range(game.seats()):
-        if q != p and not game.seat_out(q):
+    for q in range(game.n):
+        if q != p and not game.bankrupt[q]:
             others += 1
     if others == 0:
         return 0
     for i in range(t.n_titles):
         sp = t.titles[i]
-        owner = game.title_owner(sp)
-        if owner == NOBODY or game.houses_on(sp) or game.has_apartment(sp):
+        owner = game.owner[sp]
+        if owner == NOBODY or game.houses[sp] or game.apartment[sp]:
             continue
-        if owner == p or not game.seat_out(owner):
+        if owner == p or not game.bankrupt[owner]:
             return 1
     return 0
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def why_not_trade(game: Steps, t: Tables, p: cython.int) -> cython.int:
-    """Rule 23, decision 8 and rule 26: the trade p weighs (`Steps.trade_...` of standing 0)
+def why_not_trade(game: State, t: Tables, p: cython.int) -> cython.int:
+    """Rule 23, decision 8 and rule 26: the trade p weighs (`State.proposal`)
     is with another player still in; it lists at least one title (cash alone would be a
     loan), none twice, each owned by its side and bare of buildings; it breaks no
     Monopolist's built-up monopoly; each side has the cash it pays. A refusal about one title
     says which (`refused_at`)."""
-    q: cython.int = game.trade_partner(0)
+    weighed: Trade = game.proposal
+    q: cython.int = weighed.other
     side: cython.int
     who: cython.int
     n: cython.int
@@ -3047,39 +2390,39 @@ def why_not_trade(game: Steps, t: Tables, p: cython.int) -> cython.int:
     sp: cython.int
     pay: cython.longlong
     leaving: cython.ulonglong
-    if not (0 <= q < game.seats()) or q == p or game.seat_out(q):
+    if not (0 <= q < game.n) or q == p or game.bankrupt[q]:
         return NO_PARTNER
-    if game.trade_titles(0, 0) == 0 and game.trade_titles(0, 1) == 0:
+    if weighed.titles(0) == 0 and weighed.titles(1) == 0:
         return NO_TITLES
     for side in range(2):
-        n = game.trade_titles(0, side)
+        n = weighed.titles(side)
         for i in range(n):
-            sp = game.trade_title(0, side, i)
+            sp = weighed.title(side, i)
             for j in range(i):
-                if game.trade_title(0, side, j) == sp:
+                if weighed.title(side, j) == sp:
                     return LISTED_TWICE
     for side in range(2):
         who = p if side == 0 else q
-        n = game.trade_titles(0, side)
+        n = weighed.titles(side)
         leaving = 0
         for i in range(n):
-            sp = game.trade_title(0, side, i)
-            if not (0 <= sp < t.n_spaces) or game.title_owner(sp) != who:
+            sp = weighed.title(side, i)
+            if not (0 <= sp < t.n_spaces) or game.owner[sp] != who:
                 return TRADE_NOT_OWNER + REFUSAL_AT * (2 * i + side)
-            if game.houses_on(sp) or game.has_apartment(sp):
+            if game.houses[sp] or game.apartment[sp]:
                 return TRADE_BUILDINGS + REFUSAL_AT * (2 * i + side)
             leaving |= cython.cast(cython.ulonglong, 1) << sp
-        if game.seat_role(who) == MONOPOLIST:
+        if game.roles[who] == MONOPOLIST:
             for i in range(n):
-                sp = game.trade_title(0, side, i)
+                sp = weighed.title(side, i)
                 if t.kind[sp] == K_STREET and breaks_built_monopoly(
                     game, t, who, t.city[sp], leaving
                 ):
                     return TRADE_BREAKS_MONOPOLY + REFUSAL_AT * (2 * i + side)
-    pay = game.trade_pay(0)
-    if pay > 0 and game.cash_of(p) < pay:
+    pay = weighed.pay
+    if pay > 0 and game.cash[p] < pay:
         return PROPOSER_SHORT
-    if pay < 0 and game.cash_of(q) < -pay:
+    if pay < 0 and game.cash[q] < -pay:
         return PARTNER_SHORT
     return OK
 
@@ -3089,24 +2432,24 @@ def why_not_trade(game: Steps, t: Tables, p: cython.int) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def buy_title(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def buy_title(game: State, t: Tables, p: cython.int) -> cython.int:
     """Rule 9: p buys the title offered at its price; the turn goes on."""
-    space: cython.int = game.offered()
+    space: cython.int = game.pending_buy
     game.buys(p, space, t.price[space])
-    return game.after_move()
+    return after_move(game, t, game.current)
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def decline_title(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def decline_title(game: State, t: Tables, p: cython.int) -> cython.int:
     """Rule 9: p does not buy the title offered; the turn goes on."""
-    game.declines(p, game.offered())
-    return game.after_move()
+    game.declines(p, game.pending_buy)
+    return after_move(game, t, game.current)
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def pay_fine(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def pay_fine(game: State, t: Tables, p: cython.int) -> cython.int:
     """Decision 3: a held player pays the fine before throwing and is held no longer."""
     game.pays_treasury(p, t.fine, P_FINE, NO_SPACE)
     return game.leaves_hold(p, 0)
@@ -3114,26 +2457,26 @@ def pay_fine(game: Steps, t: Tables, p: cython.int) -> cython.int:
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def build(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def build(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """Rule 11: one more building on a street, at its house cost: a house, or, once the
     owner's role has its maximum of houses there, an apartment in their place (the houses go
     back to the supply)."""
-    houses: cython.int = game.houses_on(space)
-    if next_is_apartment(t, game.seat_role(game.title_owner(space)), houses):
+    houses: cython.int = game.houses[space]
+    if next_is_apartment(t, game.roles[game.owner[space]], houses):
         return game.builds(p, space, 0, 1, t.house_cost[space])
     return game.builds(p, space, houses + 1, 0, t.house_cost[space])
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def sell_building(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def sell_building(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """Rule 13 and decision 6: sell one building back to the Treasury at the sell-back
     percentage (the apartment first, for part of everything paid for the street; else a
     house); a player raising money may then pay the debt."""
-    houses: cython.int = game.houses_on(space)
-    apartment: cython.int = game.has_apartment(space)
+    houses: cython.int = game.houses[space]
+    apartment: cython.int = game.apartment[space]
     refund: cython.int = building_sale_value(
-        t, space, game.seat_role(game.title_owner(space)), houses, apartment
+        t, space, game.roles[game.owner[space]], houses, apartment
     )
     if apartment:
         game.sells_building(p, space, houses, 0, refund)
@@ -3144,7 +2487,7 @@ def sell_building(game: Steps, t: Tables, p: cython.int, space: cython.int) -> c
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def mortgage(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def mortgage(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """Rule 12: the Treasury lends the mortgage percentage of the title's price; a player
     raising money may then pay the debt."""
     game.mortgages(p, space, mortgage_value(t, space))
@@ -3153,59 +2496,59 @@ def mortgage(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def redeem(game: Steps, t: Tables, p: cython.int, space: cython.int) -> cython.int:
+def redeem(game: State, t: Tables, p: cython.int, space: cython.int) -> cython.int:
     """Rule 12: redeeming costs the redeem percentage of the title's price."""
     return game.redeems(p, space, redeem_value(t, space))
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def after_raise(game: Steps, t: Tables) -> cython.int:
+def after_raise(game: State, t: Tables) -> cython.int:
     """Decision 9: once a player raising money has the cash for the first debt, the debts are
     paid, and what was to follow them follows."""
     d: cython.int = game.raiser()
-    if d != NOBODY and game.cash_of(d) >= game.first_debt():
+    if d != NOBODY and game.cash[d] >= game.debt_amount[game.debt_head]:
         return settle(game, t, game.take_then())
     return 0
 
 
 @cython.ccall
 @cython.exceptval(-1, check=True)
-def taxed_property(game: Steps, t: Tables, p: cython.int) -> cython.longlong:
+def taxed_property(game: State, t: Tables, p: cython.int) -> cython.longlong:
     """Decision 1: p's unmortgaged titles at their price."""
     total: cython.longlong = 0
     i: cython.int
     sp: cython.int
     for i in range(t.n_titles):
         sp = t.titles[i]
-        if game.title_owner(sp) == p and not game.is_mortgaged(sp):
+        if game.owner[sp] == p and not game.mortgaged[sp]:
             total += t.price[sp]
     return total
 
 
 @cython.ccall
 @cython.exceptval(-1, check=True)
-def taxed_improvements(game: Steps, t: Tables, p: cython.int) -> cython.longlong:
+def taxed_improvements(game: State, t: Tables, p: cython.int) -> cython.longlong:
     """Decision 1: what was paid for the buildings on p's unmortgaged titles."""
     total: cython.longlong = 0
     i: cython.int
     sp: cython.int
-    role: cython.int = game.seat_role(p)
+    role: cython.int = game.roles[p]
     for i in range(t.n_titles):
         sp = t.titles[i]
-        if game.title_owner(sp) == p and not game.is_mortgaged(sp):
-            total += buildings_paid(t, sp, role, game.houses_on(sp), game.has_apartment(sp))
+        if game.owner[sp] == p and not game.mortgaged[sp]:
+            total += buildings_paid(t, sp, role, game.houses[sp], game.apartment[sp])
     return total
 
 
 @cython.ccall
 @cython.exceptval(-1, check=True)
-def income_tax_percent(game: Steps, t: Tables, p: cython.int) -> cython.longlong:
+def income_tax_percent(game: State, t: Tables, p: cython.int) -> cython.longlong:
     """Decision 1: the income tax's percentage amount for p now."""
     return tax_percent(
         t,
-        game.seat_role(p),
-        game.cash_of(p),
+        game.roles[p],
+        game.cash[p],
         taxed_property(game, t, p),
         taxed_improvements(game, t, p),
     )
@@ -3213,7 +2556,7 @@ def income_tax_percent(game: Steps, t: Tables, p: cython.int) -> cython.longlong
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def income_tax(game: Steps, t: Tables, p: cython.int, percent_chosen: cython.int) -> cython.int:
+def income_tax(game: State, t: Tables, p: cython.int, percent_chosen: cython.int) -> cython.int:
     """Decision 1: p owes the flat income tax or the percentage, as p chose; the debt is paid
     and the turn goes on."""
     flat: cython.longlong = t.income_tax_flat
@@ -3225,31 +2568,32 @@ def income_tax(game: Steps, t: Tables, p: cython.int, percent_chosen: cython.int
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def propose_trade(game: Steps, t: Tables, p: cython.int) -> cython.int:
+def propose_trade(game: State, t: Tables, p: cython.int) -> cython.int:
     """Rule 23: the trade p weighed is offered, and its partner answers it before play goes
     on (the answer returns play to the phase the offer was made in)."""
     game.trade_proposed(p)
-    game.awaits_answer(game.trade_partner(1))
+    game.awaits_answer(game.offer.other)
     return 0
 
 
 @cython.ccall
 @cython.exceptval(-1, check=False)
-def answer_trade(game: Steps, t: Tables, accepted: cython.int) -> cython.int:
+def answer_trade(game: State, t: Tables, accepted: cython.int) -> cython.int:
     """Rule 23: the partner accepts or declines the offer standing; accepted, the titles
     change hands as they are and the cash is paid."""
-    p: cython.int = game.current_seat()
-    q: cython.int = game.trade_partner(1)
+    p: cython.int = game.current
+    offer: Trade = game.offer
+    q: cython.int = offer.other
     i: cython.int
     pay: cython.longlong
     game.trade_answered(accepted)
     if not accepted:
         return 0
-    for i in range(game.trade_titles(1, 0)):
-        game.transfer_title(game.trade_title(1, 0, i), q)
-    for i in range(game.trade_titles(1, 1)):
-        game.transfer_title(game.trade_title(1, 1, i), p)
-    pay = game.trade_pay(1)
+    for i in range(offer.titles(0)):
+        game.transfer_title(offer.title(0, i), q)
+    for i in range(offer.titles(1)):
+        game.transfer_title(offer.title(1, i), p)
+    pay = offer.pay
     if pay > 0:
         game.pays(p, q, pay, P_TRADE)
     elif pay < 0:
@@ -3305,8 +2649,31 @@ def found_list(game: State, count: cython.int) -> list:
     return [game.found[i] for i in range(count)]
 
 
+def titles_held(game: State, t: Tables, p: cython.int, group: cython.int) -> cython.int:
+    """p's unmortgaged titles of a group (a city code, GROUP_TRANSPORTS or GROUP_UTILITIES),
+    counted on the board: what `State.group_held` must say."""
+    count: cython.int = 0
+    i: cython.int
+    sp: cython.int
+    size: cython.int = t.n_transports
+    if group < MAX_CITIES:
+        size = t.city_size[group]
+    elif group == GROUP_UTILITIES:
+        size = t.n_utilities
+    for i in range(size):
+        if group < MAX_CITIES:
+            sp = t.city_member[group][i]
+        elif group == GROUP_TRANSPORTS:
+            sp = t.transports[i]
+        else:
+            sp = t.utilities[i]
+        if game.owner[sp] == p and not game.mortgaged[sp]:
+            count += 1
+    return count
+
+
 # what `invariants` reports, one record a broken invariant
-INVARIANTS = ("negative_cash", "held_off_hold", "money", "monopoly", "supply")
+INVARIANTS = ("negative_cash", "held_off_hold", "money", "monopoly", "supply", "counts")
 
 
 @cython.ccall
@@ -3314,8 +2681,9 @@ INVARIANTS = ("negative_cash", "held_off_hold", "money", "monopoly", "supply")
 def invariants(game: State, out: list) -> cython.int:
     """What must hold after every decision: no cash is negative; held players stand on the
     hold space; cash plus the Treasury's balance is constant; a Monopolist with buildings in a
-    city has its monopoly; the building supply balances. Returns how many fail; with `out` (a
-    list, or None in a batch) also appends a record of each: (name in `INVARIANTS`, numbers)."""
+    city has its monopoly; the building supply balances; each count of `group_held` is the
+    count of the titles. Returns how many fail; with `out` (a list, or None in a batch) also
+    appends a record of each: (name in `INVARIANTS`, numbers)."""
     t: Tables = game.t
     found: cython.int = 0
     money: cython.longlong = game.treasury
@@ -3325,6 +2693,8 @@ def invariants(game: State, out: list) -> cython.int:
     i: cython.int
     sp: cython.int
     owner: cython.int
+    group: cython.int
+    count: cython.int
     for p in range(game.n):
         money += game.cash[p]
         if game.cash[p] < 0:
@@ -3353,4 +2723,23 @@ def invariants(game: State, out: list) -> cython.int:
         found += 1
         if out is not None:
             out.append(("supply", houses, apartments))
+    # every count of `group_held` that is not 0 is the count of the titles, and a title owned
+    # unmortgaged has its owner's count not 0 (so the counts of 0 are right too)
+    for p in range(MAX_SEATS):
+        for group in range(MAX_GROUPS):
+            if game.group_held[p][group] != 0:
+                count = titles_held(game, t, p, group)
+                if count != game.group_held[p][group]:
+                    found += 1
+                    if out is not None:
+                        out.append(("counts", p, group, game.group_held[p][group], count))
+    for i in range(t.n_titles):
+        sp = t.titles[i]
+        owner = game.owner[sp]
+        if owner != NOBODY and not game.mortgaged[sp] and game.group_held[owner][t.group[sp]] == 0:
+            found += 1
+            if out is not None:
+                out.append(
+                    ("counts", owner, t.group[sp], 0, titles_held(game, t, owner, t.group[sp]))
+                )
     return found

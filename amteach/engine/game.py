@@ -172,6 +172,15 @@ def _city_codes(board: Board) -> dict[str, int]:
     return {city: k for k, city in enumerate(board.cities)}
 
 
+def _group_name(board: Board, group: int) -> str:
+    """A group of the rules core's counts (`core.State.group_held`) in words: a city, the
+    transports or the utilities."""
+    for name, code in core.GROUP_CODES.items():
+        if group == code:
+            return f"the {name}"
+    return list(board.cities)[group]
+
+
 @lru_cache(maxsize=8)
 def _deck_positions(board: Board, role: int) -> dict[str, int]:
     """Each card's position in its role's deck (how the rules' tables number the cards)."""
@@ -1002,11 +1011,17 @@ class StateView:
                     f"{names[owner]} has buildings on {spaces[space].name} "
                     f"without a monopoly of {spaces[space].city}"
                 )
-            else:
+            elif name == "supply":
                 houses, apartments = numbers
                 out.append(
                     f"{houses} houses and {apartments} apartments in all, not "
                     f"{rules.supply_houses} and {rules.supply_apartments}"
+                )
+            else:  # "counts": the core's count of a seat's titles of a group
+                p, group, counted, held = numbers
+                out.append(
+                    f"{names[p]} is counted as holding {counted} unmortgaged titles of "
+                    f"{_group_name(game.board, group)}, but holds {held}"
                 )
         return out
 
