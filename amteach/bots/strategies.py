@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from ..engine.board import Board
+from ..engine.board import COMPETITOR, MONOPOLIST, Board
 from ..engine.choices import Choice, Trade
 from ..engine.errors import RulesError
 from ..engine.game import Game
@@ -118,7 +118,9 @@ def read_game(
 def landings_source(module: Any, rules: RuleSet, board: Board) -> Callable[[], tuple]:
     """Each role's expected landings per round on each space (`core.role_landings`), worked
     out when a bot first needs them."""
-    return lambda: tuple(module.role_landings(rules, board, role) for role in (0, 1))
+    return lambda: tuple(
+        module.role_landings(rules, board, role) for role in (COMPETITOR, MONOPOLIST)
+    )
 
 
 class CoreBot:
