@@ -49,7 +49,7 @@ def test_every_code_of_the_pxd_is_readable_from_python_with_its_value():
     pxd = bots_builds.decisions_sources()[1].read_text()
     declared = []
     for line in pxd.splitlines():
-        match = re.match(r"^cdef (?:int|double) (.+)$", line)
+        match = re.match(r"^cdef (?:int|double) ([^(]+)$", line)
         if match:
             declared += [name.strip() for name in match.group(1).split(",")]
     assert len(declared) > 40
@@ -78,7 +78,7 @@ def test_the_vocabulary_matched_by_position_comes_from_one_definition():
 
 
 def test_the_kernel_has_no_bot_decision_of_its_own():
-    """The kernel's bots section only reads its state for the core (KernelView) and asks the
+    """The kernel's bots section only binds a `Context` to its state for the core and asks the
     core: none of the decisions the core makes is written there again."""
     kernel_py = Path(sim_core.__file__).with_name("kernel.py").read_text()
     for decision in (
@@ -114,6 +114,19 @@ def played_game(seed: int, steps: int, seats: int) -> Game:
             break
         game.apply(movers[game.actor].choose(game, game.legal()))
     return game
+
+
+def test_the_bots_read_the_games_own_state_and_the_rules_cores_legal_list():
+    """Issue 38: a bot of the build the engine runs reads the game's `core.State` itself
+    (`game.state.core`, no copy, no adapter), and the random bot's list is the rules core's
+    `legal_codes`, the list `Game.legal_choices` reads."""
+    game = played_game(11, 60, 4)
+    context = strategies.read_game(BUILT, game)
+    assert context.s is game.state.core
+    assert context.t is game.state.core.t
+    count = BUILT.rules.legal_codes(context.s, context.legal)
+    assert count == len(game.legal_choices()) > 0
+    assert [BUILT.rules.as_choice(c) for c in context.legal.as_list()] == game.legal_choices()
 
 
 BOT_NAMES = [

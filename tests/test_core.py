@@ -223,7 +223,7 @@ def test_the_kernels_array_sizes_are_declared_alike_in_both_files():
                 sizes = [int(size) for size in re.findall(r"\d+", match.group(3))]
                 arrays.append((module, cls, match.group(2), sizes))
     assert len(arrays) > 60  # every class's arrays were read
-    assert {cls for _, cls, _, _ in arrays} >= {"Tables", "Static", "G", "View", "BotState"}
+    assert {cls for _, cls, _, _ in arrays} >= {"Tables", "Static", "State", "Context", "BotState"}
     for module, cls, name, sizes in arrays:
         value = getattr(getattr(module, cls)(), name)
         for size in sizes:

@@ -35,7 +35,7 @@ STATE_PUBLIC = {
     "held", "turns_taken", "mortgage_values", "redeem_values", "treasury", "total_money",
     "supply_houses", "supply_apartments", "last_dice", "pending_buy", "leader_at_final",
     "offer", "is_extra", "final_reason", "cash_at_final", "final_queue", "decks", "debts",
-    "monopoly_count", "liquidation_value", "invariant_violations", "as_dict",
+    "monopoly_count", "liquidation_value", "invariant_violations", "as_dict", "core",
 }  # fmt: skip
 
 

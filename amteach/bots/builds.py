@@ -24,7 +24,6 @@ from amteach.engine.builds import (
     pure_python_requested,
     source_core,
 )
-from amteach.engine.game import rule_tables
 
 DECISIONS = "amteach.bots.core"
 FOLDER = Path(__file__).parent
@@ -66,14 +65,5 @@ def decisions() -> ModuleType:
 @cache
 def source_tables(board: object, rules: object) -> object:
     """The board and rules as the plain-Python rules core's `Tables` (for the plain-Python
-    bots on a game whose own tables are the compiled core's)."""
+    bots on a game whose own state is the compiled core's: `strategies.game_state`)."""
     return source_core().tables(board, rules)
-
-
-def tables_for(module: ModuleType, game: object) -> object:
-    """The `Tables` of `game` that `module` (a build of the bots' core) can read: the game's
-    own, or the plain-Python core's when the two builds differ."""
-    tables = rule_tables(game.board, game.rules)  # type: ignore[attr-defined]
-    if module.COMPILED or type(tables) is source_core().Tables:
-        return tables
-    return source_tables(game.board, game.rules)  # type: ignore[attr-defined]

@@ -24,8 +24,8 @@ from typing import Any
 from ..engine.choices import Choice, Trade
 from ..engine.errors import RulesError
 from ..engine.game import Game
-from .builds import decisions, tables_for
-from .strategies import CODE, CORE, TAX_BEHAVIOURS, InvestorStrategy
+from .builds import decisions
+from .strategies import CODE, CORE, TAX_BEHAVIOURS, InvestorStrategy, read_game
 
 FAMILY = CORE.BOTS[CODE["BOT_FAMILY"]]
 
@@ -493,9 +493,7 @@ class FamilyStrategy(InvestorStrategy):
         completes its city? Team play: both Monopolists, the proposer gives no title and
         asks for one street that gives it a monopoly."""
         module = decisions()
-        view = module.EngineView()
-        view.bind(game, tables_for(module, game), offer=trade)
-        return bool(module.completes_teammates_city(view))
+        return bool(module.completes_teammates_city(read_game(module, game, offer=trade)))
 
 
 def is_family(name: str) -> bool:

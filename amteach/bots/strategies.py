@@ -4,8 +4,8 @@ odds) and never a rule of its own, so a bot can only ever make a legal choice.
 Each decision of the built-in bots is written once, in `amteach.bots.core` (compiled with
 Cython where a compiler exists, like the rules core), which the batch kernel runs too. The
 classes here keep the bots' names, hooks and settings and hand each decision to that core
-through an `EngineView` of the game; what a bot remembers between decisions is its `state`
-(a `core.BotState`).
+with a `core.Context` bound to the game's state itself (`game.state.core`, the rules core's
+`State`); what a bot remembers between decisions is its `state` (a `core.BotState`).
 
 Bots are called once per decision in batches of thousands of games, so the common case
 (nothing to do but roll or end the turn) returns at once, and the full list of legal choices
@@ -19,12 +19,13 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from ..engine.board import Board
+from ..engine.board import COMPETITOR, MONOPOLIST, Board
 from ..engine.choices import Choice, Trade
 from ..engine.errors import RulesError
 from ..engine.game import Game
 from ..engine.rules import RuleSet
-from .builds import decisions, tables_for
+from ..engine.setup import GAME_TYPES
+from .builds import decisions, source_tables
 
 # the vocabulary is the core's (the same in either build)
 CORE = decisions()
@@ -52,9 +53,79 @@ def check_tax(tax: str) -> int:
     return TAX_BEHAVIOURS.index(tax)
 
 
+def game_state(module: Any, game: Game) -> Any:
+    """The rules core's `State` of `game` that `module` (a build of the bots' core) reads: the
+    game's own, or, for the plain-Python build beside a compiled engine (a stale build, or a
+    test comparing the two), a plain-Python copy of it made from what `Game` shows."""
+    state = game.state.core
+    rules_core = module.rules
+    if type(state) is rules_core.State:
+        return state
+    copy = rules_core.State()
+    copy.reset(
+        source_tables(game.board, game.rules),
+        list(game.roles),
+        GAME_TYPES.index(game.setup.game_type),
+        0,
+    )
+    view = game.state
+    for p in range(len(game.names)):
+        copy.place_seat(p, game.cash[p], game.position[p], view.held[p])
+        copy.bankrupt[p] = game.bankrupt[p]
+    for space in game.board.titles:
+        copy.place_title(
+            space,
+            game.owner[space],
+            game.houses[space],
+            int(game.apartment[space]),
+            int(game.mortgaged[space]),
+        )
+    copy.supply_houses = view.supply_houses
+    copy.supply_apartments = view.supply_apartments
+    copy.round, copy.current, copy.actor = game.round, game.current, game.actor
+    copy.phase = state.phase
+    copy.pending_buy = view.pending_buy
+    if view.offer is not None:
+        offer = view.offer
+        copy.offer.fill(offer.other, list(offer.give), list(offer.get), offer.pay)
+    return copy
+
+
+def weighed_trade(module: Any, trade: Trade) -> Any:
+    """A `Trade` of the engine's as the rules core's (for a bot weighing it)."""
+    weighed = module.rules.Trade()
+    weighed.fill(trade.other, list(trade.give), list(trade.get), trade.pay)
+    return weighed
+
+
+def read_game(
+    module: Any,
+    game: Game,
+    context: Any = None,
+    offer: Trade | None = None,
+    rng: random.Random | None = None,
+) -> Any:
+    """A `Context` of `module` (a build of the bots' core) bound to `game`'s state, answering
+    `offer` (default: the game's own) and drawing from `rng`; `context` is reused if given."""
+    if context is None:
+        context = module.Context()
+        context.set_landings(landings_source(module, game.rules, game.board))
+    weighed = None if offer is None else weighed_trade(module, offer)
+    context.bind(game_state(module, game), weighed, rng)
+    return context
+
+
+def landings_source(module: Any, rules: RuleSet, board: Board) -> Callable[[], tuple]:
+    """Each role's expected landings per round on each space (`core.role_landings`), worked
+    out when a bot first needs them."""
+    return lambda: tuple(
+        module.role_landings(rules, board, role) for role in (COMPETITOR, MONOPOLIST)
+    )
+
+
 class CoreBot:
     """A bot whose decisions are `amteach.bots.core`'s: its kind (a code of `core.BOTS`),
-    its `state`, and a view of the game it is asked about."""
+    its `state`, and a `core.Context` bound to the game it is asked about."""
 
     kind: ClassVar[int] = CODE["BOT_PLAIN"]
 
@@ -65,27 +136,29 @@ class CoreBot:
         for index, value in enumerate(knobs):
             self.state.set_knob(index, value)
         self._core.reset_bot(self.state, self.kind, tax_code)
-        self._view = self._core.EngineView()
+        self._context = self._core.Context()
         self._game: Game | None = None
 
-    def _read(self, game: Game, legal: Any = None, offer: Trade | None = None) -> Any:
-        """The view of `game` (a new game: its landing weights are worked out afresh)."""
+    def _read(self, game: Game, offer: Trade | None = None) -> Any:
+        """The context bound to `game` (a new game: its landing weights are worked out afresh)."""
+        context = self._context
         if game is not self._game:
             self._game = game
             self.state.landings_key = -1
-        view = self._view
-        view.bind(game, tables_for(self._core, game), legal, offer, self.rng)
-        return view
+            context.set_landings(landings_source(self._core, game.rules, game.board))
+        return read_game(self._core, game, context, offer, self.rng)
 
     def _hook(self, game: Game, decision: Callable[[Any, Any], int]) -> Choice | None:
         """A decision of the core that may have nothing to do (None)."""
-        view = self._read(game)
-        code = decision(view, self.state)
-        return None if code == CODE["C_NONE"] else view.as_choice(code)
+        context = self._read(game)
+        code = decision(context, self.state)
+        return None if code == CODE["C_NONE"] else self._core.as_choice(context, code)
 
     def choose(self, game: Game, legal: Sequence[Choice]) -> Choice:
-        view = self._read(game, legal)
-        return view.as_choice(self._core.choose(view, self.state))
+        """The bot's choice; `legal` is the game's legal choices, which the core lists itself
+        (the rules core's `legal_codes`)."""
+        context = self._read(game)
+        return self._core.as_choice(context, self._core.choose(context, self.state))
 
 
 class Bot(CoreBot):
@@ -130,13 +203,13 @@ class Bot(CoreBot):
         return bool(self._core.wants(self._read(game), self.state, space))
 
     def income_tax(self, game: Game) -> Choice:
-        view = self._read(game)
-        return view.as_choice(self._core.income_tax_choice(view, self.state))
+        context = self._read(game)
+        return self._core.as_choice(context, self._core.income_tax_choice(context, self.state))
 
     def raise_money(self, game: Game) -> Choice:
         """Sell the building that loses the least rent, else mortgage the least-earning title."""
-        view = self._read(game)
-        return view.as_choice(self._core.raise_money(view, self.state))
+        context = self._read(game)
+        return self._core.as_choice(context, self._core.raise_money(context, self.state))
 
     def final_adjust(self, game: Game) -> Choice | None:
         """In the final accounting most cash is handed back, so a building or a redeemed title
@@ -165,8 +238,8 @@ class Bot(CoreBot):
     def trade_value(self, game: Game, trade: Trade) -> tuple[float, float]:
         """What the player asked gains and loses by a trade: the titles at `title_value`
         and the cash; a street that gives the proposer a monopoly costs future rent too."""
-        view = self._read(game, offer=trade)
-        return self._core.offer_gain(view), self._core.offer_loss(view)
+        context = self._read(game, offer=trade)
+        return self._core.offer_gain(context), self._core.offer_loss(context)
 
     def offer_amount(self, price: int, tries: int) -> int:
         """The cash offered for a street after `tries` refusals."""

@@ -401,3 +401,27 @@ cpdef int title_targets(State game, int action) except -1
 cpdef list found_list(State game, int count)
 cdef int titles_held(State game, Tables t, int p, int group) noexcept
 cpdef int invariants(State game, list out) except -1
+
+
+# the legal choices, in one call (issue 38): a choice as one int (kind + CHOICE_BASE * (space + 1));
+# 160 codes (MAX_CHOICES), 8 phases (MAX_PHASES) by 16 kinds (CHOICE_BASE)
+cdef int CHOICE_BASE, MAX_CHOICES, MAX_PHASES
+cdef int C_NONE, C_ROLL, C_BUY, C_DECLINE, C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM, C_TAX_FLAT
+cdef int C_TAX_PERCENT, C_PAY_FINE, C_TRADE, C_ACCEPT, C_REJECT, C_END_TURN, C_END_GAME
+
+cdef class Choices:
+    cdef int codes[160]
+    cdef public int n
+    cdef unsigned int allowed[8]
+    cdef int listed[8][16]
+    cdef int n_listed[8]
+
+cpdef inline int choice(int kind, int arg) noexcept
+cpdef inline int choice_kind(int code) noexcept
+cpdef inline int choice_arg(int code) noexcept
+cpdef inline bint allows(Choices c, int phase, int kind) noexcept
+cpdef inline int title_action(int kind) noexcept
+cpdef int kind_is_legal(State game, Choices c, int kind) except -1
+cpdef int trade_is_legal(State game, Choices c) except -1
+cpdef int legal_codes(State game, Choices c) except -1
+cpdef int legal_kinds(State game, Choices c) except -1

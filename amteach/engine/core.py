@@ -35,6 +35,7 @@ import cython
 
 from amteach.engine import board as engine_board
 from amteach.engine.board import CARD_EFFECTS, KINDS
+from amteach.engine.choices import CHOICE_KINDS, TAX_OPTIONS, TITLE_CHOICES, Choice
 from amteach.engine.terms import PaymentReason, Phase
 
 # compiled (the extension) or plain Python (this file run as it is)
@@ -2743,3 +2744,225 @@ def invariants(game: State, out: list) -> cython.int:
                     ("counts", owner, t.group[sp], 0, titles_held(game, t, owner, t.group[sp]))
                 )
     return found
+
+
+# -- the legal choices, in one call (issue 38) -------------------------------------------------
+# A choice as one whole number, for the bots and the batches: its kind (a position in
+# `CHOICE_CODES`: "none", then the engine's kinds in `CHOICE_KINDS`' order, the income tax split
+# by its two options) plus CHOICE_BASE times (its title's space + 1), so a kind alone is the
+# choice with no title. `legal_codes` lists every legal choice of the moment, in the engine's
+# order, once for `Game.legal_choices` and the batches' bots (a title choice's titles by
+# `title_targets`, one call for the whole list); `legal_kinds` says which kinds have one.
+CHOICE_CODES = (
+    "none",
+    *(
+        name
+        for kind in CHOICE_KINDS
+        for name in (
+            (f"{kind}:{option}" for option in TAX_OPTIONS) if kind == "income_tax" else (kind,)
+        )
+    ),
+)
+CHOICE_BASE = 16
+MAX_CHOICES = 4 * MAX_SPACES  # the most a phase lists: four actions on every title
+MAX_PHASES = 8
+C_NONE = CHOICE_CODES.index("none")
+C_ROLL = CHOICE_CODES.index("roll")
+C_BUY = CHOICE_CODES.index("buy")
+C_DECLINE = CHOICE_CODES.index("decline")
+C_BUILD = CHOICE_CODES.index("build")
+C_SELL = CHOICE_CODES.index("sell_building")
+C_MORTGAGE = CHOICE_CODES.index("mortgage")
+C_REDEEM = CHOICE_CODES.index("redeem")
+C_TAX_FLAT = CHOICE_CODES.index("income_tax:flat")
+C_TAX_PERCENT = CHOICE_CODES.index("income_tax:percent")
+C_PAY_FINE = CHOICE_CODES.index("pay_fine")
+C_TRADE = CHOICE_CODES.index("trade")
+C_ACCEPT = CHOICE_CODES.index("accept")
+C_REJECT = CHOICE_CODES.index("reject")
+C_END_TURN = CHOICE_CODES.index("end_turn")
+C_END_GAME = CHOICE_CODES.index("end_game")
+if len(CHOICE_CODES) > CHOICE_BASE or len(PHASES) > MAX_PHASES:
+    raise ImportError("amteach.engine.core: more kinds of choice or phases than a code holds")
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def choice(kind: cython.int, arg: cython.int) -> cython.int:
+    """The code of a choice of `kind` (C_BUILD, ...) naming `arg` (a space), or none (-1)."""
+    return kind + CHOICE_BASE * (arg + 1)
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def choice_kind(code: cython.int) -> cython.int:
+    return code % CHOICE_BASE
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def choice_arg(code: cython.int) -> cython.int:
+    return code // CHOICE_BASE - 1
+
+
+def phase_listing(phase) -> tuple:
+    """The codes of the kinds `phase` (a `Phase`) lists, in `PHASE_KINDS`' order: an income
+    tax is both options; a trade, open-ended, is left out (as `Game.legal_choices` leaves it)."""
+    return tuple(
+        c
+        for kind in PHASE_KINDS[phase]
+        if kind != "trade"
+        for c, name in enumerate(CHOICE_CODES)
+        if name.partition(":")[0] == kind
+    )
+
+
+# each phase's kinds of choice as codes: a bit per code allowed, and the codes listed in order
+PHASE_ALLOWED = tuple(
+    sum(
+        1 << c
+        for c, name in enumerate(CHOICE_CODES)
+        if name.partition(":")[0] in PHASE_KINDS[phase]
+    )
+    for phase in PHASES
+)
+PHASE_LISTED = tuple(phase_listing(phase) for phase in PHASES)
+
+
+@cython.cclass
+class Choices:
+    """The legal choices `legal_codes` found (`codes[:n]`), and each phase's kinds as codes:
+    `allowed[phase]` a bit per kind (`PHASE_KINDS`), `listed[phase]` in the order listed."""
+
+    def __init__(self):
+        ph: cython.int
+        c: cython.int
+        if not cython.compiled:  # compiled, the C arrays start zeroed
+            self.codes = zeros(MAX_CHOICES)
+            self.allowed = zeros(MAX_PHASES)
+            self.listed = zeros(MAX_PHASES, CHOICE_BASE)
+            self.n_listed = zeros(MAX_PHASES)
+        for ph in range(len(PHASES)):
+            self.allowed[ph] = PHASE_ALLOWED[ph]
+            listing = PHASE_LISTED[ph]
+            for c in range(len(listing)):
+                self.listed[ph][c] = listing[c]
+            self.n_listed[ph] = len(listing)
+        self.n = 0
+
+    def as_list(self) -> list:
+        """The codes found, as a list."""
+        return [self.codes[i] for i in range(self.n)]
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def allows(c: Choices, phase: cython.int, kind: cython.int) -> cython.bint:
+    """Does `phase` allow choices of `kind` at all (`PHASE_KINDS`), the state not looked at?"""
+    return (c.allowed[phase] >> kind) & 1
+
+
+@cython.ccall
+@cython.exceptval(check=False)
+def title_action(kind: cython.int) -> cython.int:
+    """The `A_...` action of a title choice's kind (C_BUILD, C_SELL, C_MORTGAGE, C_REDEEM)."""
+    if kind == C_BUILD:
+        return A_BUILD
+    if kind == C_SELL:
+        return A_SELL
+    if kind == C_MORTGAGE:
+        return A_MORTGAGE
+    return A_REDEEM
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def kind_is_legal(game: State, c: Choices, kind: cython.int) -> cython.int:
+    """Is a choice of `kind` (not a title's, not a trade) legal now? The phase, then the
+    rules' legality (`why_not_...`); a throw, declining, an income tax option, ending a turn
+    and answering a trade are legal whenever the phase allows them. 1 when so, else 0."""
+    if not allows(c, game.phase, kind):
+        return 0
+    if kind == C_PAY_FINE:
+        return why_not_pay_fine(game, game.t, game.actor) == 0
+    if kind == C_BUY:
+        return why_not_buy(game, game.t, game.actor) == 0
+    if kind == C_END_GAME:
+        return why_not_end_game(game, game.t) == 0
+    return 1
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def trade_is_legal(game: State, c: Choices) -> cython.int:
+    """Is the trade weighed (`game.proposal`) legal now? The phase, then `why_not_trade`."""
+    return allows(c, game.phase, C_TRADE) and why_not_trade(game, game.t, game.actor) == 0
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def legal_codes(game: State, c: Choices) -> cython.int:
+    """Every legal choice now but trades, in the engine's order (the phase's kinds in
+    `PHASE_KINDS`' order, a title choice's titles in board order), into `c.codes`; returns how
+    many (`c.n`)."""
+    phase: cython.int = game.phase
+    count: cython.int = 0
+    i: cython.int
+    j: cython.int
+    n: cython.int
+    kind: cython.int
+    for i in range(c.n_listed[phase]):
+        kind = c.listed[phase][i]
+        if kind == C_BUILD or kind == C_SELL or kind == C_MORTGAGE or kind == C_REDEEM:
+            n = title_targets(game, title_action(kind))
+            for j in range(n):
+                c.codes[count] = choice(kind, game.found[j])
+                count += 1
+        elif kind_is_legal(game, c, kind):
+            c.codes[count] = kind
+            count += 1
+    c.n = count
+    return count
+
+
+@cython.ccall
+@cython.exceptval(-1, check=False)
+def legal_kinds(game: State, c: Choices) -> cython.int:
+    """The kinds of choice legal now, each with at least one legal instance (a trade when
+    `trade_possible`): a bit per code, an income tax's two options both set."""
+    phase: cython.int = game.phase
+    mask: cython.int = 0
+    kind: cython.int
+    for kind in range(1, len(CHOICE_CODES)):
+        if not allows(c, phase, kind):
+            continue
+        if kind == C_BUILD or kind == C_SELL or kind == C_MORTGAGE or kind == C_REDEEM:
+            if title_targets(game, title_action(kind)):
+                mask |= 1 << kind
+        elif kind == C_TRADE:
+            if trade_possible(game, game.t, game.actor):
+                mask |= 1 << kind
+        elif kind_is_legal(game, c, kind):
+            mask |= 1 << kind
+    return mask
+
+
+def as_choice(code: int) -> Choice:
+    """The engine's `Choice` for a code (not a trade's: a trade's terms are not in its code)."""
+    name = CHOICE_CODES[code % CHOICE_BASE]
+    kind, _, option = name.partition(":")
+    if option:
+        return Choice(kind, option)
+    if kind in TITLE_CHOICES:
+        return Choice(kind, code // CHOICE_BASE - 1)
+    return Choice(kind)
+
+
+def trade_parts(trade: Trade) -> tuple:
+    """A `Trade`'s terms as Python values: (other, titles given, titles asked for, pay)."""
+    return (
+        trade.other,
+        tuple(trade.give[i] for i in range(trade.n_give)),
+        tuple(trade.get[i] for i in range(trade.n_get)),
+        trade.pay,
+    )

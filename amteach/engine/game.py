@@ -22,7 +22,6 @@ from .board import COMPETITOR, MONOPOLIST, ROLES, Board, standard_board
 from .builds import rules_core
 from .choices import (
     CHOICE_KINDS,
-    TAX_OPTIONS,
     TITLE_CHOICES,
     Choice,
     Trade,
@@ -263,6 +262,7 @@ class Game:
 
     __slots__ = (
         "_answers",
+        "_choices",
         "_forced_dice",
         "_offer",
         "_state",
@@ -310,6 +310,7 @@ class Game:
         self.decisions: list[Choice] = []
         self._offer: Trade | None = None
         self._answers = _Answers(self)
+        self._choices = core.Choices()  # the rules core's scratch for `legal_codes`
         self._weighed: Trade | None = None
         self._state = state
         self._listen()
@@ -465,34 +466,18 @@ class Game:
 
     # -- legal choices ---------------------------------------------------------------------
     def _legal_kinds(self) -> list[str]:
-        """The kinds of choice legal now, each with at least one legal instance."""
-        kinds = []
-        for kind in PHASE_KINDS[self.phase]:
-            if kind in TITLE_CHOICES:
-                if self.targets(kind):
-                    kinds.append(kind)
-            elif kind == "trade":
-                if core.trade_possible(self._state, self._tables, self.actor):
-                    kinds.append(kind)
-            elif (
-                why_not(self, Choice(kind, "flat" if kind == "income_tax" else None), self._answers)
-                is None
-            ):
-                kinds.append(kind)
-        return kinds
+        """The kinds of choice legal now, each with at least one legal instance (the rules
+        core's `legal_kinds`, one call)."""
+        mask = core.legal_kinds(self._state, self._choices)
+        return [kind for kind, bit in _KIND_BITS[self._state.phase] if mask & bit]
 
     def legal_choices(self) -> list[Choice]:
         """Every legal choice now, each with its argument; trades (open-ended) are left out:
-        test one with `is_legal`."""
-        out: list[Choice] = []
-        for kind in PHASE_KINDS[self.phase]:
-            if kind in TITLE_CHOICES:
-                out.extend(Choice(kind, s) for s in self.targets(kind))
-            elif kind == "income_tax":
-                out.extend(Choice(kind, option) for option in TAX_OPTIONS)
-            elif kind != "trade" and why_not(self, Choice(kind), self._answers) is None:
-                out.append(Choice(kind))
-        return out
+        test one with `is_legal`. The rules core's `legal_codes` lists them, in one call (the
+        batches' bots read the same list)."""
+        choices = self._choices
+        core.legal_codes(self._state, choices)
+        return [_choice_of(code) for code in choices.as_list()]
 
     def targets(self, kind: str) -> list[int]:
         """The titles on which `kind` (build, sell_building, mortgage, redeem) is legal now:
@@ -877,6 +862,27 @@ _NOTES: tuple[Any, ...] = tuple(
 )
 
 
+# each phase's kinds, with the bits of their codes in `core.legal_kinds`' answer
+_KIND_BITS = tuple(
+    tuple(
+        (
+            kind,
+            sum(
+                1 << c for c, name in enumerate(core.CHOICE_CODES) if name.partition(":")[0] == kind
+            ),
+        )
+        for kind in PHASE_KINDS[phase]
+    )
+    for phase in core.PHASES
+)
+
+
+@lru_cache(maxsize=1024)
+def _choice_of(code: int) -> Choice:
+    """The `Choice` a code of the rules core stands for (`core.as_choice`)."""
+    return core.as_choice(code)
+
+
 class _Answers:
     """The rules core's legality codes for one game (`refusals.RulesAnswers`)."""
 
@@ -915,6 +921,13 @@ class StateView:
 
     def __init__(self, game: Game) -> None:
         self._game = game
+
+    @property
+    def core(self) -> Any:
+        """The rules core's `State` itself (`amteach.engine.core`), for code that reads its
+        arrays directly, as the bots do (`amteach.bots.core`): read it, never change it
+        (changes go through `Game.apply`). Undo replaces it: read it again after one."""
+        return self._game._state
 
     held = _seat_column("held")
     turns_taken = _seat_column("turns_taken")

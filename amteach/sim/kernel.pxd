@@ -5,9 +5,7 @@
 # Python with lists, and gives the same frames.
 #
 # Array sizes are written as numbers here (a .pxd cannot use kernel.py's names): 6 seats
-# (MAX_SEATS), 40 spaces (MAX_SPACES), 32 cards (MAX_CARDS), 16 debts, 8 phases (MAX_PHASES)
-# by 16 kinds of choice (CHOICE_BASE),
-# (MAX_DEBTS), 160 choices (MAX_CHOICES), 624 words (MT_N), 18 knobs (FAMILY_SIZE).
+# (MAX_SEATS), 40 spaces (MAX_SPACES), 18 knobs (FAMILY_SIZE).
 # Uncompiled, kernel.py makes each array a list of its size; tests/test_core.py requires those
 # sizes to be the ones declared here.
 
@@ -15,7 +13,8 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t
 
 # the board, the rules and the rules' arithmetic, written once (amteach/engine/core.pxd)
 from amteach.engine cimport core
-# the bots' decisions, written once (amteach/bots/core.pxd)
+# the bots' decisions, written once, reading `G` itself through a `bots.Context`
+# (amteach/bots/core.pxd)
 from amteach.bots cimport core as bots
 
 cdef extern from *:
@@ -54,9 +53,6 @@ cdef class Static(core.Tables):
     cdef double role_landings[2][40]
     cdef bint record_rounds
     cdef bint check_invariants
-    cdef bint allowed[8][16]
-    cdef int phase_kinds[8][16]
-    cdef int n_phase_kinds[8]
     cdef list seat_roles
 
 
@@ -75,63 +71,12 @@ cdef class G(core.State):
     cdef list bots
     cdef Rows taxes
     cdef int64_t game_index
-    # scratch arrays (a compiled function's local arrays)
-    cdef int spaces[40]
-    cdef int legal[160]
 
 
-# -- the bots: the bots' core's state and view (amteach/bots/core.pxd) -------------------------
-
-cdef class KernelView(bots.View):
-    cdef G g
-    cdef core.MT rng
-    cdef int actor(self) except? -1
-    cdef int current(self) except? -1
-    cdef int phase(self) except? -1
-    cdef int round(self) except? -1
-    cdef int seats(self) except? -1
-    cdef int role(self, int p) except? -1
-    cdef int bankrupt(self, int p) except? -1
-    cdef int held(self, int p) except? -1
-    cdef long long cash(self, int p) except? -1
-    cdef int owner(self, int space) except? -2
-    cdef int houses(self, int space) except? -1
-    cdef int apartment(self, int space) except? -1
-    cdef int mortgaged(self, int space) except? -1
-    cdef int redeem_value(self, int space) except? -1
-    cdef int monopoly_count(self, int p, int city) except? -1
-    cdef int rent(self, int space) except? -1
-    cdef int rent_after_build(self, int space) except? -1
-    cdef int rent_redeemed(self, int space) except? -1
-    cdef int percent_tax_is_cheaper(self, int p) except? -1
-    cdef int targets(self, int kind) except? -1
-    cdef int can_pay_fine(self) except? -1
-    cdef int can_buy(self) except? -1
-    cdef int pending_buy(self) except? -2
-    cdef double landing_weight(self, int role, int space) except? -1
-    cdef int offer_other(self) except? -1
-    cdef int offer_gives(self) except? -1
-    cdef int offer_give(self, int i) except? -1
-    cdef int offer_gets(self) except? -1
-    cdef int offer_get(self, int i) except? -1
-    cdef long long offer_pay(self) except? -1
-    cdef int propose(self, int other) except? -1
-    cdef int propose_give(self, int space) except? -1
-    cdef int propose_get(self, int space) except? -1
-    cdef int proposal_gives(self) except? -1
-    cdef int proposal_gets(self) except? -1
-    cdef int propose_pay(self, long long pay) except? -1
-    cdef int proposal_is_legal(self) except? -1
-    cdef int trade_possible(self) except? -1
-    cdef int legal_choices(self) except? -1
-    cdef int legal_choice(self, int i) except? -1
-    cdef double random(self) except? -1
-    cdef long long randbelow(self, long long n) except? -1
-
+# -- the bots: the bots' core's state and context (amteach/bots/core.pxd) ---------------------
 
 cdef class Bot(bots.BotState):
-    cdef core.MT rng
-    cdef KernelView view
+    cdef bots.Context ctx
 
 
 cdef class Batch:
@@ -148,12 +93,6 @@ cdef unsigned long long seed_mix(unsigned long long x, unsigned long long y) noe
 # -- rows ------------------------------------------------------------------------------------
 cdef Py_ssize_t add_row(Rows rows) noexcept
 
-# -- reading the engine ----------------------------------------------------------------------
-cdef inline bint phase_allows(G g, int phase, int kind) noexcept
-cdef int targets(G g, int kind, int* out) except -1
-cdef inline int can_pay_fine(G g) except -1
-cdef int trade_is_legal(G g) except -1
-
 # -- applying a choice -----------------------------------------------------------------------
 cdef void tax_row(G g, bint percent_chosen) noexcept
 cdef void apply(G g, int c) noexcept
@@ -163,8 +102,8 @@ cdef inline int choice(int kind, int arg) noexcept
 cdef inline int choice_kind(int c) noexcept
 cdef inline int choice_arg(int c) noexcept
 cdef void reset_bots(G g, Static s, uint64_t seed) noexcept
+cdef bots.Context bot_context(G g, Static s)
 cdef int choose(G g, Bot bot) noexcept
-cdef int legal_choices(G g, int* out) noexcept
 
 # -- one game --------------------------------------------------------------------------------
 cdef int invariant_violations(G g) noexcept

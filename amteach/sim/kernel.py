@@ -3,7 +3,8 @@
 """The core of a batch: the engine and the frame recording of `amteach.sim.play`, written over
 small state objects so that a bot game runs without creating a Python object per decision.
 The bots (the four named bots and the family) decide by `amteach/bots/core.py`, written once
-for both cores, which reads the game here through `KernelView`.
+for both cores, which reads the game's state (`G`, a `core.State`) itself through a small
+`bots.Context` (the landing weights, the bot's random stream, the legal choices).
 
 This module is Cython's pure-Python mode: `kernel.pxd` beside it types the state as C arrays
 inside cdef classes and the functions as C functions, and `setup.py` compiles the two into
@@ -45,8 +46,8 @@ else:
 
     core = source_core()
 # The bots' decisions (the named bots and the family) are written once, in
-# amteach/bots/core.py, which the Python bots run too: the kernel implements its `View` on a
-# game's arrays (`KernelView` below) and asks it for each decision.
+# amteach/bots/core.py, which the Python bots run too: each bot reads the game's state itself
+# through a `bots.Context` bound to it (`bot_context` below).
 if cython.compiled:
     from amteach.bots import core as bots
 else:
@@ -300,21 +301,15 @@ class Static(core.Tables):
             self.tax = zeros(MAX_SEATS)
             self.family = zeros(MAX_SEATS, FAMILY_SIZE)
             self.role_landings = [reals(MAX_SPACES), reals(MAX_SPACES)]
-            self.allowed = zeros(MAX_PHASES, CHOICE_BASE)
-            self.phase_kinds = zeros(MAX_PHASES, CHOICE_BASE)
-            self.n_phase_kinds = zeros(MAX_PHASES)
 
 
 @cython.cclass
 class G(core.State):
     """One game of a batch: the game's state (`core.State`, with its steps) and what only a
-    batch needs: the table's `Static`, the bots, the taxes frame's rows, scratch arrays."""
+    batch needs: the table's `Static`, the bots, the taxes frame's rows."""
 
     def __init__(self):
         super().__init__()
-        if not cython.compiled:  # compiled, the C arrays start zeroed
-            self.spaces = zeros(MAX_SPACES)
-            self.legal = zeros(MAX_CHOICES)
         self.bots = [Bot() for _ in range(MAX_SEATS)]
 
 
@@ -352,46 +347,6 @@ def add_row(rows):
         rows.size = 0
     rows.size += 1
     return rows.size - 1
-
-
-# -- reading the engine (Game's queries) ------------------------------------------------------
-
-
-def phase_allows(g, phase, kind):
-    """kind in core.PHASE_KINDS[phase] (the table `Batch` makes of it)"""
-    return g.s.allowed[phase][kind]
-
-
-def targets(g, kind, out):
-    """Game.targets: the titles on which build, sell, mortgage or redeem is legal now (the
-    rules core's `title_targets`, one call for the whole list)"""
-    count: cython.int
-    i: cython.int
-    action: cython.int
-    if not phase_allows(g, g.phase, kind):
-        return 0
-    if kind == C_BUILD:
-        action = core.A_BUILD
-    elif kind == C_SELL:
-        action = core.A_SELL
-    elif kind == C_MORTGAGE:
-        action = core.A_MORTGAGE
-    else:
-        action = core.A_REDEEM
-    count = core.title_targets(g, action)
-    for i in range(count):
-        out[i] = g.found[i]
-    return count
-
-
-def can_pay_fine(g):
-    """is_legal(pay_fine): the phase, then the rules core's legality"""
-    return phase_allows(g, g.phase, C_PAY_FINE) and core.why_not_pay_fine(g, g.s, g.actor) == 0
-
-
-def trade_is_legal(g):
-    """Game.is_legal(Choice("trade", g.proposal)): the phase, then the rules core's legality"""
-    return phase_allows(g, g.phase, C_TRADE) and core.why_not_trade(g, g.s, g.actor) == 0
 
 
 # -- applying a choice (Game's handlers) -------------------------------------------------------
@@ -445,8 +400,8 @@ def apply(g, c):
 
 # -- the bots (amteach/bots/core.py) ----------------------------------------------------------
 # A choice is one int: its kind (C_...) plus CHOICE_BASE times (its space + 1), so a kind alone
-# is the choice with no space (amteach.bots.core.choice). Every decision is the bots' core's;
-# the kernel answers what it reads through `KernelView`.
+# is the choice with no space (the rules core's `choice`). Every decision is the bots' core's,
+# which reads `G` itself.
 
 
 def choice(kind, arg):
@@ -463,255 +418,12 @@ def choice_arg(c):
 
 @cython.cclass
 class Bot(bots.BotState):
-    """One seat's bot (the bots' core's `BotState`), its random numbers, and its view of the
-    game it plays."""
+    """One seat's bot (the bots' core's `BotState`) and its `Context`: the game it reads (the
+    batch's `G`, a `core.State`) and its random numbers."""
 
     def __init__(self):
         super().__init__()
-        self.rng = core.MT()
-        self.view = None
-
-
-@cython.cclass
-class KernelView(bots.View):
-    """A game's arrays (`G`) as the bots' core's `View`: each answer is a read of the arrays
-    or a call of the kernel's own function for it."""
-
-    def __init__(self, g: G, rng: core.MT):
-        super().__init__()
-        self.g = g
-        self.t = g.s
-        self.rng = rng
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def actor(self) -> cython.int:
-        return self.g.actor
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def current(self) -> cython.int:
-        return self.g.current
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def phase(self) -> cython.int:
-        return self.g.phase
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def round(self) -> cython.int:
-        return self.g.round
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def seats(self) -> cython.int:
-        return self.g.n
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def role(self, p: cython.int) -> cython.int:
-        return self.g.roles[p]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def bankrupt(self, p: cython.int) -> cython.int:
-        return self.g.bankrupt[p]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def held(self, p: cython.int) -> cython.int:
-        return self.g.held[p] != NOBODY
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def cash(self, p: cython.int) -> cython.longlong:
-        return self.g.cash[p]
-
-    @cython.cfunc
-    @cython.exceptval(-2, check=True)
-    def owner(self, space: cython.int) -> cython.int:
-        return self.g.owner[space]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def houses(self, space: cython.int) -> cython.int:
-        return self.g.houses[space]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def apartment(self, space: cython.int) -> cython.int:
-        return self.g.apartment[space]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def mortgaged(self, space: cython.int) -> cython.int:
-        return self.g.mortgaged[space]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def redeem_value(self, space: cython.int) -> cython.int:
-        return self.g.redeem_values[space]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def monopoly_count(self, p: cython.int, city: cython.int) -> cython.int:
-        return self.g.monopoly_count(p, city)
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def rent(self, space: cython.int) -> cython.int:
-        return self.g.rent_now(space, self.g.s.settlement_utility_dice)
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def rent_after_build(self, space: cython.int) -> cython.int:
-        return self.g.rent_built(space)
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def rent_redeemed(self, space: cython.int) -> cython.int:
-        return self.g.rent_if(
-            space,
-            self.g.houses[space],
-            self.g.apartment[space],
-            False,
-            self.g.s.settlement_utility_dice,
-        )
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def percent_tax_is_cheaper(self, p: cython.int) -> cython.int:
-        return core.income_tax_percent(self.g, self.g.s, p) < self.g.s.income_tax_flat
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def targets(self, kind: cython.int) -> cython.int:
-        return targets(self.g, kind, self.spaces)
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def can_pay_fine(self) -> cython.int:
-        return can_pay_fine(self.g)
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def can_buy(self) -> cython.int:
-        return core.why_not_buy(self.g, self.g.s, self.g.actor) == 0
-
-    @cython.cfunc
-    @cython.exceptval(-2, check=True)
-    def pending_buy(self) -> cython.int:
-        return self.g.pending_buy
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def landing_weight(self, role: cython.int, space: cython.int) -> cython.double:
-        return self.g.s.role_landings[role][space]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def offer_other(self) -> cython.int:
-        return self.g.offer.other
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def offer_gives(self) -> cython.int:
-        return self.g.offer.n_give
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def offer_give(self, i: cython.int) -> cython.int:
-        return self.g.offer.give[i]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def offer_gets(self) -> cython.int:
-        return self.g.offer.n_get
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def offer_get(self, i: cython.int) -> cython.int:
-        return self.g.offer.get[i]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def offer_pay(self) -> cython.longlong:
-        return self.g.offer.pay
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def propose(self, other: cython.int) -> cython.int:
-        t: core.Trade = self.g.proposal
-        t.other = other
-        t.n_give = 0
-        t.n_get = 0
-        t.pay = 0
-        return 0
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def propose_give(self, space: cython.int) -> cython.int:
-        t: core.Trade = self.g.proposal
-        t.give[t.n_give] = space
-        t.n_give += 1
-        return 0
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def propose_get(self, space: cython.int) -> cython.int:
-        t: core.Trade = self.g.proposal
-        t.get[t.n_get] = space
-        t.n_get += 1
-        return 0
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def proposal_gives(self) -> cython.int:
-        return self.g.proposal.n_give
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def proposal_gets(self) -> cython.int:
-        return self.g.proposal.n_get
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def propose_pay(self, pay: cython.longlong) -> cython.int:
-        self.g.proposal.pay = pay
-        return 0
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def proposal_is_legal(self) -> cython.int:
-        return trade_is_legal(self.g)
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def trade_possible(self) -> cython.int:
-        return phase_allows(self.g, self.g.phase, C_TRADE) and core.trade_possible(
-            self.g, self.g.s, self.g.actor
-        )
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def legal_choices(self) -> cython.int:
-        return legal_choices(self.g, self.g.legal)
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def legal_choice(self, i: cython.int) -> cython.int:
-        return self.g.legal[i]
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def random(self) -> cython.double:
-        return core.mt_random(self.rng)
-
-    @cython.cfunc
-    @cython.exceptval(-1, check=True)
-    def randbelow(self, n: cython.longlong) -> cython.longlong:
-        return core.mt_randbelow(self.rng, n)
+        self.ctx = None
 
 
 def reset_bots(g, s, seed):
@@ -724,48 +436,28 @@ def reset_bots(g, s, seed):
         for i in range(FAMILY_SIZE):
             bot.fam[i] = s.family[p][i] if s.bot[p] == BOT_FAMILY else 0
         bots.reset_bot(bot, s.bot[p], s.tax[p])
-        if bot.view is None or bot.view.g is not g:
-            bot.view = KernelView(g, bot.rng)
+        if bot.ctx is None or bot.ctx.s is not g or bot.ctx.t is not s:
+            bot.ctx = bot_context(g, s)
         if bot.kind == BOT_RANDOM:
-            core.mt_seed(bot.rng, seed + p)
+            core.mt_seed(bot.ctx.mt, seed + p)
+
+
+def bot_context(g, s):
+    """A bot's `Context` on the batch's game: the landing weights are the batch's."""
+    ctx: bots.Context = bots.Context()
+    role: cython.int
+    k: cython.int
+    ctx.bind(g)
+    for role in range(2):
+        for k in range(MAX_SPACES):
+            ctx.landing[role][k] = s.role_landings[role][k]
+    ctx.has_landings = True
+    return ctx
 
 
 def choose(g, bot):
     """Bot.choose: one decision for the pending player, by the bots' core"""
-    return bots.choose(bot.view, bot)
-
-
-def legal_choices(g, out):
-    """Game.legal_choices: every legal choice but trades, in the engine's order (the phase's
-    kinds in `core.PHASE_KINDS`' order, each asked of the rules core's legality)"""
-    s: Static = g.s
-    count: cython.int = 0
-    phase: cython.int = g.phase
-    n: cython.int
-    i: cython.int
-    j: cython.int
-    kind: cython.int
-    legal: cython.bint
-    for i in range(s.n_phase_kinds[phase]):
-        kind = s.phase_kinds[phase][i]
-        if kind == C_BUILD or kind == C_SELL or kind == C_MORTGAGE or kind == C_REDEEM:
-            n = targets(g, kind, g.spaces)
-            for j in range(n):
-                out[count] = choice(kind, g.spaces[j])
-                count += 1
-            continue
-        if kind == C_PAY_FINE:
-            legal = core.why_not_pay_fine(g, s, g.actor) == 0
-        elif kind == C_BUY:
-            legal = core.why_not_buy(g, s, g.actor) == 0
-        elif kind == C_END_GAME:
-            legal = core.why_not_end_game(g, s) == 0
-        else:  # a throw, declining, an income tax option, ending a turn, answering a trade
-            legal = True
-        if legal:
-            out[count] = kind
-            count += 1
-    return count
+    return bots.choose(bot.ctx, bot)
 
 
 # -- the invariants (`amteach simulate --check-invariants`) ----------------------------------
@@ -896,24 +588,6 @@ class Batch:
         for role in range(2):
             for k in range(s.n_spaces):
                 s.role_landings[role][k] = role_landings[role][k]
-        # which kinds of choice each phase allows: the rules core's PHASE_KINDS, in codes
-        if len(bots.PHASES) > MAX_PHASES:
-            raise ValueError(f"the compiled core knows at most {MAX_PHASES} phases")
-        # and, for the random bot's list, in the engine's order (an income tax is both options;
-        # a trade, open-ended, is left out, as Game.legal_choices leaves it out)
-        for ph, phase in enumerate(bots.PHASES):
-            for c, name in enumerate(bots.CHOICE_CODES):
-                s.allowed[ph][c] = name.split(":")[0] in core.PHASE_KINDS[phase]
-            listed = [
-                c
-                for kind in core.PHASE_KINDS[phase]
-                if kind != "trade"
-                for c, name in enumerate(bots.CHOICE_CODES)
-                if name.split(":")[0] == kind
-            ]
-            for i, c in enumerate(listed):
-                s.phase_kinds[ph][i] = c
-            s.n_phase_kinds[ph] = len(listed)
         s.record_rounds = record_rounds
         s.check_invariants = check_invariants
         self.s = s
