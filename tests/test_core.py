@@ -46,7 +46,6 @@ from amteach.sim.play import (
     KERNEL_RULES,
     BatchConfig,
     compiled_chunk,
-    game_seed,
     kernel_plays,
     python_chunk,
 )
@@ -141,20 +140,6 @@ def test_the_kernels_random_stream_is_cpythons(seed: int):
     assert KERNEL.random_stream(seed, 3000) == expected
     # uncompiled, every 32-bit step is masked, so plain Python draws the same numbers
     assert UNCOMPILED.random_stream(seed, 300) == expected[:600]
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    master=st.one_of(st.integers(0, 2**64 - 1), st.integers(2**64, 2**300)),
-    start=st.integers(0, 2**63 - 40),  # a game's index (compiled, a C long long)
-)
-def test_the_kernels_game_seeds_are_numpys_seed_sequence(master: int, start: int):
-    """The compiled batches take each game's seed from `kernel.game_seeds`, numpy's
-    SeedSequence mixing done in C: the seeds of `play.game_seed` (numpy's own), seed for seed,
-    whatever the master seed's size and the index, compiled or not."""
-    expected = [game_seed(master, index) for index in range(start, start + 20)]
-    assert KERNEL.game_seeds(master, start, start + 20) == expected
-    assert UNCOMPILED.game_seeds(master, start, start + 3) == expected[:3]
 
 
 # -- the kernel uncompiled ---------------------------------------------------------------------

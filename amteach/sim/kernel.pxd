@@ -83,13 +83,6 @@ cdef class Batch:
     cdef Static s
 
 
-# -- the games' seeds (numpy's SeedSequence, compiled) ---------------------------------------
-cdef unsigned long long SEED_MASK, SEED_INIT_A, SEED_MULT_A, SEED_INIT_B, SEED_MULT_B
-cdef unsigned long long SEED_MIX_L, SEED_MIX_R
-cdef unsigned long long hashmix(unsigned long long value, unsigned long long h) noexcept
-cdef unsigned long long step(unsigned long long h) noexcept
-cdef unsigned long long seed_mix(unsigned long long x, unsigned long long y) noexcept
-
 # -- rows ------------------------------------------------------------------------------------
 cdef Py_ssize_t add_row(Rows rows) noexcept
 

@@ -347,7 +347,7 @@ def compiled_chunk(
     )
     tables, violations = batch.play(
         start,
-        kernel.game_seeds(config.seed, start, stop),  # game_seed's, compiled
+        [game_seed(config.seed, index) for index in range(start, stop)],
         (GAME_COLUMNS, PLAYER_COLUMNS, ROUND_COLUMNS, TAX_COLUMNS),
     )
     if config.check_invariants:
