@@ -81,8 +81,6 @@ cdef class BotState:
     cdef public int landings_key
     cdef double landings[40]
     # scratch: a Monopolist's streets counted by city, cities in board order
-    cdef int city_order[16]
-    cdef int city_counts[16]
     cpdef void forget(self) noexcept
 
 

@@ -464,8 +464,6 @@ class BotState:
             self.fam = zeros(FAMILY_SIZE)
             self.offers = zeros(MAX_SPACES)
             self.landings = reals(MAX_SPACES)
-            self.city_order = zeros(MAX_CITIES)
-            self.city_counts = zeros(MAX_CITIES)
         self.kind = BOT_PLAIN
         self.tax = TAX_CHEAPER
         self.reserve = PLAIN_RESERVE
@@ -842,32 +840,20 @@ def offer_for(ctx: Context, bot: BotState, other: cython.int, space: cython.int)
 @cython.exceptval(-1, check=True)
 def propose_monopoly_trade(ctx: Context, bot: BotState) -> cython.int:
     """Bot.propose_monopoly_trade: as a Monopolist owning all but one street of a city, offer
-    cash for the missing one (cities in the order of its streets on the board)."""
+    cash for the missing one (cities in board order: a city is numbered by its first street).
+    The streets it owns are the state's count of its unmortgaged titles in each city."""
     s: rules.State = ctx.s
     t: rules.Tables = ctx.t
     me: cython.int = s.actor
     need: cython.int = t.monopoly_streets
-    i: cython.int
     j: cython.int
     sp: cython.int
     city: cython.int
     other: cython.int
-    n_order: cython.int = 0
-    if s.roles[me] != MONOPOLIST or s.phase != POST_ROLL:
+    if s.roles[me] != MONOPOLIST or s.phase != POST_ROLL or need < 2:
         return C_NONE
-    for i in range(t.n_cities):
-        bot.city_counts[i] = 0
-    for i in range(t.n_streets):
-        sp = t.streets[i]
-        if s.owner[sp] == me and not s.mortgaged[sp]:
-            city = t.city[sp]
-            if bot.city_counts[city] == 0:
-                bot.city_order[n_order] = city
-                n_order += 1
-            bot.city_counts[city] += 1
-    for i in range(n_order):
-        city = bot.city_order[i]
-        if bot.city_counts[city] != need - 1:
+    for city in range(t.n_cities):
+        if s.group_held[me][city] != need - 1:
             continue
         for j in range(t.city_size[city]):
             sp = t.city_member[city][j]
