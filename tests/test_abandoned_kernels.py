@@ -25,6 +25,33 @@ VISITORS = 2  # one runs a batch, one plays a turn
 POOL_KERNELS = 1  # --pool 1: the dashboard's (join links need no kernel)
 
 
+# ipykernel's race at a kernel's shutdown, in its newest release (7.4.0): after the
+# shutdown_request handler, `process_control` flushes stdout, which wakes the IOPub thread
+# through its event pipe, closed meanwhile (ipykernel#1518 caught this ENOTSOCK where the status
+# is sent, not in this flush). The kernel is going anyway; it prints the traceback to the
+# server's log (1 run in 4 here at load 20, where a batch's thread still writes).
+SHUTDOWN_RACE = (
+    "in process_control",
+    "sys.stdout.flush()",
+    "in schedule",
+    "self._event_pipe.send(",
+    "zmq.error.ZMQError: Socket operation on non-socket",
+)
+
+
+def tracebacks(log: str) -> list[str]:
+    """The tracebacks in a server's log (each up to its exception's line), less ipykernel's
+    shutdown race above."""
+    found = []
+    for block in log.split("Traceback (most recent call last):\n")[1:]:
+        lines = block.splitlines()
+        end = next((i for i, line in enumerate(lines) if not line.startswith(" ")), len(lines))
+        trace = "\n".join(lines[: end + 1])
+        if not all(part in trace for part in SHUTDOWN_RACE):
+            found.append(trace)
+    return found
+
+
 def tree_pss_mb(pid: int) -> float:
     """Proportional memory of the server and every process under it (its kernels), in MB."""
     server = psutil.Process(pid)
@@ -170,9 +197,9 @@ def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_
             def all_gone() -> bool:
                 said = any(shutting in line for line in server.log)
                 kernels = server.kernels()
-                if not said and visitors[0].kernel_id in kernels:
-                    if (runs := batch_runs()) is not None:
-                        running.append(runs)
+                looked = not said and visitors[0].kernel_id in kernels
+                if looked and (runs := batch_runs()) is not None:
+                    running.append(runs)
                 return not gone & set(kernels)
 
             wait_until(
@@ -204,5 +231,5 @@ def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_
         assert after <= baseline * 1.10, f"memory {after:.0f} MB against {baseline:.0f} MB"
         log = "".join(server.log)
         assert log.count(f"no page connected for {GRACE} s") == VISITORS + 2, log[-3000:]
-        assert "Traceback" not in log, log[-3000:]
+        assert not tracebacks(log), log[-3000:]
         print(f"grace {GRACE} s: gone after {took:.1f} s; PSS {baseline:.0f} -> {after:.0f} MB")
