@@ -224,9 +224,18 @@ def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_
             )
         finally:
             loop.close()
-        assert not any(alive(pid) for pid in pids.values()), "a kernel process was left"
+        # each kernel's process ends (`server.kernels()` stops listing a process when its
+        # command line goes, at the start of its exit, while its memory is still being given
+        # back: at load 15 it was not yet a zombie when looked at at once, 2 runs in 7)
+        wait_until(
+            lambda: not any(alive(pid) for pid in pids.values()), SLACK, "a kernel process was left"
+        )
         # a batch in the kernel's own process went with it; a pool's workers went too
-        assert not any(alive(worker.pid) for worker in workers), "a batch worker was left"
+        wait_until(
+            lambda: not any(alive(worker.pid) for worker in workers),
+            SLACK,
+            "a batch worker was left",
+        )
         after = settled(server)
         assert after <= baseline * 1.10, f"memory {after:.0f} MB against {baseline:.0f} MB"
         log = "".join(server.log)
