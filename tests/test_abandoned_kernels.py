@@ -25,14 +25,15 @@ VISITORS = 2  # one runs a batch, one plays a turn
 POOL_KERNELS = 1  # --pool 1: the dashboard's (join links need no kernel)
 
 
-# ipykernel's race at a kernel's shutdown, in its newest release (7.4.0): after the
-# shutdown_request handler, `process_control` flushes stdout, which wakes the IOPub thread
-# through its event pipe, closed meanwhile (ipykernel#1518 caught this ENOTSOCK where the status
-# is sent, not in this flush). The kernel is going anyway; it prints the traceback to the
-# server's log (1 run in 4 here at load 20, where a batch's thread still writes).
+# ipykernel's race at a kernel's shutdown, in its newest release (7.4.0): while the control
+# thread answers shutdown_request (`process_control`: its flush of stdout, or `_at_shutdown`'s
+# shutdown message on IOPub), the main thread's exit stops the IOPub thread and closes every
+# event pipe; `IOPubThread.schedule` saw the thread alive just before and sends on a closed
+# pipe (ZMQError ENOTSOCK; ipykernel#1518 caught it in `_really_send` only). The kernel is going
+# anyway and prints the traceback to the server's log: 2 runs in 12 here at load 10-20.
 SHUTDOWN_RACE = (
     "in process_control",
-    "sys.stdout.flush()",
+    "ipykernel/iostream.py",
     "in schedule",
     "self._event_pipe.send(",
     "zmq.error.ZMQError: Socket operation on non-socket",
