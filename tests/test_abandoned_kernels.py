@@ -25,6 +25,34 @@ VISITORS = 2  # one runs a batch, one plays a turn
 POOL_KERNELS = 1  # --pool 1: the dashboard's (join links need no kernel)
 
 
+# ipykernel's race at a kernel's shutdown, in its newest release (7.4.0): while the control
+# thread answers shutdown_request (`process_control`: its flush of stdout, or `_at_shutdown`'s
+# shutdown message on IOPub), the main thread's exit stops the IOPub thread and closes every
+# event pipe; `IOPubThread.schedule` saw the thread alive just before and sends on a closed
+# pipe (ZMQError ENOTSOCK; ipykernel#1518 caught it in `_really_send` only). The kernel is going
+# anyway and prints the traceback to the server's log: 2 runs in 12 here at load 10-20.
+SHUTDOWN_RACE = (
+    "in process_control",
+    "ipykernel/iostream.py",
+    "in schedule",
+    "self._event_pipe.send(",
+    "zmq.error.ZMQError: Socket operation on non-socket",
+)
+
+
+def tracebacks(log: str) -> list[str]:
+    """The tracebacks in a server's log (each up to its exception's line), less ipykernel's
+    shutdown race above."""
+    found = []
+    for block in log.split("Traceback (most recent call last):\n")[1:]:
+        lines = block.splitlines()
+        end = next((i for i, line in enumerate(lines) if not line.startswith(" ")), len(lines))
+        trace = "\n".join(lines[: end + 1])
+        if not all(part in trace for part in SHUTDOWN_RACE):
+            found.append(trace)
+    return found
+
+
 def tree_pss_mb(pid: int) -> float:
     """Proportional memory of the server and every process under it (its kernels), in MB."""
     server = psutil.Process(pid)
@@ -76,11 +104,12 @@ def model(visitor, **having) -> str:
     )
 
 
-async def drop_running_batch(visitor) -> int:
+async def drop_running_batch(visitor, kernel: psutil.Process) -> tuple[int, set[int]]:
     """Open Who wins, run the largest batch and drop the connection once its progress comes
     in: the batch goes on in the kernel's background thread (the kernel is idle, not busy),
     and its progress is output the server buffers for the page that left. Returns the
-    number of games the batch plays."""
+    number of games the batch plays and the ids of the `kernel` process's threads that the
+    Run click started (the batch's thread), which end when the batch does."""
     gate = next(c for c, state in visitor.models.items() if {"module", "ready"} <= set(state))
     await visitor.update(gate, {"ready": True})  # the page has plotly's bundle: tabs open
     tabs = next(c for c, s in visitor.models.items() if "Who wins" in (s.get("titles") or ()))
@@ -94,12 +123,14 @@ async def drop_running_batch(visitor) -> int:
     progress = model(visitor, _model_name="IntProgressModel", description="Progress")
     run = model(visitor, _model_name="ButtonModel", description="Run")
     data = {"method": "custom", "content": {"event": "click"}}
+    before = {thread.id for thread in kernel.threads()}
     await visitor.request("comm_msg", {"comm_id": run, "data": data})
     while not visitor.models[progress].get("value"):  # the batch's output is coming
         visitor.changed.clear()
         await asyncio.wait_for(visitor.changed.wait(), 120)
+    started = {thread.id for thread in kernel.threads()} - before
     await visitor.close()
-    return games["max"]
+    return games["max"], started
 
 
 async def drop_busy(visitor) -> None:
@@ -131,22 +162,23 @@ def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_
             loop.run_until_complete(each(*(v.open() for v in [*visitors, back])))
             pids = {v.kernel_id: server.kernels()[v.kernel_id] for v in [*visitors, back]}
             batch = psutil.Process(pids[visitors[0].kernel_id])
-            played = loop.run_until_complete(drop_running_batch(visitors[0]))
+            played, batch_threads = loop.run_until_complete(drop_running_batch(visitors[0], batch))
             # the batch's process pool; a visitor's kernel plays in its own process
-            # (AMTEACH_WORKERS=1, issue 41), so then the batch is the kernel's own CPU time
+            # (AMTEACH_WORKERS=1, issue 41), so then the batch is the thread the Run click
+            # started, which ends with it. (Not the kernel's CPU time between two looks: at
+            # load 25 on two cores a running batch got less than the 0.05 s a look that was
+            # asked of it, and a batch still playing was taken for one that had ended.)
             workers = batch.children(recursive=True)
-            cpu_seen = [sum(batch.cpu_times()[:2])]
+            assert workers or batch_threads, "the Run click started no thread in the kernel"
 
-            def batch_runs() -> bool:
+            def batch_runs() -> bool | None:
+                """Whether the batch still runs; None once its kernel process is gone."""
                 if workers:
                     return any(alive(worker.pid) for worker in workers)
                 try:
-                    used = sum(batch.cpu_times()[:2])
-                except psutil.NoSuchProcess:
-                    return False
-                busy = used - cpu_seen[-1] > 0.05
-                cpu_seen.append(used)
-                return busy
+                    return bool(batch_threads & {thread.id for thread in batch.threads()})
+                except psutil.NoSuchProcess:  # shut down since `server.kernels()` listed it
+                    return None
 
             loop.run_until_complete(each(*(drop_busy(v) for v in [*visitors[1:], back])))
             dropped = time.monotonic()
@@ -156,12 +188,19 @@ def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_
             socket = loop.run_until_complete(reconnect(ws_url))
 
             gone = {v.kernel_id for v in visitors}
-            running: list[bool] = []  # whether the batch ran, at each look while its kernel did
+            # whether the batch ran, at each look until the server said it shuts its kernel
+            # down (the log is read before the look); not at the last look before the
+            # kernel's process went: the shutdown itself ends the batch's thread, a second or
+            # two before the process is gone (seen at load 20)
+            running: list[bool] = []
+            shutting = f"Shutting down kernel {visitors[0].kernel_id}: no page connected"
 
             def all_gone() -> bool:
+                said = any(shutting in line for line in server.log)
                 kernels = server.kernels()
-                if visitors[0].kernel_id in kernels:
-                    running.append(batch_runs())
+                looked = not said and visitors[0].kernel_id in kernels
+                if looked and (runs := batch_runs()) is not None:
+                    running.append(runs)
                 return not gone & set(kernels)
 
             wait_until(
@@ -172,6 +211,7 @@ def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_
             # the batch of `played` games still ran, and sent its progress, when its kernel
             # was shut down: the output did not keep it
             assert running and running[-1], f"the batch of {played} games ended first"
+            assert any(shutting in line for line in server.log)
             took = time.monotonic() - dropped
             assert took >= GRACE * 0.9, f"shut down after {took:.1f} s, before the grace"
             # the reconnected page keeps its kernel past the grace
@@ -185,12 +225,21 @@ def test_kernels_of_pages_that_vanished_go_after_the_grace_whatever_they_do_and_
             )
         finally:
             loop.close()
-        assert not any(alive(pid) for pid in pids.values()), "a kernel process was left"
+        # each kernel's process ends (`server.kernels()` stops listing a process when its
+        # command line goes, at the start of its exit, while its memory is still being given
+        # back: at load 15 it was not yet a zombie when looked at at once, 2 runs in 7)
+        wait_until(
+            lambda: not any(alive(pid) for pid in pids.values()), SLACK, "a kernel process was left"
+        )
         # a batch in the kernel's own process went with it; a pool's workers went too
-        assert not any(alive(worker.pid) for worker in workers), "a batch worker was left"
+        wait_until(
+            lambda: not any(alive(worker.pid) for worker in workers),
+            SLACK,
+            "a batch worker was left",
+        )
         after = settled(server)
         assert after <= baseline * 1.10, f"memory {after:.0f} MB against {baseline:.0f} MB"
         log = "".join(server.log)
         assert log.count(f"no page connected for {GRACE} s") == VISITORS + 2, log[-3000:]
-        assert "Traceback" not in log, log[-3000:]
+        assert not tracebacks(log), log[-3000:]
         print(f"grace {GRACE} s: gone after {took:.1f} s; PSS {baseline:.0f} -> {after:.0f} MB")
