@@ -108,8 +108,8 @@ def test_dev_reinstalls_when_the_checkout_changed_by_content_or_the_check_fails(
     python.chmod(0o755)
 
     # the build's requirements first (pyproject.toml's [build-system]), then amteach built
-    # with them, neither byte-compiling what it installs (./dev says why)
-    pip = "-m pip install --quiet --disable-pip-version-check --no-compile"
+    # with them (./dev says why)
+    pip = "-m pip install --quiet --disable-pip-version-check"
     build = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["build-system"]["requires"]
     assert dev_setup(tmp_path, check=0) == (
         0,
