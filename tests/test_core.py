@@ -92,9 +92,10 @@ MIXES = {
 
 
 def both_cores(
-    seats, games: int, seed: int = 0, rules: RuleSet | None = None, **options
+    seats, games: int, seed: int = 0, rules: RuleSet | None = None, first: int = 0, **options
 ) -> tuple[dict, dict]:
-    """The same games on the compiled and the pure-Python core: their tables of arrays."""
+    """The same games on the compiled and the pure-Python core: their tables of arrays (games
+    `first` to `first + games - 1` of the batch: a game's seed depends on its index only)."""
     rules = rules or RuleSet.preset("default", round_cap=200)
     one_role = options.pop("allow_one_role", False)
     config = BatchConfig(
@@ -105,8 +106,8 @@ def both_cores(
         **options,
     )
     return (
-        compiled_chunk(KERNEL, 0, games, config, rules),
-        python_chunk(0, games, config, rules),
+        compiled_chunk(KERNEL, first, first + games, config, rules),
+        python_chunk(first, first + games, config, rules),
     )
 
 
@@ -239,13 +240,65 @@ def test_both_cores_give_identical_frames(mix: str):
     assert len(compiled["games"]["game"]) == 120
 
 
-@pytest.mark.slow
-def test_both_cores_agree_on_2000_seeds():
-    """2,000 games of the default table (the dashboard's and the benchmark's), default rules
-    and the default round cap, every column of every frame. The same for every table of the
-    suite is benchmarks/diff_cores.py (about 7 CPU-minutes, too long for every run)."""
-    compiled, pure = both_cores(MIXES["four investors (the default)"], games=2000, seed=14)
-    assert_identical(compiled, pure)
+# 2,000 games of the default table (the dashboard's and the benchmark's), default rules and the
+# default round cap, every column of every frame. The same for every table of the suite is
+# benchmarks/diff_cores.py (about 7 CPU-minutes, too long for every run). The same 2,000 games
+# as one test took 96 s of one worker (the slowest test of the suite): they are played in four
+# blocks of 500, each a class, because `./dev test` (--dist loadscope) gives each class to one
+# worker, so the blocks run on whichever workers are free; each block is five tests of 100
+# games, so that a worker given a block has more than two tests to run and does not take the
+# next block too (xdist hands a worker another scope when it has two tests or fewer left).
+# Game i's seed is game_seed(14, i) whatever the block, so these are the 2,000 games the one
+# test played (test_the_blocks_are_the_2000_games_once_each).
+SEEDS_BLOCK = 500
+SEEDS_PART = 100
+
+
+class _BothCoresAgreeOn2000Seeds:
+    first = 0  # the block's first game
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("part", range(SEEDS_BLOCK // SEEDS_PART))
+    def test_both_cores_agree_on_2000_seeds(self, part: int):
+        first = self.first + part * SEEDS_PART
+        seats = MIXES["four investors (the default)"]
+        compiled, pure = both_cores(seats, games=SEEDS_PART, seed=14, first=first)
+        assert_identical(compiled, pure)
+        assert compiled["games"]["game"].tolist() == list(range(first, first + SEEDS_PART))
+
+
+class TestGames0To499(_BothCoresAgreeOn2000Seeds):
+    first = 0
+
+
+class TestGames500To999(_BothCoresAgreeOn2000Seeds):
+    first = 500
+
+
+class TestGames1000To1499(_BothCoresAgreeOn2000Seeds):
+    first = 1000
+
+
+class TestGames1500To1999(_BothCoresAgreeOn2000Seeds):
+    first = 1500
+
+
+def test_the_blocks_are_the_2000_games_once_each():
+    blocks = _BothCoresAgreeOn2000Seeds.__subclasses__()
+    games = sorted(
+        block.first + part * SEEDS_PART + offset
+        for block in blocks
+        for part in range(SEEDS_BLOCK // SEEDS_PART)
+        for offset in range(SEEDS_PART)
+    )
+    assert games == list(range(2000))
+    # game i of a block is game i of the whole batch: its seed depends on i only
+    rules = RuleSet.preset("default", round_cap=200)
+    config = BatchConfig(parse_seats(MIXES["four investors (the default)"]), rules.to_dict(), 14)
+    whole = compiled_chunk(KERNEL, 0, 6, config, rules)
+    part = compiled_chunk(KERNEL, 3, 6, config, rules)
+    for column, values in part["games"].items():
+        assert values.tolist() == whole["games"][column][-len(values) :].tolist(), column
 
 
 @pytest.mark.parametrize(

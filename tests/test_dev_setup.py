@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from installed import CHECKOUT, declared, problems, unmet
@@ -106,9 +107,13 @@ def test_dev_reinstalls_when_the_checkout_changed_by_content_or_the_check_fails(
     python.write_text(FAKE_PYTHON)
     python.chmod(0o755)
 
+    # the build's requirements first (pyproject.toml's [build-system]), then amteach built
+    # with them (./dev says why)
+    pip = "-m pip install --quiet --disable-pip-version-check"
+    build = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["build-system"]["requires"]
     assert dev_setup(tmp_path, check=0) == (
         0,
-        ["-m pip install --quiet --disable-pip-version-check -e .[dev]"],
+        [f"{pip} {' '.join(build)}", f"{pip} --no-build-isolation -e .[dev]"],
     )
     assert dev_setup(tmp_path, check=0) == (0, [])  # up to date: nothing to do
     # a dependency missing although the files did not change (the long-lived .venv's case)
