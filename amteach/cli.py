@@ -47,6 +47,17 @@ override_option = click.option(
     help="Override a rule parameter, e.g. --set foundation_monopolist_fee=160 (repeatable).",
 )
 
+# one game length for every command that plays games (simulate, best-play)
+length_option = click.option(
+    "--length",
+    "length",
+    default=None,
+    metavar="LENGTH",
+    help="How long a game lasts: two-hour (time is up after about 40 rounds), round-200, "
+    "to-the-end (played out, stopped at 2,000 rounds), or a number N: time is up after N "
+    "rounds and the final accounting settles the games still running. Default: round-200.",
+)
+
 
 def rules_with_cap(
     preset: str, overrides: tuple[str, ...], cap: int | None, option: str, default_cap: int
@@ -237,15 +248,7 @@ def length_line(result: Any) -> str:
 )
 @click.option("--rules", "preset", default="default", show_default=True, help="Rules preset.")
 @override_option
-@click.option(
-    "--length",
-    "length",
-    default=None,
-    metavar="LENGTH",
-    help="How long a game lasts: two-hour (time is up after about 40 rounds), round-200, "
-    "to-the-end (played out, stopped at 2,000 rounds), or a number N: time is up after N "
-    "rounds and the final accounting settles the games still running. Default: round-200.",
-)
+@length_option
 @click.option(
     "--round-cap",
     type=int,
@@ -894,15 +897,7 @@ FULL_ONLY = ("--games-per-candidate", "--generations", "--team-play")
     help="Rules preset (--preset is the same option).",
 )
 @override_option
-@click.option(
-    "--length",
-    "length",
-    default=None,
-    metavar="LENGTH",
-    help="How long a game lasts, as in `amteach simulate`: two-hour (time is up after about "
-    "40 rounds), round-200, to-the-end (played out, stopped at 2,000 rounds), or a number N "
-    "of rounds. Default: round-200.",
-)
+@length_option
 @click.option(
     "--round-cap",
     default=None,

@@ -120,15 +120,18 @@ def dashboard_server(
 
 
 NGINX = "/usr/sbin/nginx"
+# the main configuration of a test's nginx: one worker is enough on a loopback port
+NGINX_MAIN = "worker_processes 1;\nevents { worker_connections 512; }"
 
 
 @contextmanager
-def nginx(site: str, folder: Path) -> Iterator[int]:
+def nginx(site: str, folder: Path, main: str = NGINX_MAIN) -> Iterator[int]:
     """Debian's nginx serving `site` (a server block of docs/deploy.md, whose `listen 80;` is
-    moved to a free loopback port), with its configuration, logs and temporary files in
+    moved to a free loopback port), under the main configuration `main` (the guide's, in
+    tests/test_deploy_guide.py), with its configuration, logs and temporary files in
     `folder`; yields the port once nginx accepts connections, and stops it by process id.
     Its access log (`folder`/access.log) names, for each request, the upstream that answered
-    it, or "-" for nginx itself."""
+    it, or "-" for nginx itself; its error log is `folder`/error.log."""
     port = free_port()
     assert "listen 80;" in site, site
     site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
@@ -138,9 +141,7 @@ def nginx(site: str, folder: Path) -> Iterator[int]:
     )
     user = "user root;\n" if os.geteuid() == 0 else ""
     (folder / "nginx.conf").write_text(
-        f"{user}worker_processes 1;\npid {folder / 'nginx.pid'};\n"
-        f"error_log {folder / 'error.log'} info;\n"
-        "events { worker_connections 512; }\n"
+        f"{user}pid {folder / 'nginx.pid'};\nerror_log {folder / 'error.log'} info;\n{main}\n"
         "http {\n"
         # each line: status, request, and the upstream that answered ("-": nginx itself)
         "    log_format served '$status \"$request\" upstream=$upstream_addr';\n"

@@ -19,7 +19,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ import psycopg
 import pytest
 from browser import free_port
 from postgres import postgres_bin
-from served import NGINX, REPO
+from served import REPO, nginx
 
 GUIDE = REPO / "docs" / "deploy.md"
 DATABASE_HOST = "127.0.0.2"  # the guide's 10.0.0.5
@@ -154,41 +153,11 @@ def guide_postgres() -> Iterator[int]:
 
 @contextmanager
 def guide_nginx(site: str, folder: Path, main: str | None = None) -> Iterator[tuple[int, Path]]:
-    """nginx with the guide's main configuration (or `main`) and `site` (its `listen 80;` on a
-    free loopback port), files in `folder`; yields the port and the error log. Checked with
-    `nginx -t` first; stopped by process id."""
-    port = free_port()
+    """`served.nginx` under the guide's main configuration (or `main`): yields the port and
+    the error log."""
     main = block("nginx main-config") if main is None else main
-    site = site.replace("listen 80;", f"listen 127.0.0.1:{port};")
-    temp = "\n".join(
-        f"    {kind}_temp_path {folder / kind};"
-        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    error_log = folder / "error.log"
-    (folder / "nginx.conf").write_text(
-        f"{user}pid {folder / 'nginx.pid'};\nerror_log {error_log} info;\n{main}\n"
-        f"http {{\n    access_log {folder / 'access.log'};\n{temp}\n{site}\n}}\n"
-    )
-    command = [NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf")]
-    check = subprocess.run([*command, "-t"], capture_output=True, text=True)
-    assert check.returncode == 0, check.stderr
-    process = subprocess.Popen([*command, "-g", "daemon off;"], stderr=subprocess.PIPE, text=True)
-    try:
-        for _ in range(1200):
-            assert process.poll() is None, process.stderr.read()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=5).close()
-                break
-            except OSError:
-                with suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=0.05)
-        else:
-            pytest.fail("nginx never accepted a connection")
-        yield port, error_log
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
+    with nginx(site, folder, main) as port:
+        yield port, folder / "error.log"
 
 
 def several_servers_site(ports: list[int]) -> str:
