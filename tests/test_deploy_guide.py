@@ -273,8 +273,7 @@ def test_the_guides_database_lets_the_server_in_and_its_unit_serves_through_ngin
         argv = [part.replace("db.example.org", f"{DATABASE_HOST}:{port}") for part in argv]
         argv = [re.sub(r"^13$", "1", part) for part in argv]  # --pool 13: one kernel here
         assert f"postgresql://amteach@{DATABASE_HOST}:{port}/amteach" in argv
-        env = {k: v for k, v in os.environ.items() if k != "PGPASSWORD"}
-        env.update(dict(line.split("=", 1) for line in [f"PGPASSWORD={password}"]))
+        env = {**os.environ, "PGPASSWORD": password}  # the password file's one variable
         process = subprocess.Popen(
             argv,
             stdout=subprocess.PIPE,
