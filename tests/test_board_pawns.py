@@ -77,12 +77,23 @@ LAYOUTS = [pytest.param([corner] * 6, id=f"six-on-{corner}") for corner in CORNE
 ]
 
 
+@pytest.fixture(scope="module")
+def board_page(chromium):
+    """One page for the module's boards: each test sets its size, then draws its board as a
+    new document (page.set_content), so nothing of the board before is left; a page of its
+    own for each of the 14 boards started a renderer process each."""
+    page = chromium.new_page()
+    yield page
+    page.close()
+
+
 @pytest.mark.parametrize("viewport", [PROJECTOR, LARGE], ids=["1280x720", "1920x1080"])
 @pytest.mark.parametrize("positions", LAYOUTS)
 def test_corner_pawns_lie_in_their_own_space_and_no_pawn_hides_another(
-    chromium, viewport, positions
+    board_page, viewport, positions
 ):
-    page = chromium.new_page(viewport=viewport)
+    page = board_page
+    page.set_viewport_size(viewport)
     pawns = draw(page, positions)
     assert len(pawns) == len(positions)
     for pawn in pawns:
@@ -92,4 +103,3 @@ def test_corner_pawns_lie_in_their_own_space_and_no_pawn_hides_another(
         assert pawn["seen"], pawn
         # and at least 28 px, as on the projector (tests/test_projector.py)
         assert pawn["pawn"][2] - pawn["pawn"][0] >= 28
-    page.close()
