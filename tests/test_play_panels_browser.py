@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from browser import WAIT, watched_page
+import pytest
+from browser import WAIT, open_dashboard_tab, watched_page
 
 # presses of Tab enough to go from the top of the Play tab past the charts to its last panel
 MOST_TABS = 250
@@ -67,70 +68,75 @@ def options(select) -> list[str]:
     return [text.replace("\xa0", " ") for text in select.locator("option").all_inner_texts()]
 
 
-def test_each_closed_panel_opens_by_keyboard_and_shows_the_game_as_it_is(dashboard_url, chromium):
+@pytest.fixture(scope="module")
+def dashboard(dashboard_url, chromium):
+    """One dashboard page (one kernel running the dashboard notebook) for both tests, in the
+    order of this file: first a chart tab opened as soon as the page works, which needs the
+    page as it opens, then the Play tab's closed panels, which that leaves closed and unbuilt
+    (the second test asserts they are)."""
     errors: list[str] = []
     page = watched_page(chromium, dashboard_url, errors)
-    try:
-        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
-        # a closed panel is drawn as its header only: nothing of it is in the page yet
-        assert page.locator(".am-manage").count() == 0
-        assert page.get_by_text("Propose trade").count() == 0
-        assert page.locator("text=Save (download)").count() == 0
-        # lesson 1's moment: Ben, a Monopolist, owns one street of Los Angeles
-        page.get_by_label("Scenario").select_option(label="who may build")
-        page.get_by_role("button", name="Load scenario", exact=True).click()
-        page.get_by_text("Scenario who may build is set up").wait_for(timeout=WAIT)
-        page.locator("body").click(position={"x": 2, "y": 2})  # Tab starts from the top
-
-        manage = opened(page, "Build, sell, mortgage, redeem", "Enter")
-        titles = manage.locator("select").first
-        assert options(titles) == [
-            "Hollywood Blvd.",
-            "Rush St.",
-            "State St.",
-        ]
-        why = manage.locator(".am-why-not")
-        why.get_by_text("a Monopolist builds only in a monopolized city").wait_for(timeout=WAIT)
-        build = manage.get_by_role("button", name="Build", exact=True)
-        assert build.is_visible() and build.is_disabled()
-        # the panel follows the game: Mortgage now, and Hollywood Blvd. is mortgaged
-        mortgage = manage.get_by_role("button", name=re.compile("^Mortgage Hollywood"))
-        mortgage.click()
-        why.get_by_text("Hollywood Blvd. is mortgaged").first.wait_for(timeout=WAIT)
-
-        trade = opened(page, "Trade", " ")
-        assert trade.get_by_role("button", name="Propose trade").is_visible()
-        partners = options(trade.locator("select").first)
-        assert partners == ["Ana"]
-        # Ben's titles without buildings, as they are now: Hollywood Blvd. just mortgaged
-        give = options(trade.get_by_label("Give"))
-        assert give == ["Hollywood Blvd. (mortgaged)", "State St."]
-
-        files = opened(page, "Rules and players for New game", "Enter")
-        assert files.get_by_label("Rules").input_value() == "default"
-        assert files.get_by_role("button", name="Save (download)").is_visible()
-        assert files.get_by_text("Load (upload)").is_visible()
-        assert errors == [], errors
-    finally:
-        page.close()
+    yield page, errors
+    page.close()
 
 
-def test_a_chart_tab_opened_at_once_waits_for_plotly_then_draws_its_charts(dashboard_url, chromium):
+def test_a_chart_tab_opened_at_once_waits_for_plotly_then_draws_its_charts(dashboard):
     """anywidget gives a chart's module 2 s to load from the moment its model is made; on a
     busy machine plotly's 4.8 MB bundle took longer, and the page logged "[anywidget] Failed
     to initialize model.". A tab of charts is now built once the page has the bundle (ui/lazy.py,
     ModuleReady): opened as soon as the Play tab works, it shows "Opening…", then its charts,
     and the console stays clean."""
-    errors: list[str] = []
-    page = watched_page(chromium, dashboard_url, errors)
-    try:
-        page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
-        page.get_by_role("tab", name="Landing odds", exact=True).click()
-        shown = ".am-pages > .widget-tab-contents > :not(.lm-mod-hidden)"
-        chart = page.locator(f"{shown} .js-plotly-plot .main-svg").first
-        chart.wait_for(timeout=WAIT)
-        box = chart.bounding_box()
-        assert box["width"] > 300 and box["height"] > 150, box
-        assert errors == [], errors
-    finally:
-        page.close()
+    page, errors = dashboard
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+    page.get_by_role("tab", name="Landing odds", exact=True).click()
+    shown = ".am-pages > .widget-tab-contents > :not(.lm-mod-hidden)"
+    chart = page.locator(f"{shown} .js-plotly-plot .main-svg").first
+    chart.wait_for(timeout=WAIT)
+    box = chart.bounding_box()
+    assert box["width"] > 300 and box["height"] > 150, box
+    assert errors == [], errors
+
+
+def test_each_closed_panel_opens_by_keyboard_and_shows_the_game_as_it_is(dashboard):
+    page, errors = dashboard
+    open_dashboard_tab(page, "Play")  # the test before left the page on Landing odds
+    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+    # a closed panel is drawn as its header only: nothing of it is in the page yet
+    assert page.locator(".am-manage").count() == 0
+    assert page.get_by_text("Propose trade").count() == 0
+    assert page.locator("text=Save (download)").count() == 0
+    # lesson 1's moment: Ben, a Monopolist, owns one street of Los Angeles
+    page.get_by_label("Scenario").select_option(label="who may build")
+    page.get_by_role("button", name="Load scenario", exact=True).click()
+    page.get_by_text("Scenario who may build is set up").wait_for(timeout=WAIT)
+    page.locator("body").click(position={"x": 2, "y": 2})  # Tab starts from the top
+
+    manage = opened(page, "Build, sell, mortgage, redeem", "Enter")
+    titles = manage.locator("select").first
+    assert options(titles) == [
+        "Hollywood Blvd.",
+        "Rush St.",
+        "State St.",
+    ]
+    why = manage.locator(".am-why-not")
+    why.get_by_text("a Monopolist builds only in a monopolized city").wait_for(timeout=WAIT)
+    build = manage.get_by_role("button", name="Build", exact=True)
+    assert build.is_visible() and build.is_disabled()
+    # the panel follows the game: Mortgage now, and Hollywood Blvd. is mortgaged
+    mortgage = manage.get_by_role("button", name=re.compile("^Mortgage Hollywood"))
+    mortgage.click()
+    why.get_by_text("Hollywood Blvd. is mortgaged").first.wait_for(timeout=WAIT)
+
+    trade = opened(page, "Trade", " ")
+    assert trade.get_by_role("button", name="Propose trade").is_visible()
+    partners = options(trade.locator("select").first)
+    assert partners == ["Ana"]
+    # Ben's titles without buildings, as they are now: Hollywood Blvd. just mortgaged
+    give = options(trade.get_by_label("Give"))
+    assert give == ["Hollywood Blvd. (mortgaged)", "State St."]
+
+    files = opened(page, "Rules and players for New game", "Enter")
+    assert files.get_by_label("Rules").input_value() == "default"
+    assert files.get_by_role("button", name="Save (download)").is_visible()
+    assert files.get_by_text("Load (upload)").is_visible()
+    assert errors == [], errors
