@@ -238,48 +238,59 @@ def inside(box: dict | None, viewport: dict) -> bool:
     )
 
 
-def test_lesson_1s_moments_read_whole_on_a_1280x720_projector(served, chromium):
+@pytest.fixture(scope="module")
+def screen(served, chromium):
+    """One dashboard page (one kernel running the dashboard notebook) for lesson 1's screen at
+    1280x720 and every tab's type at 1920x1080: the second test resizes the page
+    (page.set_viewport_size) instead of opening another, as the type's sizes are CSS (vh,
+    media queries, projector.css) that follow the window. A walk opens a page of its own: it
+    follows its plan from the dashboard as a teacher opens it."""
+    teacher = Teacher(chromium, served, PROJECTOR)
+    yield teacher
+    teacher.page.close()
+
+
+def test_lesson_1s_moments_read_whole_on_a_1280x720_projector(screen):
     """Moments A and B: "in Prison" and "in Price War" whole on the player card (not "in…");
     moment C: with the Build panel open, the refusal reasons in view; step 5: the Who wins
     chart above the fold."""
-    teacher = Teacher(chromium, served, PROJECTOR)
+    teacher = screen
     page = teacher.page
-    try:
-        for scenario, status in (("prison no rent", "in Prison"), ("price war", "in Price War")):
-            name = "price war still collects" if scenario == "price war" else scenario
-            teacher.follow({"choose": {"list": "Scenario", "option": name}})
-            teacher.follow({"press": "Load scenario", "wait": f"Scenario {name} is set up"})
-            shown = page.locator(".am-card-status", has_text=status)
-            assert shown.count() == 1 and inside(shown.bounding_box(), PROJECTOR), status
-            assert shown.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
-            name_line = page.locator(".am-card-name", has=shown)
-            assert name_line.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
-            assert name_line.evaluate("(el) => el.getBoundingClientRect().right") <= (
-                name_line.evaluate("(el) => el.closest('.am-card').getBoundingClientRect().right")
-            )
-        teacher.follow({"choose": {"list": "Scenario", "option": "who may build"}})
-        teacher.follow({"press": "Load scenario", "wait": "Scenario who may build is set up"})
-        teacher.follow({"open": "Build, sell, mortgage, redeem"})
-        teacher.follow({"choose": {"list": "Title", "option": "Hollywood Blvd."}})
-        reasons = page.locator(".am-manage .am-why-not")
-        reasons.get_by_text("builds only in a monopolized city").wait_for(timeout=WAIT)
-        turn = page.locator(".am-turn").bounding_box()
-        box = reasons.bounding_box()
-        assert inside(box, PROJECTOR), box
-        assert turn["y"] <= box["y"] and box["y"] + box["height"] <= turn["y"] + turn["height"]
-        build = teacher.control("Build")
-        assert build.is_disabled() and inside(build.bounding_box(), PROJECTOR)
+    page.set_viewport_size(PROJECTOR)
+    teacher.tab("Play")  # where the page opens (the other test leaves it on the Class tab)
+    for scenario, status in (("prison no rent", "in Prison"), ("price war", "in Price War")):
+        name = "price war still collects" if scenario == "price war" else scenario
+        teacher.follow({"choose": {"list": "Scenario", "option": name}})
+        teacher.follow({"press": "Load scenario", "wait": f"Scenario {name} is set up"})
+        shown = page.locator(".am-card-status", has_text=status)
+        assert shown.count() == 1 and inside(shown.bounding_box(), PROJECTOR), status
+        assert shown.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
+        name_line = page.locator(".am-card-name", has=shown)
+        assert name_line.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
+        assert name_line.evaluate("(el) => el.getBoundingClientRect().right") <= (
+            name_line.evaluate("(el) => el.closest('.am-card').getBoundingClientRect().right")
+        )
+    teacher.follow({"choose": {"list": "Scenario", "option": "who may build"}})
+    teacher.follow({"press": "Load scenario", "wait": "Scenario who may build is set up"})
+    teacher.follow({"open": "Build, sell, mortgage, redeem"})
+    teacher.follow({"choose": {"list": "Title", "option": "Hollywood Blvd."}})
+    reasons = page.locator(".am-manage .am-why-not")
+    reasons.get_by_text("builds only in a monopolized city").wait_for(timeout=WAIT)
+    turn = page.locator(".am-turn").bounding_box()
+    box = reasons.bounding_box()
+    assert inside(box, PROJECTOR), box
+    assert turn["y"] <= box["y"] and box["y"] + box["height"] <= turn["y"] + turn["height"]
+    build = teacher.control("Build")
+    assert build.is_disabled() and inside(build.bounding_box(), PROJECTOR)
 
-        teacher.tab("Who wins")
-        teacher.follow({"games": 50})
-        teacher.follow({"press": "Run", "wait": "Games lasted"})
-        chart = teacher.pane.locator(".js-plotly-plot").first
-        chart.locator(".main-svg").first.wait_for(timeout=WAIT)
-        assert inside(chart.bounding_box(), PROJECTOR), chart.bounding_box()
-        assert page.evaluate("window.scrollY") == 0
-        assert teacher.errors == []
-    finally:
-        page.close()
+    teacher.tab("Who wins")
+    teacher.follow({"games": 50})
+    teacher.follow({"press": "Run", "wait": "Games lasted"})
+    chart = teacher.pane.locator(".js-plotly-plot").first
+    chart.locator(".main-svg").first.wait_for(timeout=WAIT)
+    assert inside(chart.bounding_box(), PROJECTOR), chart.bounding_box()
+    assert page.evaluate("window.scrollY") == 0
+    assert teacher.errors == []
 
 
 # the rendered size of each piece of text on a tab (its font size times any CSS zoom)
@@ -289,18 +300,16 @@ TEXT_SIZES = """(pane) => [...pane.querySelectorAll('*')]
   .map((el) => parseFloat(getComputedStyle(el).fontSize) * (el.currentCSSZoom || 1))"""
 
 
-def test_every_tab_scales_its_type_on_a_1920x1080_screen_as_the_play_tab_does(served, chromium):
+def test_every_tab_scales_its_type_on_a_1920x1080_screen_as_the_play_tab_does(screen):
     """At 1280x720 the analysis tabs' text is 15 to 17 px; at 1920x1080 it grows as the Play
     tab's does (a quarter larger): most text 18 px and more, the middle of it 19 px and more."""
-    teacher = Teacher(chromium, served, LARGE)
-    try:
-        tabs = ("Who wins", "Taxes", "Landing odds", "Returns", "Inequality", "Is it fair?")
-        for title in (*tabs, "Best play", "Rules", "Class"):
-            teacher.tab(title)
-            sizes = sorted(teacher.pane.evaluate(TEXT_SIZES))
-            assert sizes, title
-            assert sizes[len(sizes) // 2] >= 19, (title, sizes)
-            assert sum(size >= 18 for size in sizes) >= 0.9 * len(sizes), (title, sizes)
-        assert teacher.errors == []
-    finally:
-        teacher.page.close()
+    teacher = screen
+    teacher.page.set_viewport_size(LARGE)
+    tabs = ("Who wins", "Taxes", "Landing odds", "Returns", "Inequality", "Is it fair?")
+    for title in (*tabs, "Best play", "Rules", "Class"):
+        teacher.tab(title)
+        sizes = sorted(teacher.pane.evaluate(TEXT_SIZES))
+        assert sizes, title
+        assert sizes[len(sizes) // 2] >= 19, (title, sizes)
+        assert sum(size >= 18 for size in sizes) >= 0.9 * len(sizes), (title, sizes)
+    assert teacher.errors == []
