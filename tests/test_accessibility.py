@@ -24,7 +24,7 @@ from types import SimpleNamespace
 
 import pytest
 from browser import DASHBOARD_TABS as TABS
-from browser import WAIT, type_games
+from browser import POLL, WAIT, type_games
 from browser import watched_page as watched
 from playwright.sync_api import Error as PlaywrightError
 
@@ -78,6 +78,7 @@ def open_tab(page, name: str) -> None:
         " return page && page.innerText.trim() !== 'Opening…'; }",
         arg=SHOWN,
         timeout=WAIT,
+        polling=POLL,
     )
 
 
@@ -99,6 +100,7 @@ def run_batches(page) -> None:
             " || panel.innerText.includes('The batch stopped')",
             arg=[panel.element_handle(), shown],
             timeout=WAIT,
+            polling=POLL,
         )
         assert "The batch stopped" not in panel.inner_text()
 
@@ -493,6 +495,7 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
             " || document.querySelectorAll(free).length > 0",
             arg=free,
             timeout=WAIT,
+            polling=POLL,
         )
         if "Game over" in student.locator("body").inner_text():
             break
@@ -506,7 +509,7 @@ def test_the_class_tab_and_a_students_page_pass_axe_before_during_and_after_a_ga
         except PlaywrightError:  # the page redrew its choices meanwhile: look again
             continue
         student.keyboard.press("Enter")
-        student.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=WAIT)
+        student.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=WAIT, polling=POLL)
         kept = student.evaluate(
             "() => !!document.activeElement.closest('#am-seat')"
             " && document.getElementById('am-announce').innerText.trim() !== ''"
@@ -607,6 +610,7 @@ def test_the_treatment_controls_and_the_comparison_pass_axe_and_work_by_keyboard
         "() => (document.querySelector('.am-class-grid')?.innerText.match(/game over/g)"
         " || []).length === 2",
         timeout=WAIT,
+        polling=POLL,
     )
     teacher.get_by_role("button", name="Compare the rule sets").click()
     teacher.locator(".am-treatment-table").wait_for(timeout=WAIT)

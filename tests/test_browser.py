@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from browser import POLL
 
 from amteach.content import dashboard_notebook
 from amteach.serving import TEMPLATE, voila_command
@@ -71,13 +72,15 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard):
     def click_choice(button) -> None:
         handle = button.element_handle()
         handle.click()
-        page.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=120_000)
+        page.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=120_000, polling=POLL)
 
     click_choice(roll)
     end_turn = page.locator(".am-choices button", has_text="End turn")
     for _ in range(6):
         page.wait_for_function(
-            "document.querySelectorAll('.am-choices button').length > 0", timeout=120_000
+            "document.querySelectorAll('.am-choices button').length > 0",
+            timeout=120_000,
+            polling=POLL,
         )
         if end_turn.count():
             break
@@ -86,6 +89,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard):
     page.wait_for_function(
         "document.querySelector('.am-narration').innerText.includes('Round 1: Ben')",
         timeout=120_000,
+        polling=POLL,
     )
     page.screenshot(path=str(SHOTS / "2-after-human-turn.png"))
     assert page.locator(".am-board").inner_html() != board_before
@@ -98,6 +102,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard):
         "(before) => document.querySelector('.am-narration').innerText !== before",
         arg=narration_paused,
         timeout=120_000,
+        polling=POLL,
     )
     page.get_by_role("button", name="❚❚ Pause").click()  # the same button, now Pause
     page.get_by_role("button", name="▶ Play").wait_for(timeout=120_000)
@@ -117,6 +122,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard):
         "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 3",
         arg=charts_on_page,
         timeout=120_000,
+        polling=POLL,
     )
     page.screenshot(path=str(SHOTS / "4-who-wins.png"))
 
@@ -128,6 +134,7 @@ def test_the_dashboard_plays_a_turn_plays_pauses_and_runs_a_batch(dashboard):
         "(n) => document.querySelectorAll('.js-plotly-plot').length >= n + 1",
         arg=charts_on_page,
         timeout=120_000,
+        polling=POLL,
     )
     page.screenshot(path=str(SHOTS / "5-landing-odds.png"))
 
@@ -160,7 +167,7 @@ def test_anywidget_gives_a_widget_60_s_to_start_not_2_s(dashboard):
     # test before has played on, and left it on the Landing odds tab)
     page.get_by_role("tab", name="Play", exact=True).click(timeout=180_000)
     page.locator(".am-board").wait_for(timeout=180_000)
-    page.wait_for_function("window.amteachDeadlines.includes(60000)", timeout=180_000)
+    page.wait_for_function("window.amteachDeadlines.includes(60000)", timeout=180_000, polling=POLL)
     asked = page.evaluate("window.amteachDeadlines")
     assert 2000 not in asked, asked
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import plotly
 import pytest
 from browser import (
+    POLL,
     PROJECTOR,
     WAIT,
     load,
@@ -71,6 +72,7 @@ def assert_no_legend_overlaps(page, where: str, at_least: int) -> list[dict]:
           .filter((plot) => plot.offsetParent !== null && plot.querySelector('.main-svg'))
           .length >= {at_least}""",
         timeout=WAIT,
+        polling=POLL,
     )
     # charts take their boxes' widths a moment after their tab opens (ui/resize.py): measure
     # once every chart is as wide as its box
@@ -80,6 +82,7 @@ def assert_no_legend_overlaps(page, where: str, at_least: int) -> list[dict]:
           .every((plot) => Math.abs(plot.querySelector('.main-svg').getBoundingClientRect()
             .width - plot.parentElement.getBoundingClientRect().width) <= 2)""",
         timeout=WAIT,
+        polling=POLL,
     )
     charts = page.evaluate(OVERLAPS)
     assert len(charts) >= at_least, where
@@ -162,6 +165,7 @@ def test_no_legend_overlaps_a_label_on_any_tab(dashboard, viewport):
         "(el) => el.querySelectorAll('.js-plotly-plot').length >= 3",
         arg=who.element_handle(),
         timeout=WAIT,
+        polling=POLL,
     )
     measured["Who wins"] = assert_no_legend_overlaps(page, "Who wins", 3)
     for tab, batch, at_least in (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser import WAIT, open_dashboard_tab, watched_page
+from browser import POLL, WAIT, open_dashboard_tab, watched_page
 
 # presses of Tab enough to go from the top of the Play tab past the charts to its last panel
 MOST_TABS = 250
@@ -52,6 +52,7 @@ def opened(page, header: str, key: str):
         "(el) => el.getAttribute('aria-expanded') === 'true'",
         arg=button.element_handle(),
         timeout=WAIT,
+        polling=POLL,
     )
     contents = button.locator("xpath=..").locator(".jupyter-widget-Collapse-contents").first
     page.wait_for_function(
@@ -59,6 +60,7 @@ def opened(page, header: str, key: str):
         " && !el.innerText.includes('Opening…')",
         arg=contents.element_handle(),
         timeout=WAIT,
+        polling=POLL,
     )
     return contents
 

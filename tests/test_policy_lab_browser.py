@@ -5,7 +5,7 @@ on a second run is tested without a browser (tests/test_policy_lab.py)."""
 
 from __future__ import annotations
 
-from browser import WAIT, open_dashboard_tab
+from browser import POLL, WAIT, open_dashboard_tab
 from browser import watched_page as watched
 from test_accessibility import axe_report, axe_violations
 
@@ -30,6 +30,7 @@ def test_the_what_if_panel_runs_and_cancels_by_keyboard_and_passes_axe(dashboard
         "(el) => el.value === '' || el.selectedOptions[0].text.startsWith('Fine')",
         arg=rule.element_handle(),
         timeout=WAIT,
+        polling=POLL,
     )
     assert rule.evaluate("(el) => el.selectedOptions[0].text").startswith("Fine")
     value = panel.get_by_label("New value ($)", exact=True)
@@ -43,7 +44,7 @@ def test_the_what_if_panel_runs_and_cancels_by_keyboard_and_passes_axe(dashboard
     panel.get_by_text(
         "Searching best play with the fine to leave Prison or Price War set to $150"
     ).wait_for(timeout=WAIT)
-    page.wait_for_function(PROGRESS_MOVED, arg=panel.element_handle(), timeout=WAIT)
+    page.wait_for_function(PROGRESS_MOVED, arg=panel.element_handle(), timeout=WAIT, polling=POLL)
     found["while it searches"] = axe_violations(page)
     cancel = panel.get_by_role("button", name="Cancel", exact=True)
     cancel.focus()

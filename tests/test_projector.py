@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import PROJECTOR, WAIT, open_dashboard_tab, type_games, watched_page
+from browser import POLL, PROJECTOR, WAIT, open_dashboard_tab, type_games, watched_page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
@@ -40,7 +40,9 @@ class Watched:
         button = self.page.locator(".am-choices button:not([disabled])", has_text=text).first
         handle = button.element_handle(timeout=WAIT)
         handle.click()
-        self.page.wait_for_function("(el) => !el.isConnected", arg=handle, timeout=WAIT)
+        self.page.wait_for_function(
+            "(el) => !el.isConnected", arg=handle, timeout=WAIT, polling=POLL
+        )
 
     def narration(self) -> str:
         return self.page.locator(".am-narration").inner_text()
@@ -200,6 +202,7 @@ def test_live_charts_draw_after_a_scenario_is_loaded(shared):
             "document.querySelectorAll('.am-choices button:not([disabled])').length > 0"
             " || document.querySelector('.am-status').innerText.includes('is a bot')",
             timeout=WAIT,
+            polling=POLL,
         )
         status = page.locator(".am-status").inner_text()
         if "is a bot" in status:
@@ -209,6 +212,7 @@ def test_live_charts_draw_after_a_scenario_is_loaded(shared):
                 "(b) => document.querySelector('.am-narration').innerText !== b",
                 arg=before,
                 timeout=WAIT,
+                polling=POLL,
             )
         else:
             labels = page.locator(".am-choices button:not([disabled])").all_inner_texts()
@@ -227,12 +231,16 @@ def test_live_charts_draw_after_a_scenario_is_loaded(shared):
 
     taxes = watched.open_chart_tab("Taxes")
     # both amounts and the one chosen: three markers per income-tax decision
-    page.wait_for_function(f"(p) => ({POINTS})(p) >= {3 * decisions}", arg=taxes.element_handle())
+    page.wait_for_function(
+        f"(p) => ({POINTS})(p) >= {3 * decisions}", arg=taxes.element_handle(), polling=POLL
+    )
     assert taxes.evaluate(POINTS) == 3 * decisions
     page.screenshot(path=str(SHOTS / "projector-taxes-after-scenario.png"))
     rent_chart = watched.open_chart_tab("Rents")
     # a rent is one point received (one role) and one paid (the other, or the same role)
-    page.wait_for_function(f"(p) => ({POINTS})(p) >= {2 * rents}", arg=rent_chart.element_handle())
+    page.wait_for_function(
+        f"(p) => ({POINTS})(p) >= {2 * rents}", arg=rent_chart.element_handle(), polling=POLL
+    )
     assert rent_chart.evaluate(POINTS) >= 2 * rents
     assert watched.errors == []
 
@@ -255,6 +263,7 @@ def assert_charts_fill(page, tab: str, at_least: int) -> None:
           .filter((plot) => plot.offsetParent !== null && plot.querySelector('.main-svg'))
           .length >= {at_least}""",
         timeout=WAIT,
+        polling=POLL,
     )
     # the assertions below say which chart and by how much
     with contextlib.suppress(PlaywrightTimeout):
@@ -264,6 +273,7 @@ def assert_charts_fill(page, tab: str, at_least: int) -> None:
               .every((plot) => Math.abs(plot.querySelector('.main-svg').getBoundingClientRect()
                 .width - plot.parentElement.getBoundingClientRect().width) <= 2)""",
             timeout=15_000,
+            polling=POLL,
         )
     widths = chart_widths(page)
     assert len(widths) >= at_least, tab
@@ -309,7 +319,9 @@ def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(shared, v
     who = open_tab("Who wins")
     batch_once(page, who)
     open_tab("Rules")
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=WAIT)
+    page.wait_for_function(
+        "document.querySelectorAll('.js-plotly-plot').length >= 6", timeout=WAIT, polling=POLL
+    )
     rules = page.locator("table.am-rules")
     assert rules.is_visible() and "Competitors" in rules.inner_text()
     who = open_tab("Who wins")
@@ -365,6 +377,7 @@ def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(shared, v
         "() => document.querySelector('.widget-tab > .lm-TabBar .lm-mod-current')"
         ".innerText.trim() === 'Play'",
         timeout=WAIT,
+        polling=POLL,
     )
     # every seat is a bot now: Step plays the next decision without asking anyone
     narration = page.locator(".am-narration")
@@ -374,5 +387,6 @@ def test_every_analysis_tab_draws_its_charts_to_the_width_of_their_box(shared, v
         "(el) => el.innerText.split('\\n').filter((line) => line.trim()).length > 1",
         arg=narration.element_handle(),
         timeout=WAIT,
+        polling=POLL,
     )
     assert watched.errors == []
