@@ -10,8 +10,12 @@ How the search works (docs/analysis.md, "Best play"):
 
 1. **Common random numbers.** Every candidate of a search plays the same games (the same
    seeds), so two candidates differ by their play, not by their dice.
-2. **A well-kept optimizer.** CMA-ES (the `cma` package) moves through the family's grid; a
-   candidate's score is its role's win rate over `games_per_candidate` games.
+2. **A well-kept optimizer, started warm.** CMA-ES (the `cma` package) moves through the
+   family's grid; a candidate's score is its role's win rate over `games_per_candidate`
+   games. Before it, a role's search plays its incumbent, the incumbent with each knob moved
+   alone and every shipped run's best strategy for the role, and CMA-ES starts from the best
+   of them: a phase with little time left still tries the strategies known to be strong
+   (without it, the first edition-2005 two-hour search stopped short of one).
 3. **Alternating roles.** The Competitors' best response to the Monopolists' strategy, then
    the Monopolists' to that, and so on. After each search the winner is checked on other
    seeds (the *check* games) against the strategy it would replace; it replaces it only when
