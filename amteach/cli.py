@@ -924,7 +924,9 @@ FULL_ONLY = ("--games-per-candidate", "--generations", "--team-play")
     "--full",
     is_flag=True,
     help="The full search (about 15 minutes): CMA-ES over the whole family, alternating "
-    "roles, then a tournament matrix and a sensitivity check. Without it, the quick search.",
+    "roles, each role's search starting warm (the shipped runs' strategies and its incumbent "
+    "with each knob moved alone are tried first), then a tournament matrix and a sensitivity "
+    "check. Without it, the quick search.",
 )
 @click.option(
     "--games-per-candidate",

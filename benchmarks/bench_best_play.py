@@ -7,6 +7,7 @@ for shipping.
     .venv/bin/python benchmarks/bench_best_play.py finish RUN --length two-hour [--check 6]
     .venv/bin/python benchmarks/bench_best_play.py second-seed edition-2005 two-hour
     .venv/bin/python benchmarks/bench_best_play.py check edition-2005 round-200 --minutes 8
+    .venv/bin/python benchmarks/bench_best_play.py team-gain edition-2005 two-hour
     .venv/bin/python benchmarks/bench_best_play.py ship-team RUN --folder round-200-team-play
     .venv/bin/python benchmarks/bench_best_play.py quick --set foundation_monopolist_fee=160
     .venv/bin/python benchmarks/bench_best_play.py quick --scaling       # 1 worker against 2
@@ -190,21 +191,33 @@ def second_seed(
     workers: int,
     out: Path | None = None,
     into: Path = PACKAGE_RUNS,
+    done: Path | None = None,
 ) -> dict[str, object]:
     """Search again from the shipped run's seed + 1 with its own command, compare the two
     equilibria (`best_play_search.compare_runs`, `games` fresh games a pairing) and write the result
-    into the shipped summary.json as `second_seed`, as the default two-hour run has it."""
+    into the shipped summary.json as `second_seed`, as the default two-hour run has it. `done`:
+    a second search already run with that command (for example beside the first, to save
+    time), compared instead of searching again."""
     folder = shipped_folder(preset, length, into)
     first = BestPlayResult.load(folder)
     args = full_args(shlex.split(first.summary["command"])[1:])
     seed = int(first.summary["seed"]) + 1
     args[args.index("--seed") + 1] = str(seed)
-    scratch = out or Path(tempfile.mkdtemp(prefix="amteach-second-seed-"))
-    command = [sys.executable, "-m", "amteach.cli", *args, "--out", str(scratch), "--force"]
-    print("$", " ".join(shlex.quote(a) for a in command), flush=True)
-    began = time.perf_counter()
-    subprocess.run(command, check=True)
-    search_seconds = time.perf_counter() - began
+    if done is None:
+        scratch = out or Path(tempfile.mkdtemp(prefix="amteach-second-seed-"))
+        command = [sys.executable, "-m", "amteach.cli", *args, "--out", str(scratch), "--force"]
+        print("$", " ".join(shlex.quote(a) for a in command), flush=True)
+        began = time.perf_counter()
+        subprocess.run(command, check=True)
+        search_seconds = time.perf_counter() - began
+    else:
+        scratch = done
+        ran = full_args(shlex.split(BestPlayResult.load(done).summary["command"])[1:])
+        if recorded_command(ran) != recorded_command(args):
+            raise SystemExit(
+                f"{done} ran {recorded_command(ran)!r}, not {recorded_command(args)!r}"
+            )
+        search_seconds = float(BestPlayResult.load(done).summary["elapsed_seconds"])
     second = BestPlayResult.load(scratch)
     if second.summary.get("interrupted"):
         raise SystemExit(f"the second search in {scratch} was interrupted; nothing written")
@@ -229,6 +242,45 @@ def second_seed(
         flush=True,
     )
     return out_
+
+
+def team_gain(
+    preset: str, length: str, games: int, workers: int, into: Path = PACKAGE_RUNS
+) -> dict[str, object]:
+    """Team play against a shipped equilibrium: the Monopolists' strategy with the team knob
+    on (`team=sell`) and off (`team=no`), against the found Competitors, on the same `games` fresh
+    games (master seed `masters(seed + 3000)["final"]`, games the search never saw); the
+    Monopolists' gain with Newcombe's interval, written into summary.json as `team_play_gain`."""
+    from amteach.analysis.best_play_results import family_name
+    from amteach.analysis.best_play_search import Match, MatchRunner
+    from amteach.engine.rules import RuleSet
+
+    folder = shipped_folder(preset, length, into)
+    result = BestPlayResult.load(folder)
+    summary = result.summary
+    seed = masters(int(summary["seed"]) + 3000)["final"]
+    rules = RuleSet.preset(preset, round_cap=int(summary["round_cap"]))
+    competitor = family_name(result.best("competitor"))
+    found = result.best("monopolist")
+    with MatchRunner(rules, workers) as runner:
+        without, with_team = runner.play(
+            [
+                Match(competitor, family_name(params), seed, games)
+                for params in (found.changed(team=0), found.changed(team=1))
+            ]
+        )
+    change = stats.compare_batches(without.monopolist_wins, games, with_team.monopolist_wins, games)
+    row = {
+        "games": games,
+        "seed": int(seed),
+        "without": without.rate("monopolist"),
+        "with_team_play": with_team.rate("monopolist"),
+        "gain": change.difference,
+        "ci_low": change.low,
+        "ci_high": change.high,
+    }
+    write_summary_key(folder, "team_play_gain", row)
+    return row
 
 
 def check_shipped(
@@ -378,8 +430,20 @@ def main() -> None:
         again.add_argument("--games", type=int, default=4000, help="fresh games a pairing")
         again.add_argument("--workers", type=int, default=1)
         again.add_argument("--out", type=Path, default=None, help="folder for the second run")
+        again.add_argument(
+            "--done", type=Path, default=None, help="a second search already run: compare it"
+        )
         a = again.parse_args(sys.argv[2:])
-        second_seed(a.preset, a.length, a.games, a.workers, a.out)
+        second_seed(a.preset, a.length, a.games, a.workers, a.out, done=a.done)
+        return
+    if sys.argv[1:2] == ["team-gain"]:
+        team = argparse.ArgumentParser(description="team play against a shipped equilibrium")
+        team.add_argument("preset", choices=SHIPPED_PRESETS)
+        team.add_argument("length", choices=SHIPPED_LENGTHS)
+        team.add_argument("--games", type=int, default=4000, help="fresh games, each way")
+        team.add_argument("--workers", type=int, default=1)
+        a = team.parse_args(sys.argv[2:])
+        team_gain(a.preset, a.length, a.games, a.workers)
         return
     if sys.argv[1:2] == ["check"]:
         checking = argparse.ArgumentParser(description="best-response check of a shipped run")

@@ -181,9 +181,10 @@ def test_a_small_search_runs_and_improves_on_its_start(small_run):
     for phase, role in ((1, "competitor"), (2, "monopolist")):
         rows = history[history["phase"] == phase]
         assert (rows["role"] == role).all() and (rows["games"] == 40).all()
-        start = rows[rows["generation"] == 0]
+        start = rows[rows["source"] == "incumbent"]
         # four generations at most; a role's search stops sooner once a candidate wins all
         assert len(start) == 1 and 1 <= rows["generation"].max() <= 4
+        assert set(rows[rows["generation"] == 0]["source"]) == {"incumbent", "one knob", "shipped"}
         assert rows["generation"].max() == 4 or rows["rate"].max() == 1.0
         assert rows["rate"].max() > start["rate"].iloc[0], f"phase {phase} found nothing better"
     first = small_run.phases.iloc[0]
@@ -197,6 +198,37 @@ def test_a_small_search_runs_and_improves_on_its_start(small_run):
     )
     assert bool(first["improved"]) == (change.low > 0)
     assert small_run.summary["candidates"] == len(history)
+
+
+def test_each_role_search_starts_warm_from_the_known_strategies_and_the_incumbents_neighbours():
+    """The warm start (docs/analysis.md, "Best play"): before CMA-ES a role's search plays its
+    incumbent, the incumbent with each searched knob moved alone (the sensitivity check's
+    values) and every shipped run's best strategy for the role (team play held as the
+    incumbent has it), without repeats; without the warm start, the incumbent alone."""
+    search = best_play_search.Search(best_play_search.SearchSettings(), progress=False)
+    incumbent = search.current["monopolist"]
+    pool = search.warm_pool("monopolist")
+    assert pool[0] == (incumbent, "incumbent")
+    assert len({params for params, _ in pool}) == len(pool)
+    moved = {params for params, source in pool if source == "one knob"}
+    for knob in search.searched:
+        for value in best_play_search.probe_values(knob, getattr(incumbent, knob.name)):
+            assert incumbent.changed(**{knob.name: value}) in moved, (knob.name, value)
+    known = [params for params, source in pool if source == "shipped"]
+    assert known and all(params.team == incumbent.team for params in known)
+    offered = {params.changed(team=incumbent.team) for params, _ in pool}
+    for params in best_play_results.shipped_strategies("monopolist"):
+        assert params.changed(team=incumbent.team) in offered, params.text()
+    cold = best_play_search.SearchSettings(warm_start=False)
+    assert best_play_search.Search(cold, progress=False).warm_pool("competitor") == [
+        (incumbent, "incumbent")
+    ]
+
+
+def test_a_search_records_the_known_strategies_it_started_from(small_run):
+    known = small_run.summary["warm_start"]
+    for role in ("competitor", "monopolist"):
+        assert known[role] == [p.text() for p in best_play_results.shipped_strategies(role)]
 
 
 def test_the_final_figures_come_from_fresh_games_with_their_intervals(small_run):
@@ -762,8 +794,9 @@ def test_the_second_search_and_team_play_figures_hold_their_intervals(preset):
     # the same search from the next seed (the default run's second search had 20 minutes)
     command = second["second_command"].split()
     assert command[command.index("--seed") + 1] == str(summary["seed"] + 1)
-    for option in ("--preset", "--round-cap", "--games-per-candidate"):
-        first = summary["command"].split()
+    first = summary["command"].split()
+    cap_option = "--length" if "--length" in first else "--round-cap"  # its older name
+    for option in ("--preset", cap_option, "--games-per-candidate"):
         assert command[command.index(option) + 1] == first[first.index(option) + 1]
     assert second["second_equilibrium"]["monopolist"]["rate"] == second["monopolist_rates"][1]
     base = second["a_against_a"]

@@ -1222,30 +1222,29 @@ def shipped_second_knobs(
         assert len(knobs) >= at_least, (role, knobs, text)
 
 
-def shipped_switch_source(
-    batches: BatchStore,
-    text: str,
-    preset: str,
-    length: str,
-    role: str,
-    source: str,
-    more_than_luck: bool,
-) -> None:
-    """The largest gain found for `role` comes from `source` ("second search" or
-    "best-response check"), and whether its interval lies wholly above 0; when the text gives
-    the gain in points, those are its numbers."""
-    row = best_play_results.largest_gains(best_play_results.shipped(preset, length).summary)[role]
-    assert row["source"] == source, (row, text)
-    assert (row["ci_low"] > 0) == more_than_luck, (row, text)
-    if SIGNED.findall(text):
-        points_are(text, row)
-
-
-def shipped_second_higher(batches: BatchStore, text: str, preset: str, length: str) -> None:
-    """The second search's equilibrium gives the Monopolists more than the shipped run's, by
-    more than luck would explain (Newcombe's interval for the difference lies above 0)."""
+def shipped_second_luck(batches: BatchStore, text: str, preset: str, length: str) -> None:
+    """The two searches' Monopolist equilibrium rates differ by no more than luck would explain
+    (Newcombe's interval for the difference holds 0)."""
     second = best_play_results.shipped(preset, length).summary["second_seed"]
-    assert second["ci_low"] > 0, (second["difference"], second["ci_low"], text)
+    assert second["ci_low"] <= 0 <= second["ci_high"], (second["difference"], text)
+
+
+def shipped_second_gain(
+    batches: BatchStore, text: str, preset: str, length: str, role: str
+) -> None:
+    """What `role` gains by switching to the second search's strategy against the shipped
+    run's other role (`second_seed`), in points with its 95% interval, as the text gives it."""
+    points_are(
+        text, best_play_results.shipped(preset, length).summary["second_seed"][f"{role}_gain"]
+    )
+
+
+def shipped_second_gain_none(batches: BatchStore, text: str, preset: str, length: str) -> None:
+    """Neither role gains by switching to the second search's strategy by more than luck would
+    explain (each gain's interval reaches 0 or below)."""
+    second = best_play_results.shipped(preset, length).summary["second_seed"]
+    for role in ("competitor", "monopolist"):
+        assert second[f"{role}_gain"]["ci_low"] <= 0, (role, second[f"{role}_gain"], text)
 
 
 def shipped_second_knob(
@@ -1367,8 +1366,9 @@ CLAIMS = {
     "shipped_team_none": shipped_team_none,
     "shipped_team_games": shipped_team_games,
     "shipped_second_knob": shipped_second_knob,
-    "shipped_switch_source": shipped_switch_source,
-    "shipped_second_higher": shipped_second_higher,
+    "shipped_second_luck": shipped_second_luck,
+    "shipped_second_gain": shipped_second_gain,
+    "shipped_second_gain_none": shipped_second_gain_none,
     "team_search": team_search,
     "team_search_range": team_search_range,
     "team_search_change": team_search_change,

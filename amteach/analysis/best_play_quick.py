@@ -34,7 +34,6 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from importlib import resources
 from typing import Any
 
 import pandas as pd
@@ -60,6 +59,7 @@ from .best_play_results import (
     family_name,
     shipped,
     shipped_lengths,
+    shipped_strategies,
 )
 from .best_play_search import (
     TEAM_KNOBS,
@@ -169,19 +169,6 @@ def start_run(preset: str, round_cap: int) -> BestPlayResult:
     shipped for) at the nearest game length."""
     base = preset if preset in SHIPPED_PRESETS else SHIPPED_PRESETS[0]
     return shipped(base, nearest_length(base, round_cap))
-
-
-def shipped_strategies(role: str) -> list[FamilyParams]:
-    """Every shipped run's best strategy for `role` (every preset and length, team play too)."""
-    found: list[FamilyParams] = []
-    base = resources.files("amteach.data").joinpath("best_play")
-    for preset in SHIPPED_PRESETS:
-        for folder in sorted(base.joinpath(preset).iterdir(), key=lambda f: f.name):
-            path = folder.joinpath("strategies.json")
-            if path.is_file():
-                record = json.loads(path.read_text(encoding="utf-8"))
-                found.append(FamilyParams.parse(record[role]["text"]))
-    return list(dict.fromkeys(found))
 
 
 class QuickSearch:

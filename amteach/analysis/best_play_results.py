@@ -219,6 +219,20 @@ def shipped_lengths(preset: str = "default") -> list[str]:
     ]
 
 
+def shipped_strategies(role: str) -> list[FamilyParams]:
+    """Every shipped run's best strategy for `role` (every preset and length, team play too),
+    without repeats: the known strategies both searches try first."""
+    found: list[FamilyParams] = []
+    base = resources.files("amteach.data").joinpath("best_play")
+    for preset in SHIPPED_PRESETS:
+        for folder in sorted(base.joinpath(preset).iterdir(), key=lambda f: f.name):
+            path = folder.joinpath("strategies.json")
+            if path.is_file():
+                record = json.loads(path.read_text(encoding="utf-8"))
+                found.append(FamilyParams.parse(record[role]["text"]))
+    return list(dict.fromkeys(found))
+
+
 def family_name(params: FamilyParams) -> str:
     return f"{FAMILY}:{params.text()}"
 

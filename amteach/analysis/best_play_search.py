@@ -10,8 +10,12 @@ How the search works (docs/analysis.md, "Best play"):
 
 1. **Common random numbers.** Every candidate of a search plays the same games (the same
    seeds), so two candidates differ by their play, not by their dice.
-2. **A well-kept optimizer.** CMA-ES (the `cma` package) moves through the family's grid; a
-   candidate's score is its role's win rate over `games_per_candidate` games.
+2. **A well-kept optimizer, started warm.** CMA-ES (the `cma` package) moves through the
+   family's grid; a candidate's score is its role's win rate over `games_per_candidate`
+   games. Before it, a role's search plays its incumbent, the incumbent with each knob moved
+   alone and every shipped run's best strategy for the role, and CMA-ES starts from the best
+   of them: a phase with little time left still tries the strategies known to be strong
+   (without it, the first edition-2005 two-hour search stopped short of one).
 3. **Alternating roles.** The Competitors' best response to the Monopolists' strategy, then
    the Monopolists' to that, and so on. After each search the winner is checked on other
    seeds (the *check* games) against the strategy it would replace; it replaces it only when
@@ -67,6 +71,7 @@ from .best_play_results import (
     equilibrium_figures,
     family_name,
     matrix_cell,
+    shipped_strategies,
     tally,
 )
 from .outcomes import length_rows, time_is_up
@@ -195,6 +200,9 @@ class SearchSettings:
     popsize: int | None = None
     team_play: bool = False
     overrides: tuple[tuple[str, Any], ...] = ()  # rule values changed from the preset (--set)
+    # each role's search first tries its incumbent with each knob moved alone and every
+    # shipped run's best strategy, and CMA-ES starts from the best of them (the warm start)
+    warm_start: bool = True
 
     def check(self) -> SearchSettings:
         """The settings, refused with one message naming the first bad one."""
@@ -316,6 +324,30 @@ class Search:
         self.current = {COMPETITOR: self.start, MONOPOLIST: self.start}
         # the knobs searched: all, or all but team play, held at "no" (today's family)
         self.searched = tuple(k for k in KNOBS if settings.team_play or k.name not in TEAM_KNOBS)
+        # the shipped runs' best strategies, as the run found them (summary["warm_start"])
+        self.known = {
+            role: shipped_strategies(role) if settings.warm_start else [] for role in ROLES
+        }
+
+    def warm_pool(self, role: str) -> list[tuple[FamilyParams, str]]:
+        """The candidates a role's search plays before CMA-ES, each with where it came from:
+        the incumbent; with the warm start, the incumbent with each knob moved alone (the
+        sensitivity check's values) and every shipped run's best strategy for the role (the
+        knobs not searched as the incumbent has them). Without repeats, in that order."""
+        found = self.current[role]
+        pool = [(found, "incumbent")]
+        if self.settings.warm_start:
+            pool += [
+                (found.changed(**{knob.name: value}), "one knob")
+                for knob in self.searched
+                for value in probe_values(knob, getattr(found, knob.name))
+            ]
+            held = {k.name: getattr(found, k.name) for k in KNOBS if k not in self.searched}
+            pool += [(params.changed(**held), "shipped") for params in self.known[role]]
+        seen: dict[FamilyParams, str] = {}
+        for params, source in pool:
+            seen.setdefault(params, source)
+        return list(seen.items())
 
     def tail_sizes(self, seconds_per_game: float, budget: float) -> dict[str, int]:
         """Games per match after the search: the final figures (four times a candidate's),
@@ -441,18 +473,8 @@ class Search:
         }
         if settings.popsize is not None:
             options["popsize"] = settings.popsize
-        start = self.current[role]
-        full = list(start.grid())
-        free = [KNOBS.index(k) for k in knobs]
-        strategy = cma.CMAEvolutionStrategy([full[i] for i in free], 1.0, options)
-
-        def at(point: Any) -> FamilyParams:
-            position = list(full)
-            for i, x in zip(free, point, strict=True):
-                position[i] = x
-            return FamilyParams.from_grid(position)
-
         scores: dict[FamilyParams, float] = {}
+        sources: dict[FamilyParams, str] = {}
 
         def score(candidates: list[FamilyParams], generation: int) -> None:
             new = list(dict.fromkeys(c for c in candidates if c not in scores))
@@ -467,6 +489,7 @@ class Search:
                         "phase": phase + 1,
                         "role": role,
                         "generation": generation,
+                        "source": sources.get(candidate, "cma-es"),
                         "wins": result.wins(role),
                         "games": result.games,
                         "rate": result.rate(role),
@@ -475,7 +498,22 @@ class Search:
                     }
                 )
 
-        score([start], 0)
+        # the warm start: generation 0 plays the incumbent and its neighbours and the known
+        # strategies on the search games; CMA-ES starts from the best (the incumbent on a tie)
+        pool = self.warm_pool(role)
+        sources.update(pool)
+        score([params for params, _ in pool], 0)
+        start = max((params for params, _ in pool), key=lambda c: scores[c])
+        full = list(start.grid())
+        free = [KNOBS.index(k) for k in knobs]
+        strategy = cma.CMAEvolutionStrategy([full[i] for i in free], 1.0, options)
+
+        def at(point: Any) -> FamilyParams:
+            position = list(full)
+            for i, x in zip(free, point, strict=True):
+                position[i] = x
+            return FamilyParams.from_grid(position)
+
         stale = 0
         generation = 0
         while time.perf_counter() < deadline:
@@ -632,6 +670,9 @@ class Search:
             "games": sizes,
             "game_length": time_is_up(settings.round_cap),
             "team_play": settings.team_play,
+            "warm_start": {role: [params.text() for params in self.known[role]] for role in ROLES}
+            if settings.warm_start
+            else None,
             "equilibrium": final,
         }
         history = pd.DataFrame(self.history)
@@ -663,6 +704,7 @@ def best_play(
     phases: int = 8,
     popsize: int | None = None,
     team_play: bool = False,
+    warm_start: bool = True,
     progress: bool | str = True,
     command: str | None = None,
     on_event: Callable[[str], None] | None = None,
@@ -685,6 +727,7 @@ def best_play(
         phases=phases,
         popsize=popsize,
         team_play=team_play,
+        warm_start=warm_start,
     )
     return Search(settings, progress, command, on_event, executor).run()
 
