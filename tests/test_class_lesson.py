@@ -18,11 +18,11 @@ import asyncio
 import re
 import statistics
 
-from browser import CHROMIUM, CHROMIUM_ARGS, PROJECTOR, WAIT, serve_dashboard
+from browser import CHROMIUM, CHROMIUM_ARGS, PROJECTOR, WAIT
 from playwright.async_api import async_playwright
 from test_class_phones import PHONE, axe_violations, press_first, wait_to_act
 
-from amteach.rooms import ROOMS_ENV, open_rooms
+from amteach.rooms import open_rooms
 from amteach.rooms import questions as q
 from amteach.rooms.debrief import table_debrief
 from amteach.rooms.table import RoomTable
@@ -224,11 +224,11 @@ async def lesson(url: str, rooms_path: str) -> dict:
     return {"errors": errors, "found": found, "presses": sum(presses[1:]), "picked": picked}
 
 
-def test_lesson_7_runs_end_to_end_on_phones_with_two_rule_sets_and_a_debrief(tmp_path):
-    database = str(tmp_path / "class.sqlite")
-    open_rooms(database)
-    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server:
-        ran = asyncio.run(lesson(server.url, database))
+def test_lesson_7_runs_end_to_end_on_phones_with_two_rule_sets_and_a_debrief(class_server):
+    # the session's class server (the Class tab opens a class of its own in its database):
+    # a server of this test's own cost a start and a kernel more, and the test counts nothing
+    # of the server's
+    ran = asyncio.run(lesson(class_server.url, class_server.database))
     assert not any(ran["found"].values()), ran["found"]
     assert ran["errors"] == []
     assert ran["presses"] > 0
