@@ -112,7 +112,7 @@ def serve_dashboard(
             yield Served(f"http://127.0.0.1:{port}/", server.pid)
         finally:
             server.terminate()
-            server.wait(timeout=30)
+            server.wait(timeout=120)  # its kernels stop first: slow at load 70
 
 
 # the dashboard's tabs, in order: tests/test_dashboard_pages.py asserts the dashboard has exactly
