@@ -17,6 +17,31 @@ from amteach.content import dashboard_notebook
 from amteach.serving import TEMPLATE, voila_command, voila_environment
 
 CHROMIUM = "/usr/bin/chromium"
+# Playwright's own --disable-features list (its driver's chromiumSwitches): Chromium takes the
+# last --disable-features it is given, so a list of ours must repeat Playwright's
+# (tests/test_class_browser.py checks it still holds the installed Playwright's)
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+# Chromium 156 draws each window's address-bar popup as a WebUI page: headless, every browser
+# context (each phone, each page a test opens) got a renderer of its own for a popup never
+# shown, some 0.2 CPU-s and 150 MB each (30 phones: 5 CPU-s and 4.5 GB)
+UNUSED_FEATURES = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup")
 # no sandbox (tests may run as root in a container), no GPU, and no traffic of Chromium's own
 CHROMIUM_ARGS = (
     "--no-sandbox",
@@ -25,6 +50,7 @@ CHROMIUM_ARGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + UNUSED_FEATURES),
 )
 
 
@@ -86,7 +112,7 @@ def serve_dashboard(
             yield Served(f"http://127.0.0.1:{port}/", server.pid)
         finally:
             server.terminate()
-            server.wait(timeout=30)
+            server.wait(timeout=120)  # its kernels stop first: slow at load 70
 
 
 # the dashboard's tabs, in order: tests/test_dashboard_pages.py asserts the dashboard has exactly

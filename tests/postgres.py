@@ -54,7 +54,18 @@ def postgres_server() -> Iterator[str]:
     port = free_port()
     subprocess.run(
         _as_server_user(
-            [postgres_bin("initdb"), "-D", str(data), "-U", "amteach", "-A", "trust", "-E", "UTF8"]
+            [
+                postgres_bin("initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "amteach",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ]
         ),
         check=True,
         capture_output=True,

@@ -1,37 +1,48 @@
-"""A class of 30 phones on the light page (issue 36): 30 Chromium contexts at 390x844 (each its
-own phone: its own cookies and localStorage) in one browser join one room of `amteach dashboard
---rooms` by its join link, 6 tables of 5 students and no bots. The games start (as the
+"""A class of 30 phones on the light page (issue 36): 30 phones join one room of `amteach
+dashboard --rooms` by its join link, 6 tables of 5 students and no bots. The games start (as the
 instructor's Start does: `Rooms.start`; tests/test_class_browser.py drives the Class tab's
 button) and every phone plays its whole Game A to "Game over", each on its own like a student:
-it waits until it has a choice and presses the first one (a real click).
+it waits until it has a choice and presses the first one.
 
-What a person sees is asserted: every phone says "Game over" and every table's game is over in
-the class database; no console error on any phone; axe-core finds no serious or critical WCAG
-2.1 A/AA violation on the join form, in the lobby and mid-game; and one student uses the
-keyboard alone: Tab into the name field, type, Enter to join; on their turn Tab to a choice and
-press it with Enter (and, next turn, Space), and the decision is taken.
+Six of the phones are Chromium contexts at 390x844 (each its own phone: its own cookies and
+localStorage) in one browser, one at each table, pressing with real clicks; the other 24 speak
+the phone protocol over a websocket each (tests/phone_client.py), as the light page does. The
+server holds all 30 connections and the 441-odd decisions either way; what only a browser can
+show is asserted on the six pages, whose page code, parts and style are the same for every
+phone. (All 30 were Chromium pages until session 5: about 80 of the module's 100 CPU-seconds
+were Chromium drawing the same view 30 times over.)
 
-The phones are cheap: no kernel per phone (the server holds the games), nothing to fetch but the
-page (no images, fonts or scripts), no service workers, one page each, and Playwright's async
-API so that 30 phones wait at once, each on its own page's view changing, instead of being
-looked at one by one. On two cores the module takes about 70 s: the 30 pages open in some 17 s,
-join (with two axe runs) in 11 s, and press their 441 choices in 38 s (it prints its times)."""
+What a person sees is asserted: every phone says "Game over" (each page on screen, each protocol
+phone in its status part) with no choice left, and every table's game is over in the class
+database; no console error on any page and no error line to any phone; axe-core finds no
+serious or critical WCAG 2.1 A/AA violation on the join form, in the lobby and mid-game; and one
+student uses the keyboard alone: Tab into the name field, type, Enter to join; on their turn Tab
+to a choice and press it with Enter (and, next turn, Space), and the decision is taken.
+
+The phones are cheap: no kernel per phone (the server holds the games; the session's
+`class_server` serves them), nothing to fetch but the page (no images, fonts or scripts), no
+service workers, one page each, and asyncio so that 30 phones wait at once, each on its own
+view changing, instead of being looked at one by one (it prints its times)."""
 
 from __future__ import annotations
 
 import asyncio
+import html
+import json
 import time
 
-from browser import CHROMIUM, CHROMIUM_ARGS, WAIT, serve_dashboard
+from browser import CHROMIUM, CHROMIUM_ARGS, WAIT
+from phone_client import BUTTON, Client
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
 from test_accessibility import AXE, AXE_RUN
 
-from amteach.rooms import ROOMS_ENV, RoomSettings, open_rooms
+from amteach.rooms import RoomSettings, open_rooms
 from amteach.rooms.table import RoomTable
 
 PHONE = {"width": 390, "height": 844}
 TABLES, SEATS = 6, 5
+PAGES = TABLES  # phones in Chromium: one at each table (a newcomer takes the emptiest table)
 CHOICE = ".am-choices button.am-choice:not([aria-disabled=true])"
 MANAGE = ".am-manage button.am-choice:not([aria-disabled=true])"
 # Until a phone's student can act ('choice'; 'manage' when raising money leaves only the build
@@ -149,6 +160,25 @@ async def student(page, keyboard: dict | None = None) -> int:
     return presses
 
 
+async def protocol_student(phone: Client) -> int:
+    """One student's whole game on a phone at the protocol level: whenever its view offers a
+    choice (in the choices, or only in the build panel when raising money), the first one.
+    Returns the presses."""
+    presses = 0
+    while "Game over" not in phone.parts.get("status", ""):
+        found = BUTTON.search(phone.parts.get("choices", "")) or BUTTON.search(
+            phone.parts.get("manage", "")
+        )
+        if found:
+            choice, at = json.loads(html.unescape(found.group(1))), int(found.group(2))
+            await phone.send(type="choose", choice=choice, at=at)
+            phone.parts["choices"] = phone.parts["manage"] = ""  # pressed: the next view
+            presses += 1
+        message = await phone.read(timeout=WAIT / 1000)
+        assert message is not None, f"the server closed the connection: {phone.messages[-3:]}"
+    return presses
+
+
 async def a_class_plays(url: str, rooms, code: str, phones: int) -> dict:
     found: dict[str, list[str]] = {}
     errors: list[str] = []
@@ -171,7 +201,7 @@ async def a_class_plays(url: str, rooms, code: str, phones: int) -> dict:
             assert await page.get_by_label("Room code").input_value() == code
             return page
 
-        pages = await asyncio.gather(*(phone(n) for n in range(phones)))
+        pages = await asyncio.gather(*(phone(n) for n in range(PAGES)))
         times["opened"] = time.monotonic()
 
         # the first phone joins by keyboard alone: Tab into the name (past the room code the
@@ -191,18 +221,33 @@ async def a_class_plays(url: str, rooms, code: str, phones: int) -> dict:
             assert await page.get_by_label("Your name").is_hidden()
 
         await asyncio.gather(*(join(n, page) for n, page in enumerate(pages)))
+
+        # the rest of the class, at the protocol level (joined after the pages, so each
+        # page sits at a table of its own)
+        async def join_by_protocol(n: int) -> Client:
+            client = await Client(url).open()
+            answer = await client.join(code, name_of(n))
+            assert answer["type"] == "seated", answer
+            return client
+
+        clients = await asyncio.gather(*(join_by_protocol(n) for n in range(PAGES, phones)))
         # the lobby: each phone names its table and waits for the teacher
         await keyboard.get_by_text("Waiting for your teacher").wait_for(timeout=WAIT)
         found["lobby"] = await axe_violations(keyboard)
+        for client in clients:
+            while "Waiting for your teacher" not in client.parts.get("status", ""):
+                assert await client.read(timeout=WAIT / 1000) is not None, client.messages[-3:]
         times["joined"] = time.monotonic()
 
         seats = {s.name: s.table for s in rooms.seats(code)}
         assert sorted(seats) == sorted(name_of(n) for n in range(phones))
         assert sorted(seats.values()) == sorted(t for t in range(TABLES) for _ in range(SEATS))
+        assert sorted(seats[name_of(n)] for n in range(PAGES)) == list(range(TABLES))
         rooms.start(code)
         keys = {"rooms": rooms, "code": code, "table": seats[name_of(0)], "pressed": []}
         presses = await asyncio.gather(
-            *(student(page, keys if n == 0 else None) for n, page in enumerate(pages))
+            *(student(page, keys if n == 0 else None) for n, page in enumerate(pages)),
+            *(protocol_student(client) for client in clients),
         )
         times["played"] = time.monotonic()
         found["mid-game"] = keys.pop("mid-game")
@@ -213,19 +258,23 @@ async def a_class_plays(url: str, rooms, code: str, phones: int) -> dict:
             assert await page.locator(".am-choices button").count() == 0
             # and the whole page still fits the phone's width
             assert await page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        for n, client in enumerate(clients, start=PAGES):
+            assert "Game over" in client.parts["status"], name_of(n)
+            assert not BUTTON.search(client.parts["choices"] + client.parts["manage"]), name_of(n)
+            errors += [
+                f"{name_of(n)}: {m['text']}" for m in client.messages if m.get("level") == "error"
+            ]
+            client.connection.close()
         await browser.close()
     return {"found": found, "errors": errors, "presses": sum(presses), "times": times}
 
 
-def test_a_class_of_30_phones_plays_whole_games_on_the_light_page(tmp_path):
-    database = str(tmp_path / "class.sqlite")
-    rooms = open_rooms(database)
+def test_a_class_of_30_phones_plays_whole_games_on_the_light_page(class_server):
+    rooms = open_rooms(class_server.database)
     code = rooms.create(
         RoomSettings(tables=TABLES, seats=SEATS, ending="A", round_cap=5, bot_delay=0, seed=11)
     )
-    began = time.monotonic()
-    with serve_dashboard(pool=1, env={ROOMS_ENV: database}) as server:
-        played = asyncio.run(a_class_plays(server.url, rooms, code, TABLES * SEATS))
+    played = asyncio.run(a_class_plays(class_server.url, rooms, code, TABLES * SEATS))
     for number in range(TABLES):
         assert RoomTable(rooms, code, number).game.over, number
     found = played["found"]
@@ -235,8 +284,8 @@ def test_a_class_of_30_phones_plays_whole_games_on_the_light_page(tmp_path):
     assert played["errors"] == []
     times = played["times"]
     print(
-        f"\n30 phones: server up in {times['began'] - began:.1f} s, pages open in "
-        f"{times['opened'] - times['began']:.1f} s, joined (and axe twice) in "
+        f"\n30 phones: {PAGES} pages open in {times['opened'] - times['began']:.1f} s, joined "
+        f"(with {TABLES * SEATS - PAGES} at the protocol level, and axe twice) in "
         f"{times['joined'] - times['opened']:.1f} s, {played['presses']} presses played in "
         f"{times['played'] - times['joined']:.1f} s"
     )

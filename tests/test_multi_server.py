@@ -192,9 +192,10 @@ def test_a_class_across_two_servers_behind_nginx_sees_every_move(tmp_path):
     with ExitStack() as stack:
         database = stack.enter_context(postgres_server())
         ports = [free_port(), free_port()]
-        # phones hold no kernel: a pool of one, for the instructor's page on server 1
+        # phones hold no kernel: a pool of one, for the instructor's page on server 1, and
+        # none on server 0 (only phones land there)
         servers = [
-            stack.enter_context(dashboard(ports[0], database, pool=1)),
+            stack.enter_context(dashboard(ports[0], database, pool=0)),
             stack.enter_context(dashboard(ports[1], database, pool=1)),
         ]
         url = stack.enter_context(nginx_in_front(ports, tmp_path))

@@ -16,10 +16,9 @@ import pytest
 from browser import PROJECTOR, WAIT, launch_chromium, watched_page
 from phone_client import Client
 from playwright.sync_api import sync_playwright
-from served import dashboard_server
 from test_accessibility import PHONE, axe_report, axe_violations
 
-from amteach.rooms import ROOMS_ENV, RoomSettings, new_key, open_rooms
+from amteach.rooms import RoomSettings, new_key, open_rooms
 from amteach.rooms import questions as q
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "questions"
@@ -27,13 +26,11 @@ WHO = q.Question("Who wins at your table?", options=("Competitors", "Monopolists
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("questions")
-    database = str(folder / "class.sqlite")
-    with dashboard_server(env={ROOMS_ENV: database}, pool=1) as served:
-        served.database = database
-        served.wait_for_pool(180)  # the preheated kernel: the teacher's page takes it
-        yield served
+def server(class_server):
+    """The session's class server: each test opens rooms of its own in its database, and
+    nothing here needs server options of its own (a server of the module's own cost a start
+    and a kernel more)."""
+    return class_server
 
 
 def new_room(server, **settings) -> tuple[str, str]:
