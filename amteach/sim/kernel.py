@@ -362,7 +362,6 @@ def invariant_violations(g):
 def snapshot(g, rounds, index, round_number):
     p: cython.int
     r: cython.Py_ssize_t
-    g.wealth_parts()
     for p in range(g.n):
         r = add_row(rounds)
         rounds.data[0, r] = index
@@ -424,7 +423,6 @@ def play_one(g, index, seed, games, players, rounds):
     # a game without it has no leader before it (NOBODY) and its final cash as the cash before
     accounted = g.end_reason == END_TWO_HOUR or g.end_reason == END_ROUND_CAP
     games.data[7, r] = g.leader_at_final if accounted else NOBODY
-    g.wealth_parts()
     for p in range(g.n):
         n_titles = 0
         for i in range(s.n_titles):
