@@ -814,11 +814,13 @@ def worth_on_the_board(play, p):
         max_size=80,
     )
 )
-def test_the_sums_of_net_worth_follow_every_change(moves):
+def test_the_sums_of_net_worth_and_the_lists_of_titles_follow_every_change(moves):
     # issue 38: the rounds frame reads each seat's titles and buildings in net worth from
     # `wealth_titles` and `wealth_buildings`, kept where a title is bought, traded, handed over
     # in a bankruptcy, mortgaged or redeemed, and where a building is put up, sold or returned;
-    # after each change they are the sums over the board, and `core.invariants` agrees
+    # after each change they are the sums over the board, and `core.invariants` agrees; it
+    # also finds each seat's `held_titles` (what `title_targets` walks) its titles in board
+    # order, and the legal targets are those of every title asked one by one
     play = Play([COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST], cash=[5000] * 4)
     state, t = play.state, play.t
     for move, k, p, q in moves:
@@ -856,7 +858,19 @@ def test_the_sums_of_net_worth_follow_every_change(moves):
             assert state.wealth_of(seat) == worth_on_the_board(play, seat)
         found = []
         core.invariants(state, found)
-        assert [record for record in found if record[0] == "wealth"] == []
+        assert [record for record in found if record[0] in ("wealth", "held_titles")] == []
+        state.actor = p
+        for action, why_not in enumerate(
+            (
+                core.why_not_build,
+                core.why_not_sell_building,
+                core.why_not_mortgage,
+                core.why_not_redeem,
+            )
+        ):
+            spaces = BOARD.streets if action < 2 else BOARD.titles
+            legal = [s for s in spaces if why_not(state, t, p, s) == 0]
+            assert core.found_list(state, core.title_targets(state, action)) == legal
 
 
 def test_a_sum_of_net_worth_that_is_wrong_is_reported():
@@ -874,4 +888,9 @@ def test_a_sum_of_net_worth_that_is_wrong_is_reported():
     poke(game, wealth_buildings={1: 5})
     assert game.state.invariant_violations() == [
         "Ben's titles are counted at $0 and buildings at $5, but they are worth $0 and cost $0"
+    ]
+    poke(game, owner={BOARD.transports[0]: 0})
+    poke(game, n_held={0: 0})  # Ana's list of titles left empty
+    assert game.state.invariant_violations() == [
+        "Ana's titles are listed as 0, not as the 1 titles held, in board order"
     ]

@@ -207,6 +207,10 @@ cdef class State:
     # each seat's unmortgaged titles of each group (a city, the transports, the utilities: 18
     # groups, MAX_GROUPS), kept by `set_owner` and `set_mortgaged`; `invariants` recounts it
     cdef int group_held[6][18]
+    # each seat's titles, in board order (`n_held` of them), kept by `set_owner`: the walks
+    # over a player's titles (`title_targets`) read these, not the board's 28 titles
+    cdef int held_titles[6][40]
+    cdef int n_held[6]
     cdef public long long treasury
     cdef public long long total_money
     cdef public int supply_houses
@@ -291,6 +295,8 @@ cdef class State:
     cdef inline int set_owner(self, int space, int p) noexcept
     cdef inline int set_mortgaged(self, int space, bint mortgaged) noexcept
     cdef inline int set_buildings(self, int space, int houses, bint apartment) noexcept
+    cdef inline int enlist(self, int p, int space) noexcept
+    cdef inline int unlist(self, int p, int space) noexcept
     cdef int recount(self) noexcept
     cdef inline int owe(self, int debtor, int creditor, long long amount, int kind, bint releases,
                         int space, int basis, int count) except -1
@@ -381,7 +387,7 @@ cpdef int breaks_built_monopoly(State game, Tables t, int p, int city,
 cpdef int why_not_buy(State game, Tables t, int p) except -1
 cpdef int why_not_pay_fine(State game, Tables t, int p) except -1
 cpdef int why_not_end_game(State game, Tables t) except -1
-cpdef int why_not_build(State game, Tables t, int p, int space) except -1
+cpdef inline int why_not_build(State game, Tables t, int p, int space) except -1
 cpdef int why_not_sell_building(State game, Tables t, int p, int space) except -1
 cpdef int why_not_mortgage(State game, Tables t, int p, int space) except -1
 cpdef int why_not_redeem(State game, Tables t, int p, int space) except -1

@@ -881,6 +881,8 @@ class State:
             self.mortgage_values = zeros(MAX_SPACES)
             self.redeem_values = zeros(MAX_SPACES)
             self.group_held = zeros(MAX_SEATS, MAX_GROUPS)
+            self.held_titles = zeros(MAX_SEATS, MAX_SPACES)
+            self.n_held = zeros(MAX_SEATS)
             self.handed = zeros(MAX_SPACES)
             self.found = zeros(MAX_SPACES)
             self.deck = zeros(2, MAX_CARDS)
@@ -1046,8 +1048,8 @@ class State:
     def poke(self, field: str, index: int, value: int) -> None:
         """Tests only (tests/state_edit.py): write one seat's or space's field as it is, no
         other field following it (a broken invariant, a position no scenario can set up), but
-        the counts of `group_held` and the sums of `wealth_titles` and `wealth_buildings`,
-        which are recounted (`invariants` checks them)."""
+        the counts of `group_held`, the lists of `held_titles` and the sums of `wealth_titles`
+        and `wealth_buildings`, which are recounted (`invariants` checks them)."""
         if field == "cash":
             self.cash[index] = value
         elif field == "position":
@@ -1072,6 +1074,9 @@ class State:
             return
         elif field == "wealth_buildings":  # a broken sum of a seat's buildings
             self.wealth_buildings[index] = value
+            return
+        elif field == "n_held":  # a broken list of a seat's titles: its length
+            self.n_held[index] = value
             return
         else:
             raise KeyError(field)
@@ -1107,6 +1112,7 @@ class State:
         old: cython.int = self.owner[space]
         worth: cython.int = title_worth(t, space, self.mortgaged[space], self.redeem_values[space])
         if old != NOBODY:
+            self.unlist(old, space)
             if not self.mortgaged[space]:
                 self.group_held[old][group] -= 1
             self.wealth_titles[old] -= worth
@@ -1115,12 +1121,34 @@ class State:
             )
         self.owner[space] = p
         if p != NOBODY:
+            self.enlist(p, space)
             if not self.mortgaged[space]:
                 self.group_held[p][group] += 1
             self.wealth_titles[p] += worth
             self.wealth_buildings[p] += buildings_paid(
                 t, space, self.roles[p], self.houses[space], self.apartment[space]
             )
+        return 0
+
+    def enlist(self, p, space):
+        """`space` into p's `held_titles`, in board order."""
+        i: cython.int = self.n_held[p]
+        while i > 0 and self.held_titles[p][i - 1] > space:
+            self.held_titles[p][i] = self.held_titles[p][i - 1]
+            i -= 1
+        self.held_titles[p][i] = space
+        self.n_held[p] += 1
+        return 0
+
+    def unlist(self, p, space):
+        """`space` out of p's `held_titles`, the order kept."""
+        i: cython.int
+        at: cython.int = 0
+        for i in range(self.n_held[p]):
+            if self.held_titles[p][i] != space:
+                self.held_titles[p][at] = self.held_titles[p][i]
+                at += 1
+        self.n_held[p] = at
         return 0
 
     def set_mortgaged(self, space, mortgaged):
@@ -1158,8 +1186,8 @@ class State:
         return 0
 
     def recount(self):
-        """`group_held`, `wealth_titles` and `wealth_buildings` counted afresh from the titles
-        (a new game, a test's poke)."""
+        """`group_held`, `held_titles`, `wealth_titles` and `wealth_buildings` counted afresh
+        from the titles (a new game, a test's poke)."""
         t: Tables = self.t
         p: cython.int
         g: cython.int
@@ -1168,12 +1196,15 @@ class State:
         for p in range(MAX_SEATS):
             self.wealth_titles[p] = 0
             self.wealth_buildings[p] = 0
+            self.n_held[p] = 0
             for g in range(MAX_GROUPS):
                 self.group_held[p][g] = 0
         for i in range(t.n_titles):
             sp = t.titles[i]
             p = self.owner[sp]
             if p != NOBODY:
+                self.held_titles[p][self.n_held[p]] = sp
+                self.n_held[p] += 1
                 if not self.mortgaged[sp]:
                     self.group_held[p][t.group[sp]] += 1
                 self.wealth_titles[p] += title_worth(
@@ -2658,10 +2689,11 @@ def title_targets(game: State, action: cython.int) -> cython.int:
     # read once: compiled, the codes are C globals that each call below might change, so a
     # test of them inside the loop would be read again for every title
     streets: cython.bint = action == A_BUILD or action == A_SELL
-    n: cython.int = t.n_streets if streets else t.n_titles
-    for i in range(n):
-        sp = t.streets[i] if streets else t.titles[i]
-        if game.owner[sp] != actor:
+    if actor == NOBODY:
+        return 0
+    for i in range(game.n_held[actor]):  # the actor's titles, in board order
+        sp = game.held_titles[actor][i]
+        if streets and t.kind[sp] != K_STREET:
             continue
         if action == A_BUILD:
             why = why_not_build(game, t, actor, sp)
@@ -2707,7 +2739,16 @@ def titles_held(game: State, t: Tables, p: cython.int, group: cython.int) -> cyt
 
 
 # what `invariants` reports, one record a broken invariant
-INVARIANTS = ("negative_cash", "held_off_hold", "money", "monopoly", "supply", "counts", "wealth")
+INVARIANTS = (
+    "negative_cash",
+    "held_off_hold",
+    "money",
+    "monopoly",
+    "supply",
+    "counts",
+    "wealth",
+    "held_titles",
+)
 
 
 @cython.ccall
@@ -2716,8 +2757,8 @@ def invariants(game: State, out: list) -> cython.int:
     """What must hold after every decision: no cash is negative; held players stand on the
     hold space; cash plus the Treasury's balance is constant; a Monopolist with buildings in a
     city has its monopoly; the building supply balances; each count of `group_held` is the
-    count of the titles, and each seat's `wealth_titles` and `wealth_buildings` the sum over
-    its titles. Returns how many fail; with `out` (a list, or None in a batch) also
+    count of the titles, each seat's `wealth_titles` and `wealth_buildings` the sum over its
+    titles, and its `held_titles` its titles in board order. Returns how many fail; with `out` (a list, or None in a batch) also
     appends a record of each: (name in `INVARIANTS`, numbers)."""
     t: Tables = game.t
     found: cython.int = 0
@@ -2732,6 +2773,7 @@ def invariants(game: State, out: list) -> cython.int:
     count: cython.int
     worth: cython.longlong
     paid: cython.longlong
+    listed: cython.bint
     for p in range(game.n):
         money += game.cash[p]
         if game.cash[p] < 0:
@@ -2782,11 +2824,20 @@ def invariants(game: State, out: list) -> cython.int:
     for p in range(game.n):
         worth = 0
         paid = 0
+        count = 0
+        listed = True
         for i in range(t.n_titles):
             sp = t.titles[i]
             if game.owner[sp] == p:
                 worth += title_worth(t, sp, game.mortgaged[sp], game.redeem_values[sp])
                 paid += buildings_paid(t, sp, game.roles[p], game.houses[sp], game.apartment[sp])
+                if count >= game.n_held[p] or game.held_titles[p][count] != sp:
+                    listed = False
+                count += 1
+        if not listed or count != game.n_held[p]:
+            found += 1
+            if out is not None:
+                out.append(("held_titles", p, game.n_held[p], count))
         if worth != game.wealth_titles[p] or paid != game.wealth_buildings[p]:
             found += 1
             if out is not None:

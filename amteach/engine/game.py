@@ -1036,6 +1036,12 @@ class StateView:
                     f"{names[p]} is counted as holding {counted} unmortgaged titles of "
                     f"{_group_name(game.board, group)}, but holds {held}"
                 )
+            elif name == "held_titles":  # the core's list of a seat's titles
+                p, listed, held = numbers
+                out.append(
+                    f"{names[p]}'s titles are listed as {listed}, not as the {held} "
+                    "titles held, in board order"
+                )
             else:  # "wealth": the core's sums of a seat's titles and buildings in net worth
                 p, titles, buildings, worth, paid = numbers
                 out.append(
