@@ -774,3 +774,123 @@ def test_a_count_of_titles_held_that_is_wrong_is_reported():
     assert game.state.invariant_violations() == [
         "Ana is counted as holding 0 unmortgaged titles of the transports, but holds 1"
     ]
+
+
+# -- each seat's net worth in titles and buildings (core.State.wealth_titles, wealth_buildings)
+
+RULES = RuleSet.preset("default")
+
+
+def worth_on_the_board(play, p):
+    """Seat p's titles at price (a mortgaged one less its redeem price) and its buildings at
+    what was paid for them (an apartment: the role's maximum of houses and one more), summed
+    from the board as the rounds frame describes them."""
+    titles = buildings = 0
+    role = play.seat("roles", p)
+    for space in BOARD.titles:
+        if play.owner(space) != p:
+            continue
+        price = BOARD.spaces[space].price
+        titles += price - (
+            play.space("redeem_values", space) if play.space("mortgaged", space) else 0
+        )
+        cost = BOARD.spaces[space].house_cost
+        if play.space("apartment", space):
+            buildings += cost * (RULES.max_houses(role) + 1)
+        else:
+            buildings += cost * play.space("houses", space)
+    return titles, buildings
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    moves=st.lists(
+        st.tuples(
+            st.sampled_from(["buy", "build", "sell", "mortgage", "redeem", "trade", "bankrupt"]),
+            st.integers(min_value=0, max_value=len(BOARD.titles) - 1),
+            st.integers(min_value=0, max_value=3),
+            st.integers(min_value=0, max_value=3),
+        ),
+        max_size=80,
+    )
+)
+def test_the_sums_of_net_worth_and_the_lists_of_titles_follow_every_change(moves):
+    # issue 38: the rounds frame reads each seat's titles and buildings in net worth from
+    # `wealth_titles` and `wealth_buildings`, kept where a title is bought, traded, handed over
+    # in a bankruptcy, mortgaged or redeemed, and where a building is put up, sold or returned;
+    # after each change they are the sums over the board, and `core.invariants` agrees; it
+    # also finds each seat's `held_titles` (what `title_targets` walks) its titles in board
+    # order, and the legal targets are those of every title asked one by one
+    play = Play([COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST], cash=[5000] * 4)
+    state, t = play.state, play.t
+    for move, k, p, q in moves:
+        space = BOARD.titles[k]
+        if play.seat("bankrupt", p) or state.phase == OVER:
+            continue
+        if move == "buy" and play.owner(space) == NOBODY:
+            state.current = p
+            state.pending_buy = space
+            core.buy_title(state, t, p)
+        elif move == "build":
+            # a Monopolist builds in a city it holds whole: buy the rest of the city first
+            if space in BOARD.streets and play.seat("roles", p) == MONOPOLIST:
+                for street in BOARD.cities[BOARD.spaces[space].city]:
+                    if play.owner(street) == NOBODY:
+                        state.pending_buy = street
+                        core.buy_title(state, t, p)
+            if core.why_not_build(state, t, p, space) == 0:
+                core.build(state, t, p, space)
+        elif move == "sell" and core.why_not_sell_building(state, t, p, space) == 0:
+            core.sell_building(state, t, p, space)
+        elif move == "mortgage" and core.why_not_mortgage(state, t, p, space) == 0:
+            core.mortgage(state, t, p, space)
+        elif move == "redeem" and core.why_not_redeem(state, t, p, space) == 0:
+            core.redeem(state, t, p, space)
+        elif move == "trade" and play.owner(space) not in (NOBODY, q) and q != p:
+            owner = play.owner(space)  # the title changes hands as it is, mortgaged or not
+            state.current = owner
+            state.offer.fill(q, [space], [], 0)
+            core.answer_trade(state, t, 1)
+        elif move == "bankrupt":  # buildings go back to the Treasury, titles to the creditor
+            creditor = NOBODY if q == p else q
+            core.go_bankrupt(state, t, p, creditor, 0)
+        for seat in range(4):
+            assert state.wealth_of(seat) == worth_on_the_board(play, seat)
+        found = []
+        core.invariants(state, found)
+        assert [record for record in found if record[0] in ("wealth", "held_titles")] == []
+        state.actor = p
+        for action, why_not in enumerate(
+            (
+                core.why_not_build,
+                core.why_not_sell_building,
+                core.why_not_mortgage,
+                core.why_not_redeem,
+            )
+        ):
+            spaces = BOARD.streets if action < 2 else BOARD.titles
+            legal = [s for s in spaces if why_not(state, t, p, s) == 0]
+            assert core.found_list(state, core.title_targets(state, action)) == legal
+
+
+def test_a_sum_of_net_worth_that_is_wrong_is_reported():
+    # the invariant check sums each seat's titles and buildings afresh and names the sum off
+    game = Game.new([("Ana", "competitor"), ("Ben", "monopolist")], seed=1)
+    poke(game, owner={BOARD.transports[0]: 0})  # a poke of an owner recounts the sums
+    assert game.state.invariant_violations() == []
+    price = BOARD.spaces[BOARD.transports[0]].price
+    poke(game, wealth_titles={0: price + 10})
+    assert game.state.invariant_violations() == [
+        f"Ana's titles are counted at ${price + 10} and buildings at $0, but they are worth "
+        f"${price} and cost $0"
+    ]
+    poke(game, owner={BOARD.transports[0]: 0})
+    poke(game, wealth_buildings={1: 5})
+    assert game.state.invariant_violations() == [
+        "Ben's titles are counted at $0 and buildings at $5, but they are worth $0 and cost $0"
+    ]
+    poke(game, owner={BOARD.transports[0]: 0})
+    poke(game, n_held={0: 0})  # Ana's list of titles left empty
+    assert game.state.invariant_violations() == [
+        "Ana's titles are listed as 0, not as the 1 titles held, in board order"
+    ]

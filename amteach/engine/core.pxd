@@ -152,7 +152,10 @@ cdef class MT:
 
 cdef void mt_init_genrand(MT mt, uint32_t s) noexcept
 cdef void mt_seed(MT mt, uint64_t seed) noexcept
-cdef uint32_t mt_next(MT mt) noexcept
+# the next word: inline, for the dice's four words a throw; the state's refill (every 624
+# words) is a function of its own, so that the inline part stays small
+cdef void mt_twist(MT mt) noexcept
+cdef inline uint32_t mt_next(MT mt) noexcept
 cdef double mt_random(MT mt) noexcept
 cdef int bit_length(long long n) noexcept
 cdef long long mt_randbelow(MT mt, long long n) noexcept
@@ -204,6 +207,10 @@ cdef class State:
     # each seat's unmortgaged titles of each group (a city, the transports, the utilities: 18
     # groups, MAX_GROUPS), kept by `set_owner` and `set_mortgaged`; `invariants` recounts it
     cdef int group_held[6][18]
+    # each seat's titles, in board order (`n_held` of them), kept by `set_owner`: the walks
+    # over a player's titles (`title_targets`) read these, not the board's 28 titles
+    cdef int held_titles[6][40]
+    cdef int n_held[6]
     cdef public long long treasury
     cdef public long long total_money
     cdef public int supply_houses
@@ -261,6 +268,8 @@ cdef class State:
     cdef int bankrupt_round[6]
     cdef public long long last_tax_flat
     cdef public long long last_tax_percent
+    # each seat's titles at price (a mortgaged one less its redeem price) and buildings at
+    # cost, kept by `set_owner`, `set_mortgaged` and `set_buildings`; `invariants` recounts them
     cdef long long wealth_titles[6]
     cdef long long wealth_buildings[6]
     # `title_targets`' answer
@@ -280,11 +289,14 @@ cdef class State:
     cpdef int paid_for(self, int space) noexcept
     cpdef long long liquidation_value(self, int p) noexcept
     cpdef long long rule25_wealth(self, int p) noexcept
-    cpdef int wealth_parts(self) noexcept
-    # where a title changes hands or is mortgaged (the counts of `group_held` follow)
+    # where a title changes hands, is mortgaged or is built on (the counts of `group_held` and
+    # the sums of `wealth_titles` and `wealth_buildings` follow)
     cdef inline int rent_group(self, int space) noexcept
     cdef inline int set_owner(self, int space, int p) noexcept
     cdef inline int set_mortgaged(self, int space, bint mortgaged) noexcept
+    cdef inline int set_buildings(self, int space, int houses, bint apartment) noexcept
+    cdef inline int enlist(self, int p, int space) noexcept
+    cdef inline int unlist(self, int p, int space) noexcept
     cdef int recount(self) noexcept
     cdef inline int owe(self, int debtor, int creditor, long long amount, int kind, bint releases,
                         int space, int basis, int count) except -1
@@ -375,7 +387,7 @@ cpdef int breaks_built_monopoly(State game, Tables t, int p, int city,
 cpdef int why_not_buy(State game, Tables t, int p) except -1
 cpdef int why_not_pay_fine(State game, Tables t, int p) except -1
 cpdef int why_not_end_game(State game, Tables t) except -1
-cpdef int why_not_build(State game, Tables t, int p, int space) except -1
+cpdef inline int why_not_build(State game, Tables t, int p, int space) except -1
 cpdef int why_not_sell_building(State game, Tables t, int p, int space) except -1
 cpdef int why_not_mortgage(State game, Tables t, int p, int space) except -1
 cpdef int why_not_redeem(State game, Tables t, int p, int space) except -1

@@ -673,19 +673,25 @@ def mt_seed_words(mt: MT, seed: int) -> None:
     mt.state[0] = UPPER_MASK
 
 
-def mt_next(mt):
+def mt_twist(mt):
+    """The next MT_N words of the state (the Mersenne Twister's refill)."""
     y: cython.uint
     kk: cython.int
+    for kk in range(MT_N - MT_M):
+        y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
+        mt.state[kk] = mt.state[kk + MT_M] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
+    for kk in range(MT_N - MT_M, MT_N - 1):
+        y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
+        mt.state[kk] = mt.state[kk + (MT_M - MT_N)] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
+    y = (mt.state[MT_N - 1] & UPPER_MASK) | (mt.state[0] & LOWER_MASK)
+    mt.state[MT_N - 1] = mt.state[MT_M - 1] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
+    mt.index = 0
+
+
+def mt_next(mt):
+    y: cython.uint
     if mt.index >= MT_N:
-        for kk in range(MT_N - MT_M):
-            y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
-            mt.state[kk] = mt.state[kk + MT_M] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
-        for kk in range(MT_N - MT_M, MT_N - 1):
-            y = (mt.state[kk] & UPPER_MASK) | (mt.state[kk + 1] & LOWER_MASK)
-            mt.state[kk] = mt.state[kk + (MT_M - MT_N)] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
-        y = (mt.state[MT_N - 1] & UPPER_MASK) | (mt.state[0] & LOWER_MASK)
-        mt.state[MT_N - 1] = mt.state[MT_M - 1] ^ (y >> 1) ^ (MATRIX_A if (y & 1) else 0)
-        mt.index = 0
+        mt_twist(mt)
     y = mt.state[mt.index]
     mt.index += 1
     y ^= y >> 11
@@ -875,6 +881,8 @@ class State:
             self.mortgage_values = zeros(MAX_SPACES)
             self.redeem_values = zeros(MAX_SPACES)
             self.group_held = zeros(MAX_SEATS, MAX_GROUPS)
+            self.held_titles = zeros(MAX_SEATS, MAX_SPACES)
+            self.n_held = zeros(MAX_SEATS)
             self.handed = zeros(MAX_SPACES)
             self.found = zeros(MAX_SPACES)
             self.deck = zeros(2, MAX_CARDS)
@@ -986,12 +994,9 @@ class State:
     def place_title(self, space: int, owner: int, houses: int, apartment: int, mortgaged: int):
         """A scenario's title: its owner (NOBODY: the Treasury's), buildings and mortgage;
         the Treasury's supply gives the buildings."""
-        self.supply_houses += self.houses[space] - houses
-        self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
         self.set_owner(space, owner)
         self.set_mortgaged(space, mortgaged != 0)
-        self.houses[space] = houses
-        self.apartment[space] = apartment != 0
+        self.set_buildings(space, houses, apartment != 0)
 
     def force_cards(self, role: int, indices) -> None:
         """A scenario's cards: these (positions in the role's deck) drawn first, in this order,
@@ -1043,7 +1048,8 @@ class State:
     def poke(self, field: str, index: int, value: int) -> None:
         """Tests only (tests/state_edit.py): write one seat's or space's field as it is, no
         other field following it (a broken invariant, a position no scenario can set up), but
-        the counts of `group_held`, which are recounted (`invariants` checks them)."""
+        the counts of `group_held`, the lists of `held_titles` and the sums of `wealth_titles`
+        and `wealth_buildings`, which are recounted (`invariants` checks them)."""
         if field == "cash":
             self.cash[index] = value
         elif field == "position":
@@ -1063,6 +1069,15 @@ class State:
         elif field == "group_held":  # a broken count: seat index // MAX_GROUPS, its group
             self.group_held[index // MAX_GROUPS][index % MAX_GROUPS] = value
             return
+        elif field == "wealth_titles":  # a broken sum of a seat's titles
+            self.wealth_titles[index] = value
+            return
+        elif field == "wealth_buildings":  # a broken sum of a seat's buildings
+            self.wealth_buildings[index] = value
+            return
+        elif field == "n_held":  # a broken list of a seat's titles: its length
+            self.n_held[index] = value
+            return
         else:
             raise KeyError(field)
         self.recount()
@@ -1079,7 +1094,8 @@ class State:
         """The seats still to adjust in the final accounting, the one adjusting first."""
         return [self.final_queue[self.final_head + i] for i in range(self.final_count)]
 
-    # -- the titles held: one count a seat and group, kept where a title changes hands
+    # -- the titles held: one count a seat and group, and each seat's titles and buildings in
+    # net worth, kept where a title changes hands, is mortgaged or redeemed, or is built on
     def rent_group(self, space):
         """`group_count` of an owned title: its owner's unmortgaged titles of its group, this
         one counted as unmortgaged."""
@@ -1089,37 +1105,114 @@ class State:
 
     def set_owner(self, space, p):
         """The title on `space` goes to p (NOBODY: back to the Treasury): the one place a title
-        changes hands, so the counts of `group_held` follow."""
-        group: cython.int = self.t.group[space]
-        if not self.mortgaged[space]:
-            if self.owner[space] != NOBODY:
-                self.group_held[self.owner[space]][group] -= 1
-            if p != NOBODY:
-                self.group_held[p][group] += 1
+        changes hands, so the counts of `group_held` and the sums of `wealth_titles` and
+        `wealth_buildings` follow."""
+        t: Tables = self.t
+        group: cython.int = t.group[space]
+        old: cython.int = self.owner[space]
+        worth: cython.int = title_worth(t, space, self.mortgaged[space], self.redeem_values[space])
+        if old != NOBODY:
+            self.unlist(old, space)
+            if not self.mortgaged[space]:
+                self.group_held[old][group] -= 1
+            self.wealth_titles[old] -= worth
+            self.wealth_buildings[old] -= buildings_paid(
+                t, space, self.roles[old], self.houses[space], self.apartment[space]
+            )
         self.owner[space] = p
+        if p != NOBODY:
+            self.enlist(p, space)
+            if not self.mortgaged[space]:
+                self.group_held[p][group] += 1
+            self.wealth_titles[p] += worth
+            self.wealth_buildings[p] += buildings_paid(
+                t, space, self.roles[p], self.houses[space], self.apartment[space]
+            )
+        return 0
+
+    def enlist(self, p, space):
+        """`space` into p's `held_titles`, in board order."""
+        i: cython.int = self.n_held[p]
+        while i > 0 and self.held_titles[p][i - 1] > space:
+            self.held_titles[p][i] = self.held_titles[p][i - 1]
+            i -= 1
+        self.held_titles[p][i] = space
+        self.n_held[p] += 1
+        return 0
+
+    def unlist(self, p, space):
+        """`space` out of p's `held_titles`, the order kept."""
+        i: cython.int
+        at: cython.int = 0
+        for i in range(self.n_held[p]):
+            if self.held_titles[p][i] != space:
+                self.held_titles[p][at] = self.held_titles[p][i]
+                at += 1
+        self.n_held[p] = at
         return 0
 
     def set_mortgaged(self, space, mortgaged):
-        """The title on `space` is mortgaged, or redeemed: its owner's count follows."""
-        if self.mortgaged[space] != mortgaged and self.owner[space] != NOBODY:
-            self.group_held[self.owner[space]][self.t.group[space]] += -1 if mortgaged else 1
+        """The title on `space` is mortgaged, or redeemed: its owner's count and the worth of
+        its titles follow."""
+        t: Tables = self.t
+        owner: cython.int = self.owner[space]
+        if self.mortgaged[space] != mortgaged and owner != NOBODY:
+            self.group_held[owner][t.group[space]] += -1 if mortgaged else 1
+            self.wealth_titles[owner] += title_worth(
+                t, space, mortgaged, self.redeem_values[space]
+            ) - title_worth(t, space, self.mortgaged[space], self.redeem_values[space])
         self.mortgaged[space] = mortgaged
         return 0
 
+    def set_buildings(self, space, houses, apartment):
+        """The buildings on `space` are now `houses` houses and `apartment`: the one place
+        buildings are put up or taken down, so the Treasury's supply (the buildings not on the
+        board) and the owner's `wealth_buildings` follow. With an unlimited supply the supply
+        may go below zero: only the legality check (not this bookkeeping) looks at the limit."""
+        t: Tables = self.t
+        owner: cython.int = self.owner[space]
+        if owner != NOBODY:
+            self.wealth_buildings[owner] -= buildings_paid(
+                t, space, self.roles[owner], self.houses[space], self.apartment[space]
+            )
+        self.supply_houses += self.houses[space] - houses
+        self.supply_apartments += (1 if self.apartment[space] else 0) - (1 if apartment else 0)
+        self.houses[space] = houses
+        self.apartment[space] = apartment
+        if owner != NOBODY:
+            self.wealth_buildings[owner] += buildings_paid(
+                t, space, self.roles[owner], self.houses[space], self.apartment[space]
+            )
+        return 0
+
     def recount(self):
-        """`group_held` counted afresh from the titles (a new game, a test's poke)."""
+        """`group_held`, `held_titles`, `wealth_titles` and `wealth_buildings` counted afresh
+        from the titles (a new game, a test's poke)."""
         t: Tables = self.t
         p: cython.int
         g: cython.int
         i: cython.int
         sp: cython.int
         for p in range(MAX_SEATS):
+            self.wealth_titles[p] = 0
+            self.wealth_buildings[p] = 0
+            self.n_held[p] = 0
             for g in range(MAX_GROUPS):
                 self.group_held[p][g] = 0
         for i in range(t.n_titles):
             sp = t.titles[i]
-            if self.owner[sp] != NOBODY and not self.mortgaged[sp]:
-                self.group_held[self.owner[sp]][t.group[sp]] += 1
+            p = self.owner[sp]
+            if p != NOBODY:
+                self.held_titles[p][self.n_held[p]] = sp
+                self.n_held[p] += 1
+                if not self.mortgaged[sp]:
+                    self.group_held[p][t.group[sp]] += 1
+                self.wealth_titles[p] += title_worth(
+                    t, sp, self.mortgaged[sp], self.redeem_values[sp]
+                )
+                self.wealth_buildings[p] += buildings_paid(
+                    t, sp, self.roles[p], self.houses[sp], self.apartment[sp]
+                )
         return 0
 
     # -- the walks over the board, once
@@ -1194,7 +1287,7 @@ class State:
         )
 
     def paid_for(self, space):
-        """What was paid for the buildings on a street."""
+        """What was paid for the buildings on a street (its owner's role's prices)."""
         return buildings_paid(
             self.t, space, self.roles[self.owner[space]], self.houses[space], self.apartment[space]
         )
@@ -1232,31 +1325,10 @@ class State:
                 total += self.rent_now(sp, t.settlement_utility_dice)
         return total
 
-    def wealth_parts(self):
-        """Each seat's titles at price (a mortgaged one less its redeem price) and buildings at
-        cost, into `wealth_titles` and `wealth_buildings`, in one pass over the board."""
-        t: Tables = self.t
-        i: cython.int
-        sp: cython.int
-        p: cython.int
-        for p in range(self.n):
-            self.wealth_titles[p] = 0
-            self.wealth_buildings[p] = 0
-        for i in range(t.n_titles):
-            sp = t.titles[i]
-            p = self.owner[sp]
-            if p != NOBODY:
-                self.wealth_titles[p] += title_worth(
-                    t, sp, self.mortgaged[sp], self.redeem_values[sp]
-                )
-                if self.houses[sp] or self.apartment[sp]:
-                    self.wealth_buildings[p] += buildings_paid(
-                        t, sp, self.roles[p], self.houses[sp], self.apartment[sp]
-                    )
-        return 0
-
     def wealth_of(self, p: int) -> tuple:
-        """(titles, buildings) of seat p, after `wealth_parts`."""
+        """(titles, buildings) of seat p: its titles at price (a mortgaged one less its redeem
+        price) and its buildings at cost, kept as they change (`set_owner`, `set_mortgaged`,
+        `set_buildings`)."""
         return (self.wealth_titles[p], self.wealth_buildings[p])
 
     # -- the debts, one queue (a ring of MAX_DEBTS)
@@ -1303,12 +1375,7 @@ class State:
         return 0
 
     def builds(self, p, space, houses, apartment, cost):
-        # the supply counts buildings not on the board; with an unlimited supply it may go
-        # below zero, and only the legality check (not this bookkeeping) looks at the limit
-        self.supply_houses += self.houses[space] - houses
-        self.supply_apartments += (1 if self.apartment[space] else 0) - apartment
-        self.houses[space] = houses
-        self.apartment[space] = apartment != 0
+        self.set_buildings(space, houses, apartment != 0)
         self.cash[p] -= cost
         self.treasury += cost
         if self.sink is not None:
@@ -1317,10 +1384,7 @@ class State:
 
     def sells_building(self, p, space, houses, apartment, refund):
         sold: cython.int = 1 if self.apartment[space] else 0
-        self.supply_houses += self.houses[space] - houses
-        self.supply_apartments += sold - apartment
-        self.houses[space] = houses
-        self.apartment[space] = apartment != 0
+        self.set_buildings(space, houses, apartment != 0)
         self.cash[p] += refund
         self.treasury -= refund
         if self.sink is not None:
@@ -1620,10 +1684,7 @@ class State:
         refund: cython.int = buildings_refund(
             t, space, self.roles[d], self.houses[space], self.apartment[space]
         )
-        self.supply_houses += self.houses[space]
-        self.supply_apartments += 1 if self.apartment[space] else 0
-        self.houses[space] = 0
-        self.apartment[space] = False
+        self.set_buildings(space, 0, False)
         self.cash[d] += refund
         self.treasury -= refund
         return 0
@@ -2625,10 +2686,14 @@ def title_targets(game: State, action: cython.int) -> cython.int:
     i: cython.int
     sp: cython.int
     why: cython.int
-    n: cython.int = t.n_streets if action == A_BUILD or action == A_SELL else t.n_titles
-    for i in range(n):
-        sp = t.streets[i] if action == A_BUILD or action == A_SELL else t.titles[i]
-        if game.owner[sp] != actor:
+    # read once: compiled, the codes are C globals that each call below might change, so a
+    # test of them inside the loop would be read again for every title
+    streets: cython.bint = action == A_BUILD or action == A_SELL
+    if actor == NOBODY:
+        return 0
+    for i in range(game.n_held[actor]):  # the actor's titles, in board order
+        sp = game.held_titles[actor][i]
+        if streets and t.kind[sp] != K_STREET:
             continue
         if action == A_BUILD:
             why = why_not_build(game, t, actor, sp)
@@ -2674,7 +2739,16 @@ def titles_held(game: State, t: Tables, p: cython.int, group: cython.int) -> cyt
 
 
 # what `invariants` reports, one record a broken invariant
-INVARIANTS = ("negative_cash", "held_off_hold", "money", "monopoly", "supply", "counts")
+INVARIANTS = (
+    "negative_cash",
+    "held_off_hold",
+    "money",
+    "monopoly",
+    "supply",
+    "counts",
+    "wealth",
+    "held_titles",
+)
 
 
 @cython.ccall
@@ -2683,7 +2757,8 @@ def invariants(game: State, out: list) -> cython.int:
     """What must hold after every decision: no cash is negative; held players stand on the
     hold space; cash plus the Treasury's balance is constant; a Monopolist with buildings in a
     city has its monopoly; the building supply balances; each count of `group_held` is the
-    count of the titles. Returns how many fail; with `out` (a list, or None in a batch) also
+    count of the titles, each seat's `wealth_titles` and `wealth_buildings` the sum over its
+    titles, and its `held_titles` its titles in board order. Returns how many fail; with `out` (a list, or None in a batch) also
     appends a record of each: (name in `INVARIANTS`, numbers)."""
     t: Tables = game.t
     found: cython.int = 0
@@ -2696,6 +2771,9 @@ def invariants(game: State, out: list) -> cython.int:
     owner: cython.int
     group: cython.int
     count: cython.int
+    worth: cython.longlong
+    paid: cython.longlong
+    listed: cython.bint
     for p in range(game.n):
         money += game.cash[p]
         if game.cash[p] < 0:
@@ -2742,6 +2820,29 @@ def invariants(game: State, out: list) -> cython.int:
             if out is not None:
                 out.append(
                     ("counts", owner, t.group[sp], 0, titles_held(game, t, owner, t.group[sp]))
+                )
+    for p in range(game.n):
+        worth = 0
+        paid = 0
+        count = 0
+        listed = True
+        for i in range(t.n_titles):
+            sp = t.titles[i]
+            if game.owner[sp] == p:
+                worth += title_worth(t, sp, game.mortgaged[sp], game.redeem_values[sp])
+                paid += buildings_paid(t, sp, game.roles[p], game.houses[sp], game.apartment[sp])
+                if count >= game.n_held[p] or game.held_titles[p][count] != sp:
+                    listed = False
+                count += 1
+        if not listed or count != game.n_held[p]:
+            found += 1
+            if out is not None:
+                out.append(("held_titles", p, game.n_held[p], count))
+        if worth != game.wealth_titles[p] or paid != game.wealth_buildings[p]:
+            found += 1
+            if out is not None:
+                out.append(
+                    ("wealth", p, game.wealth_titles[p], game.wealth_buildings[p], worth, paid)
                 )
     return found
 

@@ -461,7 +461,6 @@ class Game:
         """(cash, titles at price, buildings at cost) for every seat, in one pass over the
         board; a mortgaged title counts its price less the redeem price."""
         state = self._state
-        state.wealth_parts()
         return [(self.cash[p], *state.wealth_of(p)) for p in range(len(self.names))]
 
     # -- legal choices ---------------------------------------------------------------------
@@ -1001,7 +1000,8 @@ class StateView:
         """What must hold after every decision, one sentence for each thing that does not:
         cash plus the Treasury's balance is constant; the building supply balances; no cash
         is negative; a Monopolist with buildings in a city has its monopoly; held players
-        stand on the hold space. Empty when all is well (the rules core's `invariants`, which
+        stand on the hold space; the rules core's kept counts of titles and sums of net worth
+        are what the board says. Empty when all is well (the rules core's `invariants`, which
         `amteach simulate --check-invariants` counts)."""
         game = self._game
         found: list[tuple[Any, ...]] = []
@@ -1030,11 +1030,23 @@ class StateView:
                     f"{houses} houses and {apartments} apartments in all, not "
                     f"{rules.supply_houses} and {rules.supply_apartments}"
                 )
-            else:  # "counts": the core's count of a seat's titles of a group
+            elif name == "counts":  # the core's count of a seat's titles of a group
                 p, group, counted, held = numbers
                 out.append(
                     f"{names[p]} is counted as holding {counted} unmortgaged titles of "
                     f"{_group_name(game.board, group)}, but holds {held}"
+                )
+            elif name == "held_titles":  # the core's list of a seat's titles
+                p, listed, held = numbers
+                out.append(
+                    f"{names[p]}'s titles are listed as {listed}, not as the {held} "
+                    "titles held, in board order"
+                )
+            else:  # "wealth": the core's sums of a seat's titles and buildings in net worth
+                p, titles, buildings, worth, paid = numbers
+                out.append(
+                    f"{names[p]}'s titles are counted at ${titles} and buildings at "
+                    f"${buildings}, but they are worth ${worth} and cost ${paid}"
                 )
         return out
 

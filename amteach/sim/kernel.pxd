@@ -9,7 +9,7 @@
 # Uncompiled, kernel.py makes each array a list of its size; tests/test_core.py requires those
 # sizes to be the ones declared here.
 
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 
 # the board, the rules and the rules' arithmetic, written once (amteach/engine/core.pxd)
 from amteach.engine cimport core
@@ -62,7 +62,7 @@ cdef class Rows:
     cdef Py_ssize_t capacity
     cdef list full
     cdef object block
-    cdef int64_t[:, ::1] data
+    cdef int32_t[:, ::1] data
 
 
 cdef class G(core.State):
@@ -102,5 +102,4 @@ cdef int choose(G g, Bot bot) noexcept
 cdef int invariant_violations(G g) noexcept
 cdef void snapshot(G g, Rows rounds, int64_t index, int round_number) noexcept
 cdef void reset_game(G g, Static s, int64_t index, uint64_t seed, Rows taxes) noexcept
-cdef int64_t play_one(G g, int64_t index, uint64_t seed, Rows games, Rows players,
-                      Rows rounds) noexcept
+cdef int64_t play_one(G g, int64_t index, Rows games, Rows players, Rows rounds) noexcept

@@ -206,23 +206,24 @@ class G(core.State):
 
 @cython.cclass
 class Rows:
-    """A table's rows as int64 columns, in blocks of ROWS_PER_BLOCK rows: a full block is kept
-    as it is and a new one begun, so rows are copied once, at the end."""
+    """A table's rows as int32 columns (the frames' type: every count and sum fits), in blocks
+    of ROWS_PER_BLOCK rows: a full block is kept as it is and a new one begun, so rows are
+    copied once, at the end (into arrays of their own size: a view would keep a whole block)."""
 
     def __init__(self, width: int):
         self.width = width
         self.size = 0
         self.capacity = ROWS_PER_BLOCK
         self.full = []
-        self.block = np.empty((width, ROWS_PER_BLOCK), dtype=np.int64)
+        self.block = np.empty((width, ROWS_PER_BLOCK), dtype=np.int32)
         self.data = self.block
 
     def arrays(self, names: tuple) -> dict:
         out = {}
         for c in range(self.width):
-            array = np.concatenate([block[c] for block in self.full] + [self.block[c, : self.size]])
-            name = names[c]
-            out[name] = array if name == "seed" else array.astype(np.int32)
+            out[names[c]] = np.concatenate(
+                [block[c] for block in self.full] + [self.block[c, : self.size]]
+            )
         return out
 
 
@@ -230,7 +231,7 @@ def add_row(rows):
     """A new row's index in `rows.data` (its values are written column by column)."""
     if rows.size == rows.capacity:
         rows.full.append(rows.block)
-        rows.block = np.empty((rows.width, rows.capacity), dtype=np.int64)
+        rows.block = np.empty((rows.width, rows.capacity), dtype=np.int32)
         rows.data = rows.block
         rows.size = 0
     rows.size += 1
@@ -362,7 +363,6 @@ def invariant_violations(g):
 def snapshot(g, rounds, index, round_number):
     p: cython.int
     r: cython.Py_ssize_t
-    g.wealth_parts()
     for p in range(g.n):
         r = add_row(rounds)
         rounds.data[0, r] = index
@@ -382,7 +382,7 @@ def reset_game(g, s, index, seed, taxes):
     reset_bots(g, s, seed)
 
 
-def play_one(g, index, seed, games, players, rounds):
+def play_one(g, index, games, players, rounds):
     """Game(setup) then play_bot_game(...) and _rows(...) for one game: its count of
     invariant violations (0 unless the batch checks them)"""
     s: Static = g.s
@@ -412,19 +412,18 @@ def play_one(g, index, seed, games, players, rounds):
         snapshot(g, rounds, index, g.round)
     for p in range(g.n):
         turns += g.turns_taken[p]
+    # the games table's row (its seed column is the seeds played, added by `Batch.play`)
     r = add_row(games)
     games.data[0, r] = index
-    games.data[1, r] = cython.cast(cython.longlong, seed)
-    games.data[2, r] = g.winner
-    games.data[3, r] = g.round
-    games.data[4, r] = g.end_reason
-    games.data[5, r] = decisions
-    games.data[6, r] = turns
+    games.data[1, r] = g.winner
+    games.data[2, r] = g.round
+    games.data[3, r] = g.end_reason
+    games.data[4, r] = decisions
+    games.data[5, r] = turns
     # what the final accounting changed (sim.accounting): the leader and the cash when it began;
     # a game without it has no leader before it (NOBODY) and its final cash as the cash before
     accounted = g.end_reason == END_TWO_HOUR or g.end_reason == END_ROUND_CAP
-    games.data[7, r] = g.leader_at_final if accounted else NOBODY
-    g.wealth_parts()
+    games.data[6, r] = g.leader_at_final if accounted else NOBODY
     for p in range(g.n):
         n_titles = 0
         for i in range(s.n_titles):
@@ -483,7 +482,7 @@ class Batch:
     def play(self, start: int, seeds, columns) -> tuple:
         """Play games start, start+1, ... with these seeds: (tables of arrays, violations).
         `columns` names the columns of the games, players, rounds and taxes tables."""
-        games = Rows(8)
+        games = Rows(7)
         players = Rows(15)
         rounds = Rows(6)
         taxes = Rows(6)
@@ -491,15 +490,18 @@ class Batch:
         violations = 0
         for k in range(len(seeds)):
             reset_game(g, self.s, start + k, seeds[k], taxes)
-            violations += play_one(g, start + k, seeds[k], games, players, rounds)
+            violations += play_one(g, start + k, games, players, rounds)
             if g.debt_overflow:
                 raise RuntimeError(
                     f"game {start + k}: more than {MAX_DEBTS} debts at once, which the "
                     "compiled core cannot hold; play this batch on the pure-Python core"
                 )
         game_columns, player_columns, round_columns, tax_columns = columns
+        # one row a game, in the order played: the seed column is the seeds (64-bit)
+        game_table = games.arrays(tuple(c for c in game_columns if c != "seed"))
+        game_table["seed"] = np.asarray(seeds, dtype=np.int64)
         tables = {
-            "games": games.arrays(tuple(game_columns)),
+            "games": game_table,
             "players": players.arrays(tuple(player_columns)),
             "rounds": rounds.arrays(tuple(round_columns)),
             "taxes": taxes.arrays(tuple(tax_columns)),
