@@ -66,6 +66,8 @@ def c_compiler() -> tuple[str, bool]:
 def compiled_core() -> list:
     if {"sdist", "egg_info", "dist_info"} & set(sys.argv[1:]):
         return []  # an sdist carries the sources only (MANIFEST.in), and metadata needs none
+    if os.environ.get("AMTEACH_SKIP_CORE", "").strip() == "1":
+        return []  # ./dev's editable install: ./dev builds the core beside it (./dev says why)
     compiler, found = c_compiler()
     if not found:
         print(NO_COMPILER.format(compiler), file=sys.stderr)

@@ -171,6 +171,13 @@ def new_environment(folder: Path, wheel: Path) -> Path:
     return venv
 
 
+@pytest.fixture(scope="module")
+def wheel_venv(packages, tmp_path_factory) -> Path:
+    """The wheel installed into a new environment once, for the two tests that use it (issue
+    40: one venv and one pip install fewer); neither installs into it or changes it."""
+    return new_environment(tmp_path_factory.mktemp("wheel-venv"), packages.wheel)
+
+
 def elf_sections(data: bytes) -> set[str]:
     """The section names of a 64-bit little-endian ELF file (a Linux x86-64 or arm64 .so)."""
     assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, "not a 64-bit LE ELF file"
@@ -263,8 +270,8 @@ def test_the_sdist_installs_as_pure_python_without_a_compiler_in_one_line(packag
     assert found[0].startswith(str(installed)) and found[1:] == ["pure Python", "pure Python", 4]
 
 
-def test_the_sdists_wheel_installs_with_the_compiled_core(packages, tmp_path):
-    venv = new_environment(tmp_path, packages.wheel)
+def test_the_sdists_wheel_installs_with_the_compiled_core(wheel_venv, tmp_path):
+    venv = wheel_venv
     probe = (
         "import json, amteach.sim.kernel as k; from amteach.sim import core_name; "
         "print(json.dumps([k.__file__, core_name()]))"
@@ -277,7 +284,7 @@ def test_the_sdists_wheel_installs_with_the_compiled_core(packages, tmp_path):
 
 
 def test_the_wheel_serves_the_dashboard_from_an_empty_folder_and_stops_on_sigterm(
-    packages, tmp_path, monkeypatch
+    packages, wheel_venv, tmp_path, monkeypatch
 ):
     monkeypatch.delenv("PYTHONPATH", raising=False)  # amteach from the wheel only
     wheel = packages.wheel
@@ -294,7 +301,7 @@ def test_the_wheel_serves_the_dashboard_from_an_empty_folder_and_stops_on_sigter
     assert "amteach/lessons/01-two-rulebooks/worksheet.md" in expected
     assert expected <= names, sorted(expected - names)[:5]
 
-    venv = new_environment(tmp_path, wheel)
+    venv = wheel_venv
     amteach = str(venv / "bin" / "amteach")
     empty = tmp_path / "empty"
     empty.mkdir()
