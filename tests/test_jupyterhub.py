@@ -182,10 +182,7 @@ def jupyterhub(service_bin: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     config = config.replace('"cwd": "/srv/amteach"', f'"cwd": "{home}"')
     config = config.replace("http://127.0.0.1:8866", f"http://127.0.0.1:{service_port}")
     config = config.replace('"--port", "8866"', f'"--port", "{service_port}"')
-    # no pool (issue 40): the visitor's page starts its kernel as it is asked for, one
-    # dashboard rendered where a pool of one rendered two (its kernel, then the refill after
-    # the visitor took it); the kernel's user is checked once the page has played
-    config = re.sub(r'"--pool", "\d+"', '"--pool", "0"', config)
+    config = re.sub(r'"--pool", "\d+"', '"--pool", "1"', config)
     assert str(service_port) in config and f"{service_bin}/amteach" in config, config
     assert str(home) in config, config
     port, settings = hub_settings(folder)
@@ -320,6 +317,17 @@ def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_ser
     service_python,
 ):
     with jupyterhub(service_python) as (hub, process), sync_playwright() as playwright:
+        # the service's processes (the server and its pool's kernel) run as the service's
+        # user, not as the hub's root
+        served = [
+            pid
+            for pid in descendants(process.pid)
+            if "amteach.serving.app" in command_line(pid) or "ipykernel" in command_line(pid)
+        ]
+        assert served, "the hub started no dashboard server"
+        nobody = pwd.getpwnam(SERVICE_USER).pw_uid
+        assert {real_uid(pid) for pid in served} == {nobody}
+
         # a visitor without a login: the dashboard sends them to the hub's OAuth page...
         status, headers, _ = anonymous(hub + SERVICE)
         assert status == 302, (status, headers)
@@ -368,17 +376,6 @@ def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_ser
         assert "service-amteach" in cookies, cookies
         plays_a_turn(page)
         assert page.url.startswith(f"{hub}{SERVICE}")
-        # the service's processes (the server and the kernel of the page that just played)
-        # run as the service's user, not as the hub's root
-        served = [
-            pid
-            for pid in descendants(process.pid)
-            if "amteach.serving.app" in command_line(pid) or "ipykernel" in command_line(pid)
-        ]
-        assert any("amteach.serving.app" in command_line(pid) for pid in served), served
-        assert any("ipykernel" in command_line(pid) for pid in served), served
-        nobody = pwd.getpwnam(SERVICE_USER).pw_uid
-        assert {real_uid(pid) for pid in served} == {nobody}
         browser.close()
     assert errors == []
 
