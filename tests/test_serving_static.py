@@ -94,7 +94,7 @@ def test_static_files_come_from_nginx_gzipped_and_cached_and_the_dashboard_plays
             page.on("pageerror", lambda error: console_errors.append(str(error)))
             responses = []
             page.on("response", lambda response: responses.append(response))
-            page.goto(url)
+            page.goto(url, timeout=WAIT)  # the default 30 s ran out at load 70
             page.wait_for_function(
                 "[...document.querySelectorAll('.am-choices button')]"
                 ".some(b => b.innerText.includes('Roll') && !b.disabled)",
@@ -152,7 +152,7 @@ def test_static_files_come_from_nginx_gzipped_and_cached_and_the_dashboard_plays
             again.on(
                 "console", lambda m: console_errors.append(m.text) if m.type == "error" else None
             )
-            again.goto(url)
+            again.goto(url, timeout=WAIT)
             again.wait_for_function(
                 "[...document.querySelectorAll('.am-choices button')]"
                 ".some(b => b.innerText.includes('Roll') && !b.disabled)",
@@ -206,7 +206,7 @@ def test_the_lean_page_gets_its_files_from_nginx_and_plays(lean_site):
         page.on("pageerror", lambda error: console_errors.append(str(error)))
         responses = []
         page.on("response", lambda response: responses.append(response))
-        page.goto(f"http://127.0.0.1:{port}{BASE}")
+        page.goto(f"http://127.0.0.1:{port}{BASE}", timeout=WAIT)
         page.wait_for_function(ROLL_ENABLED, timeout=WAIT)
         page.locator(".am-choices button", has_text="Roll").click()
         page.wait_for_function(
