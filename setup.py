@@ -63,9 +63,18 @@ def c_compiler() -> tuple[str, bool]:
     return name, shutil.which(name) is not None
 
 
+# gcc's optimisation level: 2, unless AMTEACH_OPTIMIZE says 0, 1, 2 or 3 (tests/test_packaging.py
+# builds its wheel at 0: it checks what the wheel holds and that its core loads, not its speed;
+# gcc compiled the rules core's C file in 4 CPU-seconds at -O0, 12 at -O1, more at -O2)
+OPTIMIZE = os.environ.get("AMTEACH_OPTIMIZE", "").strip()
+OPTIMIZE = OPTIMIZE if OPTIMIZE in ("0", "1", "2", "3") else "2"
+
+
 def compiled_core() -> list:
     if {"sdist", "egg_info", "dist_info"} & set(sys.argv[1:]):
         return []  # an sdist carries the sources only (MANIFEST.in), and metadata needs none
+    if os.environ.get("AMTEACH_SKIP_CORE", "").strip() == "1":
+        return []  # ./dev's editable install: ./dev builds the core beside it (./dev says why)
     compiler, found = c_compiler()
     if not found:
         print(NO_COMPILER.format(compiler), file=sys.stderr)
@@ -84,7 +93,7 @@ def compiled_core() -> list:
                 *LIMITED_API_MACROS,
             ],
             # no debug data (-g0): it was stripped anyway, and made the compile slower
-            extra_compile_args=["-O2", "-g0"],
+            extra_compile_args=[f"-O{OPTIMIZE}", "-g0"],
             # stripped: the symbols and debug data were four fifths of each module's size
             extra_link_args=["-s"] if sys.platform.startswith("linux") else [],
             py_limited_api=LIMITED_API,

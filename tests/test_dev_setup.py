@@ -115,6 +115,8 @@ def test_dev_reinstalls_when_the_checkout_changed_by_content_or_the_check_fails(
         0,
         [f"{pip} {' '.join(build)}", f"{pip} --no-build-isolation -e .[dev]"],
     )
+    # the compiled core is built beside pip's install of the dependencies (./dev says why)
+    assert "setup.py --quiet build_ext" in (tmp_path / ".venv" / "calls").read_text()
     assert dev_setup(tmp_path, check=0) == (0, [])  # up to date: nothing to do
     # a dependency missing although the files did not change (the long-lived .venv's case)
     assert dev_setup(tmp_path, check=1, after_pip=0)[1] != []
