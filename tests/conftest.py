@@ -47,8 +47,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 _PROPERTIES = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 # "ci", `./dev test` on the compiled core (and plain pytest): 100 examples. In
 # tests/test_properties.py one example is a whole game with the invariants checked after every
-# decision, so its eight properties play 800 games a run (about 0.17 s each). 300 took 400 s,
-# two thirds of the ten-minute budget's share for one module; 100 still plays each property's
+# decision, so its eight properties play 800 games a run (about 26 CPU-s in all since the check
+# reads each state column once; 56 before). 300 took 400 s when a check cost more, two thirds
+# of the ten-minute budget's share for one module; 100 still plays each property's
 # game shapes (2 to 6 seats, any bots, scarce supply, trades) many times over, and every run
 # draws new seeds, so the examples add up across runs. Hypothesis keeps each failure it finds in
 # .hypothesis/ and replays it first; `amteach simulate --check-invariants` checks the same
@@ -60,7 +61,7 @@ settings.register_profile("ci", max_examples=100, **_PROPERTIES)
 settings.register_profile("dev", max_examples=60, **_PROPERTIES)
 # "thorough", by hand after a change to the rules, the bots or either core, or before a release
 # (HYPOTHESIS_PROFILE=thorough .venv/bin/pytest tests/test_properties.py): 1,000 examples, 8,000
-# games for test_properties.py alone, about 25 CPU-minutes, the depth the old 300 was meant for.
+# games for test_properties.py alone, some 5 CPU-minutes, the depth the old 300 was meant for.
 settings.register_profile("thorough", max_examples=1000, **_PROPERTIES)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 

@@ -721,65 +721,55 @@ def test_best_against_best_names_the_bots_in_words_on_the_play_tab():
     assert not re.search(r"(competitor|monopolist):family|family:\w+=|reserve=", texts)
 
 
-def test_the_best_play_tab_reads_from_the_back_row_at_1280x720():
+def test_the_best_play_tab_reads_from_the_back_row_at_1280x720(dashboard_url, browser):
     """In Chromium at 1280x720: the headline is in large type inside the first screen,
     nothing on the tab is wider than the screen, both sides' strategies are on it side by
     side, the by-length chart is drawn, and no seat code is visible until the details panel
     opens."""
-    from browser import launch_chromium, serve_dashboard
-    from playwright.sync_api import sync_playwright
-
+    # the session's dashboard server and the module's Chromium (tests/conftest.py), not a
+    # server and a browser of the test's own: the page has a kernel of its own all the same
     wait = 180_000
-    with serve_dashboard() as served, sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        try:
-            page = chromium.new_page(viewport={"width": 1280, "height": 720})
-            errors: list[str] = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(served.url, timeout=wait)
-            page.locator(".am-choices button").first.wait_for(timeout=wait)
-            page.locator(".widget-tab > .lm-TabBar").first.get_by_role(
-                "tab", name="Best play", exact=True
-            ).click()
-            headline = page.locator(".am-best .am-headline")
-            headline.wait_for(timeout=wait)
-            assert re.match(
-                r"Monopolists win about \d+ of 100 two-hour games", headline.inner_text()
-            )
-            size = headline.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)")
-            big = page.locator(".am-best .am-big").evaluate(
-                "(el) => parseFloat(getComputedStyle(el).fontSize)"
-            )
-            assert size >= 36 and big >= 48, (size, big)
-            box = headline.bounding_box()
-            assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
-            # the by-length chart draws both roles' lines and the bars of games time settled
-            page.wait_for_function(
-                "() => [...document.querySelectorAll('.am-best .js-plotly-plot .gtitle')]"
-                ".some((t) => t.textContent.includes('game length'))",
-                timeout=wait,
-            )
-            # nothing wider than the screen; the two sides side by side, both on screen
-            width = page.evaluate("() => document.documentElement.scrollWidth")
-            assert width <= 1280, width
-            sides = page.locator(".am-best .am-side")
-            assert sides.count() == 2
-            first, second = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
-            assert first["y"] == second["y"] and second["x"] + second["width"] <= 1280
-            text = page.locator(".am-best").inner_text()
-            assert "family:" not in text and "reserve=" not in text and "p =" not in text
-            shots = Path(__file__).resolve().parents[1] / "test-output" / "browser"
-            shots.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(shots / "best-play-1280.png"))
-            details = page.locator(
-                ".am-best details", has=page.locator("summary", has_text="Details")
-            )
-            details.locator("summary").click()
-            assert "monopolist:family:" in details.inner_text()
-            assert not errors, errors
-        finally:
-            chromium.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(dashboard_url, timeout=wait)
+    page.locator(".am-choices button").first.wait_for(timeout=wait)
+    page.locator(".widget-tab > .lm-TabBar").first.get_by_role(
+        "tab", name="Best play", exact=True
+    ).click()
+    headline = page.locator(".am-best .am-headline")
+    headline.wait_for(timeout=wait)
+    assert re.match(r"Monopolists win about \d+ of 100 two-hour games", headline.inner_text())
+    size = headline.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)")
+    big = page.locator(".am-best .am-big").evaluate(
+        "(el) => parseFloat(getComputedStyle(el).fontSize)"
+    )
+    assert size >= 36 and big >= 48, (size, big)
+    box = headline.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+    # the by-length chart draws both roles' lines and the bars of games time settled
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.am-best .js-plotly-plot .gtitle')]"
+        ".some((t) => t.textContent.includes('game length'))",
+        timeout=wait,
+    )
+    # nothing wider than the screen; the two sides side by side, both on screen
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 1280, width
+    sides = page.locator(".am-best .am-side")
+    assert sides.count() == 2
+    first, second = sides.nth(0).bounding_box(), sides.nth(1).bounding_box()
+    assert first["y"] == second["y"] and second["x"] + second["width"] <= 1280
+    text = page.locator(".am-best").inner_text()
+    assert "family:" not in text and "reserve=" not in text and "p =" not in text
+    shots = Path(__file__).resolve().parents[1] / "test-output" / "browser"
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / "best-play-1280.png"))
+    details = page.locator(".am-best details", has=page.locator("summary", has_text="Details"))
+    details.locator("summary").click()
+    assert "monopolist:family:" in details.inner_text()
+    assert not errors, errors
 
 
 @pytest.mark.parametrize("preset", best_play_results.SHIPPED_PRESETS)

@@ -149,6 +149,21 @@ def cluster(tmp_path_factory) -> Iterator[DaskCluster]:
         yield running
 
 
+@pytest.fixture(scope="module")
+def local_batch(tmp_path_factory) -> tuple[object, Path]:
+    """The batch both cluster tests check against, played once for the module, here (one
+    worker) and saved as `amteach simulate` saves it: 1,200 games, seed 11, round cap 60.
+    Game i's frames depend on the seed and i alone, whatever the workers (tests/test_core.py
+    and tests/test_sim.py check that), so one local run serves both tests; each used to play
+    it again (a command-line run on two pool workers, and a run in the test)."""
+    from amteach.sim import simulate
+
+    local = simulate(games=1200, seed=11, round_cap=60, progress=False, workers=1)
+    folder = tmp_path_factory.mktemp("local") / "pool"
+    local.save(folder, format="parquet")
+    return local, folder
+
+
 def played_by(cluster: DaskCluster) -> dict[str, int]:
     """Tasks each worker process finished (the workers' own counts, over Dask's protocol)."""
     from distributed import Client
@@ -183,15 +198,15 @@ def test_a_dask_task_plays_hundreds_of_games_not_the_local_pools_hundred():
     assert [b - a for a, b in pool.chunks(120)] == [120]
 
 
-def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, tmp_path):
+def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, local_batch, tmp_path):
     # 1,200 games: three tasks of at least 500 (but the last), so both workers play
     args = ["simulate", "--games", "1200", "--seed", "11", "--round-cap", "60", "--quiet"]
     args += ["--format", "parquet"]
     amteach(*args, "--dask", cluster.address, "--out", str(tmp_path / "dask"), cwd=tmp_path)
-    amteach(*args, "--workers", "2", "--out", str(tmp_path / "pool"), cwd=tmp_path)
+    _, pool = local_batch  # the same command's batch, played here and saved alike
     for table in ("games", "players", "rounds", "taxes"):
         on_dask = pd.read_parquet(tmp_path / "dask" / f"{table}.parquet")
-        local = pd.read_parquet(tmp_path / "pool" / f"{table}.parquet")
+        local = pd.read_parquet(pool / f"{table}.parquet")
         assert len(local) > 0
         pd.testing.assert_frame_equal(on_dask, local)
     assert len(pd.read_parquet(tmp_path / "dask" / "games.parquet")) == 1200
@@ -202,11 +217,11 @@ def test_simulate_on_a_cluster_gives_the_local_pools_frames(cluster, tmp_path):
     assert set(counts) == {"worker-1", "worker-2"} and all(n > 0 for n in counts.values()), counts
 
 
-def test_amteach_dask_points_a_kernels_default_batches_at_the_cluster(cluster, tmp_path):
+def test_amteach_dask_points_a_kernels_default_batches_at_the_cluster(
+    cluster, local_batch, tmp_path
+):
     """What a dashboard's kernels do when the server was started with AMTEACH_DASK: Who wins
     calls simulate() with no workers, and the batch plays on the shared cluster."""
-    from amteach.sim import simulate
-
     code = (
         "import json; from amteach.sim import simulate; "
         "r = simulate(games=1200, seed=11, round_cap=60, progress=False); "
@@ -219,7 +234,7 @@ def test_amteach_dask_points_a_kernels_default_batches_at_the_cluster(cluster, t
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert json.loads(run.stdout.strip().splitlines()[-1]) == ["dask", 1200]
-    local = simulate(games=1200, seed=11, round_cap=60, progress=False, workers=1)
+    local, _ = local_batch  # simulate(games=1200, seed=11, round_cap=60, workers=1)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "games.parquet"), local.games)
 
 

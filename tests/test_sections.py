@@ -91,6 +91,8 @@ def test_pooled_sections_equal_the_concatenation_of_each_sections_results(three)
     assert int(rates["wins"].sum()) == sum(len(class_result(s.tables).games) for s in sections)
 
 
+# 12 examples, whatever the profile: the six orders of three sections about twice each, under
+# new labels each time; an example pools three classes' frames and compares them with pandas
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
