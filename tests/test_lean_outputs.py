@@ -15,6 +15,7 @@ import nbformat
 import pytest
 import segno
 from browser import launch_chromium, serve_dashboard
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
 
 from amteach.serving.environment import LEAN_TEMPLATE
@@ -79,7 +80,16 @@ def probe_page(tmp_path_factory):
         page.on("pageerror", lambda error: errors.append(str(error)))
         # Voilà sends the page as it runs the cells: what matters is what gets drawn
         page.goto(served.url, timeout=WAIT, wait_until="commit")
-        page.wait_for_selector("#rendered_cells img", timeout=WAIT)
+        try:
+            page.wait_for_selector("#rendered_cells img", timeout=WAIT)
+        except PlaywrightTimeoutError as timeout:
+            # failed once in a clean clone at load 5 (6 December), passing alone: say what
+            # the page had drawn, so the next failure names its cause
+            drawn = page.evaluate("() => document.body ? document.body.innerText.slice(-2000) : ''")
+            raise AssertionError(
+                f"the probe's image never showed: {timeout}\npage text: {drawn!r}\n"
+                f"console errors: {errors}"
+            ) from None
         page.wait_for_selector(".widget-htmlmath mjx-container", timeout=WAIT)
         yield page, errors
         browser.close()
