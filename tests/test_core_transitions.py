@@ -693,6 +693,39 @@ def counted_on_the_board(play, p, group):
     return sum(1 for s in spaces if play.owner(s) == p and not play.space("mortgaged", s))
 
 
+def make_move(play: Play, move: str, space: int, p: int, q: int) -> None:
+    """One change of a property test's list, where the rules allow it: seat p buys, builds,
+    sells a building, mortgages, redeems, trades `space` to q, or goes bankrupt to q."""
+    state, t = play.state, play.t
+    if move == "buy" and play.owner(space) == NOBODY:
+        state.current = p
+        state.pending_buy = space
+        core.buy_title(state, t, p)
+    elif move == "build":
+        # a Monopolist builds in a city it holds whole: buy the rest of the city first
+        if space in BOARD.streets and play.seat("roles", p) == MONOPOLIST:
+            for street in BOARD.cities[BOARD.spaces[space].city]:
+                if play.owner(street) == NOBODY:
+                    state.pending_buy = street
+                    core.buy_title(state, t, p)
+        if core.why_not_build(state, t, p, space) == 0:
+            core.build(state, t, p, space)
+    elif move == "sell" and core.why_not_sell_building(state, t, p, space) == 0:
+        core.sell_building(state, t, p, space)
+    elif move == "mortgage" and core.why_not_mortgage(state, t, p, space) == 0:
+        core.mortgage(state, t, p, space)
+    elif move == "redeem" and core.why_not_redeem(state, t, p, space) == 0:
+        core.redeem(state, t, p, space)
+    elif move == "trade" and play.owner(space) not in (NOBODY, q) and q != p:
+        owner = play.owner(space)  # the title changes hands as it is, mortgaged or not
+        state.current = owner
+        state.offer.fill(q, [space], [], 0)
+        core.answer_trade(state, t, 1)
+    elif move == "bankrupt":  # buildings go back to the Treasury, titles to the creditor
+        creditor = NOBODY if q == p else q
+        core.go_bankrupt(state, t, p, creditor, 0)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     moves=st.lists(
@@ -710,27 +743,11 @@ def test_the_counts_of_titles_held_follow_every_change_of_hands(moves):
     # a title is bought, traded, handed over in a bankruptcy, mortgaged or redeemed; after
     # each, the count is the titles' own, and `core.invariants` finds nothing wrong
     play = Play([COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST], cash=[5000] * 4)
-    state, t = play.state, play.t
+    state = play.state
     for move, k, p, q in moves:
-        space = BOARD.titles[k]
         if play.seat("bankrupt", p) or state.phase == OVER:
             continue
-        if move == "buy" and play.owner(space) == NOBODY:
-            state.current = p
-            state.pending_buy = space
-            core.buy_title(state, t, p)
-        elif move == "mortgage" and core.why_not_mortgage(state, t, p, space) == 0:
-            core.mortgage(state, t, p, space)
-        elif move == "redeem" and core.why_not_redeem(state, t, p, space) == 0:
-            core.redeem(state, t, p, space)
-        elif move == "trade" and play.owner(space) not in (NOBODY, q) and q != p:
-            owner = play.owner(space)  # the title changes hands as it is, mortgaged or not
-            state.current = owner
-            state.offer.fill(q, [space], [], 0)
-            core.answer_trade(state, t, 1)
-        elif move == "bankrupt":
-            creditor = NOBODY if q == p else q
-            core.go_bankrupt(state, t, p, creditor, 0)
+        make_move(play, move, BOARD.titles[k], p, q)
         for seat in range(4):
             for city, streets in enumerate(BOARD.cities.values()):
                 held = sum(
@@ -824,36 +841,9 @@ def test_the_sums_of_net_worth_and_the_lists_of_titles_follow_every_change(moves
     play = Play([COMPETITOR, MONOPOLIST, COMPETITOR, MONOPOLIST], cash=[5000] * 4)
     state, t = play.state, play.t
     for move, k, p, q in moves:
-        space = BOARD.titles[k]
         if play.seat("bankrupt", p) or state.phase == OVER:
             continue
-        if move == "buy" and play.owner(space) == NOBODY:
-            state.current = p
-            state.pending_buy = space
-            core.buy_title(state, t, p)
-        elif move == "build":
-            # a Monopolist builds in a city it holds whole: buy the rest of the city first
-            if space in BOARD.streets and play.seat("roles", p) == MONOPOLIST:
-                for street in BOARD.cities[BOARD.spaces[space].city]:
-                    if play.owner(street) == NOBODY:
-                        state.pending_buy = street
-                        core.buy_title(state, t, p)
-            if core.why_not_build(state, t, p, space) == 0:
-                core.build(state, t, p, space)
-        elif move == "sell" and core.why_not_sell_building(state, t, p, space) == 0:
-            core.sell_building(state, t, p, space)
-        elif move == "mortgage" and core.why_not_mortgage(state, t, p, space) == 0:
-            core.mortgage(state, t, p, space)
-        elif move == "redeem" and core.why_not_redeem(state, t, p, space) == 0:
-            core.redeem(state, t, p, space)
-        elif move == "trade" and play.owner(space) not in (NOBODY, q) and q != p:
-            owner = play.owner(space)  # the title changes hands as it is, mortgaged or not
-            state.current = owner
-            state.offer.fill(q, [space], [], 0)
-            core.answer_trade(state, t, 1)
-        elif move == "bankrupt":  # buildings go back to the Treasury, titles to the creditor
-            creditor = NOBODY if q == p else q
-            core.go_bankrupt(state, t, p, creditor, 0)
+        make_move(play, move, BOARD.titles[k], p, q)
         for seat in range(4):
             assert state.wealth_of(seat) == worth_on_the_board(play, seat)
         found = []
