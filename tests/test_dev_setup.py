@@ -71,31 +71,53 @@ def test_this_checkouts_venv_is_up_to_date_and_the_script_says_so_by_its_exit_co
 
 
 # A stand-in for .venv/bin/python: logs each call; `tests/installed.py` exits with the status
-# in the file `check` (0: up to date), and `-m pip install` exits 0 (or `pip`'s status).
+# in the file `check` (0: up to date); `-m pip` exits 0, and `-m uv` as the file `uv` says
+# ("works", "fails" its installs, or is "missing"). An install that succeeds copies
+# `check-after-pip`, if any, to `check`.
 FAKE_PYTHON = """#!/bin/sh
 here="$(dirname "$0")"
 echo "$*" >>"$here/../calls"
-case "$1" in
-  tests/installed.py) status=$(cat "$here/../check"); [ "$status" = 0 ] || echo "a problem"; exit "$status" ;;
-  -m) [ "$(cat "$here/../check-after-pip" 2>/dev/null)" ] && cp "$here/../check-after-pip" "$here/../check"; exit 0 ;;
+uv=$(cat "$here/../uv")
+case "$1 $2" in
+  "tests/installed.py "*) status=$(cat "$here/../check"); [ "$status" = 0 ] || echo "a problem"; exit "$status" ;;
+  "-m uv") [ "$uv" = missing ] && exit 1; [ "$3" = --version ] && exit 0; [ "$uv" = fails ] && exit 1 ;;
+  "-m pip") ;;
+  *) exit 0 ;;
 esac
+if [ "$3 $4" = "pip install" ] || [ "$3" = install ]; then
+  [ "$(cat "$here/../check-after-pip" 2>/dev/null)" ] && cp "$here/../check-after-pip" "$here/../check"
+fi
 exit 0
 """
 
 
-def dev_setup(checkout: Path, check: int, after_pip: int | None = None) -> tuple[int, list[str]]:
-    """Run `./dev setup` in `checkout` with the stand-in Python: its exit code, and which of
-    the stand-in's calls were pip installs."""
+def dev_setup(
+    checkout: Path,
+    check: int,
+    after_pip: int | None = None,
+    uv: str = "works",
+    env: dict[str, str] | None = None,
+) -> tuple[int, list[str]]:
+    """Run `./dev setup` in `checkout` with the stand-in Python (and its uv, which `uv` says
+    works, fails or is missing): its exit code, and which of its calls were installs, by pip
+    or uv."""
     venv = checkout / ".venv"
     (venv / "check").write_text(str(check))
     if after_pip is not None:
         (venv / "check-after-pip").write_text(str(after_pip))
+    (venv / "uv").write_text(uv)
     (venv / "calls").write_text("")
     done = subprocess.run(
-        ["bash", str(checkout / "dev"), "setup"], capture_output=True, text=True, timeout=120
+        ["bash", str(checkout / "dev"), "setup"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
     )
     calls = (venv / "calls").read_text().splitlines()
-    return done.returncode, [call for call in calls if call.startswith("-m pip install")]
+    return done.returncode, [
+        call for call in calls if call.startswith(("-m pip install", "-m uv pip install"))
+    ]
 
 
 def test_dev_reinstalls_when_the_checkout_changed_by_content_or_the_check_fails(tmp_path):
@@ -108,12 +130,14 @@ def test_dev_reinstalls_when_the_checkout_changed_by_content_or_the_check_fails(
     python.chmod(0o755)
 
     # the build's requirements first (pyproject.toml's [build-system]), then amteach built
-    # with them (./dev says why)
-    pip = "-m pip install --quiet --disable-pip-version-check"
-    build = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["build-system"]["requires"]
+    # with them (./dev says why), by uv
+    uv = "-m uv pip install --quiet --python .venv/bin/python --compile-bytecode"
+    build = " ".join(
+        tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["build-system"]["requires"]
+    )
     assert dev_setup(tmp_path, check=0) == (
         0,
-        [f"{pip} {' '.join(build)}", f"{pip} --no-build-isolation -e .[dev]"],
+        [f"{uv} {build}", f"{uv} --no-build-isolation -e .[dev]"],
     )
     # the compiled core is built beside pip's install of the dependencies (./dev says why)
     assert "setup.py --quiet build_ext" in (tmp_path / ".venv" / "calls").read_text()
@@ -127,6 +151,20 @@ def test_dev_reinstalls_when_the_checkout_changed_by_content_or_the_check_fails(
     os.utime(pyproject, (0, 0))
     assert dev_setup(tmp_path, check=0)[1] != []
     assert dev_setup(tmp_path, check=0) == (0, [])
-    # still out of date after pip: ./dev stops, saying so, and tries again the next time
+    # uv (./dev says why) comes from pip where .venv lacks it, and pip installs in its place
+    # where uv cannot be had, or cannot install
+    pip = "-m pip install --quiet --disable-pip-version-check"
+    by_pip = [f"{pip} {build}", f"{pip} --no-build-isolation -e .[dev]"]
+    for uv_is, env, installs in (
+        ("missing", {}, [f"{pip} uv", by_pip[0], f"{pip} uv", by_pip[1]]),
+        (
+            "fails",
+            {},
+            [f"{uv} {build}", by_pip[0], f"{uv} --no-build-isolation -e .[dev]", by_pip[1]],
+        ),
+        ("works", {"AMTEACH_INSTALLER": "pip"}, by_pip),
+    ):
+        assert dev_setup(tmp_path, check=1, after_pip=0, uv=uv_is, env=env) == (0, installs)
+    # still out of date after the install: ./dev stops, saying so, and tries again the next time
     assert dev_setup(tmp_path, check=1, after_pip=1)[0] == 2
     assert dev_setup(tmp_path, check=1, after_pip=0)[1] != []
