@@ -25,6 +25,7 @@ from .serving import (
     VISITOR_MB,
     address_cap,
     check_hub_login,
+    check_port_free,
     default_max_visitors,
     normalized_base_url,
     rooms_environment,
@@ -579,7 +580,7 @@ class MaxVisitors(click.ParamType):
     type=click.IntRange(1, 65535),
     default=8866,
     show_default=True,
-    help="Port to serve on.",
+    help="Port to serve on (if another program has it, the command says so and stops).",
 )
 @click.option(
     "--ip",
@@ -716,6 +717,10 @@ def dashboard(
     try:
         rooms_env = rooms_environment(rooms_url, public_url)
     except AmteachError as err:
+        _fail(str(err), 2)
+    try:
+        check_port_free(ip, port)
+    except InputError as err:
         _fail(str(err), 2)
     if hub_login is None:
         hub_login = started_by_hub()

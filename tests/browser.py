@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +73,60 @@ class Served:
 
 
 class ServerEnded(RuntimeError):
-    """Voilà stopped before it was serving; the message holds its log."""
+    """A server stopped before it was serving; the message holds its log's end."""
+
+
+# Voilà stops with this line when its port is taken (voila_command's port_retries=0: it used to
+# move to another port and serve there unannounced, so a test's page could open another
+# worker's server). A port free_port() found can be taken before the server binds it.
+PORT_TAKEN = "already in use"
+PORT_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Started:
+    process: subprocess.Popen
+    port: int
+    log: list[str]
+
+    def read_log(self) -> None:
+        self.log.extend(self.process.stdout)
+
+
+def start_server(command_on: Callable[[int], list[str]], **popen: Any) -> Started:
+    """Start `command_on(port)` on a free loopback port (another, up to PORT_ATTEMPTS times,
+    when the port was taken meanwhile) and read its log until it says it is serving. The log
+    keeps being read into `Started.log` by a thread, so the server never blocks on a full pipe.
+    ServerEnded, with the log's end, if the server stops first. The caller stops it."""
+    for attempt in range(1, PORT_ATTEMPTS + 1):
+        port = free_port()
+        process = subprocess.Popen(
+            command_on(port), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **popen
+        )
+        log: list[str] = []
+        try:
+            for line in process.stdout:
+                log.append(line)
+                if "is running at" in line:
+                    started = Started(process, port, log)
+                    threading.Thread(target=started.read_log, daemon=True).start()
+                    return started
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+        process.wait()
+        if attempt == PORT_ATTEMPTS or not any(PORT_TAKEN in line for line in log):
+            raise ServerEnded("the server ended before serving:\n" + "".join(log[-30:]))
+    raise AssertionError("unreachable")
+
+
+def stop_server(process: subprocess.Popen, seconds: float = 120) -> None:
+    """SIGTERM to the server's process id, and wait for it (its kernels stop first: slow at
+    load 70)."""
+    if process.poll() is None:
+        process.terminate()
+        process.wait(timeout=seconds)
 
 
 @contextmanager
@@ -86,33 +139,18 @@ def serve_dashboard(
 ) -> Iterator[Served]:
     """Serve `notebook` (default: the dashboard) as `amteach dashboard` does, until the block
     ends; then stop the server by its process id. Ready when Voilà's log says it is running
-    (no wall-clock waits); the log is drained afterwards so the server never blocks on it.
-    `env` adds to the server's environment (the class database of `--rooms`, say)."""
-    port = free_port()
-    command = voila_command(
-        notebook or dashboard_notebook(), port, "127.0.0.1", pool, template, cull_after
-    )
+    (no wall-clock waits). `env` adds to the server's environment (the class database of
+    `--rooms`, say)."""
+    notebook = notebook or dashboard_notebook()
     with voila_environment() as served_env:
-        server = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
+        started = start_server(
+            lambda port: voila_command(notebook, port, "127.0.0.1", pool, template, cull_after),
             env={**served_env, **(env or {})},
         )
         try:
-            log: list[str] = []
-            for line in server.stdout:
-                log.append(line)
-                if "is running at" in line:
-                    break
-            else:
-                raise ServerEnded("Voilà ended before serving:\n" + "".join(log[-30:]))
-            threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
-            yield Served(f"http://127.0.0.1:{port}/", server.pid)
+            yield Served(f"http://127.0.0.1:{started.port}/", started.process.pid)
         finally:
-            server.terminate()
-            server.wait(timeout=120)  # its kernels stop first: slow at load 70
+            stop_server(started.process)
 
 
 # the dashboard's tabs, in order: tests/test_dashboard_pages.py asserts the dashboard has exactly

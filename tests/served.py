@@ -11,7 +11,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from browser import free_port
+from browser import ServerEnded, free_port, start_server, stop_server
 
 from amteach.content import dashboard_notebook
 from amteach.serving import TEMPLATE, UNOPENED_SECONDS, voila_command
@@ -71,52 +70,40 @@ def dashboard_server(
     template: str = TEMPLATE,
     extra: list[str] | None = None,
 ) -> Iterator[Server]:
-    """The dashboard served as `amteach dashboard` serves it (or by `command`, which must take
-    the port from free_port()), until the block ends; then SIGTERM to its process id.
+    """The dashboard served as `amteach dashboard` serves it (or by `command`, whose `{port}`
+    is filled with a free port), until the block ends; then SIGTERM to its process id.
     `env` adds to the server's environment (the class database of `--rooms`, say); `extra`
     sets options of the server's command line (replacing the command's own)."""
-    port = free_port()
-    if command is None:
-        command = voila_command(
-            dashboard_notebook(),
-            port,
-            "127.0.0.1",
-            pool,
-            template,
-            300,
-            base_url,
-            max_visitors,
-            unopened_after,
-        )
-    else:
-        command = [part.replace("{port}", str(port)) for part in command]
-    # an option given twice is refused: `extra` replaces the command's own
-    replaced = {option.split("=", 1)[0] for option in extra or []}
-    command = [part for part in command if part.split("=", 1)[0] not in replaced]
-    command = [*command, *(extra or [])]
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-    )
-    server = Server(f"http://127.0.0.1:{port}{base_url}", process)
-    try:
-        for line in process.stdout:
-            server.log.append(line)
-            if "is running at" in line:
-                break
+
+    def command_on(port: int) -> list[str]:
+        if command is None:
+            line = voila_command(
+                dashboard_notebook(),
+                port,
+                "127.0.0.1",
+                pool,
+                template,
+                300,
+                base_url,
+                max_visitors,
+                unopened_after,
+            )
         else:
-            pytest.fail("the server ended before serving:\n" + "".join(server.log[-20:]))
-        # keep reading the log so the server never blocks on a full pipe
-        threading.Thread(target=lambda: server.log.extend(process.stdout), daemon=True).start()
+            line = [part.replace("{port}", str(port)) for part in command]
+        # an option given twice is refused: `extra` replaces the command's own
+        replaced = {option.split("=", 1)[0] for option in extra or []}
+        line = [part for part in line if part.split("=", 1)[0] not in replaced]
+        return [*line, *(extra or [])]
+
+    try:
+        started = start_server(command_on, cwd=cwd, env={**os.environ, **(env or {})})
+    except ServerEnded as ended:
+        pytest.fail(str(ended))
+    server = Server(f"http://127.0.0.1:{started.port}{base_url}", started.process, started.log)
+    try:
         yield server
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=60)
+        stop_server(started.process, 60)
 
 
 NGINX = "/usr/sbin/nginx"

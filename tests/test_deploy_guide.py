@@ -31,7 +31,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from browser import free_port
+from browser import ServerEnded, free_port, start_server, stop_server
 from postgres import postgres_bin
 from served import REPO, nginx
 
@@ -266,31 +266,23 @@ def test_the_guides_database_lets_the_server_in_and_its_unit_serves_through_ngin
         # the unit's ExecStart, as systemd would run it for amteach@PORT, with its password
         # file's variable: the database machine's name and the venv made the test's own
         unit = block("ini amteach@.service")
-        server_port = free_port()
-        argv = shlex.split(unit_setting(unit, "ExecStart").replace("%i", str(server_port)))
-        assert argv[0] == "/srv/amteach/venv/bin/amteach"
-        argv = [sys.executable, "-m", "amteach", *argv[1:]]
-        argv = [part.replace("db.example.org", f"{DATABASE_HOST}:{port}") for part in argv]
-        argv = [re.sub(r"^13$", "1", part) for part in argv]  # --pool 13: one kernel here
-        assert f"postgresql://amteach@{DATABASE_HOST}:{port}/amteach" in argv
+        assert unit_setting(unit, "ExecStart").startswith("/srv/amteach/venv/bin/amteach ")
+
+        def unit_command(server_port: int) -> list[str]:
+            argv = shlex.split(unit_setting(unit, "ExecStart").replace("%i", str(server_port)))
+            argv = [sys.executable, "-m", "amteach", *argv[1:]]
+            argv = [part.replace("db.example.org", f"{DATABASE_HOST}:{port}") for part in argv]
+            argv = [re.sub(r"^13$", "1", part) for part in argv]  # --pool 13: one kernel here
+            assert f"postgresql://amteach@{DATABASE_HOST}:{port}/amteach" in argv
+            return argv
+
         env = {**os.environ, "PGPASSWORD": password}  # the password file's one variable
-        process = subprocess.Popen(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-        )
-        log: list[str] = []
         try:
-            for line in process.stdout:
-                log.append(line)
-                if "is running at" in line:
-                    break
-            else:
-                pytest.fail("the unit's server ended:\n" + "".join(log[-30:]))
-            threading.Thread(target=lambda: log.extend(process.stdout), daemon=True).start()
+            started = start_server(unit_command, cwd=tmp_path, env=env)
+        except ServerEnded as ended:
+            pytest.fail(f"the unit's server ended: {ended}")
+        server_port = started.port
+        try:
             # it made its tables in the guide's database
             with psycopg.connect(address, password=password) as connection:
                 tables = connection.execute(
@@ -309,9 +301,7 @@ def test_the_guides_database_lets_the_server_in_and_its_unit_serves_through_ngin
                 # only the listed servers' ports
                 assert get(f"http://127.0.0.1:{nginx_port}/amteach-health/22")[0] == 404
         finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                process.wait(timeout=60)
+            stop_server(started.process, 60)
 
 
 def test_a_visitor_who_meets_a_full_server_draws_a_new_key_and_others_keep_theirs(tmp_path):

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-import signal
 import subprocess
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -24,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from browser import free_port
+from browser import start_server, stop_server
 from phone_client import Client, wait_until
 from postgres import postgres_server
 from served import REPO, bench_visitors, nginx
@@ -71,32 +69,20 @@ class Dashboard:
 
 
 @contextmanager
-def dashboard(port: int, database: str, pool: int) -> Iterator[Dashboard]:
-    """A dashboard server as `amteach dashboard --base-url /amteach/ --rooms DATABASE` runs it;
-    stopped by its process id."""
-    command = voila_command(dashboard_notebook(), port, "127.0.0.1", pool, TEMPLATE, 600, BASE)
+def dashboard(database: str, pool: int) -> Iterator[Dashboard]:
+    """A dashboard server as `amteach dashboard --base-url /amteach/ --rooms DATABASE` runs it,
+    on a free port; stopped by its process id."""
     with voila_environment() as env:
-        process = subprocess.Popen(
-            command,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
+        started = start_server(
+            lambda port: voila_command(
+                dashboard_notebook(), port, "127.0.0.1", pool, TEMPLATE, 600, BASE
+            ),
             env={**env, ROOMS_ENV: database},
         )
         try:
-            log: list[str] = []
-            for line in process.stdout:
-                log.append(line)
-                if "is running at" in line:
-                    break
-            else:
-                pytest.fail("a dashboard server ended before serving:\n" + "".join(log[-30:]))
-            threading.Thread(target=lambda: log.extend(process.stdout), daemon=True).start()
-            yield Dashboard(port, process, log)
+            yield Dashboard(started.port, started.process, started.log)
         finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                process.wait(timeout=60)
+            stop_server(started.process, 60)
 
 
 @contextmanager
@@ -191,14 +177,13 @@ def test_a_class_across_two_servers_behind_nginx_sees_every_move(tmp_path):
     load = bench_visitors()
     with ExitStack() as stack:
         database = stack.enter_context(postgres_server())
-        ports = [free_port(), free_port()]
         # phones hold no kernel: a pool of one, for the instructor's page on server 1, and
         # none on server 0 (only phones land there)
         servers = [
-            stack.enter_context(dashboard(ports[0], database, pool=0)),
-            stack.enter_context(dashboard(ports[1], database, pool=1)),
+            stack.enter_context(dashboard(database, pool=0)),
+            stack.enter_context(dashboard(database, pool=1)),
         ]
-        url = stack.enter_context(nginx_in_front(ports, tmp_path))
+        url = stack.enter_context(nginx_in_front([s.port for s in servers], tmp_path))
         cookies = cookie_for_each(url, servers)
         # a first visit gets a cookie of its own, and keeps its server with it
         first, set_cookie = upstream_of(url, "")

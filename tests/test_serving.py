@@ -318,6 +318,38 @@ def test_the_visitor_cap_defaults_to_what_the_memory_holds():
     assert 'dashboard --max-visitors auto "$@"' in dev
 
 
+def test_a_taken_port_is_named_and_never_swapped_for_another(tmp_path, monkeypatch):
+    """`amteach dashboard --port P` with P taken says so in one line and serves nothing; and
+    Voilà, as voila_command starts it, stops with a line in its log instead of serving on a
+    nearby port unannounced (Voilà's default: the URL printed and nginx's upstream would then
+    name the wrong port, and a test's page once opened another test's server so)."""
+    import socket
+
+    from click.testing import CliRunner
+
+    from amteach.cli import main
+    from amteach.content import dashboard_notebook
+    from amteach.serving import voila_command
+
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["dashboard", "--port", str(port)])
+        assert result.exit_code == 2, result.output
+        assert f"port {port} is already in use on 127.0.0.1" in result.output
+        assert "Traceback" not in result.output and "Serving" not in result.output
+        command = voila_command(dashboard_notebook(), port, "127.0.0.1", 0, TEMPLATE)
+        with voila_environment() as env:
+            ended = subprocess.run(
+                command, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+            )
+    log = ended.stdout + ended.stderr
+    assert ended.returncode != 0, log
+    assert f"The port {port} is already in use" in log and "is running at" not in log
+
+
 def kernel_frames(page) -> list[dict]:
     """Every kernel message the page receives over its websocket, decoded, as it arrives."""
     from jupyter_server.services.kernels.connection.base import deserialize_msg_from_ws_v1

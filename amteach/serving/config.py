@@ -8,7 +8,9 @@ Jupyter server (those run in the process it starts, `amteach.serving.app`).
 
 from __future__ import annotations
 
+import errno
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -121,6 +123,30 @@ def check_hub_login(base_url: str, env: dict[str, str] | None = None) -> None:
         )
 
 
+def check_port_free(ip: str, port: int) -> None:
+    """InputError, naming the port, when the server could not listen on `port` at `ip`
+    (another process has it, or this user may not take it); the server, told to use this port
+    or none (voila_command), would stop with a line in its log instead."""
+    family = socket.AF_INET6 if ":" in ip else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # as the server binds: a port whose last connections are closing (TIME_WAIT) is free
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((ip, port))
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise InputError(
+                    f"port {port} is already in use on {ip} (another dashboard or server?): "
+                    "stop it, or choose another port with --port"
+                ) from None
+            if err.errno == errno.EACCES:
+                raise InputError(
+                    f"port {port} needs more rights than this user has: choose a port above "
+                    "1023 with --port"
+                ) from None
+            raise InputError(f"cannot listen on {ip} port {port}: {err.strerror or err}") from None
+
+
 def running_as_root() -> bool:
     """True when this process runs as root (uid 0)."""
     return hasattr(os, "geteuid") and os.geteuid() == 0
@@ -151,6 +177,9 @@ def voila_command(
         "amteach.serving.app",
         str(notebook),
         f"--port={port}",
+        # this port or none: Voilà would otherwise move to a nearby free port unannounced, while
+        # `amteach dashboard` has printed this one and nginx's upstream names it
+        "--Voila.port_retries=0",
         f"--Voila.ip={ip}",
         f"--Voila.base_url={base_url}",
         "--no-browser",
