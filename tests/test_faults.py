@@ -136,10 +136,19 @@ def test_a_full_class_waits_its_turn_and_a_dead_kernel_gets_a_reload_button():
         )
         assert "throws" in cleo.locator(".am-narration").inner_text()
 
-        # 5. Reload gives Ana a new game (at once, or from the full page once her old kernel
-        # is handed back)
+        # 5. Reload gives Ana a new game, and her old kernel is handed back. Cleo leaves first
+        # (handed back as Ben's was), so the Reload finds a place at once: with the class still
+        # full it met the full page, whose next try came 15 s later (issue 40); that page's
+        # wait for a place is step 2's
+        cleo_kernel = cleo.evaluate(
+            "JSON.parse(document.getElementById('jupyter-config-data').textContent).kernelId"
+        )
+        settle(cleo, server.url)
+        cleo.close()
+        wait_until_released(server, cleo_kernel)
         reload_button.click()
         shows_roll("ana", ana)
         expect(ana.get_by_role("alertdialog")).to_have_count(0)
+        wait_until_released(server, ana_kernel)
         browser.close()
     assert errors == {"ana": [], "ben": [], "cleo": []}
