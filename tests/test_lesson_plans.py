@@ -237,15 +237,18 @@ def pages(served, chromium):
 
 
 @pytest.fixture
-def screen(pages, served, chromium):
+def screen(pages, served, chromium, request):
     """One dashboard page (one kernel running the dashboard notebook) for lesson 1's screen at
     1280x720 and every tab's type at 1920x1080: the second test resizes the page
     (page.set_viewport_size) instead of opening another, as the type's sizes are CSS (vh,
     media queries, projector.css) that follow the window. Lesson 7's walk follows them on it
-    (PAGES says why)."""
+    (PAGES says why), unless one failed: then the page is closed, and the walk opens another."""
     if "screen" not in pages:
         pages["screen"] = Teacher(chromium, served, PROJECTOR)
-    return pages["screen"]
+    failed = request.session.testsfailed
+    yield pages["screen"]
+    if request.session.testsfailed > failed:
+        pages.pop("screen").page.close()
 
 
 def test_lesson_1s_moments_read_whole_on_a_1280x720_projector(screen):
