@@ -20,7 +20,8 @@ An entry's `plan:` is the words the plan uses for it, when they differ from its 
 tests check that the plan names every entry in the walk's order, that every control the plan
 names in bold and every "*Name* tab" is in the walk, and then walk each plan on one served
 dashboard (served with a class database, so the Class tab opens a class), finding each item
-on screen in a 1280x720 projector's page. Any console error fails the walk.
+on screen in a 1280x720 projector's page. Any console error fails the walk. Walks that change
+nothing another reads follow each other on one page (PAGES says which, and why).
 
 The same served dashboard also checks lesson 1's screen at 1280x720 and 1920x1080: the Who
 wins chart above the fold, "in Prison" and "in Price War" whole on the player card, the Build
@@ -214,20 +215,6 @@ class Teacher:
             self.see(entry["wait"])
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
-def test_each_lesson_plan_can_be_followed_on_the_dashboard(served, chromium, lesson):
-    teacher = Teacher(chromium, served, PROJECTOR)
-    try:
-        for number, entry in enumerate(walk_of(lesson), start=1):
-            try:
-                teacher.follow(entry)
-            except Exception as err:
-                raise AssertionError(f"{lesson.name}, walk entry {number} {entry}: {err}") from err
-        assert teacher.errors == []
-    finally:
-        teacher.page.close()
-
-
 def inside(box: dict | None, viewport: dict) -> bool:
     return (
         box is not None
@@ -239,15 +226,29 @@ def inside(box: dict | None, viewport: dict) -> bool:
 
 
 @pytest.fixture(scope="module")
-def screen(served, chromium):
+def pages(served, chromium):
+    """The module's dashboard pages by name (PAGES below): each opened by the first test on it,
+    and closed after the last (a walk closes its page when it fails, so that the next walk on
+    it opens a fresh one); any left open are closed at the module's end."""
+    opened: dict[str, Teacher] = {}
+    yield opened
+    for teacher in opened.values():
+        teacher.page.close()
+
+
+@pytest.fixture
+def screen(pages, served, chromium, request):
     """One dashboard page (one kernel running the dashboard notebook) for lesson 1's screen at
     1280x720 and every tab's type at 1920x1080: the second test resizes the page
     (page.set_viewport_size) instead of opening another, as the type's sizes are CSS (vh,
-    media queries, projector.css) that follow the window. A walk opens a page of its own: it
-    follows its plan from the dashboard as a teacher opens it."""
-    teacher = Teacher(chromium, served, PROJECTOR)
-    yield teacher
-    teacher.page.close()
+    media queries, projector.css) that follow the window. Lesson 7's walk follows them on it
+    (PAGES says why), unless one failed: then the page is closed, and the walk opens another."""
+    if "screen" not in pages:
+        pages["screen"] = Teacher(chromium, served, PROJECTOR)
+    failed = request.session.testsfailed
+    yield pages["screen"]
+    if request.session.testsfailed > failed:
+        pages.pop("screen").page.close()
 
 
 def test_lesson_1s_moments_read_whole_on_a_1280x720_projector(screen):
@@ -257,7 +258,7 @@ def test_lesson_1s_moments_read_whole_on_a_1280x720_projector(screen):
     teacher = screen
     page = teacher.page
     page.set_viewport_size(PROJECTOR)
-    teacher.tab("Play")  # where the page opens (the other test leaves it on the Class tab)
+    teacher.tab("Play")  # where the page opens
     for scenario, status in (("prison no rent", "in Prison"), ("price war", "in Price War")):
         name = "price war still collects" if scenario == "price war" else scenario
         teacher.follow({"choose": {"list": "Scenario", "option": name}})
@@ -313,3 +314,95 @@ def test_every_tab_scales_its_type_on_a_1920x1080_screen_as_the_play_tab_does(sc
         assert sizes[len(sizes) // 2] >= 19, (title, sizes)
         assert sum(size >= 18 for size in sizes) >= 0.9 * len(sizes), (title, sizes)
     assert teacher.errors == []
+
+
+# Walks that follow each other on one dashboard page, in the suite's order (a page costs a
+# kernel running the whole dashboard notebook and Chromium drawing the Play tab: about half of
+# a walk's time when each had a page of its own). A page's first walk sees the dashboard as a
+# teacher opens it; a later walk on it starts where the one before left, which is only shared
+# where no walk of the page reads what another changed:
+# - "plays": lessons 1, 3, 5, 6 and 8 load different scenarios (a "... is set up" line is
+#   never left by another walk), only lesson 1 opens a panel of the Play tab, runs a batch or
+#   opens a class, and lessons 3, 5, 6 and 8 neither run batches nor read the Class tab;
+# - "rules": lesson 2 (the Play and Returns tabs) before lesson 4, which changes the Rules tab's
+#   rule set and runs the Who wins and Is it fair? batches: nothing follows it on its page;
+# - "screen": lesson 7 (the Class and Who wins tabs only; it opens a class and starts its
+#   games, and nothing follows it on its page) after lesson 1's screen and the 1920x1080 type,
+#   which load scenarios, run a Who wins batch and visit the Class tab without changing it.
+# Lessons 1 and 7 each open a class, and lessons 1 and 2 each open the Build panel (a second
+# click would close it), so they walk on different pages. Before a walk on a used page, none
+# of its `wait` texts may be on the page (`stale_waits`): each wait still proves its own press.
+PAGES = {
+    "01-two-rulebooks": "plays",
+    "03-taxes-and-incentives": "plays",
+    "05-chance-and-landing-odds": "plays",
+    "06-inequality-over-time": "plays",
+    "08-best-play": "plays",
+    "02-monopoly-pricing": "rules",
+    "04-is-the-game-fair": "rules",
+    "07-class-play": "screen",
+}
+LAST_ON_PAGE = {"08-best-play", "04-is-the-game-fair", "07-class-play"}
+
+
+# Which of [tab, text] pairs are drawn on that tab of the dashboard (its page, shown or not):
+# in an element shown but for the tab it is on. Not the texts of controls drawn hidden until
+# needed ("Start the games" before a class is open): Playwright's waits take a shown one only.
+DRAWN = """(pairs) => {
+  const outer = document.querySelector('.widget-tab');
+  const pages = [...outer.querySelector(':scope > .widget-tab-contents').children];
+  const titles = [...outer.querySelectorAll(':scope > .lm-TabBar .lm-TabBar-tab')]
+    .map((tab) => tab.innerText.trim());
+  const drawn = (el, page) => {
+    for (; el && el !== page; el = el.parentElement)
+      if (getComputedStyle(el).display === 'none') return false;
+    return true;
+  };
+  const holds = (el, t) => el.textContent.includes(t)
+    && ![...el.children].some((child) => child.textContent.includes(t));
+  return pairs.filter(([title, t]) => {
+    const page = pages[titles.indexOf(title)];
+    return [...page.querySelectorAll('*')].some((el) => holds(el, t) && drawn(el, page));
+  });
+}"""
+# the Inequality tab's own introduction names the Gini coefficient, so lesson 6's wait for
+# "Gini" is met once that tab is drawn, on a fresh page as on a used one
+DRAWN_ANYWAY = {"Gini"}
+
+
+def stale_waits(teacher: Teacher, walk: list[dict[str, Any]]) -> list[list[str]]:
+    """The walk's `wait` texts that the walks before it left drawn on its page, on the tab
+    where the walk waits for them (a walk's waits look at the tab on screen only)."""
+    assert "tab" in walk[0], "a walk opens a tab first"
+    waits, tab = [], None
+    for entry in walk:
+        tab = entry.get("tab", tab)
+        if "wait" in entry and entry["wait"] not in DRAWN_ANYWAY:
+            waits.append([tab, entry["wait"]])
+    return teacher.page.evaluate(DRAWN, waits)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_each_lesson_plan_can_be_followed_on_the_dashboard(pages, served, chromium, lesson):
+    name = PAGES[lesson.name]
+    walk = walk_of(lesson)
+    teacher = pages.get(name)
+    if teacher is None:
+        teacher = pages[name] = Teacher(chromium, served, PROJECTOR)
+    else:
+        teacher.page.set_viewport_size(PROJECTOR)
+        assert stale_waits(teacher, walk) == [], f"{lesson.name}: left on its page before it"
+        teacher.errors.clear()  # the walks before it on the page asserted theirs
+    done = False
+    try:
+        for number, entry in enumerate(walk, start=1):
+            try:
+                teacher.follow(entry)
+            except Exception as err:
+                raise AssertionError(f"{lesson.name}, walk entry {number} {entry}: {err}") from err
+        assert teacher.errors == []
+        done = True
+    finally:
+        if not done or lesson.name in LAST_ON_PAGE:
+            del pages[name]
+            teacher.page.close()
