@@ -130,20 +130,9 @@ def service_python() -> Iterator[Path]:
                 path.chmod(
                     path.stat().st_mode | 0o555 if path.is_dir() else path.stat().st_mode | 0o444
                 )
-        check = subprocess.run(
-            [
-                "runuser",
-                "-u",
-                SERVICE_USER,
-                "--",
-                str(venv / "bin" / "python"),
-                "-c",
-                "import amteach.serving.app",
-            ],
-            capture_output=True,
-            text=True,
-        )
-        assert check.returncode == 0, check.stderr[-3000:]
+        # (whether SERVICE_USER can import the server is what the hub's start shows: the
+        # service runs as that user, and a failed import is in the end of the hub's log that
+        # the test prints; a first import here of its own took some 2 CPU-seconds, issue 40)
         yield venv / "bin"
     finally:
         shutil.rmtree(folder, ignore_errors=True)
