@@ -100,6 +100,15 @@ def fetch(url: str) -> tuple[int, str, str]:
         return err.code, err.headers.get("Location") or "", err.read().decode("utf-8", "replace")
 
 
+def in_a_thread(coroutine: Any) -> Any:
+    """Run `coroutine` with asyncio in a thread of its own: the module's Chromium (Playwright's
+    sync API) holds this thread's event loop once a browser test has run."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_voila_serves_no_file_of_the_notebook_folder(site):
     url, root, before = site.url, site.root, site.before
     for path in (
@@ -205,7 +214,7 @@ def test_a_raw_execute_request_on_the_kernel_websocket_runs_nothing(site):
     kernel = re.search(r'"kernelId": "([0-9a-f-]{36})"', page).group(1)
     marker = root / "executed.txt"
     code = f"open({str(marker)!r}, 'w').write('a visitor ran code')"
-    received = asyncio.run(execute_over_the_websocket(url, kernel, code))
+    received = in_a_thread(execute_over_the_websocket(url, kernel, code))
     assert [m["header"]["msg_type"] for m in received].count("kernel_info_reply") == 1
     assert not marker.exists()
     assert snapshot(root) == before
@@ -217,13 +226,13 @@ def html_names_save() -> bytes:
     return json.dumps(game.to_save()).encode()
 
 
-def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site, fresh_chromium):
+def test_a_visitor_finds_no_way_to_the_servers_files_and_names_stay_text(site, browser):
     url, root, before = site.url, site.root, site.before
     SHOTS.mkdir(parents=True, exist_ok=True)
     console_errors: list[str] = []
     attempts = (str(root / "absolute.json"), "../above.json", "/etc/passwd")
     page = watched_page(
-        fresh_chromium, url, console_errors, accept_downloads=True, timeout=300_000
+        browser, url, console_errors, accept_downloads=True, timeout=300_000
     )  # the machine may be loaded
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
     page.get_by_text("Rules and players for New game, save and load").click()
@@ -411,11 +420,7 @@ async def forge_failing_callbacks(
 def forged_in_a_thread(
     url: str, kernel: str, forge_widget: bool = False
 ) -> tuple[list[bytes], dict, dict]:
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        forging = forge_failing_callbacks(url, kernel, forge_widget)
-        return pool.submit(asyncio.run, forging).result()
+    return in_a_thread(forge_failing_callbacks(url, kernel, forge_widget))
 
 
 def problem_comm(states: dict) -> str:
@@ -464,12 +469,12 @@ def test_failing_callbacks_send_no_traceback_over_the_websocket(site):
     assert log.count("a widget callback failed") >= 3 and "Traceback" in log
 
 
-def test_a_failing_callback_shows_one_plain_line_in_the_browser(site, fresh_chromium):
+def test_a_failing_callback_shows_one_plain_line_in_the_browser(site, browser):
     from amteach.ui.callback_errors import PLAIN_LINE
 
     url = site.url
     console_errors: list[str] = []
-    page = watched_page(fresh_chromium, url, console_errors, timeout=300_000)
+    page = watched_page(browser, url, console_errors, timeout=300_000)
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
     narration = page.locator(".am-narration").inner_text()
     assert not page.locator(".am-problem").is_visible()
@@ -499,9 +504,7 @@ def resident_kb(pid: int) -> int:
     raise AssertionError(f"no resident size for process {pid}")
 
 
-def test_an_alias_bomb_and_hostile_uploads_get_one_line_and_keep_memory_and_game(
-    site, fresh_chromium
-):
+def test_an_alias_bomb_and_hostile_uploads_get_one_line_and_keep_memory_and_game(site, browser):
     """Issue 22, as a hostile student in Chromium: 283 characters of YAML aliases in the sweep's
     Values box (it became a 17 MB message and a 1.2 GB server), then a save nested 5,000 deep
     (an uncaught RecursionError) and one of 2.5 MB. Each gets one short line; the server's and
@@ -510,7 +513,7 @@ def test_an_alias_bomb_and_hostile_uploads_get_one_line_and_keep_memory_and_game
 
     url = site.url
     console_errors: list[str] = []
-    page = watched_page(fresh_chromium, url, console_errors, timeout=300_000)
+    page = watched_page(browser, url, console_errors, timeout=300_000)
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=180_000)
     narration = page.locator(".am-narration").inner_text()
     kernel = page.evaluate(

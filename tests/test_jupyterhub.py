@@ -32,9 +32,8 @@ from pathlib import Path
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import pytest
-from browser import free_port, launch_chromium, narration_changes
+from browser import free_port, narration_changes
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import sync_playwright
 from served import REPO
 
 PROXY = REPO / ".tools" / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -131,20 +130,9 @@ def service_python() -> Iterator[Path]:
                 path.chmod(
                     path.stat().st_mode | 0o555 if path.is_dir() else path.stat().st_mode | 0o444
                 )
-        check = subprocess.run(
-            [
-                "runuser",
-                "-u",
-                SERVICE_USER,
-                "--",
-                str(venv / "bin" / "python"),
-                "-c",
-                "import amteach.serving.app",
-            ],
-            capture_output=True,
-            text=True,
-        )
-        assert check.returncode == 0, check.stderr[-3000:]
+        # (whether SERVICE_USER can import the server is what the hub's start shows: the
+        # service runs as that user, and a failed import is in the end of the hub's log that
+        # the test prints; a first import here of its own took some 2 CPU-seconds, issue 40)
         yield venv / "bin"
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -182,7 +170,10 @@ def jupyterhub(service_bin: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     config = config.replace('"cwd": "/srv/amteach"', f'"cwd": "{home}"')
     config = config.replace("http://127.0.0.1:8866", f"http://127.0.0.1:{service_port}")
     config = config.replace('"--port", "8866"', f'"--port", "{service_port}"')
-    config = re.sub(r'"--pool", "\d+"', '"--pool", "1"', config)
+    # no preheated kernel (issue 40): the one page's kernel is started for it, where a pool of
+    # one started a second, for the pool, as the page took the first; the login and the
+    # service's user do not depend on it (the page's kernel is checked for its user below)
+    config = re.sub(r'"--pool", "\d+"', '"--pool", "0"', config)
     assert str(service_port) in config and f"{service_bin}/amteach" in config, config
     assert str(home) in config, config
     port, settings = hub_settings(folder)
@@ -313,17 +304,22 @@ def anonymous(url: str) -> tuple[int, dict[str, str], bytes]:
     return status, {name.lower(): value for name, value in headers.items()}, body
 
 
+def served_processes(hub_pid: int) -> list[int]:
+    """The dashboard server's processes under the hub: the server and its kernels."""
+    return [
+        pid
+        for pid in descendants(hub_pid)
+        if "amteach.serving.app" in command_line(pid) or "ipykernel" in command_line(pid)
+    ]
+
+
 def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_service(
-    service_python,
+    service_python, browser
 ):
-    with jupyterhub(service_python) as (hub, process), sync_playwright() as playwright:
-        # the service's processes (the server and its pool's kernel) run as the service's
-        # user, not as the hub's root
-        served = [
-            pid
-            for pid in descendants(process.pid)
-            if "amteach.serving.app" in command_line(pid) or "ipykernel" in command_line(pid)
-        ]
+    with jupyterhub(service_python) as (hub, process):
+        # the service's server runs as the service's user, not as the hub's root (and so does
+        # the kernel it starts for the page, below)
+        served = served_processes(process.pid)
         assert served, "the hub started no dashboard server"
         nobody = pwd.getpwnam(SERVICE_USER).pw_uid
         assert {real_uid(pid) for pid in served} == {nobody}
@@ -359,7 +355,7 @@ def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_ser
         assert json.loads(body)["room"] is True
 
         # a user logs in at the hub (the dummy authenticator) and lands on the dashboard
-        browser = launch_chromium(playwright)
+        # (in the module's Chromium, in a context of its own)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         errors: list[str] = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -376,7 +372,11 @@ def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_ser
         assert "service-amteach" in cookies, cookies
         plays_a_turn(page)
         assert page.url.startswith(f"{hub}{SERVICE}")
-        browser.close()
+        # the kernel that played the turn runs as the service's user too
+        served = served_processes(process.pid)
+        assert any("ipykernel" in command_line(pid) for pid in served), served
+        assert {real_uid(pid) for pid in served} == {nobody}
+        page.context.close()
     assert errors == []
 
 
@@ -388,7 +388,7 @@ def per_user_config() -> str:
     return blocks[0]
 
 
-def test_a_students_own_server_copies_the_notebooks_and_opens_the_dashboard():
+def test_a_students_own_server_copies_the_notebooks_and_opens_the_dashboard(browser):
     """The per-user way as written: the student's server (not the hub: the guide has no
     pre_spawn_hook) copies the notebooks into the student's home as it starts, and the
     default_url is the copied dashboard, which plays a turn."""
@@ -414,8 +414,7 @@ c.Spawner.args = ["--allow-root"]
 c.Spawner.http_timeout = 240
 """
     hub = f"http://127.0.0.1:{port}"
-    with running_hub(folder, config) as (process, log), sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+    with running_hub(folder, config) as (process, log):
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
@@ -440,5 +439,5 @@ c.Spawner.http_timeout = 240
         assert Path(f"/proc/{server[0]}/cwd").resolve() == (homes / "ana").resolve()
         # the dashboard plays
         plays_a_turn(page)
-        browser.close()
+        page.context.close()
     assert errors == []

@@ -18,8 +18,23 @@ COMMITTED = ROOT / "amteach" / "voila_template_lean" / "static"
 def test_committed_bundle_is_what_the_source_builds(tmp_path: Path) -> None:
     work = tmp_path / "frontend"
     shutil.copytree(ROOT / "frontend", work, ignore=shutil.ignore_patterns("node_modules"))
+    # from npm's cache as it is, without asking the registry whether its entries are current
+    # (the lockfile names each package's exact tarball and checksum), and without the packages'
+    # install scripts: esbuild's checks its binary, Font Awesome's prints a notice; the bundle
+    # is the same bytes without them, and the install took a third less CPU (issue 40)
     subprocess.run(
-        ["npm", "ci", "--no-audit", "--no-fund", "--silent"], cwd=work, check=True, timeout=600
+        [
+            "npm",
+            "ci",
+            "--no-audit",
+            "--no-fund",
+            "--silent",
+            "--prefer-offline",
+            "--ignore-scripts",
+        ],
+        cwd=work,
+        check=True,
+        timeout=600,
     )
     # the source's types hold (esbuild only strips them)
     subprocess.run(["npm", "run", "--silent", "check"], cwd=work, check=True, timeout=300)

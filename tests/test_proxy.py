@@ -39,8 +39,11 @@ def nginx_in_front(upstream_port: int, folder: Path) -> Iterator[str]:
 
 
 def test_the_dashboard_under_a_path_plays_and_runs_a_batch_through_nginx(tmp_path):
+    # no preheated kernel (issue 40): the browser's page and the load generator's each start
+    # their own, where a pool of one started a third, for the pool, that nothing opened; what
+    # is asserted is the path through nginx, which a pool does not change
     with (
-        dashboard_server(pool=1, base_url="/amteach/") as server,
+        dashboard_server(pool=0, base_url="/amteach/") as server,
         nginx_in_front(int(server.url.split(":")[2].split("/")[0]), tmp_path) as proxy,
         sync_playwright() as playwright,
     ):
