@@ -158,23 +158,6 @@ def browser(chromium: Any) -> Any:
             context.close()
 
 
-@pytest.fixture
-def fresh_chromium() -> Any:
-    """A Chromium of the test's own, for a module that also runs an asyncio loop of its own in
-    the test process (tests/test_dashboard_security.py): Playwright's sync API leaves its loop
-    set as the thread's running loop while it is open, so `asyncio.run` fails after a test that
-    used the module's `chromium`. (It was made for the projector's tests, whose charts missed
-    anywidget's two seconds to start in a shared Chromium; the template has given anywidget
-    60 s since, tests/test_browser.py, and they open pages in the module's Chromium again.)"""
-    from browser import launch_chromium
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        yield browser
-        browser.close()
-
-
 @pytest.fixture(scope="session")
 def dashboard_url(class_server: Any) -> str:
     """The dashboard served as `amteach dashboard` serves it, once per test process and shared
