@@ -24,7 +24,7 @@ from types import SimpleNamespace
 
 import pytest
 from browser import DASHBOARD_TABS as TABS
-from browser import POLL, WAIT, type_games
+from browser import POLL, PROJECTOR, WAIT, type_games
 from browser import watched_page as watched
 from playwright.sync_api import Error as PlaywrightError
 
@@ -323,26 +323,6 @@ def test_lesson_1_moment_a_is_played_with_the_keyboard_and_the_accessibility_tre
     assert errors == []
 
 
-def test_every_choice_button_says_what_it_does_and_what_is_at_stake(dashboard_url, chromium):
-    errors: list[str] = []
-    page = watched(chromium, dashboard_url, errors)
-    roll = page.locator(".am-choices button", has_text="Roll")
-    roll.wait_for(timeout=WAIT)
-    roll.focus()
-    page.keyboard.press("Enter")
-    # after the throw, every choice names its action and its amount or title
-    page.locator(".am-choices button", has_text=re.compile("End turn|Buy|Pay")).first.wait_for(
-        timeout=WAIT
-    )
-    names = [b.inner_text() for b in page.locator(".am-choices button").all()]
-    for name in names:
-        assert re.fullmatch(
-            r"End turn|Decline|Roll|Buy .+ for \$\d+|Pay \$\d+.*|Pay the \$\d+ fine", name
-        ), names
-    page.close()
-    assert errors == []
-
-
 # -- charts --------------------------------------------------------------------------------------
 
 
@@ -433,12 +413,19 @@ def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(batched):
     assert errors == []
 
 
-def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothing(
-    dashboard_url, chromium
-):
-    """1280 x 720 zoomed to 200% is a 640 x 360 CSS-pixel viewport (WCAG 1.4.10)."""
+@pytest.fixture(scope="module")
+def zoomed(dashboard_url, chromium):
+    """A dashboard page opened at 640 x 360 for the zoom test, whose throw of the dice then
+    serves the choice-button test (one page and kernel for both, not one each)."""
     errors: list[str] = []
     page = watched(chromium, dashboard_url, errors, viewport={"width": 640, "height": 360})
+    yield SimpleNamespace(page=page, errors=errors, rolled=False)
+    page.close()
+
+
+def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothing(zoomed):
+    """1280 x 720 zoomed to 200% is a 640 x 360 CSS-pixel viewport (WCAG 1.4.10)."""
+    page, errors = zoomed.page, zoomed.errors
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
     # the live charts are built as they come near the screen: scroll down to them, as a
     # player does, then back
@@ -467,10 +454,32 @@ def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothi
     # the choices still work: Roll by keyboard
     page.locator(".am-choices button", has_text="Roll").focus()
     page.keyboard.press("Enter")
+    zoomed.rolled = True
     page.locator(".am-choices button", has_text=re.compile("End turn|Buy|Pay")).first.wait_for(
         timeout=WAIT
     )
-    page.close()
+    assert errors == []
+
+
+def test_every_choice_button_says_what_it_does_and_what_is_at_stake(zoomed):
+    # the zoom test's page, back at 1280 x 720: that test ends by throwing the dice with the
+    # keyboard (Roll, Enter) on a game as the page opened it, which is where this test reads
+    # the choices; run on its own, it throws them itself
+    page, errors = zoomed.page, zoomed.errors
+    page.set_viewport_size(PROJECTOR)
+    thrown = page.locator(".am-choices button", has_text=re.compile("End turn|Buy|Pay")).first
+    if not zoomed.rolled:
+        roll = page.locator(".am-choices button", has_text="Roll")
+        roll.wait_for(timeout=WAIT)
+        roll.focus()
+        page.keyboard.press("Enter")
+    # after the throw, every choice names its action and its amount or title
+    thrown.wait_for(timeout=WAIT)
+    names = [b.inner_text() for b in page.locator(".am-choices button").all()]
+    for name in names:
+        assert re.fullmatch(
+            r"End turn|Decline|Roll|Buy .+ for \$\d+|Pay \$\d+.*|Pay the \$\d+ fine", name
+        ), names
     assert errors == []
 
 
