@@ -24,7 +24,7 @@ from types import SimpleNamespace
 
 import pytest
 from browser import DASHBOARD_TABS as TABS
-from browser import POLL, WAIT, type_games
+from browser import POLL, PROJECTOR, WAIT, type_games
 from browser import watched_page as watched
 from playwright.sync_api import Error as PlaywrightError
 
@@ -110,8 +110,10 @@ def batched(dashboard_url, chromium):
     """One dashboard page for the tests that read tabs after their batches have run (axe on
     every tab, and every chart's text alternative and data table): a tab's batches run the
     first time one of them opens it (`open_batched`), not once a test, and the page (a
-    kernel running the dashboard notebook) is opened once. Its console errors are collected
-    for both tests, and each asserts there are none."""
+    kernel running the dashboard notebook) is opened once. The Tab-order test walks the
+    same page's tabs before their batches run, and the reduced-motion test reads it under
+    emulated media: neither needs a page of its own. Its console errors are collected for
+    all of them, and each asserts there are none."""
     errors: list[str] = []
     page = watched(chromium, dashboard_url, errors)
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
@@ -125,6 +127,112 @@ def open_batched(batched, name: str) -> None:
     if name not in batched.ran:
         run_batches(batched.page)
         batched.ran.add(name)
+
+
+# -- keyboard everywhere ------------------------------------------------------------------------
+
+FOCUS_RING = """(shown) => {
+  const scrolled = (el, key) => {
+    let sum = 0;
+    for (let node = el.parentElement; node; node = node.parentElement) sum += node[key];
+    return sum;
+  };
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const style = getComputedStyle(el);
+  const box = el.getBoundingClientRect();
+  return {
+    outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2
+      ? style.outlineColor : null,
+    box: [box.x, box.y, box.width, box.height],
+    visible: box.width > 0 && box.height > 0 && style.visibility !== 'hidden',
+    // where it is on the page, whichever box scrolls (Voila's page scrolls inside the body)
+    top: box.top + scrolled(el, 'scrollTop'),
+    left: box.left + scrolled(el, 'scrollLeft'),
+    tag: el.tagName,
+    name: el.getAttribute('aria-label') || el.innerText || el.title || el.value || '',
+    // whether it is in the tab's page (read in the same call as the ring)
+    inside: !!el.closest(shown),
+  };
+}"""
+
+# Where the focus is after each Tab, as FOCUS_RING reads it, kept in the page: a listener on
+# the window (capturing, so before any of the page's own) reads it when the Tab key comes up,
+# which is when `keyboard.press` returns, so the entry is what reading the focus after the
+# press would have read. The test then reads a run of presses' entries in one round trip to
+# the browser instead of one a press (the presses stay real ones, one `keyboard.press` each).
+FOCUS_LOG = (
+    """(shown) => {
+  window.amFocusShown = shown;
+  window.amFocusLog = [];
+  if (window.amFocusRing) return;
+  window.amFocusRing = """
+    + FOCUS_RING
+    + """;
+  window.addEventListener('keyup', (event) => {
+    if (event.key === 'Tab') window.amFocusLog.push(window.amFocusRing(window.amFocusShown));
+  }, true);
+}"""
+)
+
+
+def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ring(batched):
+    # the `batched` page before any batch has run (this test comes before the axe test that
+    # runs them): the tabs as a page first opens them, and each tab is built once for both
+    # tests instead of on a page (and a kernel) of this test's own. Tab moves the focus and
+    # nothing else, so the axe test then finds the tabs as it would on a fresh page.
+    page, errors = batched.page, batched.errors
+    # the tab bar: the arrow keys move between tabs, Enter opens one
+    page.get_by_role("tab", name="Play", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    assert focused_name(page).startswith('tab "Who wins"')
+    page.keyboard.press("Enter")
+    page.get_by_role("tab", name="Who wins", selected=True).wait_for(timeout=WAIT)
+    for name in TABS:
+        open_tab(page, name)
+        # start from the tab itself (as a keyboard user arrives there)
+        page.get_by_role("tab", name=name, exact=True).focus()
+        visible_controls = page.evaluate(
+            """(shown) => [...document.querySelectorAll(shown
+              + ' :is(button, input, select, textarea, summary, [tabindex="0"])')]
+              .filter((el) => !el.disabled && el.getClientRects().length > 0
+                && getComputedStyle(el).visibility !== 'hidden'
+                && el.getBoundingClientRect().width > 2).length""",
+            SHOWN,
+        )
+        page.evaluate(FOCUS_LOG, SHOWN)
+        reached, order, pressed, left = 0, [], 0, False
+        while not left and pressed < visible_controls + 40:
+            # Tab must reach every visible control and then leave the page, so the first run
+            # is visible_controls + 1 presses (never more than the walk needs: stopping
+            # sooner fails the reached >= visible_controls below); then one press at a time
+            run = visible_controls + 1 if pressed == 0 else 1
+            for _ in range(run):
+                page.keyboard.press("Tab")
+            pressed += run
+            seen = page.evaluate("() => window.amFocusLog.splice(0)")
+            # a Tab whose keyup the page did not hear had taken the focus out of the page
+            for focus in seen + [None] * (run - len(seen)):
+                if focus is None:
+                    left = True
+                    break
+                if not focus["inside"]:
+                    if order:  # Tab has left the page after its last control
+                        left = True
+                        break
+                    continue  # not in it yet (the tab bar's own stops)
+                reached += 1
+                assert focus["visible"], (name, focus)
+                assert focus["outline"] is not None, (name, focus)
+                order.append((focus["top"], focus["left"], focus["name"][:40]))
+        # every control was reached, and Tab then left the tab's page (no trap)
+        assert reached >= visible_controls, (name, reached, visible_controls)
+        assert reached < visible_controls + 40, (name, "focus never left the page")
+        # reading order: each control is below, or on the same line to the right of, ... an
+        # earlier one; the toolbar's rows wrap, so "same line" allows a control's height
+        backwards = [(a, b) for a, b in itertools.pairwise(order) if b[0] < a[0] - 200]
+        assert backwards == [], (name, backwards)
+    assert errors == []
 
 
 def test_every_dashboard_tab_passes_axe_after_its_batch_has_run(batched):
@@ -215,104 +323,6 @@ def test_lesson_1_moment_a_is_played_with_the_keyboard_and_the_accessibility_tre
     assert errors == []
 
 
-def test_every_choice_button_says_what_it_does_and_what_is_at_stake(dashboard_url, chromium):
-    errors: list[str] = []
-    page = watched(chromium, dashboard_url, errors)
-    roll = page.locator(".am-choices button", has_text="Roll")
-    roll.wait_for(timeout=WAIT)
-    roll.focus()
-    page.keyboard.press("Enter")
-    # after the throw, every choice names its action and its amount or title
-    page.locator(".am-choices button", has_text=re.compile("End turn|Buy|Pay")).first.wait_for(
-        timeout=WAIT
-    )
-    names = [b.inner_text() for b in page.locator(".am-choices button").all()]
-    for name in names:
-        assert re.fullmatch(
-            r"End turn|Decline|Roll|Buy .+ for \$\d+|Pay \$\d+.*|Pay the \$\d+ fine", name
-        ), names
-    page.close()
-    assert errors == []
-
-
-# -- keyboard everywhere ------------------------------------------------------------------------
-
-FOCUS_RING = """(shown) => {
-  const scrolled = (el, key) => {
-    let sum = 0;
-    for (let node = el.parentElement; node; node = node.parentElement) sum += node[key];
-    return sum;
-  };
-  const el = document.activeElement;
-  if (!el || el === document.body) return null;
-  const style = getComputedStyle(el);
-  const box = el.getBoundingClientRect();
-  return {
-    outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2
-      ? style.outlineColor : null,
-    box: [box.x, box.y, box.width, box.height],
-    visible: box.width > 0 && box.height > 0 && style.visibility !== 'hidden',
-    // where it is on the page, whichever box scrolls (Voila's page scrolls inside the body)
-    top: box.top + scrolled(el, 'scrollTop'),
-    left: box.left + scrolled(el, 'scrollLeft'),
-    tag: el.tagName,
-    name: el.getAttribute('aria-label') || el.innerText || el.title || el.value || '',
-    // whether it is in the tab's page (read in the same call as the ring: one round trip to
-    // the browser a Tab, not two, over the hundreds of Tabs the test presses)
-    inside: !!el.closest(shown),
-  };
-}"""
-
-
-def test_tab_reaches_every_control_of_every_tab_in_order_with_a_visible_focus_ring(
-    dashboard_url, chromium
-):
-    errors: list[str] = []
-    page = watched(chromium, dashboard_url, errors)
-    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
-    # the tab bar: the arrow keys move between tabs, Enter opens one
-    page.get_by_role("tab", name="Play", exact=True).focus()
-    page.keyboard.press("ArrowRight")
-    assert focused_name(page).startswith('tab "Who wins"')
-    page.keyboard.press("Enter")
-    page.get_by_role("tab", name="Who wins", selected=True).wait_for(timeout=WAIT)
-    for name in TABS:
-        open_tab(page, name)
-        # start from the tab itself (as a keyboard user arrives there)
-        page.get_by_role("tab", name=name, exact=True).focus()
-        visible_controls = page.evaluate(
-            """(shown) => [...document.querySelectorAll(shown
-              + ' :is(button, input, select, textarea, summary, [tabindex="0"])')]
-              .filter((el) => !el.disabled && el.getClientRects().length > 0
-                && getComputedStyle(el).visibility !== 'hidden'
-                && el.getBoundingClientRect().width > 2).length""",
-            SHOWN,
-        )
-        reached, order = 0, []
-        for _ in range(visible_controls + 40):
-            page.keyboard.press("Tab")
-            focus = page.evaluate(FOCUS_RING, SHOWN)
-            if focus is None:
-                break
-            if not focus["inside"]:
-                if order:  # Tab has left the page after its last control
-                    break
-                continue  # not in it yet (the tab bar's own stops)
-            reached += 1
-            assert focus["visible"], (name, focus)
-            assert focus["outline"] is not None, (name, focus)
-            order.append((focus["top"], focus["left"], focus["name"][:40]))
-        # every control was reached, and Tab then left the tab's page (no trap)
-        assert reached >= visible_controls, (name, reached, visible_controls)
-        assert reached < visible_controls + 40, (name, "focus never left the page")
-        # reading order: each control is below, or on the same line to the right of, ... an
-        # earlier one; the toolbar's rows wrap, so "same line" allows a control's height
-        backwards = [(a, b) for a, b in itertools.pairwise(order) if b[0] < a[0] - 200]
-        assert backwards == [], (name, backwards)
-    page.close()
-    assert errors == []
-
-
 # -- charts --------------------------------------------------------------------------------------
 
 
@@ -323,12 +333,15 @@ def test_every_chart_has_a_text_alternative_and_its_data_in_a_table(batched):
         tab = page.locator(SHOWN)
         charts = tab.locator(".js-plotly-plot:visible")
         charts.first.wait_for(timeout=WAIT)
-        for chart in charts.all():
-            label = chart.get_attribute("aria-label") or ""
-            assert chart.get_attribute("role") == "figure" and label.startswith("Chart: "), label
+        # every chart's role and accessible name, read in one call (not two a chart)
+        marks = charts.evaluate_all(
+            "(all) => all.map((el) => [el.getAttribute('role'), el.getAttribute('aria-label')])"
+        )
+        for role, label in marks:
+            assert role == "figure" and (label or "").startswith("Chart: "), label
         # a "Show the data" for each chart drawn on this tab
         data = tab.locator(".am-data:visible")
-        assert data.count() >= charts.count(), name
+        assert data.count() >= len(marks), name
         details = data.first
         details.locator("summary, .jupyter-widget-Collapse-header").first.focus()
         page.keyboard.press("Enter")
@@ -373,10 +386,14 @@ def test_role_colours_city_bars_and_pawns_have_enough_contrast():
         assert contrast(colour, "#ffffff") >= 3 and contrast(colour, BOARD_GREEN) >= 3, colour
 
 
-def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(dashboard_url, chromium):
-    errors: list[str] = []
-    page = watched(chromium, dashboard_url, errors, reduced_motion="reduce")
-    page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
+def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(batched):
+    # the `batched` page with reduced motion asked for: the dashboard follows it in CSS alone
+    # (projector.css's media query, which the browser applies at once; no script reads it),
+    # so the page reads as one opened with it would, and every tab is built, each batch's
+    # charts and progress bars with them, so every element of the dashboard is checked
+    page, errors = batched.page, batched.errors
+    page.emulate_media(reduced_motion="reduce")
+    open_tab(page, "Play")
     moving = page.evaluate(
         """() => [...document.querySelectorAll('*')].filter((el) => {
           const s = getComputedStyle(el);
@@ -392,16 +409,23 @@ def test_reduced_motion_stops_every_animation_and_the_focus_ring_shows(dashboard
     space = page.locator(".am-board .am-space").first
     space.wait_for(timeout=WAIT)
     assert space.evaluate("(el) => getComputedStyle(el).borderTopColor") == "rgb(0, 0, 0)"
-    page.close()
+    page.emulate_media(reduced_motion="null", contrast="null")  # the page as it was
     assert errors == []
 
 
-def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothing(
-    dashboard_url, chromium
-):
-    """1280 x 720 zoomed to 200% is a 640 x 360 CSS-pixel viewport (WCAG 1.4.10)."""
+@pytest.fixture(scope="module")
+def zoomed(dashboard_url, chromium):
+    """A dashboard page opened at 640 x 360 for the zoom test, whose throw of the dice then
+    serves the choice-button test (one page and kernel for both, not one each)."""
     errors: list[str] = []
     page = watched(chromium, dashboard_url, errors, viewport={"width": 640, "height": 360})
+    yield SimpleNamespace(page=page, errors=errors, rolled=False)
+    page.close()
+
+
+def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothing(zoomed):
+    """1280 x 720 zoomed to 200% is a 640 x 360 CSS-pixel viewport (WCAG 1.4.10)."""
+    page, errors = zoomed.page, zoomed.errors
     page.locator(".am-choices button", has_text="Roll").wait_for(timeout=WAIT)
     # the live charts are built as they come near the screen: scroll down to them, as a
     # player does, then back
@@ -430,10 +454,32 @@ def test_the_play_tab_at_200_percent_zoom_has_no_sideways_scroll_and_loses_nothi
     # the choices still work: Roll by keyboard
     page.locator(".am-choices button", has_text="Roll").focus()
     page.keyboard.press("Enter")
+    zoomed.rolled = True
     page.locator(".am-choices button", has_text=re.compile("End turn|Buy|Pay")).first.wait_for(
         timeout=WAIT
     )
-    page.close()
+    assert errors == []
+
+
+def test_every_choice_button_says_what_it_does_and_what_is_at_stake(zoomed):
+    # the zoom test's page, back at 1280 x 720: that test ends by throwing the dice with the
+    # keyboard (Roll, Enter) on a game as the page opened it, which is where this test reads
+    # the choices; run on its own, it throws them itself
+    page, errors = zoomed.page, zoomed.errors
+    page.set_viewport_size(PROJECTOR)
+    thrown = page.locator(".am-choices button", has_text=re.compile("End turn|Buy|Pay")).first
+    if not zoomed.rolled:
+        roll = page.locator(".am-choices button", has_text="Roll")
+        roll.wait_for(timeout=WAIT)
+        roll.focus()
+        page.keyboard.press("Enter")
+    # after the throw, every choice names its action and its amount or title
+    thrown.wait_for(timeout=WAIT)
+    names = [b.inner_text() for b in page.locator(".am-choices button").all()]
+    for name in names:
+        assert re.fullmatch(
+            r"End turn|Decline|Roll|Buy .+ for \$\d+|Pay \$\d+.*|Pay the \$\d+ fine", name
+        ), names
     assert errors == []
 
 
