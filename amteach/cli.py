@@ -27,6 +27,7 @@ from .serving import (
     check_hub_login,
     check_port_free,
     default_max_visitors,
+    kernel_socket_folder,
     normalized_base_url,
     rooms_environment,
     running_as_root,
@@ -719,6 +720,7 @@ def dashboard(
     except AmteachError as err:
         _fail(str(err), 2)
     try:
+        kernel_socket_folder()
         check_port_free(ip, port)
     except InputError as err:
         _fail(str(err), 2)

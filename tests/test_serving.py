@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -336,8 +337,8 @@ def test_the_visitor_cap_defaults_to_what_the_memory_holds():
 
 def test_a_taken_port_is_named_and_never_swapped_for_another(tmp_path, monkeypatch):
     """`amteach dashboard --port P` with P taken says so in one line and serves nothing; and
-    Voilà, as voila_command starts it, stops with a line in its log instead of serving on a
-    nearby port unannounced (Voilà's default: the URL printed and nginx's upstream would then
+    Voilà, as voila_command starts it, stops with a line in its log (leaving no temporary
+    folder) instead of serving on a nearby port unannounced (Voilà's default: the URL printed and nginx's upstream would then
     name the wrong port, and a test's page once opened another test's server so)."""
     import socket
 
@@ -357,13 +358,56 @@ def test_a_taken_port_is_named_and_never_swapped_for_another(tmp_path, monkeypat
         assert f"port {port} is already in use on 127.0.0.1" in result.output
         assert "Traceback" not in result.output and "Serving" not in result.output
         command = voila_command(dashboard_notebook(), port, "127.0.0.1", 0, TEMPLATE)
+        server_tmp = tmp_path / "server-tmp"
+        server_tmp.mkdir()
         with voila_environment() as env:
             ended = subprocess.run(
-                command, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path
+                command,
+                capture_output=True,
+                text=True,
+                env={**env, "TMPDIR": str(server_tmp)},
+                timeout=300,
+                cwd=tmp_path,
             )
     log = ended.stdout + ended.stderr
     assert ended.returncode != 0, log
     assert f"The port {port} is already in use" in log and "is running at" not in log
+    # and it leaves nothing behind: neither its copy of the templates nor Voilà's folder for
+    # connection files, which Voilà itself removes only once it has served
+    assert list(server_tmp.iterdir()) == [], log
+
+
+def test_kernels_sockets_go_to_a_short_folder_when_the_temporary_one_is_too_long(
+    tmp_path, monkeypatch
+):
+    """A Unix socket's path is short (107 bytes on Linux; 103 on macOS, whose own temporary
+    folders are long). Under a deep TMPDIR, Voilà's kernels could not open their sockets, and
+    every page waited without a word: the kernels' folder is then /tmp. Where /tmp will not do
+    either, `amteach dashboard` says so in one line. (test_class_browser runs a server whose
+    TMPDIR is deep, with the folder named here.)"""
+    from click.testing import CliRunner
+
+    from amteach.cli import main
+    from amteach.content import dashboard_notebook
+    from amteach.serving import config, kernel_socket_folder, voila_command
+
+    deep = tmp_path / ("d" * 60)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    assert kernel_socket_folder() == "/tmp"
+    command = voila_command(dashboard_notebook(), 8866, "127.0.0.1", 0, TEMPLATE)
+    assert "--Voila.connection_dir_root=/tmp" in command
+    with tempfile.TemporaryDirectory(dir="/tmp") as short:
+        monkeypatch.setattr(tempfile, "tempdir", short)
+        assert kernel_socket_folder() == short
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    monkeypatch.setattr(config, "SHORT_TEMPORARY_FOLDER", str(deep))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["dashboard", "--port", "8866"])
+    assert result.exit_code == 2, result.output
+    assert f"the temporary folder {deep} is too long for the kernels' sockets" in result.output
+    assert "set TMPDIR to a shorter folder" in result.output
+    assert "Traceback" not in result.output and "Serving" not in result.output
 
 
 def kernel_frames(page) -> list[dict]:

@@ -44,6 +44,7 @@ import mimetypes
 import os
 import re
 import secrets
+import shutil
 import sys
 import threading
 from http import HTTPStatus
@@ -638,7 +639,13 @@ class ClassroomVoila(Voila):
             threading.Thread(target=pack, name="pack-static-files", daemon=True).start()
         loop = ioloop.IOLoop.current().asyncio_loop  # type: ignore[attr-defined]
         loop.set_exception_handler(quiet_when_a_visitor_left)
-        super().start()
+        try:
+            super().start()
+        except SystemExit:
+            # Voilà makes its folder for kernels' connection files, then stops before serving
+            # when its port is taken; only a server that served removes the folder (stop())
+            shutil.rmtree(self.connection_dir, ignore_errors=True)
+            raise
 
     def init_handlers(self) -> list:
         handlers = super().init_handlers()

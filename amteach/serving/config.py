@@ -12,6 +12,7 @@ import errno
 import os
 import socket
 import sys
+import tempfile
 from pathlib import Path
 
 from ..engine.errors import AmteachError, InputError
@@ -152,6 +153,31 @@ def running_as_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+# A Unix socket's path has at most 107 bytes on Linux and 103 on macOS. Voilà keeps each
+# kernel's sockets (transport=ipc, below) at FOLDER/voila_XXXXXXXX/kernel-<36-character
+# id>-ipc-N, 65 bytes after the folder's own path.
+SOCKET_PATH_MAX = 103 if sys.platform == "darwin" else 107
+KERNEL_SOCKET_SUFFIX = len("/voila_XXXXXXXX/kernel-") + 36 + len("-ipc-1")
+SHORT_TEMPORARY_FOLDER = "/tmp"
+
+
+def kernel_socket_folder() -> str:
+    """The folder for Voilà's kernel connection files and sockets: the temporary folder, or
+    /tmp when the temporary folder's path is too long for a socket's (macOS's own, under
+    /var/folders, is; so is a deep TMPDIR). Too long, a kernel cannot start and every page
+    waits without a word, so InputError says so when neither will do."""
+    room = SOCKET_PATH_MAX - KERNEL_SOCKET_SUFFIX
+    temporary = tempfile.gettempdir()
+    for folder in (temporary, SHORT_TEMPORARY_FOLDER):
+        if len(os.fsencode(folder)) <= room and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    raise InputError(
+        f"the temporary folder {temporary} is too long for the kernels' sockets "
+        f"({len(os.fsencode(temporary))} characters; at most {room}), and "
+        f"{SHORT_TEMPORARY_FOLDER} cannot be used instead: set TMPDIR to a shorter folder"
+    )
+
+
 def voila_command(
     notebook: Path,
     port: int,
@@ -180,6 +206,7 @@ def voila_command(
         # this port or none: Voilà would otherwise move to a nearby free port unannounced, while
         # `amteach dashboard` has printed this one and nginx's upstream names it
         "--Voila.port_retries=0",
+        f"--Voila.connection_dir_root={kernel_socket_folder()}",
         f"--Voila.ip={ip}",
         f"--Voila.base_url={base_url}",
         "--no-browser",
