@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import zipfile
 from pathlib import Path
@@ -42,6 +43,14 @@ def descendants(pid: int) -> list[int]:
         found += children
         todo += children
     return found
+
+
+def command_line(pid: int) -> list[str]:
+    """The process's arguments, from /proc (none once it has ended)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    except OSError:
+        return []
 
 
 def join(browser, url: str, code: str, name: str, errors: list[str]):
@@ -95,7 +104,12 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
     # one kernel: the instructor's page (the phones' pages have none), started for it. No
     # preheated kernel (issue 40): a pool of one started a second kernel, for the pool, as
     # soon as the page took the first, and nothing opened it
-    with serve_dashboard(pool=0, env={ROOMS_ENV: database}) as server:
+    # The server is killed below, so it cannot remove its temporary folders (its copy of the
+    # templates): they go in this test's own folder. Its path is too long for a Unix socket:
+    # the kernels' sockets go in the folder voila_command names (kernel_socket_folder).
+    killed_tmp = tmp_path / "killed-server-tmp"
+    killed_tmp.mkdir()
+    with serve_dashboard(pool=0, env={ROOMS_ENV: database, "TMPDIR": str(killed_tmp)}) as server:
         teacher = browser.new_page(viewport={"width": 1280, "height": 720})
         teacher.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         teacher.on("pageerror", lambda error: errors.append(str(error)))
@@ -138,11 +152,22 @@ def test_one_student_acts_and_the_other_phone_and_the_instructors_grid_follow(tm
         grid_follows(teacher, grid, rooms, code, 1, errors)
         ben.screenshot(path=str(SHOTS / "class-student-waiting.png"), full_page=True)
         teacher.screenshot(path=str(SHOTS / "class-instructor.png"), full_page=True)
+        # the folder of the kernels' connection files, read while the instructor's kernel runs
+        connection_folders = {
+            Path(arg).parent
+            for pid in descendants(server.pid)
+            for arg in command_line(pid)
+            if arg.endswith(".json") and Path(arg).parent.name.startswith("voila_")
+        }
         for page in (teacher, ana, ben):  # before the kill, which the pages would report
             page.context.close()
         # the server and its kernels die without warning
         for pid in [server.pid, *descendants(server.pid)]:
             os.kill(pid, signal.SIGKILL)
+    # what the killed server would have removed: Voilà's folder of connection files
+    assert len(connection_folders) == 1, connection_folders
+    for folder in connection_folders:
+        shutil.rmtree(folder)
     decisions = len(rooms.decisions(code, 0))
     assert decisions >= 1
     # started again on the same class database: the table resumes at that decision (the
