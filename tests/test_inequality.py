@@ -301,7 +301,7 @@ def test_wealth_history_of_a_game_in_progress():
     assert start["wealth"].nunique() == 1
     last = history[history["round"] == game.round].sort_values("seat")
     assert last["wealth"].tolist() == [game.wealth(p)["net_worth"] for p in range(len(game.names))]
-    assert (last["cash"] == game.cash).all()
+    assert last["cash"].tolist() == list(game.cash)
     assert gini_by_round(history)["gini_mean"].iloc[-1] == pytest.approx(
         gini([game.wealth(p)["net_worth"] for p in range(len(game.names))])
     )
