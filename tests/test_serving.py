@@ -357,24 +357,28 @@ def test_a_taken_port_is_named_and_never_swapped_for_another(tmp_path, monkeypat
         assert result.exit_code == 2, result.output
         assert f"port {port} is already in use on 127.0.0.1" in result.output
         assert "Traceback" not in result.output and "Serving" not in result.output
-        command = voila_command(dashboard_notebook(), port, "127.0.0.1", 0, TEMPLATE)
-        server_tmp = tmp_path / "server-tmp"
-        server_tmp.mkdir()
-        with voila_environment() as env:
-            ended = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                env={**env, "TMPDIR": str(server_tmp)},
-                timeout=300,
-                cwd=tmp_path,
-            )
+        # the server's temporary folder, short enough to hold the kernels' sockets, so that
+        # voila_command names it for Voilà's connection files too (kernel_socket_folder)
+        with tempfile.TemporaryDirectory(dir="/tmp") as server_tmp:
+            monkeypatch.setattr(tempfile, "tempdir", server_tmp)
+            command = voila_command(dashboard_notebook(), port, "127.0.0.1", 0, TEMPLATE)
+            assert f"--Voila.connection_dir_root={server_tmp}" in command
+            with voila_environment() as env:
+                ended = subprocess.run(
+                    command,
+                    capture_output=True,
+                    text=True,
+                    env={**env, "TMPDIR": server_tmp},
+                    timeout=300,
+                    cwd=tmp_path,
+                )
+            # and it leaves nothing behind: neither its copy of the templates nor Voilà's
+            # folder for connection files, which Voilà itself removes only once it has served
+            left = os.listdir(server_tmp)
     log = ended.stdout + ended.stderr
     assert ended.returncode != 0, log
     assert f"The port {port} is already in use" in log and "is running at" not in log
-    # and it leaves nothing behind: neither its copy of the templates nor Voilà's folder for
-    # connection files, which Voilà itself removes only once it has served
-    assert list(server_tmp.iterdir()) == [], log
+    assert left == [], log
 
 
 def test_kernels_sockets_go_to_a_short_folder_when_the_temporary_one_is_too_long(
