@@ -157,6 +157,28 @@ def nginx(site: str, folder: Path, main: str = NGINX_MAIN) -> Iterator[int]:
         process.wait(timeout=30)
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes started by `pid` and by them (a server's kernels), from /proc."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def command_line(pid: int) -> list[str]:
+    """The process's arguments, from /proc (none once it has ended)."""
+    with suppress(OSError):
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    return []
+
+
 def alive(pid: int) -> bool:
     """True while the process exists and is not a zombie."""
     try:

@@ -20,37 +20,13 @@ import playwright
 import pytest
 from browser import PLAYWRIGHT_DISABLED_FEATURES, serve_dashboard
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from served import command_line, descendants
 
 from amteach.rooms import ROOMS_ENV, RoomSettings, new_key, open_rooms
 
 SHOTS = Path(__file__).resolve().parents[1] / "test-output" / "browser"
 WAIT = 180_000  # ms: two busy cores start three kernels at once
 PHONE = {"width": 390, "height": 844}
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes started by `pid` and by them (the server's kernels), from /proc."""
-    parents: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        children = parents.get(todo.pop(), [])
-        found += children
-        todo += children
-    return found
-
-
-def command_line(pid: int) -> list[str]:
-    """The process's arguments, from /proc (none once it has ended)."""
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-    except OSError:
-        return []
 
 
 def join(browser, url: str, code: str, name: str, errors: list[str]):
@@ -199,10 +175,7 @@ def kernels_of(pid: int) -> list[int]:
     """The kernels among the server's processes (their command lines name a kernel file)."""
     found = []
     for child in descendants(pid):
-        try:
-            args = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
+        args = " ".join(command_line(child))
         if "kernel-" in args and ".json" in args:
             found.append(child)
     return found

@@ -34,7 +34,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import pytest
 from browser import free_port, narration_changes
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from served import REPO
+from served import REPO, alive, command_line, descendants
 
 PROXY = REPO / ".tools" / "chp" / "node_modules" / ".bin" / "configurable-http-proxy"
 WAIT = 180_000  # ms
@@ -53,34 +53,6 @@ def hub_config() -> str:
     blocks = re.findall(r"```python jupyterhub-service\n(.*?)```", text, re.S)
     assert len(blocks) == 1, "docs/deploy.md has one hub-service jupyterhub_config.py"
     return blocks[0]
-
-
-def descendants(pid: int) -> list[int]:
-    parents: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with suppress(OSError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        children = parents.get(todo.pop(), [])
-        found += children
-        todo += children
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def command_line(pid: int) -> str:
-    with suppress(OSError):
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    return ""
 
 
 def real_uid(pid: int) -> int:
@@ -309,7 +281,8 @@ def served_processes(hub_pid: int) -> list[int]:
     return [
         pid
         for pid in descendants(hub_pid)
-        if "amteach.serving.app" in command_line(pid) or "ipykernel" in command_line(pid)
+        if "amteach.serving.app" in " ".join(command_line(pid))
+        or "ipykernel" in " ".join(command_line(pid))
     ]
 
 
@@ -374,7 +347,7 @@ def test_a_visitor_must_log_in_at_the_hub_then_plays_a_turn_on_the_dashboard_ser
         assert page.url.startswith(f"{hub}{SERVICE}")
         # the kernel that played the turn runs as the service's user too
         served = served_processes(process.pid)
-        assert any("ipykernel" in command_line(pid) for pid in served), served
+        assert any("ipykernel" in " ".join(command_line(pid)) for pid in served), served
         assert {real_uid(pid) for pid in served} == {nobody}
         page.context.close()
     assert errors == []
@@ -433,7 +406,9 @@ c.Spawner.http_timeout = 240
         assert (copied / "dashboard.ipynb").is_file()
         assert {p.name for p in copied.glob("*.ipynb")} >= {"dashboard.ipynb", "who-wins.ipynb"}
         server = [
-            pid for pid in descendants(process.pid) if "jupyterhub-singleuser" in command_line(pid)
+            pid
+            for pid in descendants(process.pid)
+            if "jupyterhub-singleuser" in " ".join(command_line(pid))
         ]
         assert server, "ana's server is not the hub's child"
         assert Path(f"/proc/{server[0]}/cwd").resolve() == (homes / "ana").resolve()

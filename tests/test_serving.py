@@ -338,8 +338,9 @@ def test_the_visitor_cap_defaults_to_what_the_memory_holds():
 def test_a_taken_port_is_named_and_never_swapped_for_another(tmp_path, monkeypatch):
     """`amteach dashboard --port P` with P taken says so in one line and serves nothing; and
     Voilà, as voila_command starts it, stops with a line in its log (leaving no temporary
-    folder) instead of serving on a nearby port unannounced (Voilà's default: the URL printed and nginx's upstream would then
-    name the wrong port, and a test's page once opened another test's server so)."""
+    folder) instead of serving on a nearby port unannounced (Voilà's default: the URL printed
+    and nginx's upstream would then name the wrong port, and a test's page once opened another
+    test's server so)."""
     import socket
 
     from click.testing import CliRunner
