@@ -39,7 +39,6 @@ from .environment import (
     TEMPLATE,
     is_served,
     lighten_dashboard_kernel,
-    skip_uri_grammar,
     voila_environment,
 )
 from .preheat import QUERY_STRING, VOILA_PREHEAT, when_page_known
@@ -70,7 +69,6 @@ __all__ = [
     "normalized_base_url",
     "rooms_environment",
     "running_as_root",
-    "skip_uri_grammar",
     "started_by_hub",
     "voila_command",
     "voila_environment",

@@ -51,34 +51,29 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .environment import skip_uri_grammar, voila_environment
-
-# the server never checks URI formats either; skipping the grammar halves its start-up time
-skip_uri_grammar()
-
-from jupyter_server.auth.decorator import allow_unauthenticated  # noqa: E402
-from jupyter_server.base.handlers import FileFindHandler, JupyterHandler  # noqa: E402
-from jupyter_server.utils import url_path_join  # noqa: E402
-from tornado import httputil, ioloop, web  # noqa: E402
-from tornado.iostream import StreamClosedError  # noqa: E402
-from tornado.websocket import WebSocketClosedError  # noqa: E402
-from traitlets import Bool, List, Unicode  # noqa: E402
-from voila.app import Voila  # noqa: E402
-from voila.static_file_handler import (  # noqa: E402
+from jupyter_server.auth.decorator import allow_unauthenticated
+from jupyter_server.base.handlers import FileFindHandler, JupyterHandler
+from jupyter_server.utils import url_path_join
+from tornado import httputil, ioloop, web
+from tornado.iostream import StreamClosedError
+from tornado.websocket import WebSocketClosedError
+from traitlets import Bool, List, Unicode
+from voila.app import Voila
+from voila.static_file_handler import (
     MultiStaticFileHandler,
     TemplateStaticFileHandler,
 )
-from voila.tornado.handler import TornadoVoilaHandler  # noqa: E402
+from voila.tornado.handler import TornadoVoilaHandler
 
-from ..rooms import SERVER_DRIVES_ENV  # noqa: E402
-from .clients import (  # noqa: E402
+from ..rooms import SERVER_DRIVES_ENV
+from .clients import (
     DEVICE_COOKIE,
     DEVICE_COOKIE_FORM,
     TRUSTED_PROXIES_SETTING,
     client_address,
 )
-from .environment import PLOTLY_BUNDLE  # noqa: E402
-from .phones import (  # noqa: E402
+from .environment import PLOTLY_BUNDLE, voila_environment
+from .phones import (
     CONNECTIONS_SETTING,
     PHONE_ROUTE,
     PhoneSocket,
@@ -86,7 +81,7 @@ from .phones import (  # noqa: E402
     phone_page,
     phone_settings,
 )
-from .pool import ClassroomKernelManager, ClientClaim  # noqa: E402
+from .pool import ClassroomKernelManager, ClientClaim
 
 # how often a full page asks again, in seconds
 FULL_PAGE_RETRY = 15

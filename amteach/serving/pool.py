@@ -22,16 +22,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from tornado.ioloop import PeriodicCallback
+from traitlets import Int
+from voila.utils import ENV_VARIABLE
+
 from .config import address_cap
-from .environment import skip_uri_grammar
-
-# the server never checks URI formats; skipping the grammar halves its start-up time
-skip_uri_grammar()
-
-from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager  # noqa: E402
-from tornado.ioloop import PeriodicCallback  # noqa: E402
-from traitlets import Int  # noqa: E402
-from voila.utils import ENV_VARIABLE  # noqa: E402
 
 
 @dataclass(eq=False)
