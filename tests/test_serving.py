@@ -3,6 +3,7 @@ served once, and a lighter kernel."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from amteach.serving import PLOTLY_BUNDLE_ENV, TEMPLATE, voila_environment
+from amteach.serving.pool import ClassroomKernelManager
 
 
 def test_the_served_environment_holds_the_template_and_one_plotly_bundle():
@@ -297,6 +299,51 @@ def test_a_loop_of_plain_gets_leaves_no_kernels_behind_and_memory_flat():
         log = "".join(server.log)
         assert log.count(never_connected) == 2 * getters_per_round, log[-3000:]
         assert "Traceback" not in log
+
+
+def test_a_server_stopped_while_a_kernel_starts_shuts_the_others_down_without_an_error(tmp_path):
+    """The server was stopped (SIGTERM) as a page took the pool's kernel and the pool's refill
+    was starting: jupyter_client's shutdown_all named the starting kernel, jupyter_server
+    answered "Kernel does not exist" (404), and the server ended with status 1
+    (test_packaging's SIGTERM test, once in a clean clone's run; its steps alone at load 5
+    failed 3 times in 15, and 0 in 32 since).
+    As Voilà does: the server's event loop stops with the start under way, and the kernels
+    are shut down on another loop. Real kernels, on the manager `amteach dashboard` runs."""
+    from served import alive, command_line, descendants
+
+    def kernel_processes() -> list[int]:
+        """This test's kernels that run: their command lines name its connection folder."""
+        return [
+            pid
+            for pid in descendants(os.getpid())
+            if alive(pid) and str(tmp_path) in " ".join(command_line(pid))
+        ]
+
+    async def until_starting(manager: ClassroomKernelManager) -> None:
+        while "starting" not in manager.starting_ids:
+            await asyncio.sleep(0)
+
+    manager = ClassroomKernelManager(connection_dir=str(tmp_path))
+    server_loop, stop_loop = asyncio.new_event_loop(), asyncio.new_event_loop()
+    try:
+        server_loop.run_until_complete(manager.start_kernel(kernel_id="running"))
+        running = kernel_processes()
+        assert len(running) == 1  # the running kernel's process
+        starting = server_loop.create_task(manager.start_kernel(kernel_id="starting"))
+        server_loop.run_until_complete(until_starting(manager))
+        # SIGTERM: the server's loop has stopped, one kernel running and one starting
+        assert manager.list_kernel_ids() == ["running"]
+        stop_loop.run_until_complete(manager.shutdown_all())  # it raised the 404
+        assert manager.list_kernel_ids() == []
+        assert [pid for pid in running if alive(pid)] == []
+    finally:
+        # the test's own clean-up: in the server the start never resumes, and its kernel ends
+        # with the server (ipykernel watches its parent); here the test process lives on
+        server_loop.run_until_complete(starting)
+        server_loop.run_until_complete(manager.shutdown_kernel("starting"))
+        server_loop.close()
+        stop_loop.close()
+    assert kernel_processes() == []
 
 
 def test_pages_that_never_connect_give_their_kernel_back_within_a_minute_by_default():

@@ -255,9 +255,21 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
             for notebook in self.pooled_notebooks():
                 self.fill_if_needed(delay=0, notebook_name=notebook)
 
-    async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:
+    async def shutdown_all(self, now: bool = False) -> None:
+        """Shut down every kernel that has started. Not jupyter_client's own, which also names
+        the kernels still starting: jupyter_server's shutdown_kernel does not know those yet,
+        and its 404 ("Kernel does not exist") ended the server's SIGTERM with status 1 when a
+        pool refill was starting. Voilà stops the server's event loop first and shuts the
+        kernels down on a loop of its own (jupyter_core's run_sync), so a start under way
+        never finishes: its kernel, if launched, ends with the server (ipykernel watches its
+        parent process)."""
         self.stopping_everything = True  # no refills while the server stops
-        await super().shutdown_all(*args, **kwargs)
+        running = self.list_kernel_ids()
+        stops = [self.shutdown_kernel(kernel_id, now=now) for kernel_id in running]
+        outcomes = await asyncio.gather(*stops, return_exceptions=True)
+        for kernel_id, outcome in zip(running, outcomes, strict=True):
+            if isinstance(outcome, Exception):
+                self.log.warning("Kernel %s did not shut down: %s", kernel_id, outcome)
 
     # --- pages that never connect ----------------------------------------------------------
     def note_page_served(self, kernel_id: str) -> None:
