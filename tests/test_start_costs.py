@@ -3,9 +3,10 @@
 A kernel imports jsonschema once it draws a chart (plotly's renderers import nbformat), and a
 Jupyter server does on start (jupyter_events). From jsonschema 4.25 on, its format checks
 import rfc3987-syntax, which builds some 35 parsers on import: 1.1 to 1.5 s of CPU each
-process, about a sixth of the test suite's CPU and a second more for each student's page to
-open. pyproject.toml keeps jsonschema below 4.25 for that (python-jsonschema/jsonschema#1428);
-this test fails if the pin is lifted while the import is still that costly.
+process (a notebook's test took 7.6 s with it, 1.7 s without; the suite's main pass 550 s and
+510 s: docs/development.md). pyproject.toml keeps jsonschema below 4.25 for that
+(python-jsonschema/jsonschema#1428); this test fails if the pin is lifted while the import is
+still that costly.
 """
 
 from __future__ import annotations
