@@ -1,7 +1,7 @@
-"""What every kernel and every Jupyter server pays before a student sees a page.
+"""What a notebook's kernel and a Jupyter server pay to start.
 
-A kernel imports jsonschema once it draws a chart (plotly's renderers import nbformat), and a
-Jupyter server does on start (jupyter_events). From jsonschema 4.25 on, its format checks
+A notebook's kernel imports jsonschema once it draws a chart (plotly's renderers import
+nbformat), and a Jupyter server does on start (jupyter_events). From jsonschema 4.25 on, its format checks
 import rfc3987-syntax, which builds some 35 parsers on import: 1.1 to 1.5 s of CPU each
 process (a notebook's test took 7.6 s with it, 1.7 s without; the suite's main pass 550 s and
 510 s: docs/development.md). pyproject.toml keeps jsonschema below 4.25 for that
