@@ -325,6 +325,7 @@ def test_a_server_stopped_while_a_kernel_starts_shuts_the_others_down_without_an
 
     manager = ClassroomKernelManager(connection_dir=str(tmp_path))
     server_loop, stop_loop = asyncio.new_event_loop(), asyncio.new_event_loop()
+    starting: asyncio.Task | None = None
     try:
         server_loop.run_until_complete(manager.start_kernel(kernel_id="running"))
         running = kernel_processes()
@@ -339,8 +340,9 @@ def test_a_server_stopped_while_a_kernel_starts_shuts_the_others_down_without_an
     finally:
         # the test's own clean-up: in the server the start never resumes, and its kernel ends
         # with the server (ipykernel watches its parent); here the test process lives on
-        server_loop.run_until_complete(starting)
-        server_loop.run_until_complete(manager.shutdown_kernel("starting"))
+        if starting is not None:
+            server_loop.run_until_complete(starting)
+        server_loop.run_until_complete(manager.shutdown_all())
         server_loop.close()
         stop_loop.close()
     assert kernel_processes() == []
